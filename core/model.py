@@ -304,7 +304,14 @@ class HLCModel:
         if len(ne) != 2:
             raise ModelError(f"node {hidden_node!r} has {len(ne)} neighbours; contraction needs exactly two")
         cards = {n: c for n, c in self._cards().items() if n != hidden_node}
-        edges = [(u, v) for u, v in self.edges if hidden_node not in (u, v)] + [tuple(ne)]
+        edges = []  # the joining edge takes the removed node's place among its parent's children
+        for u, v in self.edges:
+            if v == hidden_node:
+                edges.append((u, ne[1]))
+            elif u != hidden_node:
+                edges.append((u, v))
+        if self._root == hidden_node:
+            edges.insert(0, tuple(ne))
         hidden_nodes = [h for h in self.hidden if h != hidden_node]
         root = self._root
         if root == hidden_node:
