@@ -1,0 +1,179 @@
+"""The ``effdim`` command: argument parsing and printing only; the engine does the work.
+
+Bad input exits with status 2 and one line on stderr naming the problem;
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from .data import DataError
+from .model import ModelError
+
+__all__ = ["main", "build_parser", "UsageError", "format_table"]
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line instead of usage + message
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# ----------------------------------------------------------------- printing
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[bool] | None = None) -> str:
+    """A plain-text table; numbers right-aligned."""
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    if right is None:
+        right = [all(isinstance(row[i], (int, float)) for row in rows) if rows else False for i in range(len(headers))]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for r in cells:
+        lines.append("  ".join(c.rjust(w) if ra else c.ljust(w) for c, w, ra in zip(r, widths, right)).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _emit_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+# ----------------------------------------------------------------- commands
+def _cmd_dims(args: argparse.Namespace) -> None:
+    from .dimensions import dimensions
+    from .notation import load_model
+
+    report = dimensions(load_model(args.model), repeats=args.repeats, seed=args.seed)
+    if args.json:
+        _emit_json(report.to_json())
+        return
+    print(f"model   {report.model}   ({'regular' if report.regular else 'irregular'})")
+    for message in report.violations:
+        print(f"  irregular: {message}")
+    if report.regularized:
+        print(f"  regular equivalent: {report.regularized}")
+    totals = f"ds {report.ds}   de {report.de} ({report.de_status})   dc {report.dc}   ds-de {report.ds - report.de}"
+    if report.db is not None:
+        totals += f"   dp {report.dp}   db {report.db}"
+    print(totals)
+    print(f"de by   {report.de_method}")
+    if report.de_status == "probable":
+        print(f"        probability that de is higher than reported <= {report.failure_bound:.2e}")
+    if report.singular_gap is not None:
+        print(f"float   SVD rank {report.float_rank}, singular-value gap {report.singular_gap:.3g}")
+    print()
+    rows = [
+        (r.hidden, r.lc, r.ds, r.de, r.dc, r.dp, r.db, r.binding, r.deficit, r.de_status)
+        for r in report.local
+    ]
+    print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows))
+    if len(report.local) > 1:
+        print(f"\nsum of local deficits {sum(r.deficit for r in report.local)}"
+              f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
+
+
+def _cmd_regularize(args: argparse.Namespace) -> None:
+    from .notation import format_model, load_model
+    from .regularity import regularity_violations, regularize
+
+    model = load_model(args.model)
+    result = regularize(model)
+    if args.json:
+        _emit_json(
+            {
+                "model": format_model(model),
+                "regular_model": format_model(result.model),
+                "steps": [{"node": s.node, "rule": s.rule, "old": s.old, "new": s.new, "text": s.text} for s in result.steps],
+                "violations": [v.message for v in regularity_violations(model)],
+            }
+        )
+        return
+    print(f"model          {format_model(model)}")
+    print(f"regular model  {format_model(result.model)}")
+    if not result.steps:
+        print("already regular: no steps")
+        return
+    print()
+    print(format_table(["step", "node", "rule", "old", "new"],
+                       [(i + 1, s.node, s.rule, s.old, s.new) for i, s in enumerate(result.steps)]))
+
+
+def _cmd_app(args: argparse.Namespace) -> None:
+    import panel as pn
+
+    from effdim_app import app
+
+    pn.serve(app, port=args.port, address=args.address, show=args.show, title="effdim",
+             websocket_origin=args.allow_websocket_origin or None)
+
+
+# ------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The ``effdim`` argument parser (subcommands register themselves here)."""
+    parser = _Parser(prog="effdim", description="Effective dimension of LC and HLC models (Kocka & Zhang 2002).")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    dims = sub.add_parser("dims", help="ds, de, dc and the local LC table of a model")
+    dims.add_argument("model", help="notation (e.g. '3:2,2,2,2' or '5(3(2,2),2,3(2,2))') or a JSON file")
+    dims.add_argument("--json", action="store_true", help="print one JSON object")
+    dims.add_argument("--repeats", type=_positive_int, default=2, help="random points per unproven rank (default 2)")
+    dims.add_argument("--seed", type=int, default=None, help="seed for the random points of the direct rank")
+    dims.set_defaults(run=_cmd_dims)
+
+    reg = sub.add_parser("regularize", help="the regular equivalent of a model and the steps taken")
+    reg.add_argument("model", help="notation or a JSON file")
+    reg.add_argument("--json", action="store_true", help="print one JSON object")
+    reg.set_defaults(run=_cmd_regularize)
+
+    app = sub.add_parser("app", help="launch the dashboard in the browser")
+    app.add_argument("--port", type=int, default=5006)
+    app.add_argument("--address", default="localhost")
+    app.add_argument("--show", action=argparse.BooleanOptionalAction, default=True, help="open a browser tab")
+    app.add_argument("--allow-websocket-origin", action="append", default=[], help="host[:port] allowed to connect")
+    app.set_defaults(run=_cmd_app)
+
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``effdim`` command; returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        args.run(args)
+    except (UsageError, ModelError, DataError, OSError) as err:
+        message = str(err) if isinstance(err, UsageError) else f"effdim: {err}"
+        print(message.splitlines()[0] if message else "effdim: error", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("effdim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

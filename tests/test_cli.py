@@ -1,0 +1,73 @@
+"""The effdim command: output, JSON, and one-line errors with exit status 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from effdim.cli import main
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_dims_table(capsys):
+    status, out, _ = run(capsys, "dims", "5(3(2,2),2,3(2,2))")
+    assert status == 0
+    assert "ds 41" in out and "de 23 (proven)" in out
+    assert "3:5,2,2" in out and "5:3,3,2" in out
+    assert "sum of local deficits 18" in out
+
+
+def test_dims_json_lc(capsys):
+    status, out, _ = run(capsys, "dims", "3:2,2,2,2", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert (data["ds"], data["de"], data["dc"], data["dp"], data["db"]) == (14, 13, 15, 14, 14)
+    assert data["de_status"] == "probable"
+    assert data["local"][0]["binding"] == "ds"
+
+
+def test_dims_reads_json_files(capsys, tmp_path):
+    from effdim import model_to_json, parse_model
+
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model_to_json(parse_model("5(3(2,2),2,3(2,2))"))))
+    status, out, _ = run(capsys, "dims", str(path), "--json")
+    assert status == 0 and json.loads(out)["de"] == 23
+
+
+def test_regularize_json(capsys):
+    status, out, _ = run(capsys, "regularize", "4(3(2,2),3(2,2))", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert [s["rule"] for s in data["steps"]] == ["shrink", "remove"]
+    assert data["regular_model"] in ("H2:3(O1:2,O2:2,H3:3(O3:2,O4:2))", "H3:3(H2:3(O1:2,O2:2),O3:2,O4:2)")
+
+
+@pytest.mark.parametrize(
+    "argv, culprit",
+    [
+        (["dims", "5(3(2,,2),2)"], "position 7"),
+        (["dims", "missing.json"], "missing.json"),
+        (["dims", "3:1,2"], "'O1'"),
+        (["dims"], "model"),
+        (["frobnicate"], "frobnicate"),
+        (["dims", "3:2,2,2", "--repeats", "0"], "--repeats"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1 and culprit in err
+    assert "Traceback" not in err
+
+
+def test_installed_command_exits_2_without_traceback():
+    proc = subprocess.run([sys.executable, "-m", "effdim.cli", "dims", "5((2,2)"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
