@@ -1,0 +1,182 @@
+"""Example data bundled with effdim, loadable by name.
+
+>>> from effdim import datasets
+>>> datasets.names()
+['hlc-figure2', 'lc-8-2222', 'stouffer-toby']
+>>> datasets.load("stouffer-toby")
+Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 missing cells)
+
+``stouffer-toby``
+    Real data. Stouffer & Toby (1951), "Role conflict and personality",
+    *American Journal of Sociology* 56(5):395-406: 216 respondents, four
+    binary items A-D (``+`` / ``-``) on a dilemma between obligations to a
+    friend and general (universalistic) obligations. Analysed with latent
+    class models by Goodman (1974), "Exploratory latent structure analysis
+    using both identifiable and unidentifiable models", *Biometrika*
+    61(2):215-231; distributed as the data set ``values`` of the R package
+    poLCA (Linzer & Lewis 2011, *Journal of Statistical Software* 42(10)).
+    Stored as the published table of the 16 response-pattern counts. Four
+    binary items make the paper's LC models 2:2,2,2,2 and 3:2,2,2,2 (Kocka &
+    Zhang 2002, Table 1) directly applicable.
+
+``lc-8-2222``
+    Synthetic. 10,000 cases sampled from the LC model 8:2,2,2,2 with random
+    parameters (every CPT row Dirichlet(1)), as in the paper's Section 6
+    experiment on LC models (Figure 4). Columns O1-O4, states 0/1.
+
+``hlc-figure2``
+    Synthetic. 10,000 cases sampled from the HLC model of the paper's
+    Figure 2, ``5(3(2,2),2,3(2,2))`` (5,3,3:2,2,2,2,2: standard dimension 41,
+    effective dimension 23), with random Dirichlet(1) parameters, as in the
+    Section 6 experiment on HLC models (Table 2). Columns O1-O5, states 0/1.
+
+The synthetic sets are written by ``benchmarks/make_datasets.py`` (fixed
+seeds); their generating parameters are bundled too, so
+:func:`generating_parameters` gives the true model to measure a learned one
+against (``effdim.distribution.kl_divergence``).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["DatasetInfo", "names", "info", "load", "generating_parameters"]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """Provenance of a bundled data set."""
+
+    name: str
+    filename: str
+    title: str
+    description: str
+    references: tuple[str, ...]
+    #: Notation of the generating model (synthetic data only).
+    model: str | None = None
+    #: File of the generating parameters (synthetic data only).
+    parameters_file: str | None = None
+    #: Seed of ``benchmarks/make_datasets.py`` (synthetic data only).
+    seed: int | None = None
+
+
+_PAPER = (
+    "Kocka, T. & Zhang, N. L. (2002). Dimension correction for hierarchical latent class models. "
+    "Proceedings of UAI 2002."
+)
+
+_REGISTRY: dict[str, DatasetInfo] = {
+    info.name: info
+    for info in (
+        DatasetInfo(
+            name="stouffer-toby",
+            filename="stouffer_toby.csv",
+            title="Stouffer-Toby role conflict (216 respondents, 4 binary items)",
+            description=(
+                "Four items A-D on a dilemma between obligations to a friend and general obligations; "
+                "answers '+' and '-'. The published table of response-pattern counts "
+                "(column 'count'), as analysed by Goodman (1974) with latent class models and "
+                "distributed as the data set 'values' of the R package poLCA."
+            ),
+            references=(
+                "Stouffer, S. A. & Toby, J. (1951). Role conflict and personality. "
+                "American Journal of Sociology 56(5), 395-406.",
+                "Goodman, L. A. (1974). Exploratory latent structure analysis using both identifiable "
+                "and unidentifiable models. Biometrika 61(2), 215-231.",
+                "Linzer, D. A. & Lewis, J. B. (2011). poLCA: An R package for polytomous variable latent "
+                "class analysis. Journal of Statistical Software 42(10). (data set 'values')",
+            ),
+        ),
+        DatasetInfo(
+            name="lc-8-2222",
+            filename="lc_8_2222.csv",
+            title="10,000 cases sampled from the LC model 8:2,2,2,2",
+            description=(
+                "Synthetic: random parameters (each CPT row Dirichlet(1)) for the LC model 8:2,2,2,2, "
+                "10,000 cases drawn by forward sampling and stored as pattern counts. Mirrors the data "
+                "of the paper's Section 6 / Figure 4. Written by benchmarks/make_datasets.py."
+            ),
+            references=(_PAPER,),
+            model="8:2,2,2,2",
+            parameters_file="lc_8_2222_parameters.csv",
+            seed=8_2222,
+        ),
+        DatasetInfo(
+            name="hlc-figure2",
+            filename="hlc_figure2.csv",
+            title="10,000 cases sampled from the HLC model 5(3(2,2),2,3(2,2)) (paper, Figure 2)",
+            description=(
+                "Synthetic: random parameters (each CPT row Dirichlet(1)) for the HLC model of the "
+                "paper's Figure 2, 5,3,3:2,2,2,2,2 (ds = 41, de = 23), 10,000 cases drawn by forward "
+                "sampling and stored as pattern counts. Mirrors the data of the paper's Section 6 / "
+                "Table 2. Written by benchmarks/make_datasets.py."
+            ),
+            references=(_PAPER,),
+            model="5(3(2,2),2,3(2,2))",
+            parameters_file="hlc_figure2_parameters.csv",
+            seed=53_322222,
+        ),
+    )
+}
+
+
+def names() -> list[str]:
+    """Names of the bundled data sets, sorted."""
+    return sorted(_REGISTRY)
+
+
+def info(name: str) -> DatasetInfo:
+    """Provenance of data set ``name``."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown data set {name!r}; bundled: {', '.join(names())}") from None
+
+
+def _read(filename: str) -> bytes:
+    return resources.files(__name__).joinpath(filename).read_bytes()
+
+
+def load(name: str):
+    """The bundled data set ``name`` as an :class:`effdim.data.Dataset`."""
+    from ..data import load_csv
+
+    entry = info(name)
+    return load_csv(io.BytesIO(_read(entry.filename)), count_column="count", name=entry.name)
+
+
+def generating_parameters(name: str):
+    """The true :class:`effdim.distribution.Parameters` of a synthetic data set.
+
+    Read from the bundled table (columns ``node, parent, parent_state, state,
+    probability``; the root has an empty parent), so it does not depend on
+    the random number generator of the installed numpy.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from ..distribution import Parameters
+    from ..model import HLCModel
+
+    entry = info(name)
+    if entry.model is None or entry.parameters_file is None:
+        raise ValueError(f"data set {name!r} is real data; it has no generating parameters")
+    model = HLCModel.parse(entry.model)
+    table = pd.read_csv(io.BytesIO(_read(entry.parameters_file)), dtype={"node": str, "parent": str})
+    cpts = {}
+    for node in model.nodes:
+        rows = table[table["node"] == node]
+        parent = model.parent(node)
+        k = model.card(node)
+        if parent is None:
+            cpt = np.zeros(k)
+            cpt[rows["state"].to_numpy(int)] = rows["probability"].to_numpy(float)
+        else:
+            cpt = np.zeros((model.card(parent), k))
+            cpt[rows["parent_state"].to_numpy(int), rows["state"].to_numpy(int)] = rows["probability"].to_numpy(
+                float
+            )
+        cpts[node] = cpt
+    return Parameters(model, cpts)

@@ -1,0 +1,924 @@
+"""Categorical data: loading, validation and compression into unique patterns.
+
+Learning an LC or HLC model (Kocka & Zhang 2002, Sections 2.3 and 6) needs the
+data only through the counts of its distinct *response patterns*: the
+log-likelihood is ``sum_p N(p) log P(p)`` over unique patterns ``p`` with
+counts ``N(p)``, and every E-step of EM works pattern by pattern. A
+:class:`Dataset` therefore stores
+
+* ``patterns`` -- an ``(m, n)`` int64 array of state codes of the ``m`` unique
+  patterns over ``n`` columns, ``-1`` for a missing cell;
+* ``counts`` -- an ``(m,)`` float64 array of how often each pattern occurs
+  (weights need not be integers, but are positive);
+
+so ``n_rows = counts.sum()`` is the sample size ``|D|`` of the BIC/CS
+penalty ``d/2 log |D|``. Four binary items give at most ``3**4 = 81`` patterns
+(16 without missing cells) however many respondents there are.
+
+Loading rules (:func:`load_csv`, :func:`from_frame`)
+----------------------------------------------------
+* The first non-blank line is the header; blank lines are skipped.
+* Cells are compared after stripping surrounding white space; a cell equal to
+  one of the ``missing`` tokens is missing (code ``-1``), kept and counted,
+  never dropped.
+* The states of a column are its distinct values, sorted naturally: if every
+  value reads as an integer the values become ``int`` and sort numerically;
+  else if every value reads as a finite decimal they become ``float``; else
+  they stay strings and sort lexically (``"+" < "-"``). Distinct spellings are
+  never merged (``"1"`` and ``"01"`` keep the column as strings).
+* A column of counts (``count_column``) turns each row into ``count`` copies
+  of its pattern; rows with count 0 contribute nothing and leave no pattern.
+* Rejected, with a :class:`DataError` naming the culprit: an empty file, a
+  file without data rows, fewer than two data columns, text that is not
+  UTF-8, ragged rows, duplicate or empty column names, a column with a single
+  state (it carries no information) or with more than ``max_states`` states
+  (probably continuous or an identifier), a file over ``max_bytes``, and
+  negative, missing or non-numeric counts.
+
+Error messages give the 1-based line of the file (blank lines included), so
+``line 7`` is what a text editor shows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DataError",
+    "Dataset",
+    "load_csv",
+    "from_frame",
+    "from_patterns",
+    "check_matches_model",
+    "resolve_mapping",
+    "COUNT_COLUMN_NAMES",
+    "MISSING_TOKENS",
+]
+
+#: Column names (case-insensitive) that ``count_column="auto"`` takes for counts.
+COUNT_COLUMN_NAMES = ("count", "counts", "n", "freq", "frequency", "weight")
+#: Cell texts read as missing by default.
+MISSING_TOKENS = ("", "NA", "NaN", "nan", "?")
+
+
+class DataError(ValueError):
+    """Data that cannot be used; the message names the culprit (column, line, value)."""
+
+
+# --------------------------------------------------------------------------- Dataset
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Categorical data compressed into unique response patterns.
+
+    Attributes
+    ----------
+    columns:
+        Column (variable) names, unique.
+    states:
+        Per column, the values its codes stand for: code ``j`` of column ``i``
+        means ``states[i][j]``. A column may list states that do not occur
+        (sampled data keep the model's full range ``0..k-1``).
+    patterns:
+        ``(m, n)`` int64 codes of the unique patterns, ``-1`` = missing cell.
+        Read-only.
+    counts:
+        ``(m,)`` float64 positive count (weight) of each pattern. Read-only.
+    n_rows:
+        ``counts.sum()``: the sample size ``|D|``.
+    n_missing:
+        Number of missing cells, weighted by the counts (an ``int`` when all
+        counts are whole numbers).
+    source:
+        Where the data came from: a file name, a bundled data set name, ...
+    count_column:
+        The column of the input that held the counts, if any (informational).
+
+    Instances are immutable; :meth:`subset` and :func:`check_matches_model`
+    return new ones.
+    """
+
+    columns: tuple[str, ...]
+    states: tuple[tuple, ...]
+    patterns: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    n_rows: float
+    n_missing: int | float
+    source: str = ""
+    count_column: str | None = None
+
+    def __post_init__(self) -> None:
+        columns = tuple(str(c) for c in self.columns)
+        states = tuple(tuple(s) for s in self.states)
+        if len(set(columns)) != len(columns):
+            dup = next(c for c in columns if columns.count(c) > 1)
+            raise DataError(f"duplicate column name {dup!r}")
+        if len(states) != len(columns):
+            raise DataError(f"{len(columns)} columns but {len(states)} state lists")
+        patterns = np.array(self.patterns, dtype=np.int64, copy=True, ndmin=2)
+        if patterns.size == 0:
+            patterns = patterns.reshape(-1, len(columns))
+        counts = np.array(self.counts, dtype=np.float64, copy=True).reshape(-1)
+        if patterns.ndim != 2 or patterns.shape[1] != len(columns):
+            raise DataError(f"patterns must have shape (m, {len(columns)}), got {patterns.shape}")
+        if counts.shape != (patterns.shape[0],):
+            raise DataError(f"need one count per pattern: {patterns.shape[0]} patterns, {counts.size} counts")
+        if not np.all(np.isfinite(counts)) or np.any(counts <= 0):
+            raise DataError("pattern counts must be finite and positive")
+        cards = np.array([len(s) for s in states], dtype=np.int64)
+        if patterns.size:
+            bad = (patterns < -1) | (patterns >= cards)
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                raise DataError(
+                    f"column {columns[j]!r}: code {patterns[i, j]} out of range for {cards[j]} states"
+                )
+        total = float(counts.sum())
+        if not math.isclose(float(self.n_rows), total, rel_tol=1e-9, abs_tol=1e-9):
+            raise DataError(f"n_rows={self.n_rows} but the counts sum to {total}")
+        patterns.setflags(write=False)
+        counts.setflags(write=False)
+        object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "states", states)
+        object.__setattr__(self, "patterns", patterns)
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "n_rows", total)
+
+    # ----------------------------------------------------------- queries
+    @property
+    def cardinalities(self) -> tuple[int, ...]:
+        """Number of states of each column."""
+        return tuple(len(s) for s in self.states)
+
+    @property
+    def n_patterns(self) -> int:
+        """Number of unique patterns ``m``."""
+        return int(self.patterns.shape[0])
+
+    def index(self, column: str | int) -> int:
+        """Position of ``column`` (a name or an index)."""
+        if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+            if not -len(self.columns) <= column < len(self.columns):
+                raise DataError(f"column index {column} out of range for {len(self.columns)} columns")
+            return int(column) % len(self.columns)
+        try:
+            return self.columns.index(column)
+        except ValueError:
+            raise DataError(f"no column named {column!r}; columns are {', '.join(self.columns)}") from None
+
+    def decode(self, column: str | int, code: int) -> Any:
+        """The value that ``code`` stands for in ``column``; ``None`` for ``-1`` (missing)."""
+        states = self.states[self.index(column)]
+        code = int(code)
+        if code == -1:
+            return None
+        if not 0 <= code < len(states):
+            raise DataError(f"column {column!r}: code {code} out of range for {len(states)} states")
+        return states[code]
+
+    def subset(self, columns: Iterable[str | int]) -> "Dataset":
+        """The data restricted to ``columns`` (in that order), patterns re-compressed."""
+        idx = [self.index(c) for c in columns]
+        if len(set(idx)) != len(idx):
+            raise DataError("subset names a column twice")
+        patterns, counts = _compress(self.patterns[:, idx], self.counts)
+        return Dataset(
+            columns=tuple(self.columns[i] for i in idx),
+            states=tuple(self.states[i] for i in idx),
+            patterns=patterns,
+            counts=counts,
+            n_rows=self.n_rows,
+            n_missing=_weighted_missing(patterns, counts),
+            source=self.source,
+            count_column=self.count_column,
+        )
+
+    def to_frame(self, *, decoded: bool = True, count_name: str = "count") -> pd.DataFrame:
+        """One row per unique pattern plus a count column.
+
+        With ``decoded=True`` cells hold the original values (``None`` where
+        missing); otherwise the integer codes. The count column is called
+        ``count_name``, suffixed with ``_`` while that clashes with a column.
+        """
+        while count_name in self.columns:
+            count_name += "_"
+        data: dict[str, Any] = {}
+        for j, name in enumerate(self.columns):
+            codes = self.patterns[:, j]
+            if decoded:
+                lookup = np.empty(len(self.states[j]) + 1, dtype=object)
+                lookup[:-1] = self.states[j]
+                lookup[-1] = None  # code -1 indexes the last slot
+                column = pd.Series(lookup[codes], dtype=object)
+                # infer a dtype only without missing cells (None would turn ints into floats)
+                data[name] = column if (codes < 0).any() else column.infer_objects()
+            else:
+                data[name] = codes.copy()
+        counts = self.counts
+        whole = np.all(counts == np.round(counts))
+        data[count_name] = counts.astype(np.int64) if whole else counts.copy()
+        return pd.DataFrame(data)
+
+    def __repr__(self) -> str:
+        cards = ",".join(map(str, self.cardinalities))
+        return (
+            f"Dataset({self.source or 'unnamed'}: {len(self.columns)} columns [{cards}], "
+            f"{_fmt_number(self.n_rows)} rows, {self.n_patterns} unique patterns, "
+            f"{_fmt_number(self.n_missing)} missing cells)"
+        )
+
+
+# --------------------------------------------------------------------- loading
+def load_csv(
+    path_or_buffer: str | os.PathLike | io.IOBase | bytes,
+    *,
+    count_column: str | None = "auto",
+    max_states: int = 50,
+    max_bytes: int = 50_000_000,
+    missing: Sequence[str] = MISSING_TOKENS,
+    name: str | None = None,
+    sep: str = ",",
+) -> Dataset:
+    """Load a CSV file of categorical data.
+
+    Parameters
+    ----------
+    path_or_buffer:
+        A file path, an open file (text or binary), or the raw bytes.
+    count_column:
+        ``"auto"`` (default): a column named one of :data:`COUNT_COLUMN_NAMES`
+        (case-insensitive) whose values are all non-negative numbers holds the
+        counts; ``None``: every row counts once; a name: that column holds the
+        counts (an error if a count is missing, negative or not a number).
+    max_states:
+        A column with more distinct values is rejected as probably continuous.
+    max_bytes:
+        Larger files are rejected before being read.
+    missing:
+        Cell texts (after stripping white space) that mean "missing".
+    name:
+        The :attr:`Dataset.source`; default: the file name.
+    sep:
+        The one-character field separator.
+
+    Raises
+    ------
+    DataError
+        For every rule in the module docstring; the message names the
+        column, the 1-based file line and the value at fault.
+    """
+    if len(sep) != 1 or sep in "\r\n\"":
+        raise DataError(f"separator must be one character other than a quote or newline, got {sep!r}")
+    raw, source = _read_bytes(path_or_buffer, max_bytes)
+    source = name or source
+    text = _decode(raw, source)
+    header, values, lines = _parse(text, sep, source)
+    header = [h.strip() for h in header]
+    _check_header(header, source, sep)
+    label = lambda i: f"line {lines[i]}"  # noqa: E731  data row i -> file line
+    return _build(header, values, len(lines), label, count_column, max_states, set(missing), source)
+
+
+def from_frame(
+    df: pd.DataFrame,
+    *,
+    count_column: str | None = None,
+    max_states: int = 50,
+    missing: Sequence[str] = (),
+    name: str = "data frame",
+) -> Dataset:
+    """Build a :class:`Dataset` from a pandas DataFrame (one row per case).
+
+    NaN/None/pd.NA cells are missing, as are string cells equal (after
+    stripping) to one of ``missing``. ``count_column`` works as in
+    :func:`load_csv` (``None`` by default here). An ordered categorical column
+    keeps its category order; other columns sort naturally. Rows are named by
+    their index label in messages.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    header = [str(c).strip() for c in df.columns]
+    _check_header(header, name, None)
+    index = df.index
+
+    def label(i: int) -> str:
+        return f"row {i + 1} (index {index[i]!r})"
+
+    values = [df.iloc[:, j] for j in range(df.shape[1])]
+    return _build(header, values, len(df), label, count_column, max_states, set(missing), name)
+
+
+def from_patterns(
+    patterns_codes: Any,
+    counts: Any = None,
+    columns: Sequence[str] | None = None,
+    *,
+    cardinalities: Sequence[int] | None = None,
+    states: Sequence[Sequence] | None = None,
+    source: str = "patterns",
+) -> Dataset:
+    """A :class:`Dataset` from integer codes (one row per case or per pattern).
+
+    Parameters
+    ----------
+    patterns_codes:
+        ``(N, n)`` integer codes ``0..k-1``, ``-1`` for missing.
+    counts:
+        ``(N,)`` non-negative weights of the rows; default 1 each. Rows with
+        weight 0 leave no pattern. Duplicate rows are merged.
+    columns:
+        Names; default ``O1..On`` (the default leaf names of parsed models).
+    cardinalities, states:
+        The states of each column: ``states`` explicitly, or ``range(k)``
+        for ``cardinalities``; default ``range(max code + 1)``.
+    """
+    codes = np.asarray(patterns_codes)
+    if codes.ndim != 2:
+        raise DataError(f"patterns must be a 2-d array (rows x columns), got shape {codes.shape}")
+    if codes.size and not np.issubdtype(codes.dtype, np.integer):
+        if not np.all(codes == np.round(codes)):
+            raise DataError("pattern codes must be integers")
+    codes = codes.astype(np.int64, copy=False)
+    n = codes.shape[1]
+    columns = tuple(columns) if columns is not None else tuple(f"O{i + 1}" for i in range(n))
+    if len(columns) != n:
+        raise DataError(f"{n} columns of codes but {len(columns)} names")
+    if counts is None:
+        weights = np.ones(codes.shape[0])
+    else:
+        weights = np.asarray(counts, dtype=np.float64).reshape(-1)
+        if weights.shape != (codes.shape[0],):
+            raise DataError(f"need one count per row: {codes.shape[0]} rows, {weights.size} counts")
+        bad = ~np.isfinite(weights) | (weights < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"row {i + 1}: count {_plain(weights[i])!r} is not a non-negative number")
+    if states is not None:
+        states = tuple(tuple(s) for s in states)
+    else:
+        if cardinalities is None:
+            cardinalities = (codes.max(axis=0) + 1).tolist() if codes.size else [0] * n
+        states = tuple(tuple(range(int(k))) for k in cardinalities)
+    if len(states) != n:
+        raise DataError(f"{n} columns of codes but {len(states)} state lists")
+    keep = weights > 0
+    if not keep.all():
+        codes, weights = codes[keep], weights[keep]
+    patterns, pattern_counts = _compress(codes, weights)
+    return Dataset(
+        columns=columns,
+        states=states,
+        patterns=patterns,
+        counts=pattern_counts,
+        n_rows=float(pattern_counts.sum()),
+        n_missing=_weighted_missing(patterns, pattern_counts),
+        source=source,
+    )
+
+
+# ------------------------------------------------------------------ model match
+def resolve_mapping(dataset: Dataset, model: Any, mapping: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Which data column feeds each observed leaf of ``model`` (leaf -> column).
+
+    Without ``mapping``: by name when every leaf names a column; otherwise
+    positionally when the leaves carry the default names ``O1..On`` (as in
+    ``"3:2,2,2,2"``) and the data have exactly ``n`` columns.
+    """
+    leaves = list(model.observed)
+    columns = dataset.columns
+    if mapping is None:
+        if all(leaf in columns for leaf in leaves):
+            return {leaf: leaf for leaf in leaves}
+        default = [f"O{i + 1}" for i in range(len(leaves))]
+        if sorted(leaves, key=lambda s: (len(s), s)) == default and len(columns) == len(leaves):
+            return {f"O{i + 1}": columns[i] for i in range(len(leaves))}
+        absent = [leaf for leaf in leaves if leaf not in columns]
+        hint = (
+            f"; the model has {len(leaves)} leaves and the data {len(columns)} columns"
+            if len(columns) != len(leaves)
+            else ""
+        )
+        raise DataError(
+            f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(columns)}){hint}; "
+            "name the leaves after the columns or pass mapping={leaf: column}"
+        )
+    mapping = dict(mapping)
+    for leaf in mapping:
+        if leaf not in leaves:
+            raise DataError(f"mapping names {leaf!r}, which is not an observed leaf of the model")
+    missing_leaves = [leaf for leaf in leaves if leaf not in mapping]
+    if missing_leaves:
+        raise DataError(f"mapping gives no column for leaves {', '.join(map(repr, missing_leaves))}")
+    seen: dict[str, str] = {}
+    for leaf in leaves:
+        column = mapping[leaf]
+        dataset.index(column)  # raises naming the column
+        if column in seen:
+            raise DataError(f"column {column!r} is mapped to two leaves, {seen[column]!r} and {leaf!r}")
+        seen[column] = leaf
+    return {leaf: mapping[leaf] for leaf in leaves}
+
+
+def check_matches_model(dataset: Dataset, model: Any, mapping: Mapping[str, str] | None = None) -> Dataset:
+    """The data arranged for ``model``: column ``j`` feeds leaf ``model.observed[j]``.
+
+    Columns are chosen by :func:`resolve_mapping`, reordered to
+    ``model.observed`` and *renamed to the leaf names*, so afterwards
+    ``dataset.columns == tuple(model.observed)``; columns the model does not
+    use are dropped (patterns re-compressed). The original column of each
+    leaf is ``resolve_mapping(dataset, model, mapping)[leaf]``.
+
+    Cardinalities: a column with more states than its leaf is rejected. A
+    column with *fewer* states is accepted: its codes ``0..k-1`` are valid
+    states of the leaf, and the remaining leaf states are values that simply
+    did not occur in the sample (sampled data, or a domain known to be larger
+    than what was observed); their maximum-likelihood probability is zero and
+    the model's dimension is that of the model as written. The returned
+    dataset keeps its own states, so take CPT shapes from ``model.card``.
+    """
+    resolved = resolve_mapping(dataset, model, mapping)
+    for leaf, column in resolved.items():
+        k = len(dataset.states[dataset.index(column)])
+        if k > model.card(leaf):
+            raise DataError(
+                f"column {column!r} has {k} states but leaf {leaf!r} has cardinality {model.card(leaf)}; "
+                f"set the leaf to {k} states or recode the column"
+            )
+    sub = dataset.subset([resolved[leaf] for leaf in model.observed])
+    return Dataset(
+        columns=tuple(model.observed),
+        states=sub.states,
+        patterns=sub.patterns,
+        counts=sub.counts,
+        n_rows=sub.n_rows,
+        n_missing=sub.n_missing,
+        source=sub.source,
+        count_column=sub.count_column,
+    )
+
+
+# ===================================================================== internals
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for readable messages)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _fmt_number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
+    """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
+    too_big = lambda size, src: DataError(  # noqa: E731
+        f"{src}: file is larger than max_bytes={max_bytes:,} bytes"
+        + (f" ({size:,} bytes)" if size is not None else "")
+        + "; raise max_bytes if you mean it"
+    )
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        raw = bytes(obj)
+        if len(raw) > max_bytes:
+            raise too_big(len(raw), "data")
+        return raw, "data"
+    if isinstance(obj, (str, os.PathLike)):
+        path = os.fspath(obj)
+        source = os.path.basename(path) or path
+        try:
+            size = os.path.getsize(path)
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+        if size > max_bytes:
+            raise too_big(size, source)
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(), source
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    if hasattr(obj, "read"):
+        source = os.path.basename(str(getattr(obj, "name", ""))) or "data"
+        chunk = obj.read(max_bytes + 1)
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        if len(chunk) > max_bytes:
+            raise too_big(None, source)
+        return bytes(chunk), source
+    raise DataError(f"cannot read data from a {type(obj).__name__}; pass a path, an open file or bytes")
+
+
+def _decode(raw: bytes, source: str) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{source}: the file is UTF-16 text; save it as UTF-8")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise DataError(f"{source}: not a text file (NUL byte at offset {nul}, line {line})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line = raw.count(b"\n", 0, start) + 1
+        col = start - (raw.rfind(b"\n", 0, start) + 1) + 1
+        raise DataError(
+            f"{source}: not UTF-8 text: byte 0x{raw[start]:02x} at offset {start} (line {line}, "
+            f"column {col}); save the file as UTF-8"
+        ) from None
+    if not text.strip():
+        raise DataError(f"{source}: the file is empty")
+    return text
+
+
+def _parse(text: str, sep: str, source: str) -> tuple[list[str], list[np.ndarray], np.ndarray]:
+    """Header, one array of cell texts per column, and the file line of each data row.
+
+    The structure is checked first, vectorized with numpy, because pandas pads
+    short rows silently: a byte is inside a quoted field when an odd number of
+    quote characters precede it (an escaped quote ``""`` adds two), so the
+    record breaks are the newlines outside quotes and the fields of a record
+    are its separators outside quotes plus one. Then pandas' C parser reads
+    the cells. Files whose quotes do not sit at field boundaries (a literal
+    ``"`` inside an unquoted field) go through :mod:`csv` instead.
+    """
+    if "\r" in text:  # one line-break convention for the line scan and both parsers
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    arr = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    code = ord(sep)
+    count_type = np.int32 if arr.size < 2**31 - 1 else np.int64
+    quote = arr == 34
+    has_quotes = bool(quote.any())
+    if has_quotes:
+        at = np.flatnonzero(quote)
+        before = np.where(at > 0, arr[np.maximum(at - 1, 0)], 10)
+        after = np.where(at < arr.size - 1, arr[np.minimum(at + 1, arr.size - 1)], 10)
+        edge = lambda b: (b == code) | (b == 10) | (b == 34)  # noqa: E731
+        if not np.all(edge(before) | edge(after)):
+            return _parse_with_csv(text, sep, source)
+        if at.size % 2:
+            n_before = np.arange(at.size)  # quotes before each quote
+            opening = at[n_before % 2 == 0][-1]
+            line = int(np.count_nonzero(arr[:opening] == 10)) + 1
+            raise DataError(f"{source}: line {line}: a quoted field is never closed (unbalanced '\"')")
+        # for a byte that is not a quote, an odd number of quotes up to it means "inside quotes"
+        outside = (np.cumsum(quote, dtype=count_type) & 1) == 0
+        newline = (arr == 10) & outside
+        is_sep = (arr == code) & outside
+    else:
+        newline = arr == 10
+        is_sep = arr == code
+    # last byte of every record: its newline, or the final byte of an unterminated last line
+    ends = np.flatnonzero(newline)
+    if arr.size and not newline[-1]:
+        ends = np.append(ends, arr.size - 1)
+    # white space that makes a line blank (pandas skips such lines); a separator is never blank
+    blank = np.zeros(arr.size, dtype=bool)
+    for byte in (32, 9, 10):
+        if byte != code:
+            blank |= arr == byte
+
+    def per_record(flags: np.ndarray) -> np.ndarray:
+        return np.diff(np.cumsum(flags, dtype=count_type)[ends], prepend=0)
+
+    fields = per_record(is_sep) + 1
+    ink = per_record(~blank)
+    records = np.flatnonzero(ink > 0)
+    if records.size == 0:
+        raise DataError(f"{source}: the file is empty")
+    if has_quotes:  # a record may span lines: its line is where it starts
+        starts = np.concatenate(([0], ends[:-1] + 1))[records]
+        all_newlines = np.cumsum(arr == 10, dtype=count_type)
+        lines = 1 + np.where(starts > 0, all_newlines[np.maximum(starts - 1, 0)], 0).astype(np.int64)
+    else:
+        lines = records + 1
+    found = fields[records]
+    expected = int(found[0])
+    bad = np.flatnonzero(found != expected)
+    if bad.size:
+        _ragged(source, int(lines[bad[0]]), expected, int(found[bad[0]]), bad.size)
+    frame = pd.read_csv(
+        io.StringIO(text),
+        sep=sep,
+        header=None,
+        dtype=object,
+        na_filter=False,
+        quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
+        skip_blank_lines=True,
+        engine="c",
+    )
+    if frame.shape != (records.size, expected):  # pragma: no cover - the parsers disagree
+        return _parse_with_csv(text, sep, source)
+    header = [str(v) for v in frame.iloc[0].tolist()]
+    values = [frame.iloc[1:, j].to_numpy() for j in range(expected)]
+    return header, values, lines[1:]
+
+
+def _parse_with_csv(text: str, sep: str, source: str) -> tuple[list[str], list[np.ndarray], np.ndarray]:
+    """:func:`_parse` with Python's :mod:`csv` (slow; for irregular quoting)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    rows: list[list[str]] = []
+    starts: list[int] = []
+    previous_end = 0
+    try:
+        for row in reader:
+            start = previous_end + 1
+            previous_end = reader.line_num
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if rows and len(row) != len(rows[0]):
+                _ragged(source, start, len(rows[0]), len(row), 1)
+            rows.append(row)
+            starts.append(start)
+    except csv.Error as exc:
+        raise DataError(f"{source}: line {reader.line_num}: {exc}") from None
+    if not rows:
+        raise DataError(f"{source}: the file is empty")
+    width = len(rows[0])
+    body = rows[1:]
+    values = [np.array([r[j] for r in body], dtype=object) for j in range(width)]
+    return rows[0], values, np.array(starts[1:], dtype=np.int64)
+
+
+def _ragged(source: str, line: int, expected: int, found: int, count: int) -> None:
+    more = f" ({count} such lines)" if count > 1 else ""
+    raise DataError(
+        f"{source}: line {line} has {found} field{'s' if found != 1 else ''}, expected {expected} like the header{more}"
+    )
+
+
+def _check_header(header: list[str], source: str, sep: str | None) -> None:
+    for j, h in enumerate(header):
+        if not h:
+            raise DataError(
+                f"{source}: column {j + 1} has no name"
+                + (" (a row-number column written by R's write.csv?)" if j == 0 else "")
+                + "; give every column a name"
+            )
+    seen: dict[str, int] = {}
+    for j, h in enumerate(header):
+        if h in seen:
+            raise DataError(
+                f"{source}: duplicate column name {h!r} (columns {seen[h] + 1} and {j + 1})"
+                + ("; does the file lack a header line?" if all(_is_number(x) for x in header) else "")
+            )
+        seen[h] = j
+    if len(header) < 2 and sep is not None:
+        hint = next((f"; is the separator {s!r}?" for s in (";", "\t", "|", ",") if s != sep and s in header[0]), "")
+        raise DataError(f"{source}: only {len(header)} column ({header[0]!r}); need at least two{hint}")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _build(
+    header: list[str],
+    values: list[Any],
+    n: int,
+    label: Callable[[int], str],
+    count_column: str | None,
+    max_states: int,
+    missing: set[str],
+    source: str,
+) -> Dataset:
+    """Shared core of :func:`load_csv` and :func:`from_frame`."""
+    if n == 0:
+        raise DataError(f"{source}: no data rows (only a header: {', '.join(header)})")
+    weights, used = _counts(header, values, count_column, label, source, missing)
+    data_idx = [j for j in range(len(header)) if j != used]
+    if len(data_idx) < 2:
+        names = ", ".join(repr(header[j]) for j in data_idx)
+        raise DataError(
+            f"{source}: fewer than two data columns ({names or 'none'}"
+            + (f", plus counts in {header[used]!r}" if used is not None else "")
+            + ")"
+        )
+    codes = np.empty((n, len(data_idx)), dtype=np.int64)
+    states: list[tuple] = []
+    for out, j in enumerate(data_idx):
+        col_codes, col_states = _encode_column(values[j], header[j], missing, max_states, source)
+        codes[:, out] = col_codes
+        states.append(col_states)
+    if weights is not None:
+        keep = weights > 0
+        if not keep.any():
+            raise DataError(f"{source}: no data rows (every count in {header[used]!r} is 0)")
+        if not keep.all():
+            codes, weights = codes[keep], weights[keep]
+    else:
+        weights = None
+    patterns, counts = _compress(codes, weights)
+    return Dataset(
+        columns=tuple(header[j] for j in data_idx),
+        states=tuple(states),
+        patterns=patterns,
+        counts=counts,
+        n_rows=float(counts.sum()),
+        n_missing=_weighted_missing(patterns, counts),
+        source=source,
+        count_column=header[used] if used is not None else None,
+    )
+
+
+def _counts(
+    header: list[str],
+    values: list[Any],
+    count_column: str | None,
+    label: Callable[[int], str],
+    source: str,
+    missing: set[str],
+) -> tuple[np.ndarray | None, int | None]:
+    """The count column's weights and position, or ``(None, None)``."""
+    if count_column is None:
+        return None, None
+    if count_column == "auto":
+        found = []
+        for j, h in enumerate(header):
+            if h.lower() not in COUNT_COLUMN_NAMES:
+                continue
+            numbers = _numeric(values[j])
+            ok = np.isfinite(numbers) & (numbers >= 0)
+            if ok.all():
+                found.append((j, numbers))
+            elif h.lower() != "n" and np.isfinite(numbers).mean() >= 0.5:
+                # clearly meant as counts (mostly numbers) but broken somewhere
+                _bad_count(header[j], values[j], numbers, label, source)
+        if len(found) > 1:
+            raise DataError(
+                f"{source}: several columns could hold the counts ({', '.join(repr(header[j]) for j, _ in found)}); "
+                "pass count_column=<name> or count_column=None"
+            )
+        if not found:
+            return None, None
+        return found[0][1], found[0][0]
+    if count_column not in header:
+        raise DataError(
+            f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}"
+        )
+    j = header.index(count_column)
+    numbers = _numeric(values[j])
+    if not (np.isfinite(numbers) & (numbers >= 0)).all():
+        _bad_count(count_column, values[j], numbers, label, source)
+    return numbers, j
+
+
+def _numeric(column: Any) -> np.ndarray:
+    """Cell values as float64, NaN where a cell is not a number."""
+    series = column if isinstance(column, pd.Series) else pd.Series(column, dtype=object)
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return np.full(len(series), np.nan)
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        series = series.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
+    out = pd.to_numeric(series, errors="coerce")
+    return np.asarray(out, dtype=np.float64)
+
+
+def _bad_count(column: str, raw: Any, numbers: np.ndarray, label: Callable[[int], str], source: str) -> None:
+    bad = np.flatnonzero(~(np.isfinite(numbers) & (numbers >= 0)))
+    i = int(bad[0])
+    value = _plain(raw.iloc[i] if isinstance(raw, pd.Series) else raw[i])
+    what = "negative" if np.isfinite(numbers[i]) else "not a number"
+    more = f" ({bad.size} bad counts in all)" if bad.size > 1 else ""
+    raise DataError(f"{source}: {label(i)}: count {value!r} in column {column!r} is {what}{more}")
+
+
+def _encode_column(
+    column: Any, name: str, missing: set[str], max_states: int, source: str
+) -> tuple[np.ndarray, tuple]:
+    """Integer codes (``-1`` missing) and naturally sorted states of one column."""
+    ordered_categories = None
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype) and column.dtype.ordered:
+        ordered_categories = list(column.dtype.categories)
+    raw_codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    uniques = list(uniques.tolist() if hasattr(uniques, "tolist") else uniques)
+    # clean each distinct value once: strip text, spot missing tokens
+    cleaned: list[Any] = []
+    for u in uniques:
+        if isinstance(u, str):
+            u = u.strip()
+            if u in missing:
+                u = None
+        elif u is None or (isinstance(u, float) and math.isnan(u)) or u is pd.NA:
+            u = None
+        cleaned.append(u)
+    present = [u for u in cleaned if u is not None]
+    if ordered_categories is not None:
+        distinct = list(dict.fromkeys(present))
+        rank = {c: i for i, c in enumerate(ordered_categories)}
+        states = sorted(distinct, key=lambda c: rank.get(c, len(rank)))
+        as_state = {v: v for v in distinct}
+    else:
+        states, as_state = _natural_states(present)
+    if len(states) > max_states:
+        shown = ", ".join(map(repr, states[:5]))
+        raise DataError(
+            f"{source}: column {name!r} has {len(states)} distinct values (more than max_states={max_states}; "
+            f"e.g. {shown}, ...): probably continuous or an identifier; discretize or drop it"
+        )
+    if len(states) == 0:
+        raise DataError(f"{source}: column {name!r} has no values (every cell is missing)")
+    if len(states) == 1:
+        raise DataError(
+            f"{source}: column {name!r} has a single value {states[0]!r}: it carries no information; drop it"
+        )
+    position = {s: i for i, s in enumerate(states)}
+    lookup = np.array([-1 if u is None else position[as_state[u]] for u in cleaned] + [-1], dtype=np.int64)
+    return lookup[raw_codes], tuple(states)  # raw code -1 (NA) picks the trailing -1
+
+
+def _natural_states(values: list[Any]) -> tuple[list, dict]:
+    """Distinct values sorted naturally, and a map from each value to its state.
+
+    Strings that all read as integers become ``int`` (sorted numerically),
+    else as finite decimals ``float``, unless two spellings would merge
+    (``"1"`` and ``"01"``), in which case they stay strings. Integral floats
+    (a pandas int column with NaN) become ``int``.
+    """
+    distinct = list(dict.fromkeys(values))
+    if all(isinstance(v, str) for v in distinct):
+        for convert in (int, float):
+            try:
+                converted = [convert(v) for v in distinct]
+            except (ValueError, OverflowError):
+                continue
+            if convert is float and not all(math.isfinite(c) for c in converted):
+                continue
+            if len(set(converted)) == len(converted):
+                states = sorted(converted)
+                return states, dict(zip(distinct, converted))
+        return sorted(distinct), {v: v for v in distinct}
+    mapping: dict[Any, Any] = {}
+    for v in distinct:
+        if isinstance(v, (bool, np.bool_)):
+            mapping[v] = bool(v)
+        elif isinstance(v, (int, np.integer)):
+            mapping[v] = int(v)
+        elif isinstance(v, (float, np.floating)) and float(v).is_integer():
+            mapping[v] = int(v)
+        elif isinstance(v, (float, np.floating)):
+            mapping[v] = float(v)
+        else:
+            mapping[v] = v
+    states = list(dict.fromkeys(mapping.values()))
+
+    def key(s: Any) -> tuple:
+        if isinstance(s, (bool, int, float)):
+            return (0, s, "")
+        return (1, 0, str(s))
+
+    return sorted(states, key=key), mapping
+
+
+def _compress(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Unique rows of ``codes`` (sorted) and their total weights; vectorized.
+
+    Rows are packed into one int64 key (mixed radix over ``k + 1`` symbols,
+    the extra one for missing) when that fits, so a 1-d ``np.unique`` does
+    the work; otherwise ``np.unique(axis=0)``.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    n, c = codes.shape
+    if n == 0:
+        return codes.reshape(0, c), np.zeros(0)
+    radix = codes.max(axis=0) + 2  # symbols -1..max -> 0..max+1
+    if c and float(np.prod(radix.astype(np.float64))) < 2.0**62:
+        key = np.zeros(n, dtype=np.int64)
+        for j in range(c):
+            key *= radix[j]
+            key += codes[:, j] + 1
+        if weights is None:
+            ukey, counts = np.unique(key, return_counts=True)
+            counts = counts.astype(np.float64)
+        else:
+            ukey, inverse = np.unique(key, return_inverse=True)
+            counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=ukey.size)
+        patterns = np.empty((ukey.size, c), dtype=np.int64)
+        rest = ukey.copy()
+        for j in range(c - 1, -1, -1):
+            patterns[:, j] = rest % radix[j] - 1
+            rest //= radix[j]
+        return patterns, counts
+    if weights is None:
+        patterns, counts = np.unique(codes, axis=0, return_counts=True)
+        return patterns, counts.astype(np.float64)
+    patterns, inverse = np.unique(codes, axis=0, return_inverse=True)
+    return patterns, np.bincount(inverse.reshape(-1), weights=weights, minlength=patterns.shape[0])
+
+
+def _weighted_missing(patterns: np.ndarray, counts: np.ndarray) -> int | float:
+    total = float(((patterns < 0).sum(axis=1) * counts).sum())
+    return int(total) if total.is_integer() else total
