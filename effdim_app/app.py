@@ -1,0 +1,105 @@
+"""The dashboard: one :class:`EffdimApp` per browser session or notebook cell.
+
+``create_app()`` builds fresh state and views every time it is called; the
+server calls it once per session (``apps/effdim.py``), so sessions never
+share mutable state. The only thing shared across sessions is the engine's
+cache of immutable results.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+from panel.viewable import Viewer
+
+from effdim import HLCModel
+
+from .state import DataState, ModelState, ScoresState
+from .style import ACCENT, TEMPLATE_CSS
+from .tree_view import TreeView
+from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
+
+__all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE"]
+
+#: Panel extensions the dashboard needs (loaded by ``pn.extension``).
+EXTENSIONS = ("tabulator", "filedropper")
+TITLE = "effdim · effective dimension of HLC models"
+SIDEBAR_WIDTH = 300
+
+
+class EffdimApp(Viewer):
+    """The whole dashboard for one session: states plus views.
+
+    ``app.models``, ``app.data`` and ``app.scores`` are the param state objects
+    (see :mod:`effdim_app.state`); display the app itself in a notebook, or
+    serve :meth:`template` with ``panel serve``.
+    """
+
+    def __init__(self, model: HLCModel | str | None = None, **params):
+        super().__init__(**params)
+        self.models = ModelState(model)
+        self.data = DataState()
+        self.scores = ScoresState(self.models, self.data)
+        self.tree = TreeView(self.models)
+        self.model_panel = ModelPanel(self.models)
+        self.selection = SelectionPanel(self.models)
+        self.regularity = RegularizationPanel(self.models)
+        self.dimensions = DimensionsPanel(self.models)
+        self.data_panel = DataPanel(self.data)
+        self.scores_panel = ScoresPanel(self.scores)
+        self.tabs = pn.Tabs(
+            ("Model & dimensions", self._model_tab()),
+            ("Data & scores", self._data_tab()),
+            dynamic=False,
+            sizing_mode="stretch_width",
+            css_classes=["effdim-tabs"],
+        )
+
+    def _model_tab(self):
+        return pn.Column(
+            pn.Row(
+                pn.Column(self.tree, sizing_mode="stretch_width", min_width=420),
+                self.selection,
+                sizing_mode="stretch_width",
+            ),
+            pn.Row(
+                pn.Column(self.dimensions, sizing_mode="stretch_width", min_width=460),
+                pn.Column(self.regularity, width=380),
+                sizing_mode="stretch_width",
+            ),
+            sizing_mode="stretch_width",
+        )
+
+    def _data_tab(self):
+        return pn.Row(
+            pn.Column(self.data_panel, width=330),
+            pn.Column(self.scores_panel, sizing_mode="stretch_width", min_width=520),
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self):
+        """Inline form (notebooks): the sidebar to the left of the tabs."""
+        return pn.Row(
+            pn.Column(self.model_panel, width=SIDEBAR_WIDTH),
+            self.tabs,
+            sizing_mode="stretch_width",
+        )
+
+    def template(self) -> pn.template.FastListTemplate:
+        """The served form: a FastListTemplate with the model controls in the sidebar."""
+        template = pn.template.FastListTemplate(
+            title=TITLE,
+            sidebar=[self.model_panel],
+            main=[self.tabs],
+            sidebar_width=SIDEBAR_WIDTH,
+            accent_base_color=ACCENT,
+            header_background=ACCENT,
+            theme_toggle=False,
+            main_layout=None,
+        )
+        template.config.raw_css.append(TEMPLATE_CSS)
+        return template
+
+
+def create_app(model: HLCModel | str | None = None) -> EffdimApp:
+    """A fresh dashboard (fresh state) for one session."""
+    return EffdimApp(model)

@@ -1,0 +1,59 @@
+"""Example models from Kocka & Zhang (2002) for the dashboard's preset menu.
+
+Each preset is model notation (parsed by :func:`effdim.parse_model`); nothing
+here computes a dimension: the dashboard asks the engine.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PRESETS", "PRESET_GROUPS", "TABLE1_LC", "DEFAULT_PRESET"]
+
+#: The LC models of the paper's Table 1, in the table's order.
+TABLE1_LC: tuple[str, ...] = (
+    "2:2,2",
+    "2:2,2,2",
+    "3:2,2,2",
+    "4:2,2,2",
+    "2:3,3",
+    "2:3,3,3",
+    "3:3,3,3",
+    "3:4,5",
+    "4:3,3,3",
+    "5:3,3,3",
+    "6:3,3,3",
+    "2:2,2,2,2",
+    "3:2,2,2,2",
+    "4:2,2,2,2",
+    "5:2,2,2,2",
+    "6:2,2,2,2",
+    "3:5,2,2",
+    "3:4,2,2",
+    "5:3,3,2",
+    "5:6,3,2",
+    "5:10,3,2",
+)
+
+FIGURE1 = "Figure 1: LC model 3:2,2,2,2"
+FIGURE2 = "Figure 2: HLC model 5,3,3:2,2,2,2,2"
+IRREGULAR = "Irregular HLC model (both rules of Lemma 4.1)"
+IRREGULAR_LC = "Irregular LC model 9:2,2,2,2 (Lemma 3.2)"
+
+#: Grouped for the preset menu: {group: {label: notation}}.
+PRESET_GROUPS: dict[str, dict[str, str]] = {
+    "Paper figures": {
+        FIGURE1: "3:2,2,2,2",
+        FIGURE2: "5(3(2,2),2,3(2,2))",
+    },
+    "Irregular examples": {
+        # H2 has 9 > (2*2*3)/3 = 4 states (shrink, Lemma 4.1); H3 has exactly
+        # two neighbours, one hidden, and |H3| = 4 >= min(4, 2): it is removed.
+        IRREGULAR: "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))",
+        IRREGULAR_LC: "9:2,2,2,2",
+    },
+    "Table 1 LC models": {f"Table 1: LC {lc}": lc for lc in TABLE1_LC},
+}
+
+#: Flat {label: notation}.
+PRESETS: dict[str, str] = {label: text for group in PRESET_GROUPS.values() for label, text in group.items()}
+
+DEFAULT_PRESET = FIGURE2

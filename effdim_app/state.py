@@ -1,0 +1,670 @@
+"""Session state of the dashboard as param classes (no Panel import here).
+
+Three objects make one session:
+
+* :class:`ModelState`: the edited HLC model, the selection, undo/redo, and
+  what the engine says about the model (regularity, the regular equivalent,
+  the dimension report). Every edit goes through an engine method of the
+  immutable :class:`effdim.HLCModel`; an edit the engine refuses leaves the
+  model as it was and sets :attr:`ModelState.message`.
+* :class:`DataState`: the loaded :class:`effdim.data.Dataset` (upload or
+  bundled); a bad file leaves the previous data in place.
+* :class:`ScoresState`: which model is scored against the data (an LC model
+  over all columns, or the edited model matched by leaf name), the sweep and
+  hill-climb runs (in a worker thread, with progress and cancel), and their
+  results. Results are keyed by what produced them and cleared the moment the
+  model or the data changes.
+
+The views (``effdim_app.views``) only display these parameters and call these
+methods, so everything here is testable without a browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import math
+import threading
+import time
+from functools import lru_cache
+from typing import Any
+
+import param
+
+from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+
+from . import presets
+
+__all__ = ["ModelState", "DataState", "ScoresState", "SCORES", "SCORE_LABELS"]
+
+#: FitResult attribute -> label, in display order.
+SCORE_LABELS: dict[str, str] = {
+    "bic": "BIC",
+    "bic_plus": "BIC+",
+    "cs": "CS",
+    "cs_plus": "CS+",
+    "aic": "AIC",
+}
+#: Score names the engine's hill climb accepts, in display order.
+SCORES: tuple[str, ...] = ("bic", "bic+", "cs", "cs+", "aic")
+
+_MESSAGE_KINDS = ["info", "success", "warning", "danger"]
+
+
+# ---------------------------------------------------------------- engine calls
+# Cached results are immutable and keyed by immutable models, so sharing them
+# between sessions is safe (and makes undo/redo and re-visits instant).
+@lru_cache(maxsize=512)
+def _violations(model: HLCModel) -> tuple:
+    from effdim.regularity import regularity_violations
+
+    return tuple(regularity_violations(model))
+
+
+@lru_cache(maxsize=512)
+def _regularize(model: HLCModel):
+    from effdim.regularity import regularize
+
+    return regularize(model)
+
+
+@lru_cache(maxsize=512)
+def _dimensions(model: HLCModel):
+    from effdim.dimensions import dimensions
+
+    return dimensions(model)
+
+
+def _error_text(err: BaseException) -> str:
+    text = str(err).strip()
+    return text or type(err).__name__
+
+
+class ModelState(param.Parameterized):
+    """The edited model, its selection and history, and the engine's verdicts."""
+
+    model = param.ClassSelector(class_=HLCModel, instantiate=False, doc="The model as edited.")
+    selected = param.String(default=None, allow_None=True, doc="Selected node of the edited model.")
+    auto_regularize = param.Boolean(
+        default=True,
+        doc="Compute dimensions on the regular equivalent (Lemma 4.1) when the model is irregular.",
+    )
+    highlight = param.String(
+        default=None, allow_None=True, doc="Hidden node whose local LC model is highlighted."
+    )
+
+    # derived: set by _recompute only
+    notation = param.String(default="", doc="Notation of the edited model.")
+    violations = param.List(default=[], doc="Regularity violations of the edited model.")
+    regularization = param.Parameter(default=None, doc="effdim Regularization, or None if regular.")
+    effective = param.ClassSelector(
+        class_=HLCModel, instantiate=False, doc="The model the dimensions are computed for."
+    )
+    report = param.Parameter(default=None, doc="effdim DimensionReport of `effective`.")
+    report_error = param.String(default="", doc="Why the report could not be computed.")
+    changed = param.Dict(default={}, doc="node -> what regularization did to it.")
+    highlight_nodes = param.List(default=[], doc="`highlight` and its neighbours.")
+    can_undo = param.Boolean(default=False)
+    can_redo = param.Boolean(default=False)
+    update_seconds = param.Number(default=0.0, doc="Time the last recomputation took.")
+
+    message = param.String(default="", doc="Outcome of the last action.")
+    message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
+
+    max_history = param.Integer(default=200, bounds=(1, None))
+
+    def __init__(self, model: HLCModel | str | None = None, **params):
+        if model is None:
+            model = presets.PRESETS[presets.DEFAULT_PRESET]
+        if isinstance(model, str):
+            model = parse_model(model)
+        params.setdefault("selected", model.root)
+        super().__init__(model=model, **params)
+        self._undo: list[HLCModel] = []
+        self._redo: list[HLCModel] = []
+        self._recompute()
+
+    # ------------------------------------------------------------ derived
+    @param.depends("model", "auto_regularize", watch=True)
+    def _recompute(self) -> None:
+        start = time.perf_counter()
+        model = self.model
+        violations = list(_violations(model))
+        regularization = _regularize(model) if violations else None
+        effective = regularization.model if (regularization is not None and self.auto_regularize) else model
+        report, error = None, ""
+        try:
+            report = _dimensions(effective)
+        except Exception as err:  # the engine names the problem; show it, keep the app alive
+            error = _error_text(err)
+        changed: dict[str, str] = {}
+        if regularization is not None:
+            kept = set(regularization.model.nodes)
+            for step in regularization.steps:
+                if step.node not in kept:
+                    changed[step.node] = "removed"
+                else:
+                    changed[step.node] = f"{model.card(step.node)} → {regularization.model.card(step.node)}"
+        selected = self.selected if self.selected in model else model.root
+        highlight = self.highlight if (self.highlight in effective and effective.is_hidden(self.highlight)) else None
+        self.param.update(
+            notation=str(model),
+            violations=violations,
+            regularization=regularization,
+            effective=effective,
+            report=report,
+            report_error=error,
+            changed=changed,
+            selected=selected,
+            highlight=highlight,
+            highlight_nodes=self._neighbourhood(effective, highlight),
+            can_undo=bool(self._undo),
+            can_redo=bool(self._redo),
+            update_seconds=time.perf_counter() - start,
+        )
+
+    @staticmethod
+    def _neighbourhood(model: HLCModel, node: str | None) -> list[str]:
+        if node is None:
+            return []
+        return [node, *model.neighbors(node)]
+
+    @param.depends("highlight", watch=True)
+    def _highlight_changed(self) -> None:
+        node = self.highlight
+        if node is not None and not (node in self.effective and self.effective.is_hidden(node)):
+            self.highlight = None
+            return
+        self.highlight_nodes = self._neighbourhood(self.effective, node)
+
+    @property
+    def is_regular(self) -> bool:
+        return not self.violations
+
+    # ------------------------------------------------------------ messages
+    def _say(self, text: str, kind: str = "info") -> None:
+        self.param.update(message=text, message_kind=kind)
+
+    def _refuse(self, err: BaseException, what: str) -> bool:
+        self._say(f"{what} refused: {_error_text(err)}. The model is unchanged.", "danger")
+        return False
+
+    # ------------------------------------------------------------ history
+    def _commit(self, new: HLCModel, what: str, select: str | None = None) -> bool:
+        if new == self.model:
+            if select is not None:
+                self.selected = select
+            self._say(f"{what}: nothing changed.", "info")
+            return True
+        self._undo.append(self.model)
+        del self._undo[: -self.max_history]
+        self._redo.clear()
+        with param.parameterized.batch_call_watchers(self):
+            if select is not None:
+                self.selected = select
+            self.model = new
+        self._say(what + ".", "success")
+        return True
+
+    def _edit(self, what: str, make, select: str | None = None) -> bool:
+        try:
+            new = make()
+        except (ModelError, ValueError, TypeError) as err:
+            return self._refuse(err, what)
+        return self._commit(new, what, select)
+
+    def undo(self) -> bool:
+        if not self._undo:
+            self._say("Nothing to undo.", "info")
+            return False
+        self._redo.append(self.model)
+        self.model = self._undo.pop()
+        self._say("Undone.", "info")
+        return True
+
+    def redo(self) -> bool:
+        if not self._redo:
+            self._say("Nothing to redo.", "info")
+            return False
+        self._undo.append(self.model)
+        self.model = self._redo.pop()
+        self._say("Redone.", "info")
+        return True
+
+    # ------------------------------------------------------------ selection
+    def select(self, node: str | None) -> None:
+        if node is not None and node not in self.model:
+            return
+        self.selected = node
+
+    def select_nearest(self, x: float, y: float, positions: dict[str, tuple[float, float]],
+                       max_distance: float = 0.45) -> str | None:
+        """Select the node of ``positions`` nearest to ``(x, y)`` (layout units).
+
+        Taps farther than ``max_distance`` from every node select nothing new.
+        """
+        if x is None or y is None or not positions:
+            return None
+        if any(isinstance(v, float) and math.isnan(v) for v in (x, y)):
+            return None
+        node, dist = min(
+            ((n, math.hypot(px - x, py - y)) for n, (px, py) in positions.items()), key=lambda t: t[1]
+        )
+        if dist > max_distance:
+            return None
+        self.select(node)
+        return node
+
+    # ------------------------------------------------------------ edits
+    def _need_selection(self) -> str | None:
+        if self.selected is None or self.selected not in self.model:
+            self._say("Select a node first (click it in the tree).", "warning")
+            return None
+        return self.selected
+
+    def _free_name(self, prefix: str) -> str:
+        k = 1
+        while f"{prefix}{k}" in self.model:
+            k += 1
+        return f"{prefix}{k}"
+
+    def set_card(self, card: int, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        return self._edit(f"Set |{node}| = {card}", lambda: self.model.with_card(node, int(card)))
+
+    def rename(self, new: str, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        new = (new or "").strip()
+        return self._edit(f"Rename {node} to {new!r}", lambda: self.model.renamed(node, new), select=new)
+
+    def add_observed_child(self, card: int = 2, name: str | None = None) -> bool:
+        node = self._need_selection()
+        if node is None:
+            return False
+        name = name or self._free_name("O")
+        return self._edit(
+            f"Add observed {name}:{card} under {node}",
+            lambda: self.model.with_child(node, name, int(card), hidden=False),
+            select=name,
+        )
+
+    def add_hidden_child(self, card: int = 2, leaves: int = 2, leaf_card: int = 2,
+                         name: str | None = None) -> bool:
+        node = self._need_selection()
+        if node is None:
+            return False
+        name = name or self._free_name("H")
+        leaf_names: dict[str, int] = {}
+        k = 1
+        while len(leaf_names) < leaves:
+            candidate = f"O{k}"
+            if candidate not in self.model and candidate != name:
+                leaf_names[candidate] = int(leaf_card)
+            k += 1
+        return self._edit(
+            f"Add hidden {name}:{card} with {leaves} leaves under {node}",
+            lambda: self.model.with_hidden_child(node, name, int(card), leaf_names),
+            select=name,
+        )
+
+    def delete(self, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        parent = self.model.parent(node)
+        what = f"Delete {node}" + (" and its subtree" if self.model.is_hidden(node) else "")
+        return self._edit(what, lambda: self.model.without(node), select=parent)
+
+    def make_root(self, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        return self._edit(f"Make {node} the root", lambda: self.model.rerooted(node), select=node)
+
+    def adopt_regular(self) -> bool:
+        """Replace the edited model by its regular equivalent (undoable)."""
+        if self.regularization is None:
+            self._say("The model is regular already.", "info")
+            return False
+        return self._commit(self.regularization.model, "Replaced by the regular equivalent")
+
+    def set_model(self, model: HLCModel, what: str = "Loaded model") -> bool:
+        return self._commit(model, what, select=model.root)
+
+    # ------------------------------------------------------------ loading
+    def load_notation(self, text: str) -> bool:
+        return self._edit("Model from notation", lambda: parse_model(text.strip()), select=None) and self._reselect()
+
+    def load_preset(self, label: str) -> bool:
+        if label not in presets.PRESETS:
+            self._say(f"No preset named {label!r}.", "danger")
+            return False
+        return self._edit(f"Preset {label}", lambda: parse_model(presets.PRESETS[label])) and self._reselect()
+
+    def load_json(self, data: str | bytes | dict[str, Any]) -> bool:
+        if isinstance(data, bytes):
+            try:
+                data = data.decode("utf-8")
+            except UnicodeDecodeError:
+                self._say("JSON import refused: the file is not UTF-8 text. The model is unchanged.", "danger")
+                return False
+        return self._edit("Model from JSON", lambda: model_from_json(data)) and self._reselect()
+
+    def _reselect(self) -> bool:
+        if self.selected not in self.model:
+            self.selected = self.model.root
+        return True
+
+    def to_json(self) -> str:
+        return json.dumps(model_to_json(self.model), indent=2) + "\n"
+
+
+class DataState(param.Parameterized):
+    """The loaded data set; a failed load keeps the previous one."""
+
+    dataset = param.Parameter(default=None, doc="effdim.data.Dataset or None.")
+    source = param.String(default="", doc="Where the data came from.")
+    max_bytes = param.Integer(default=10_000_000, bounds=(1, None), doc="Upload size limit.")
+    max_states = param.Integer(default=50, bounds=(2, None), doc="Most states a column may have.")
+    message = param.String(default="")
+    message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
+
+    def _loaded(self, dataset, source: str) -> bool:
+        self.param.update(dataset=dataset, source=source)
+        self.param.update(message=f"Loaded {source}: {self.describe()}.", message_kind="success")
+        return True
+
+    def _failed(self, source: str, err: BaseException) -> bool:
+        keep = f" Still using {self.source}." if self.dataset is not None else ""
+        self.param.update(message=f"Could not load {source}: {_error_text(err)}.{keep}", message_kind="danger")
+        return False
+
+    def load_upload(self, filename: str, content: bytes) -> bool:
+        """Validate an uploaded CSV with the engine's loader (its limits, its messages)."""
+        from effdim.data import DataError, load_csv
+
+        source = f"upload {filename!r}"
+        if content is None:
+            return self._failed(source, DataError("no file content received"))
+        if len(content) > self.max_bytes:
+            return self._failed(
+                source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
+            )
+        try:
+            dataset = load_csv(io.BytesIO(content), max_states=self.max_states, max_bytes=self.max_bytes)
+        except (DataError, ValueError, UnicodeDecodeError) as err:
+            return self._failed(source, err)
+        return self._loaded(dataset, source)
+
+    def load_bundled(self, name: str) -> bool:
+        from effdim import datasets
+
+        source = f"bundled data set {name!r}"
+        try:
+            dataset = datasets.load(name)
+        except (KeyError, ValueError, OSError) as err:
+            return self._failed(source, err)
+        return self._loaded(dataset, source)
+
+    def describe(self) -> str:
+        ds = self.dataset
+        if ds is None:
+            return "no data"
+        missing = f", {_number(ds.n_missing)} missing cells" if ds.n_missing else ""
+        return (f"{_number(ds.n_rows)} rows, {ds.n_patterns} distinct patterns over "
+                f"{len(ds.columns)} columns{missing}")
+
+    def columns_frame(self):
+        """One row per column: name, number of states, the states."""
+        import pandas as pd
+
+        ds = self.dataset
+        if ds is None:
+            return pd.DataFrame({"column": [], "states": [], "values": []})
+        return pd.DataFrame({
+            "column": list(ds.columns),
+            "states": [len(s) for s in ds.states],
+            "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
+        })
+
+
+def _number(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.2f}"
+
+
+class ScoresState(param.Parameterized):
+    """Score-vs-cardinality sweeps and hill climbs of the current model on the current data."""
+
+    models = param.ClassSelector(class_=ModelState, instantiate=False)
+    data = param.ClassSelector(class_=DataState, instantiate=False)
+
+    mapping = param.Selector(
+        default="lc",
+        objects=["lc", "model"],
+        doc="'lc': an LC model with one hidden root over all columns; "
+        "'model': the edited model, its leaves matched to columns by name.",
+    )
+    node = param.String(default=None, allow_None=True, doc="Hidden node whose cardinality is swept.")
+    card_min = param.Integer(default=1, bounds=(1, None))
+    card_max = param.Integer(default=0, bounds=(0, None), doc="0: up to the largest regular value.")
+    restarts = param.Integer(default=5, bounds=(1, 200))
+    seed = param.Integer(default=0, bounds=(0, None))
+    climb_score = param.Selector(default="cs+", objects=list(SCORES))
+
+    running = param.Boolean(default=False)
+    task = param.String(default="", doc="'sweep' or 'climb' while running.")
+    progress = param.Integer(default=0, bounds=(0, 100))
+    status = param.String(default="")
+    results = param.List(default=[], doc="FitResults of the last sweep (current model and data only).")
+    climb = param.Parameter(default=None, doc="HillClimb of the last climb (current model and data only).")
+    mismatch = param.List(default=[], doc="Problems matching the model's leaves to the data.")
+    leaf_map = param.List(default=[], doc="Rows (leaf, column, leaf states, column states) of the matching.")
+    message = param.String(default="")
+    message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
+
+    def __init__(self, models: ModelState, data: DataState, **params):
+        super().__init__(models=models, data=data, **params)
+        self._cancel: threading.Event | None = None
+        self._key_of_results = None
+        models.param.watch(self._inputs_changed, ["effective"])
+        data.param.watch(self._inputs_changed, ["dataset"])
+        self.param.watch(self._inputs_changed, ["mapping"])
+        self._inputs_changed()
+
+    # ------------------------------------------------------------ inputs
+    def scored_model(self) -> HLCModel | None:
+        """The model scored against the data (None: the engine's LC model over all columns)."""
+        if self.mapping == "lc":
+            return None
+        return self.models.effective
+
+    def hidden_choices(self) -> list[str]:
+        model = self.scored_model()
+        return [] if model is None else list(model.hidden)
+
+    def key(self):
+        """What results depend on; results with another key are stale."""
+        return (self.mapping, self.scored_model(), id(self.data.dataset), self.node)
+
+    def _inputs_changed(self, *events) -> None:
+        choices = self.hidden_choices()
+        node = self.node if self.node in choices else (choices[0] if choices else None)
+        stale = bool(self.results) or self.climb is not None
+        if self._cancel is not None and self.running:
+            self._cancel.set()
+        mismatch, leaf_map = self._check_mapping()
+        with param.parameterized.batch_call_watchers(self):
+            self.node = node
+            self.mismatch = mismatch
+            self.leaf_map = leaf_map
+            if stale:
+                self.results = []
+                self.climb = None
+                self.status = "Earlier results were cleared: the model, the data or the mapping changed."
+
+    @param.depends("node", watch=True)
+    def _node_changed(self) -> None:
+        if self.results and self._key_of_results != self.key():
+            self.param.update(results=[], climb=None, status="Earlier results were cleared: another node is swept.")
+
+    def _check_mapping(self) -> tuple[list[str], list[tuple]]:
+        """The engine's verdict on matching the model's leaves to the data columns."""
+        dataset = self.data.dataset
+        model = self.scored_model()
+        if dataset is None or model is None:
+            return [], []
+        from effdim.data import DataError, check_matches_model, resolve_mapping
+
+        try:
+            resolved = resolve_mapping(dataset, model)
+        except DataError as err:
+            return [_error_text(err)], []
+        rows = [(leaf, col, model.card(leaf), len(dataset.states[dataset.index(col)]))
+                for leaf, col in resolved.items()]
+        unused = [c for c in dataset.columns if c not in resolved.values()]
+        problems = []
+        try:
+            check_matches_model(dataset, model)
+        except DataError as err:
+            problems.append(_error_text(err))
+        if unused:
+            rows += [("—", c, None, len(dataset.states[dataset.index(c)])) for c in unused]
+        return problems, rows
+
+    # ------------------------------------------------------------ runs
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status = "Cancelling…"
+
+    def _ready(self) -> bool:
+        if self.running:
+            self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
+            return False
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        if self.mismatch:
+            self.param.update(
+                message="The model does not match the data: " + "; ".join(self.mismatch), message_kind="danger"
+            )
+            return False
+        return True
+
+    def _cards(self) -> list[int] | None:
+        if self.card_max == 0:
+            return None
+        if self.card_max < self.card_min:
+            return None
+        return list(range(self.card_min, self.card_max + 1))
+
+    async def _run(self, task: str, work) -> Any:
+        """Run ``work(progress, cancel)`` in a thread; keep the event loop free."""
+        from effdim.search import Cancelled
+
+        key = self.key()
+        cancel = threading.Event()
+        ticks = [0, 0]
+
+        def progress(done: int, total: int) -> None:  # called in the worker thread
+            ticks[0], ticks[1] = done, total
+
+        self._cancel = cancel
+        self.param.update(running=True, task=task, progress=0, status=f"{task.capitalize()} started…", message="")
+        outcome = None
+        try:
+            future = asyncio.ensure_future(asyncio.to_thread(work, progress, cancel))
+            while not future.done():
+                await asyncio.wait([future], timeout=0.2)
+                done, total = ticks
+                if total:
+                    self.param.update(progress=min(100, int(100 * done / total)),
+                                      status=f"{task.capitalize()}: {done} of {total} fits done")
+            outcome = future.result()
+        except Cancelled:
+            self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
+            outcome = None
+        except Exception as err:  # engine errors name the culprit; show them inline
+            self.param.update(status=f"{task.capitalize()} failed.", progress=0,
+                              message=f"{task.capitalize()} failed: {_error_text(err)}", message_kind="danger")
+            outcome = None
+        finally:
+            self._cancel = None
+            self.param.update(running=False, task="")
+        if outcome is not None and key != self.key():
+            self.param.update(status=f"{task.capitalize()} finished, but the model or data changed meanwhile: "
+                                     "result discarded.", progress=0)
+            return None
+        return outcome
+
+    async def run_sweep(self) -> list | None:
+        if not self._ready():
+            return None
+        from effdim.search import sweep
+
+        dataset, model, node, cards = self.data.dataset, self.scored_model(), self.node, self._cards()
+        restarts, seed = self.restarts, self.seed
+        self.param.update(results=[], climb=None)
+
+        def work(progress, cancel):
+            return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed,
+                         progress=progress, cancel=cancel)
+
+        results = await self._run("sweep", work)
+        if results is not None:
+            self._key_of_results = self.key()
+            self.param.update(results=list(results), progress=100,
+                              status=f"Sweep done: {len(results)} cardinalities scored.")
+        return results
+
+    async def run_climb(self) -> Any:
+        if not self._ready():
+            return None
+        model = self.scored_model()
+        if model is None:
+            self.param.update(message="Hill climbing needs the model mapping (an HLC model over the data).",
+                              message_kind="warning")
+            return None
+        from effdim.search import hill_climb
+
+        dataset, score, restarts, seed = self.data.dataset, self.climb_score, self.restarts, self.seed
+        self.param.update(results=[], climb=None)
+
+        def work(progress, cancel):
+            return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed,
+                              progress=progress, cancel=cancel)
+
+        climb = await self._run("climb", work)
+        if climb is not None:
+            self._key_of_results = self.key()
+            self.param.update(climb=climb, progress=100, status=f"Hill climb done: {len(climb.path)} steps.")
+        return climb
+
+    # ------------------------------------------------------------ outputs
+    def results_frame(self):
+        import pandas as pd
+
+        rows = [r.to_json() for r in self.results]
+        frame = pd.DataFrame(rows)
+        return frame
+
+    def best(self) -> dict[str, tuple[int, float]]:
+        """score attribute -> (card, value) of the best cardinality for each score."""
+        out: dict[str, tuple[int, float]] = {}
+        for attr in SCORE_LABELS:
+            scored = [(getattr(r, attr), r.card) for r in self.results
+                      if getattr(r, attr) is not None and not math.isnan(getattr(r, attr))]
+            if scored:
+                value, card = max(scored)
+                out[attr] = (card, value)
+        return out
+
+    def results_csv(self) -> str:
+        if not self.results:
+            return ""
+        return self.results_frame().to_csv(index=False)

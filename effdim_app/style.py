@@ -1,0 +1,35 @@
+"""Stylesheets. Panel 1.x renders every component in its own shadow DOM, so
+each pane that uses these classes gets the sheet through ``stylesheets=``."""
+
+ACCENT = "#1d4e89"
+
+HTML_CSS = """
+.effdim-h { margin: 4px 0 2px 0; font-size: 1.05em; font-weight: 600; color: #1d4e89; }
+.effdim-stats { display: flex; gap: 10px; flex-wrap: wrap; margin: 4px 0; }
+.effdim-stat { flex: 1 1 110px; min-width: 110px; border: 1px solid #d5dde8; border-radius: 6px;
+  padding: 6px 10px; background: #f7f9fc; cursor: help; }
+.effdim-stat-label { font-size: 0.82em; color: #4a5a6a; white-space: nowrap; }
+.effdim-stat-value { font-size: 1.65em; font-weight: 700; color: #1b2631; text-align: right;
+  font-variant-numeric: tabular-nums; }
+.effdim-i { color: #1d4e89; font-size: 0.9em; }
+.effdim-badge { display: inline-block; font-size: 0.75em; padding: 1px 7px; border-radius: 9px;
+  float: left; margin-top: -1.7em; }
+.effdim-proven { background: #d8f0dd; color: #1e6b34; }
+.effdim-probable { background: #fdebd0; color: #8a5200; }
+.effdim-corollary { margin: 4px 0; padding: 5px 10px; background: #eef3f9; border-left: 4px solid #1d4e89;
+  font-variant-numeric: tabular-nums; }
+.effdim-error { color: #a4161a; font-weight: 600; }
+.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 0.85em; color: #333; }
+.effdim-legend span { display: inline-flex; align-items: center; gap: 4px; }
+.effdim-sel { line-height: 1.45; }
+.effdim-timing { color: #667; }
+.effdim-status { color: #333; }
+"""
+
+CARD_CSS = """
+:host(.effdim-card) { border: 1px solid #d5dde8; border-radius: 6px; background: #fbfcfe; padding: 4px; }
+"""
+
+TEMPLATE_CSS = """
+#header .title, .title { font-weight: 600; }
+"""

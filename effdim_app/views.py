@@ -1,0 +1,659 @@
+"""Panel views of the dashboard; each displays state and calls state methods.
+
+Every view is a :class:`panel.viewable.Viewer` over the param classes of
+:mod:`effdim_app.state`. Views never compute anything about a model
+themselves: the state asks the engine, the views show the answers.
+"""
+
+from __future__ import annotations
+
+import io
+
+import holoviews as hv
+import pandas as pd
+import panel as pn
+import param
+from panel.viewable import Viewer
+
+from . import explain, presets
+from .style import CARD_CSS, HTML_CSS
+from .state import SCORE_LABELS, SCORES, DataState, ModelState, ScoresState
+
+__all__ = [
+    "ModelPanel",
+    "SelectionPanel",
+    "RegularizationPanel",
+    "DimensionsPanel",
+    "DataPanel",
+    "ScoresPanel",
+]
+
+SCORE_COLORS = {
+    "bic": "#1f77b4",
+    "bic_plus": "#17becf",
+    "cs": "#d62728",
+    "cs_plus": "#ff7f0e",
+    "aic": "#7f7f7f",
+}
+CLIMB_LABELS = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
+
+
+def _html(obj="", **params) -> pn.pane.HTML:
+    """An HTML pane that knows the dashboard's classes."""
+    params.setdefault("stylesheets", [HTML_CSS])
+    return pn.pane.HTML(obj, **params)
+
+
+def _alert(obj: param.Parameterized) -> pn.pane.Alert:
+    """An alert showing ``obj.message`` in the colour of ``obj.message_kind``; hidden when empty."""
+    alert = pn.pane.Alert(obj.message, alert_type=obj.message_kind, visible=bool(obj.message),
+                          sizing_mode="stretch_width", margin=(5, 5))
+
+    def update(*_):
+        alert.param.update(object=obj.message, alert_type=obj.message_kind, visible=bool(obj.message))
+
+    obj.param.watch(update, ["message", "message_kind"])
+    return alert
+
+
+def _heading(text: str, help_text: str | None = None) -> pn.viewable.Viewable:
+    title = _html(f"<h3 class='effdim-h'>{text}</h3>", margin=(5, 5, 0, 5))
+    if help_text is None:
+        return title
+    return pn.Row(title, pn.widgets.TooltipIcon(value=help_text, margin=(14, 0, 0, 0)), margin=0)
+
+
+# ====================================================================== model
+class ModelPanel(Viewer):
+    """Sidebar: presets, notation box, JSON import/export, auto-regularize, undo/redo."""
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.preset = pn.widgets.Select(
+            label="Preset",
+            groups={g: list(items) for g, items in presets.PRESET_GROUPS.items()},
+            value=presets.DEFAULT_PRESET,
+            sizing_mode="stretch_width",
+        )
+        self.load_preset = pn.widgets.Button(label="Load preset", color="primary", sizing_mode="stretch_width")
+        self.load_preset.on_click(lambda _: state.load_preset(self.preset.value))
+        self.notation = pn.widgets.TextAreaInput(
+            label="Model notation", value=state.notation, height=90, sizing_mode="stretch_width",
+            placeholder="3:2,2,2,2  or  5(3(2,2),2,3(2,2))  or  H1:5(H2:3(O1:2,O2:2),O3:2)",
+            css_classes=["effdim-notation"],
+        )
+        self.apply = pn.widgets.Button(label="Apply notation", color="primary", sizing_mode="stretch_width")
+        self.apply.on_click(self._apply_notation)
+        state.param.watch(lambda e: setattr(self.notation, "value", e.new), "notation")
+
+        self.export = pn.widgets.FileDownload(
+            label="Export JSON", callback=lambda: io.StringIO(state.to_json()), filename="model.json",
+            sizing_mode="stretch_width", embed=False,
+        )
+        self.import_json = pn.widgets.FileInput(accept=".json,application/json", sizing_mode="stretch_width")
+        self.import_json.param.watch(self._import, "value")
+
+        self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5))
+        self.undo = pn.widgets.Button(label="↶ Undo", sizing_mode="stretch_width", disabled=not state.can_undo)
+        self.redo = pn.widgets.Button(label="↷ Redo", sizing_mode="stretch_width", disabled=not state.can_redo)
+        self.undo.on_click(lambda _: state.undo())
+        self.redo.on_click(lambda _: state.redo())
+        state.param.watch(lambda e: setattr(self.undo, "disabled", not e.new), "can_undo")
+        state.param.watch(lambda e: setattr(self.redo, "disabled", not e.new), "can_redo")
+
+    def _apply_notation(self, _=None) -> None:
+        text = self.notation.value_input if self.notation.value_input is not None else self.notation.value
+        self.state.load_notation(text or "")
+
+    def _import(self, event) -> None:
+        if event.new:
+            self.state.load_json(event.new)
+
+    def __panel__(self):
+        return pn.Column(
+            _heading("Model"),
+            self.preset,
+            self.load_preset,
+            self.notation,
+            self.apply,
+            pn.Row(self.undo, self.redo, sizing_mode="stretch_width"),
+            pn.Row(
+                self.auto,
+                _html("<b>Auto-regularize</b> (Lemma 4.1)", margin=(10, 0, 0, 0)),
+                pn.widgets.TooltipIcon(value=explain.regularity_rules_markdown(), margin=(12, 0, 0, 0)),
+            ),
+            _heading("JSON"),
+            self.export,
+            _html("<small>Import a model saved as JSON:</small>", margin=(0, 5)),
+            self.import_json,
+            sizing_mode="stretch_width",
+        )
+
+
+class SelectionPanel(Viewer):
+    """Controls acting on the selected node."""
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.info = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-selinfo"])
+        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=110)
+        self.set_card = pn.widgets.Button(label="Set", width=60, margin=(24, 5, 5, 5))
+        self.name_input = pn.widgets.TextInput(label="Name", width=110)
+        self.rename = pn.widgets.Button(label="Rename", width=80, margin=(24, 5, 5, 5))
+        self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=140)
+        self.add_obs = pn.widgets.Button(label="+ Observed child", sizing_mode="stretch_width")
+        self.add_hid = pn.widgets.Button(label="+ Hidden child", sizing_mode="stretch_width")
+        self.delete = pn.widgets.Button(label="Delete", color="danger", sizing_mode="stretch_width")
+        self.make_root = pn.widgets.Button(label="Make root", sizing_mode="stretch_width")
+        self.message = _alert(state)
+
+        self.card.param.watch(self._card_entered, "value")
+        self.set_card.on_click(lambda _: state.set_card(self.card.value))
+        self.rename.on_click(lambda _: state.rename(self.name_input.value_input or self.name_input.value))
+        self.add_obs.on_click(lambda _: state.add_observed_child(card=self.new_card.value))
+        self.add_hid.on_click(lambda _: state.add_hidden_child(card=self.new_card.value))
+        self.delete.on_click(lambda _: state.delete())
+        self.make_root.on_click(lambda _: state.make_root())
+        self._syncing = False
+        state.param.watch(self._sync, ["selected", "model"])
+        self._sync()
+
+    def _card_entered(self, event) -> None:
+        if self._syncing:
+            return
+        node = self.state.selected
+        if node is not None and node in self.state.model and event.new is not None \
+                and event.new != self.state.model.card(node):
+            self.state.set_card(event.new)
+
+    def _sync(self, *_) -> None:
+        state, node = self.state, self.state.selected
+        model = state.model
+        self._syncing = True
+        try:
+            if node is None or node not in model:
+                self.info.object = "<p>Click a node in the tree to select it.</p>"
+                for w in (self.card, self.set_card, self.name_input, self.rename, self.add_obs, self.add_hid,
+                          self.delete, self.make_root):
+                    w.disabled = True
+                return
+            hidden = model.is_hidden(node)
+            kind = "hidden" if hidden else "observed"
+            ne = ", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node))
+            role = " (root)" if node == model.root else ""
+            self.info.object = (
+                f"<div class='effdim-sel'><b>Selected: {node}</b>{role}<br>"
+                f"{kind}, {model.card(node)} states<br><small>Ne({node}) = {{{ne}}}</small></div>"
+            )
+            self.card.param.update(value=model.card(node), start=1 if hidden else 2, disabled=False)
+            self.name_input.param.update(value=node, disabled=False)
+            self.set_card.disabled = False
+            self.rename.disabled = False
+            self.add_obs.disabled = not hidden
+            self.add_hid.disabled = not hidden
+            self.make_root.disabled = (not hidden) or node == model.root
+            self.delete.disabled = node == model.root
+        finally:
+            self._syncing = False
+
+    def __panel__(self):
+        return pn.Column(
+            _heading("Selected node", "Click a node in the tree. Edits the engine refuses leave the model unchanged "
+                     "and say why below."),
+            self.info,
+            pn.Row(self.card, self.set_card, margin=0),
+            pn.Row(self.name_input, self.rename, margin=0),
+            self.new_card,
+            pn.Row(self.add_obs, self.add_hid, margin=0, sizing_mode="stretch_width"),
+            pn.Row(self.make_root, self.delete, margin=0, sizing_mode="stretch_width"),
+            self.message,
+            width=300,
+            css_classes=["effdim-card"],
+            stylesheets=[CARD_CSS],
+        )
+
+
+# ============================================================= regularization
+class RegularizationPanel(Viewer):
+    """Regular or not; with auto-regularize, the regular equivalent and the step log."""
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5))
+        self.steps = pn.widgets.Tabulator(
+            pd.DataFrame(columns=["step", "node", "rule", "old → new", "what happened"]),
+            show_index=False, disabled=True, selectable=False, sizing_mode="stretch_width",
+            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"],
+            header_tooltips={
+                "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
+                        "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
+            },
+        )
+        self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent",
+                                       visible=False, color="warning")
+        self.adopt.on_click(lambda _: state.adopt_regular())
+        state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
+        self._update()
+
+    def _update(self, *_) -> None:
+        state = self.state
+        if state.is_regular:
+            self.summary.param.update(
+                alert_type="success",
+                object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
+                       "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
+            )
+            self.steps.visible = False
+            self.adopt.visible = False
+            return
+        reasons = "\n".join(f"- {v.message}" for v in state.violations)
+        reg = state.regularization
+        if state.auto_regularize:
+            self.summary.param.update(
+                alert_type="warning",
+                object=f"**Irregular; dimensions are those of the regular equivalent** "
+                       f"`{reg.model}` (same distributions over the observed variables, so the same de; "
+                       f"Lemma 4.1). Why:\n{reasons}",
+            )
+            rows = [
+                {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}",
+                 "what happened": s.text}
+                for i, s in enumerate(reg.steps)
+            ]
+            self.steps.value = pd.DataFrame(rows)
+            self.steps.visible = True
+            self.adopt.visible = True
+        else:
+            self.summary.param.update(
+                alert_type="danger",
+                object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
+                       f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
+            )
+            self.steps.visible = False
+            self.adopt.visible = False
+
+    def __panel__(self):
+        return pn.Column(
+            _heading("Regularity", explain.regularity_rules_markdown()),
+            self.summary, self.steps, self.adopt,
+            sizing_mode="stretch_width",
+        )
+
+
+# ================================================================ dimensions
+class DimensionsPanel(Viewer):
+    """Totals, the per-hidden-node table (row click highlights), and the rules behind each number."""
+
+    COLUMNS = ["hidden", "LC model", "ds", "de", "dc", "dp", "db", "binding", "deficit"]
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.totals = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-totals"])
+        self.table = pn.widgets.Tabulator(
+            pd.DataFrame(columns=self.COLUMNS), show_index=False, disabled=True, selectable=1,
+            sizing_mode="stretch_width", layout="fit_data_stretch", header_tooltips=explain.COLUMN_TOOLTIPS,
+            text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            css_classes=["effdim-dims"], height=None, min_height=80,
+        )
+        self.corollary = _html("", sizing_mode="stretch_width", margin=(0, 5))
+        self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.row_note = pn.pane.Markdown("*Click a row of the table to see where its numbers come from, and to "
+                                         "highlight the hidden node and its neighbours in the tree.*",
+                                         sizing_mode="stretch_width")
+        self.explain_card = pn.Card(
+            self.totals_note, title="Where do these numbers come from?", collapsed=True,
+            sizing_mode="stretch_width", margin=(5, 5),
+        )
+        self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
+                                sizing_mode="stretch_width", margin=(5, 5))
+        self.timing = _html("", margin=(0, 5))
+        self._hidden_rows: list[str] = []
+        self._syncing = False
+        self.table.param.watch(self._row_selected, "selection")
+        state.param.watch(self._update, ["report", "report_error", "effective"])
+        state.param.watch(self._sync_selection, ["highlight"])
+        self._update()
+
+    def _update(self, *_) -> None:
+        state = self.state
+        report = state.report
+        if report is None:
+            self.totals.object = f"<div class='effdim-error'>No dimensions: {state.report_error}</div>"
+            self.table.value = pd.DataFrame(columns=self.COLUMNS)
+            self.corollary.object = ""
+            return
+        gap = report.ds - report.de
+        badge = "proven" if report.de_status == "proven" else "probable"
+
+        def stat(key, label, value, extra=""):
+            tip = explain.TOTAL_TOOLTIPS[key]
+            return (f"<div class='effdim-stat' title='{tip}'><div class='effdim-stat-label'>{label} "
+                    f"<span class='effdim-i'>ⓘ</span></div><div class='effdim-stat-value' data-stat='{key}'>"
+                    f"{value}</div>{extra}</div>")
+
+        self.totals.object = (
+            "<div class='effdim-stats'>"
+            + stat("ds", "ds · standard", report.ds)
+            + stat("de", "de · effective", report.de, f"<div class='effdim-badge effdim-{badge}'>{badge}</div>")
+            + stat("dc", "dc · complete", report.dc)
+            + stat("gap", "ds − de", gap)
+            + "</div>"
+        )
+        rows = [
+            {"hidden": r.hidden, "LC model": r.lc, "ds": r.ds, "de": r.de, "dc": r.dc, "dp": r.dp, "db": r.db,
+             "binding": r.binding, "deficit": r.deficit}
+            for r in report.local
+        ]
+        self._hidden_rows = [r.hidden for r in report.local]
+        self._syncing = True
+        try:
+            self.table.param.update(value=pd.DataFrame(rows, columns=self.COLUMNS), selection=[])
+        finally:
+            self._syncing = False
+        total = sum(r.deficit for r in report.local)
+        terms = " + ".join(str(r.deficit) for r in report.local)
+        if len(report.local) > 1:
+            holds = total == gap
+            self.corollary.object = (
+                f"<div class='effdim-corollary' title='Corollary 4.1: for a regular HLC model, ds - de is the sum "
+                f"of the deficits of the local LC models.'><b>Corollary 4.1:</b> Σ deficits = {terms} = "
+                f"<b>{total}</b> {'=' if holds else '≠'} ds − de = {gap}"
+                + ("" if holds else " (Corollary 4.1 needs a regular model)") + "</div>"
+            )
+        else:
+            self.corollary.object = ("<div class='effdim-corollary'>An LC model: its single row is the whole model "
+                                     "(Table 1).</div>")
+        self.totals_note.object = explain.totals_markdown(state.effective, report)
+        self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
+        self._sync_selection()
+
+    def _row_selected(self, event) -> None:
+        if self._syncing:
+            return
+        if event.new:
+            i = event.new[0]
+            if 0 <= i < len(self._hidden_rows):
+                self.state.highlight = self._hidden_rows[i]
+                return
+        self.state.highlight = None
+
+    def _sync_selection(self, *_) -> None:
+        node = self.state.highlight
+        report = self.state.report
+        want = [self._hidden_rows.index(node)] if node in self._hidden_rows else []
+        if self.table.selection != want:
+            self._syncing = True
+            try:
+                self.table.selection = want
+            finally:
+                self._syncing = False
+        if node is not None and report is not None:
+            row = next(r for r in report.local if r.hidden == node)
+            self.row_note.object = explain.local_markdown(self.state.effective, row)
+            self.row_card.title = f"Row {node} explained"
+        else:
+            self.row_note.object = ("*Click a row of the table to see where its numbers come from, and to "
+                                    "highlight the hidden node and its neighbours in the tree.*")
+            self.row_card.title = "The selected row, explained"
+
+    def __panel__(self):
+        return pn.Column(
+            pn.Row(_heading("Dimensions", "Hover a number for its rule; open the notes below for the "
+                                          "full derivation."), pn.layout.HSpacer(), self.timing,
+                   sizing_mode="stretch_width"),
+            self.totals,
+            self.table,
+            self.corollary,
+            self.row_card,
+            self.explain_card,
+            sizing_mode="stretch_width",
+        )
+
+
+# ====================================================================== data
+class DataPanel(Viewer):
+    """Upload a CSV or pick a bundled data set; the loader's messages inline."""
+
+    def __init__(self, state: DataState, **params):
+        super().__init__(**params)
+        self.state = state
+        limit_mb = max(1, state.max_bytes // 1_000_000)
+        self.upload = pn.widgets.FileDropper(
+            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
+            multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
+        )
+        self.upload.param.watch(self._uploaded, "value")
+        self._seen: set[tuple[str, int]] = set()
+        from effdim import datasets
+
+        names = list(datasets.names())
+        self.bundled = pn.widgets.Select(label="Bundled data set", options=names,
+                                         value=names[0] if names else None, sizing_mode="stretch_width")
+        self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
+        self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
+        self.summary = pn.pane.Markdown("No data loaded yet.", sizing_mode="stretch_width")
+        self.columns = pn.widgets.Tabulator(state.columns_frame(), show_index=False, disabled=True,
+                                            selectable=False, sizing_mode="stretch_width",
+                                            layout="fit_data_stretch", max_height=220, visible=False)
+        self.message = _alert(state)
+        state.param.watch(self._update, ["dataset"])
+
+    def _uploaded(self, event) -> None:
+        for name, content in (event.new or {}).items():
+            if isinstance(content, str):
+                content = content.encode("utf-8")
+            key = (name, len(content))
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            self.state.load_upload(name, content)
+
+    def _update(self, *_) -> None:
+        ds = self.state.dataset
+        if ds is None:
+            return
+        self.summary.object = f"**{self.state.source}**: {self.state.describe()}."
+        self.columns.param.update(value=self.state.columns_frame(), visible=True)
+
+    def __panel__(self):
+        limit = f"{self.state.max_bytes / 1e6:.0f} MB"
+        return pn.Column(
+            _heading("Data", f"A CSV file with a header row; one column per observed variable, categorical values "
+                             f"(at most {self.state.max_states} states each); an optional 'count' column of "
+                             f"pattern counts; at most {limit}."),
+            _html(f"<small>Upload a CSV file (at most {limit}) …</small>", margin=(0, 5)),
+            self.upload,
+            _html("<small>… or pick a bundled data set:</small>", margin=(0, 5)),
+            self.bundled,
+            self.load_bundled,
+            self.message,
+            self.summary,
+            self.columns,
+            sizing_mode="stretch_width",
+        )
+
+
+# ==================================================================== scores
+class ScoresPanel(Viewer):
+    """Mapping, sweep and hill climb controls, progress, curves, table, CSV download."""
+
+    def __init__(self, state: ScoresState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.mapping = pn.widgets.RadioButtonGroup(
+            options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
+            value=state.mapping, sizing_mode="stretch_width",
+        )
+        self.mapping.link(state, value="mapping")
+        self.leaf_map = pn.widgets.Tabulator(pd.DataFrame(columns=["leaf", "column", "leaf states",
+                                                                   "column states"]),
+                                             show_index=False, disabled=True, selectable=False,
+                                             sizing_mode="stretch_width", layout="fit_data_stretch",
+                                             max_height=200, visible=False)
+        self.mismatch = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
+        self.node = pn.widgets.Select(label="Hidden node to sweep", options=[], sizing_mode="stretch_width")
+        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
+        self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = largest regular)",
+                                                       width=150)
+        self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90)
+        self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
+        self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
+        self.climb_score = pn.widgets.Select(label="Hill-climb score", options={v: k for k, v in
+                                                                                CLIMB_LABELS.items()},
+                                             value=state.climb_score, width=130)
+        self.climb_score.link(state, value="climb_score")
+        self.climb = pn.widgets.Button(label="⛰ Hill climb", width=130, margin=(24, 5, 5, 5))
+        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
+        self.run.on_click(self._run_sweep)
+        self.climb.on_click(self._run_climb)
+        self.cancel.on_click(lambda _: state.cancel())
+        self.progress = pn.indicators.Progress(value=0, max=100, active=False, sizing_mode="stretch_width",
+                                               height=18, margin=(10, 10))
+        self.status = _html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
+        self.message = _alert(state)
+        self.plot = pn.pane.HoloViews(
+            hv.DynamicMap(pn.bind(self._curves, results=state.param.results, climb=state.param.climb)),
+            sizing_mode="stretch_width", height=330, css_classes=["effdim-curves"],
+        )
+        self.table = pn.widgets.Tabulator(pd.DataFrame(), show_index=False, disabled=True, selectable=False,
+                                          sizing_mode="stretch_width", layout="fit_data_stretch",
+                                          css_classes=["effdim-results"], visible=False)
+        self.download = pn.widgets.FileDownload(label="Download curves (CSV)", callback=self._csv,
+                                                filename="effdim-scores.csv", embed=False, visible=False,
+                                                width=220)
+        self.path = pn.widgets.Tabulator(pd.DataFrame(), show_index=False, disabled=True, selectable=False,
+                                         sizing_mode="stretch_width", layout="fit_data_stretch", visible=False)
+        state.param.watch(self._update_inputs, ["mismatch", "leaf_map", "node", "mapping"])
+        state.models.param.watch(self._update_inputs, ["effective"])
+        state.param.watch(self._update_running, ["running", "progress", "status"])
+        state.param.watch(self._update_results, ["results", "climb"])
+        self._update_inputs()
+        self._update_running()
+        self._update_results()
+
+    async def _run_sweep(self, _=None) -> None:
+        await self.state.run_sweep()
+
+    async def _run_climb(self, _=None) -> None:
+        await self.state.run_climb()
+
+    def _csv(self):
+        return io.StringIO(self.state.results_csv())
+
+    def _update_inputs(self, *_) -> None:
+        state = self.state
+        choices = state.hidden_choices()
+        self.node.param.update(options=choices, value=state.node if state.node in choices else None,
+                               visible=state.mapping == "model")
+        self.climb.disabled = state.mapping != "model" or state.running
+        self.climb_score.disabled = state.mapping != "model"
+        if state.leaf_map:
+            frame = pd.DataFrame(state.leaf_map, columns=["leaf", "column", "leaf states", "column states"])
+            frame["leaf states"] = frame["leaf states"].astype("Int64")
+            self.leaf_map.param.update(value=frame, visible=True)
+        else:
+            self.leaf_map.visible = False
+        text = "\n".join(f"- {m}" for m in state.mismatch)
+        self.mismatch.param.update(object=f"**The model does not match the data:**\n{text}" if text else "",
+                                   visible=bool(text))
+
+    def _update_running(self, *_) -> None:
+        state = self.state
+        self.progress.param.update(value=state.progress, active=state.running and state.progress == 0)
+        self.status.object = state.status
+        self.run.disabled = state.running
+        self.climb.disabled = state.running or state.mapping != "model"
+        self.cancel.disabled = not state.running
+
+    def _update_results(self, *_) -> None:
+        state = self.state
+        if state.results:
+            frame = state.results_frame()
+            keep = [c for c in ["card", "loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"]
+                    if c in frame.columns]
+            frame = frame[keep].rename(columns={"card": "|H|", **SCORE_LABELS})
+            floats = {c: {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
+                      for c in ["loglik", *SCORE_LABELS.values()] if c in frame.columns}
+            self.table.param.update(value=frame, formatters=floats, visible=True)
+            self.download.visible = True
+        else:
+            self.table.visible = False
+            self.download.visible = False
+        climb = state.climb
+        if climb is not None:
+            self.path.param.update(value=pd.DataFrame([_step_row(s) for s in climb.path]), visible=True)
+        else:
+            self.path.visible = False
+
+    def _curves(self, results, climb):
+        opts = dict(responsive=True, min_height=280, show_grid=True, xlabel="cardinality of the swept node",
+                    ylabel="score (higher is better)", toolbar="above", default_tools=["save", "reset"])
+        overlay_opts = dict(opts, legend_position="right")
+        if climb is not None and not results:
+            rows = [_step_row(s) for s in climb.path]
+            frame = pd.DataFrame(rows)
+            if "score" in frame:
+                frame["step"] = range(len(frame))
+                curve = hv.Curve(frame, "step", "score", label="hill-climb path").opts(
+                    color="#d62728", line_width=2, tools=["hover"])
+                pts = hv.Scatter(frame, "step", ["score", "cards"]).opts(color="#d62728", size=8, tools=["hover"])
+                return (curve * pts).opts(hv.opts.Overlay(title="Hill climb: score at each step", **{
+                    **overlay_opts, "xlabel": "step"}))
+        if not results:
+            return hv.Curve([], "cardinality", "score").opts(
+                title="Run a sweep to see BIC, BIC+, CS, CS+ and AIC against the cardinality", **opts)
+        frame = self.state.results_frame()
+        best = self.state.best()
+        layers = []
+        for attr, label in SCORE_LABELS.items():
+            if attr not in frame:
+                continue
+            color = SCORE_COLORS[attr]
+            layers.append(hv.Curve(frame, "card", (attr, "score"), label=label).opts(color=color, line_width=2,
+                                                                                    tools=["hover"]))
+            layers.append(hv.Scatter(frame, "card", (attr, "score"), label=label).opts(color=color, size=6))
+            if attr in best:
+                card, value = best[attr]
+                layers.append(hv.Scatter([(card, value)], "card", "score", label=label).opts(
+                    color=color, marker="star", size=20, line_color="black"))
+        n = int(frame["n"].iloc[0]) if "n" in frame else None
+        title = "Scores against the cardinality; ★ marks each score's best" + (f" (N = {n:,})" if n else "")
+        return hv.Overlay(layers).opts(hv.opts.Overlay(title=title, **overlay_opts))
+
+    def __panel__(self):
+        return pn.Column(
+            _heading("Scores", "BIC and AIC penalise with the standard dimension ds; BIC+ and CS+ with the "
+                               "effective dimension de (Section 2.3). CS is the Cheeseman-Stutz score."),
+            _html("<small>Which model is scored:</small>", margin=(0, 5)),
+            self.mapping,
+            self.mismatch,
+            self.leaf_map,
+            pn.Row(self.node, self.card_min, self.card_max, self.restarts, self.seed, sizing_mode="stretch_width"),
+            pn.Row(self.run, self.climb_score, self.climb, self.cancel, sizing_mode="stretch_width"),
+            self.progress,
+            self.status,
+            self.message,
+            self.plot,
+            self.download,
+            self.table,
+            self.path,
+            sizing_mode="stretch_width",
+        )
+
+
+def _step_row(step) -> dict:
+    """One hill-climb step as a table row (attributes the engine provides)."""
+    if hasattr(step, "to_json"):
+        row = dict(step.to_json())
+    elif hasattr(step, "__dataclass_fields__"):
+        row = {k: getattr(step, k) for k in step.__dataclass_fields__}
+    elif isinstance(step, dict):
+        row = dict(step)
+    else:
+        row = {"step": str(step)}
+    return {k: (str(v) if not isinstance(v, (int, float, str, type(None))) else v) for k, v in row.items()}
