@@ -158,6 +158,10 @@ class ModelData:
         # one-hot design matrix: Z[p, off_j + v] = 1 when pattern p has value v in column j
         rows, cols = np.nonzero(self.patterns >= 0)
         idx = self.ooff[cols] + self.patterns[rows, cols]
+        # missing cells: their leaf's expected counts are imputed as P(h | p) * P(o | h)
+        missing = self.patterns < 0
+        self.has_missing = bool(missing.any())
+        self.MT = np.ascontiguousarray(missing.T, dtype=np.float64) if self.has_missing else None
         if self.m * self.D <= DENSE_LIMIT:
             Z = np.zeros((self.m, self.D))
             Z[rows, idx] = 1.0
@@ -327,6 +331,10 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
     for i in range(H):
         np.multiply(post[i].transpose(1, 0, 2), md.w[:, None, None], out=R[:, :, md.ksl[i]])
     leafc = np.asarray(md.ZT @ R.reshape(m, S * K)).reshape(D, S, K)
+    if md.has_missing:
+        # a missing leaf o under H: N'(h, o) gains sum_p N(p) P(h | p) P(o | h)
+        gone = (md.MT @ R.reshape(m, S * K)).reshape(-1, S, K)[md.group]
+        leafc += st.leaf * gone
     mass = R.sum(axis=0)
     if keep_post:
         return _Stats(ll, obj, mass[:, md.ksl[0]].copy(), pair, leafc, mass, post, llp[:, :, 0])

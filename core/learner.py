@@ -1,0 +1,288 @@
+"""A scikit-learn style estimator for LC and HLC models.
+
+>>> from effdim.learner import LatentTreeLearner
+>>> from effdim import datasets
+>>> learner = LatentTreeLearner("2:2,2,2,2", restarts=5, seed=0).fit(datasets.load("stouffer-toby"))
+>>> learner.scores_["bic"]  # doctest: +SKIP
+
+``fit`` runs EM with restarts (:func:`effdim.em.fit_em`) and scores the
+estimate (:mod:`effdim.scores`, Section 2.3 of Kocka & Zhang 2002); learned
+attributes end in ``_`` as in scikit-learn. ``predict_proba`` gives the
+posterior of a hidden node for every row of new data, read in the value
+coding of the training data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .em import ModelData, fit_em, pattern_loglik, posterior
+from .model import HLCModel
+from .scores import score_fit
+
+__all__ = ["LatentTreeLearner", "NotFittedError"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """The learner is used before :meth:`LatentTreeLearner.fit`."""
+
+
+class LatentTreeLearner:
+    """Learn the parameters of an LC/HLC model by EM and score the result.
+
+    Parameters
+    ----------
+    model:
+        An :class:`~effdim.model.HLCModel` or its notation (``"3:2,2,2,2"``,
+        ``"5(3(2,2),2,3(2,2))"``). Leaves are matched to data columns by name,
+        or by position when they carry the default names ``O1..On``.
+    restarts, seed, tol, max_iter, prior:
+        EM settings (:func:`effdim.em.fit_em`): random starts with pruning,
+        their seed, tolerance on the per-row log-likelihood rise, iteration
+        cap, and the pseudo-count of the MAP option (``None``: ML).
+    mapping:
+        Optional ``{leaf: column}`` for data whose column names differ.
+
+    Attributes
+    ----------
+    model_:
+        The parsed model.
+    params_:
+        The fitted :class:`~effdim.distribution.Parameters`.
+    loglik_:
+        ``log p(D | theta)`` (natural log).
+    scores_:
+        ``{"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic"}``.
+    ds_, de_:
+        Standard and effective dimension.
+    n_:
+        Sample size ``|D|``.
+    restarts_:
+        Every start's final log-likelihood (array).
+    n_best_:
+        How many starts reached the best log-likelihood.
+    degenerate_:
+        Empty or duplicate hidden states found (:class:`~effdim.em.Degeneracy`).
+    n_iter_, converged_:
+        EM steps of the returned start and whether it converged.
+    expected_counts_:
+        Expected counts of the final E-step, per family.
+    em_:
+        The full :class:`~effdim.em.EMResult`.
+    """
+
+    def __init__(
+        self,
+        model: HLCModel | str,
+        *,
+        restarts: int = 5,
+        seed: Any = None,
+        tol: float = 1e-8,
+        max_iter: int = 1000,
+        prior: float | None = None,
+        mapping: dict[str, str] | None = None,
+    ):
+        self.model = model
+        self.restarts = restarts
+        self.seed = seed
+        self.tol = tol
+        self.max_iter = max_iter
+        self.prior = prior
+        self.mapping = mapping
+
+    # ------------------------------------------------------------ sklearn API
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("model", "restarts", "seed", "tol", "max_iter", "prior", "mapping")}
+
+    def set_params(self, **params: Any) -> "LatentTreeLearner":
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise ValueError(f"unknown parameter {k!r} for LatentTreeLearner")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if k != "model")
+        return f"LatentTreeLearner({str(self.model)!r}, {args})"
+
+    def fit(self, X: Any, y: Any = None) -> "LatentTreeLearner":
+        """Fit the model to ``X`` (a :class:`~effdim.data.Dataset` or a DataFrame); return ``self``."""
+        model = HLCModel.parse(self.model) if isinstance(self.model, str) else self.model
+        dataset = _as_dataset(X)
+        from .data import resolve_mapping
+
+        self.columns_ = resolve_mapping(dataset, model, self.mapping)  # leaf -> column of X
+        md = ModelData(model, dataset, self.mapping)
+        result = fit_em(
+            md, model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter, prior=self.prior
+        )
+        scores = score_fit(result)
+        self.model_ = model
+        self.states_ = {leaf: md.dataset.states[j] for j, leaf in enumerate(model.observed)}
+        self.em_ = result
+        self.params_ = result.params
+        self.loglik_ = result.loglik
+        self.scores_ = {k: v for k, v in scores.to_dict().items() if k not in ("ds", "de", "n")}
+        self.ds_ = scores.ds
+        self.de_ = scores.de
+        self.n_ = scores.n
+        self.restarts_ = result.start_logliks.copy()
+        self.n_best_ = result.n_best
+        self.degenerate_ = result.degenerate
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.expected_counts_ = result.expected_counts
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "params_"):
+            raise NotFittedError("this LatentTreeLearner is not fitted yet; call fit(data) first")
+
+    def _encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of ``X`` in the training coding, one row per row of ``X``, and row weights."""
+        from .data import Dataset
+
+        leaves = self.model_.observed
+        if isinstance(X, Dataset):
+            codes = np.empty((X.n_patterns, len(leaves)), dtype=np.int64)
+            for j, leaf in enumerate(leaves):
+                column = self._column(X.columns, leaf, j, len(leaves))
+                lookup = _lookup(self.states_[leaf])
+                src = X.states[X.index(column)]
+                table = np.array([_code(lookup, v, column, self.states_[leaf]) for v in src] + [-1], dtype=np.int64)
+                codes[:, j] = table[X.patterns[:, X.index(column)]]
+            return codes, np.asarray(X.counts, dtype=np.float64)
+        import pandas as pd
+
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
+        columns = [str(c) for c in X.columns]
+        codes = np.empty((len(X), len(leaves)), dtype=np.int64)
+        for j, leaf in enumerate(leaves):
+            column = self._column(columns, leaf, j, len(leaves))
+            lookup = _lookup(self.states_[leaf])
+            values = X.iloc[:, columns.index(column)].tolist()
+            codes[:, j] = [_code(lookup, v, column, self.states_[leaf]) for v in values]
+        return codes, np.ones(len(X))
+
+    def _column(self, columns: Any, leaf: str, j: int, n_leaves: int) -> str:
+        from .data import DataError
+
+        column = self.columns_[leaf]
+        if column in columns:
+            return column
+        if leaf in columns:
+            return leaf
+        raise DataError(f"the data have no column {column!r} (for leaf {leaf!r}); columns: {', '.join(columns)}")
+
+    def _patterns(self, X: Any) -> tuple[ModelData, np.ndarray, np.ndarray]:
+        """ModelData of the unique rows of ``X`` and, per row of ``X``, its pattern index."""
+        from .data import Dataset
+
+        codes, weights = self._encode(X)
+        if codes.shape[0] == 0:
+            raise ValueError("no rows to evaluate")
+        uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        counts = np.bincount(inverse, weights=weights, minlength=uniq.shape[0])
+        positive = np.where(counts > 0, counts, 1.0)  # Dataset wants positive counts; zero-weight rows stay usable
+        leaves = self.model_.observed
+        ds = Dataset(
+            columns=tuple(leaves),
+            states=tuple(self.states_[leaf] for leaf in leaves),
+            patterns=uniq,
+            counts=positive,
+            n_rows=float(positive.sum()),
+            n_missing=int((uniq < 0).sum()),
+            source="predict",
+        )
+        md = ModelData(self.model_, ds)
+        # ModelData may reorder patterns: map each unique row to its position there
+        where = _match_rows(md.patterns, uniq)
+        return md, where[inverse], weights
+
+    # ---------------------------------------------------------------- inference
+    def predict_proba(self, X: Any, node: str | None = None) -> np.ndarray:
+        """Posterior ``P(node | row)`` of a hidden ``node`` (default: the root) per row of ``X``.
+
+        For a DataFrame: one row per row of the frame. For a
+        :class:`~effdim.data.Dataset`: one row per unique pattern, in the
+        order of ``X.patterns``. Missing cells are marginalised. Columns hold
+        the states ``0 .. |node|-1``.
+        """
+        self._check_fitted()
+        md, rows, _ = self._patterns(X)
+        _, post = posterior(self.params_, md, node)
+        return post[rows]
+
+    def predict(self, X: Any, node: str | None = None) -> np.ndarray:
+        """The most probable state of ``node`` (default: the root) per row."""
+        return np.argmax(self.predict_proba(X, node), axis=1)
+
+    def score_samples(self, X: Any) -> np.ndarray:
+        """``log P(row)`` under the fitted model for every row of ``X`` (natural log)."""
+        self._check_fitted()
+        md, rows, _ = self._patterns(X)
+        _, llp = pattern_loglik(self.params_, md)
+        return llp[rows]
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Mean log-likelihood per row of ``X`` (weighted by the counts of a Dataset)."""
+        self._check_fitted()
+        md, rows, weights = self._patterns(X)
+        _, llp = pattern_loglik(self.params_, md)
+        return float(np.sum(llp[rows] * weights) / np.sum(weights))
+
+
+# ------------------------------------------------------------------------- helpers
+def _as_dataset(X: Any):
+    from .data import Dataset, from_frame
+
+    if isinstance(X, Dataset):
+        return X
+    import pandas as pd
+
+    if isinstance(X, pd.DataFrame):
+        return from_frame(X)
+    raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
+
+
+def _lookup(states: tuple) -> dict:
+    table: dict = {}
+    for code, value in enumerate(states):
+        table.setdefault(value, code)
+        table.setdefault(str(value), code)
+    return table
+
+
+def _code(lookup: dict, value: Any, column: str, states: tuple) -> int:
+    from .data import DataError
+
+    if value is None:
+        return -1
+    if isinstance(value, float) and np.isnan(value):
+        return -1
+    try:
+        import pandas as pd
+
+        if value is pd.NA or value is pd.NaT:
+            return -1
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(value, np.generic):
+        value = value.item()
+    code = lookup.get(value)
+    if code is None:
+        code = lookup.get(str(value).strip())
+    if code is None:
+        known = ", ".join(repr(k) for k in states[:10]) + (", ..." if len(states) > 10 else "")
+        raise DataError(f"column {column!r}: value {value!r} was not seen in the training data (states: {known})")
+    return code
+
+
+def _match_rows(patterns: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Index into ``patterns`` of each row of ``rows`` (every row must occur)."""
+    index = {tuple(r): i for i, r in enumerate(patterns.tolist())}
+    return np.array([index[tuple(r)] for r in rows.tolist()], dtype=np.intp)
