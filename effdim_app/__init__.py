@@ -34,9 +34,17 @@ def create_app(model=None):
 
 
 def app(model=None):
-    """The dashboard for display in a notebook (loads the Panel extensions first)."""
+    """The dashboard for display in a notebook (loads the Panel extensions first).
+
+    Served (``pn.serve(effdim_app.app)``), each session gets the templated page.
+    """
+    import panel as pn
+
     _extension()
-    return create_app(model)
+    dashboard = create_app(model)
+    if pn.state.served:
+        return dashboard.template()
+    return dashboard
 
 
 def serve(port: int = 0, show: bool = True, threaded: bool = False, **kwargs):

@@ -651,6 +651,9 @@ class ScoresState(param.Parameterized):
 
         rows = [r.to_json() for r in self.results]
         frame = pd.DataFrame(rows)
+        for column in ("restarts", "degenerate"):
+            if column in frame:
+                frame[column] = frame[column].map(lambda v: json.dumps(v, default=str) if v else "")
         return frame
 
     def best(self) -> dict[str, tuple[int, float]]:
@@ -660,9 +663,36 @@ class ScoresState(param.Parameterized):
             scored = [(getattr(r, attr), r.card) for r in self.results
                       if getattr(r, attr) is not None and not math.isnan(getattr(r, attr))]
             if scored:
-                value, card = max(scored)
+                value, card = max(scored, key=lambda vc: (vc[0], -vc[1]))  # ties: the smaller cardinality
                 out[attr] = (card, value)
         return out
+
+    def climb_frame(self):
+        """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""
+        import pandas as pd
+
+        if self.climb is None:
+            return pd.DataFrame()
+        rows = []
+        for i, fit in enumerate(self.climb.path):
+            m = fit.model
+            row = {"step": i, "model": str(m), "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
+                   "score": fit.score(self.climb.score), "loglik": fit.loglik, "ds": fit.ds, "de": fit.de}
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def use_lc_model_in_editor(self) -> bool:
+        """Put the engine's LC model over all data columns into the editor (undoable)."""
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        from effdim.search import lc_model_for
+
+        model = lc_model_for(self.data.dataset)
+        done = self.models.set_model(model, "LC model over the data columns")
+        if done:
+            self.mapping = "model"
+        return done
 
     def results_csv(self) -> str:
         if not self.results:

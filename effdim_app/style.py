@@ -11,7 +11,9 @@ HTML_CSS = """
 .effdim-stat-label { font-size: 0.82em; color: #4a5a6a; white-space: nowrap; }
 .effdim-stat-value { font-size: 1.65em; font-weight: 700; color: #1b2631; text-align: right;
   font-variant-numeric: tabular-nums; }
-.effdim-i { color: #1d4e89; font-size: 0.9em; }
+.effdim-i { display: inline-block; width: 13px; height: 13px; line-height: 13px; border-radius: 50%;
+  background: #1d4e89; color: white; font-size: 10px; font-weight: 700; text-align: center;
+  font-style: normal; vertical-align: 1px; }
 .effdim-badge { display: inline-block; font-size: 0.75em; padding: 1px 7px; border-radius: 9px;
   float: left; margin-top: -1.7em; }
 .effdim-proven { background: #d8f0dd; color: #1e6b34; }

@@ -332,7 +332,7 @@ class DimensionsPanel(Viewer):
         def stat(key, label, value, extra=""):
             tip = explain.TOTAL_TOOLTIPS[key]
             return (f"<div class='effdim-stat' title='{tip}'><div class='effdim-stat-label'>{label} "
-                    f"<span class='effdim-i'>ⓘ</span></div><div class='effdim-stat-value' data-stat='{key}'>"
+                    f"<span class='effdim-i'>i</span></div><div class='effdim-stat-value' data-stat='{key}'>"
                     f"{value}</div>{extra}</div>")
 
         self.totals.object = (
@@ -495,6 +495,9 @@ class ScoresPanel(Viewer):
                                              sizing_mode="stretch_width", layout="fit_data_stretch",
                                              max_height=200, visible=False)
         self.mismatch = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
+        self.to_editor = pn.widgets.Button(label="Edit the LC model over these columns in the tree editor",
+                                           sizing_mode="stretch_width")
+        self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())
         self.node = pn.widgets.Select(label="Hidden node to sweep", options=[], sizing_mode="stretch_width")
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
@@ -530,6 +533,7 @@ class ScoresPanel(Viewer):
                                          sizing_mode="stretch_width", layout="fit_data_stretch", visible=False)
         state.param.watch(self._update_inputs, ["mismatch", "leaf_map", "node", "mapping"])
         state.models.param.watch(self._update_inputs, ["effective"])
+        state.data.param.watch(self._update_inputs, ["dataset"])
         state.param.watch(self._update_running, ["running", "progress", "status"])
         state.param.watch(self._update_results, ["results", "climb"])
         self._update_inputs()
@@ -552,6 +556,7 @@ class ScoresPanel(Viewer):
                                visible=state.mapping == "model")
         self.climb.disabled = state.mapping != "model" or state.running
         self.climb_score.disabled = state.mapping != "model"
+        self.to_editor.visible = state.mapping == "lc" and state.data.dataset is not None
         if state.leaf_map:
             frame = pd.DataFrame(state.leaf_map, columns=["leaf", "column", "leaf states", "column states"])
             frame["leaf states"] = frame["leaf states"].astype("Int64")
@@ -586,7 +591,7 @@ class ScoresPanel(Viewer):
             self.download.visible = False
         climb = state.climb
         if climb is not None:
-            self.path.param.update(value=pd.DataFrame([_step_row(s) for s in climb.path]), visible=True)
+            self.path.param.update(value=state.climb_frame(), visible=True)
         else:
             self.path.visible = False
 
@@ -595,15 +600,17 @@ class ScoresPanel(Viewer):
                     ylabel="score (higher is better)", toolbar="above", default_tools=["save", "reset"])
         overlay_opts = dict(opts, legend_position="right")
         if climb is not None and not results:
-            rows = [_step_row(s) for s in climb.path]
-            frame = pd.DataFrame(rows)
-            if "score" in frame:
-                frame["step"] = range(len(frame))
-                curve = hv.Curve(frame, "step", "score", label="hill-climb path").opts(
-                    color="#d62728", line_width=2, tools=["hover"])
-                pts = hv.Scatter(frame, "step", ["score", "cards"]).opts(color="#d62728", size=8, tools=["hover"])
-                return (curve * pts).opts(hv.opts.Overlay(title="Hill climb: score at each step", **{
-                    **overlay_opts, "xlabel": "step"}))
+            frame = self.state.climb_frame()
+            label = CLIMB_LABELS.get(climb.score, climb.score)
+            curve = hv.Curve(frame, "step", ("score", label), label=f"{label} along the path").opts(
+                color=SCORE_COLORS.get(climb.score.replace("+", "_plus"), "#d62728"), line_width=2)
+            pts = hv.Scatter(frame, "step", [("score", label), "hidden cards"]).opts(
+                color=SCORE_COLORS.get(climb.score.replace("+", "_plus"), "#d62728"), size=9, tools=["hover"])
+            best = hv.Scatter(frame.tail(1), "step", [("score", label), "hidden cards"], label="best").opts(
+                color="#ffd23f", marker="star", size=22, line_color="black")
+            title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
+            return (curve * pts * best).opts(hv.opts.Overlay(title=title, **{
+                **overlay_opts, "xlabel": "step", "ylabel": f"{label} (higher is better)"}))
         if not results:
             return hv.Curve([], "cardinality", "score").opts(
                 title="Run a sweep to see BIC, BIC+, CS, CS+ and AIC against the cardinality", **opts)
@@ -631,6 +638,7 @@ class ScoresPanel(Viewer):
                                "effective dimension de (Section 2.3). CS is the Cheeseman-Stutz score."),
             _html("<small>Which model is scored:</small>", margin=(0, 5)),
             self.mapping,
+            self.to_editor,
             self.mismatch,
             self.leaf_map,
             pn.Row(self.node, self.card_min, self.card_max, self.restarts, self.seed, sizing_mode="stretch_width"),
@@ -645,15 +653,3 @@ class ScoresPanel(Viewer):
             sizing_mode="stretch_width",
         )
 
-
-def _step_row(step) -> dict:
-    """One hill-climb step as a table row (attributes the engine provides)."""
-    if hasattr(step, "to_json"):
-        row = dict(step.to_json())
-    elif hasattr(step, "__dataclass_fields__"):
-        row = {k: getattr(step, k) for k in step.__dataclass_fields__}
-    elif isinstance(step, dict):
-        row = dict(step)
-    else:
-        row = {"step": str(step)}
-    return {k: (str(v) if not isinstance(v, (int, float, str, type(None))) else v) for k, v in row.items()}

@@ -1,0 +1,329 @@
+"""The dashboard's state classes, without a browser (effdim_app.state, layout, presets)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+
+import pytest
+
+from effdim import HLCModel, parse_model
+from effdim_app import presets
+from effdim_app.layout import tree_layout
+from effdim_app.state import DataState, ModelState, ScoresState
+
+FIG2 = "5(3(2,2),2,3(2,2))"
+
+
+def rows(state: ModelState) -> dict[str, tuple]:
+    return {r.hidden: (r.lc, r.ds, r.de, r.dc, r.dp, r.db, r.binding, r.deficit) for r in state.report.local}
+
+
+# ------------------------------------------------------------------- the module
+def test_state_module_does_not_import_panel():
+    import subprocess
+
+    code = "import sys, effdim_app.state; print('panel' in sys.modules, 'bokeh' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+# ------------------------------------------------------------------- model state
+def test_default_is_figure_2_with_paper_dimensions():
+    s = ModelState()
+    assert str(s.model) == FIG2
+    assert s.selected == s.model.root
+    assert (s.report.ds, s.report.de, s.report.de_status) == (41, 23, "proven")
+    assert sorted(r.deficit for r in s.report.local) == [3, 3, 12]
+    assert s.is_regular and s.regularization is None and s.changed == {}
+
+
+def test_set_card_changes_the_table_and_undo_redo_restore_it():
+    s = ModelState(FIG2)
+    s.select("H2")
+    before = rows(s)
+    assert s.set_card(2)
+    assert s.model.card("H2") == 2
+    assert rows(s) != before
+    assert s.can_undo and not s.can_redo
+    assert s.undo()
+    assert s.model.card("H2") == 3 and rows(s) == before
+    assert s.can_redo
+    assert s.redo()
+    assert s.model.card("H2") == 2
+    assert not s.redo()  # nothing left
+
+
+def test_refused_edits_keep_the_model_and_say_why():
+    s = ModelState("3:2,2")
+    model = s.model
+    s.select("O1")
+    assert not s.delete()  # H1 would keep one neighbour: a hidden leaf
+    assert s.model == model
+    assert s.message_kind == "danger" and "unchanged" in s.message and "H1" in s.message
+    assert not s.set_card(1)  # observed nodes need >= 2 states
+    assert s.model == model and "O1" in s.message
+    assert not s.rename("not a name!")
+    assert not s.rename("H1")  # duplicate
+    assert s.model == model and "duplicate" in s.message
+    s.select("H1")
+    assert not s.delete()  # the root
+    assert s.model == model and not s.can_undo
+
+
+def test_structure_edits():
+    s = ModelState("3:2,2,2")
+    s.select("H1")
+    assert s.add_observed_child(card=3)
+    assert s.selected == "O4" and s.model.card("O4") == 3
+    s.select("H1")
+    assert s.add_hidden_child(card=2)
+    new_hidden = s.selected
+    assert s.model.is_hidden(new_hidden) and len(s.model.children(new_hidden)) == 2
+    assert s.make_root()
+    assert s.model.root == new_hidden
+    s.select("H1")
+    assert s.rename("Top")
+    assert s.selected == "Top" and "Top" in s.model
+    s.select(new_hidden)
+    assert not s.delete()  # the root cannot go
+    assert s.make_root("Top")
+    assert s.delete(new_hidden)  # a hidden node with its subtree
+    assert new_hidden not in s.model and s.selected == "Top"
+    assert s.model.observed == ["O1", "O2", "O3", "O4"]
+
+
+def test_notation_presets_and_json():
+    s = ModelState()
+    assert s.load_notation("H1:5(H2:3(O1:2,O2:2),O3:2)")
+    assert s.model.hidden == ["H1", "H2"]
+    model = s.model
+    assert not s.load_notation("5(3(2,2),2")
+    assert s.model == model and "position" in s.message
+    text = s.to_json()
+    s.load_preset(presets.FIGURE1)
+    assert str(s.model) == "3:2,2,2,2"
+    assert (s.report.ds, s.report.de) == (14, 13)  # Table 1: db overestimates de by one
+    assert s.load_json(text.encode())
+    assert s.model == model
+    assert not s.load_json(b'{"nodes": []}')
+    assert s.model == model and "nodes" in s.message
+    assert not s.load_json(b"\xff\xfe")
+    assert not s.load_preset("no such preset")
+
+
+@pytest.mark.parametrize("label", list(presets.PRESETS))
+def test_every_preset_loads_and_has_a_report(label):
+    s = ModelState("2:2,2")
+    assert s.load_preset(label)
+    assert s.report is not None and not s.report_error
+
+
+def test_table1_presets_match_the_paper():
+    table1_de = {"3:2,2,2,2": 13, "4:3,3,3": 25, "5:10,3,2": 54, "2:3,3,3": 13}
+    for lc, de in table1_de.items():
+        assert ModelState(lc).report.de == de
+
+
+def test_irregular_model_auto_regularized_with_step_log():
+    s = ModelState()
+    assert s.load_preset(presets.IRREGULAR)
+    assert not s.is_regular and s.violations
+    reg = s.regularization
+    assert reg is not None and reg.steps
+    assert s.effective == reg.model and s.effective != s.model
+    assert s.changed["H2"] == "9 → 4" and s.changed["H3"] == "removed"
+    assert s.report.regular  # dimensions of the regular equivalent
+    s.auto_regularize = False
+    assert s.effective == s.model and not s.report.regular
+    assert s.regularization is not None  # still known, only not used
+    s.auto_regularize = True
+    assert s.adopt_regular()
+    assert s.is_regular and s.model == reg.model
+    assert s.undo() and not s.is_regular
+
+
+def test_highlight_follows_table_rows():
+    s = ModelState(FIG2)
+    s.highlight = "H2"
+    assert s.highlight_nodes == ["H2", "H1", "O1", "O2"]
+    s.highlight = "O1"  # not hidden: ignored
+    assert s.highlight is None and s.highlight_nodes == []
+    s.highlight = "H3"
+    s.select("H3")
+    s.delete()
+    assert s.highlight is None
+
+
+def test_select_nearest_uses_layout_positions():
+    s = ModelState(FIG2)
+    pos = tree_layout(s.model)
+    x, y = pos["O4"]
+    assert s.select_nearest(x + 0.1, y - 0.1, pos) == "O4" and s.selected == "O4"
+    assert s.select_nearest(x + 5, y + 5, pos) is None and s.selected == "O4"
+    assert s.select_nearest(float("nan"), 0.0, pos) is None
+
+
+def test_sessions_do_not_share_state():
+    a, b = ModelState(FIG2), ModelState(FIG2)
+    a.select("H2")
+    a.set_card(2)
+    assert b.model.card("H2") == 3 and not b.can_undo and b.selected == "H1"
+    assert a.report is not b.report
+
+
+# --------------------------------------------------------------------- layout
+@pytest.mark.parametrize("text", [FIG2, "3:2,2,2,2", "3(2,4(2,2,3(2,2,2)),2,2(2,2(2,2)))",
+                                  "2(2(2(2,2),2(2,2)),2(2,2),2(2(2,2),2))"])
+def test_tidy_layout(text):
+    m = parse_model(text)
+    pos = tree_layout(m)
+    assert set(pos) == set(m.nodes)
+    for n in m.nodes:  # layers by depth, parents centred over their children
+        kids = m.children(n)
+        if kids:
+            assert all(pos[k][1] == pos[n][1] - 1 for k in kids)
+            xs = [pos[k][0] for k in kids]
+            assert pos[n][0] == pytest.approx((xs[0] + xs[-1]) / 2)
+            assert xs == sorted(xs)  # notation order left to right
+    by_layer: dict[float, list[float]] = {}
+    for x, y in pos.values():
+        by_layer.setdefault(y, []).append(x)
+    for xs in by_layer.values():  # never closer than one unit on a layer
+        xs.sort()
+        assert all(b - a >= 1 - 1e-9 for a, b in zip(xs, xs[1:]))
+    assert min(x for x, _ in pos.values()) == 0
+
+
+def test_update_is_fast_for_50_node_trees():
+    import time
+
+    leaves = ",".join(["3(2,2,2)"] * 12)
+    s = ModelState(f"4({leaves},2)")  # 1 + 12 * 4 + 1 = 50 nodes
+    assert len(s.model) == 50
+    s.select("H2")
+    times = []
+    for card in (2, 3, 2, 3):
+        start = time.perf_counter()
+        s.set_card(card)
+        times.append(time.perf_counter() - start)
+    assert s.report.ds > 0
+    assert min(times) < 0.3
+
+
+# ----------------------------------------------------------------------- data
+BAD_CSV = b"A,B\n1,2\n3\n"
+
+
+def test_data_loading_and_bad_files():
+    d = DataState()
+    assert d.load_bundled("stouffer-toby")
+    assert d.dataset.columns == ("A", "B", "C", "D") and d.message_kind == "success"
+    good = d.dataset
+    assert not d.load_upload("bad.csv", BAD_CSV)
+    assert d.dataset is good and d.message_kind == "danger" and "line 3" in d.message
+    assert "Still using" in d.message
+    assert not d.load_upload("empty.csv", b"")
+    assert not d.load_upload("one.csv", b"A,B\nx,1\nx,2\n")  # a column with a single value
+    assert "'A'" in d.message
+    d.max_bytes = 10
+    assert not d.load_upload("big.csv", b"A,B\n1,2\n2,1\n" * 10)
+    assert "limit" in d.message and d.dataset is good
+    d.max_bytes = 10_000
+    assert d.load_upload("ok.csv", b"X,Y\n1,a\n2,b\n1,b\n")
+    assert d.dataset.columns == ("X", "Y")
+    assert list(d.columns_frame()["states"]) == [2, 2]
+
+
+# --------------------------------------------------------------------- scores
+@pytest.fixture
+def scores():
+    m, d = ModelState(FIG2), DataState()
+    s = ScoresState(m, d, restarts=1, card_max=3)
+    d.load_bundled("stouffer-toby")
+    return s
+
+
+def test_sweep_lc_over_all_columns(scores):
+    results = asyncio.run(scores.run_sweep())
+    assert [r.card for r in results] == [1, 2, 3]
+    assert scores.results and scores.progress == 100 and not scores.running
+    best = scores.best()
+    assert set(best) == {"bic", "bic_plus", "cs", "cs_plus", "aic"}
+    csv = scores.results_csv()
+    assert csv.splitlines()[0].startswith("model,card,loglik,bic,bic_plus,cs,cs_plus,aic,ds,de,n")
+    assert len(csv.splitlines()) == 4
+
+
+def test_results_are_cleared_when_model_or_data_change(scores):
+    asyncio.run(scores.run_sweep())
+    assert scores.results
+    scores.mapping = "model"  # another scored model
+    assert not scores.results and "cleared" in scores.status
+    scores.mapping = "lc"
+    asyncio.run(scores.run_sweep())
+    scores.data.load_upload("ok.csv", b"X,Y\n1,a\n2,b\n1,b\n")
+    assert not scores.results
+    scores.mapping = "model"
+    asyncio.run(scores.run_sweep())  # refused: the model does not match
+    assert not scores.results and scores.mismatch and scores.message_kind == "danger"
+
+
+def test_model_mapping_and_hill_climb(scores):
+    scores.mapping = "model"
+    assert scores.mismatch  # Figure 2 has five leaves, the data four columns
+    scores.models.load_preset(presets.FIGURE1)  # O1..O4 map to A..D by position
+    assert not scores.mismatch
+    assert [row[:2] for row in scores.leaf_map] == [("O1", "A"), ("O2", "B"), ("O3", "C"), ("O4", "D")]
+    climb = asyncio.run(scores.run_climb())
+    assert climb is not None and climb.path
+    frame = scores.climb_frame()
+    assert list(frame["step"]) == list(range(len(climb.path)))
+    scores.models.select("H1")
+    scores.models.set_card(2)
+    assert scores.climb is None  # stale: cleared
+
+
+def test_use_lc_model_in_editor(scores):
+    assert scores.use_lc_model_in_editor()
+    assert scores.mapping == "model" and scores.models.model.observed == ["A", "B", "C", "D"]
+    assert not scores.mismatch
+
+
+def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
+    import effdim.search as search
+
+    started = threading.Event()
+
+    def slow_sweep(dataset, *, cancel, progress, **kw):
+        started.set()
+        for i in range(200):
+            progress(i, 200)
+            if cancel.wait(0.01):
+                raise search.Cancelled("cancelled")
+        return []
+
+    monkeypatch.setattr(search, "sweep", slow_sweep)
+
+    async def cancel_midway():
+        task = asyncio.ensure_future(scores.run_sweep())
+        await asyncio.to_thread(started.wait, 5)
+        await asyncio.sleep(0.3)
+        assert scores.running
+        scores.cancel()
+        return await task
+
+    assert asyncio.run(cancel_midway()) is None
+    assert not scores.running and "cancelled" in scores.status
+
+    async def edit_midway():
+        task = asyncio.ensure_future(scores.run_sweep())
+        await asyncio.to_thread(started.wait, 5)
+        scores.data.load_bundled("lc-8-2222")  # new data: the run is cancelled, nothing shown
+        return await task
+
+    started.clear()
+    assert asyncio.run(edit_midway()) is None
+    assert not scores.results and not scores.running
