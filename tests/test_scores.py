@@ -1,0 +1,177 @@
+"""Scores of Section 2.3 checked against hand computations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effdim.data import from_patterns
+from effdim.distribution import Parameters, random_parameters, sample
+from effdim.em import e_step, fit_em
+from effdim.model import HLCModel
+from effdim.scores import (
+    Scores,
+    aic,
+    bic,
+    bic_plus,
+    cheeseman_stutz,
+    completed_loglik,
+    cooper_herskovits,
+    cs_plus,
+    model_dimensions,
+    score_fit,
+)
+from strategies import hlc_models
+
+# a tiny LC model 2:2,2 and three response patterns
+PI = [0.6, 0.4]
+T1 = [[0.9, 0.1], [0.2, 0.8]]
+T2 = [[0.7, 0.3], [0.25, 0.75]]
+PATTERNS = [(0, 0), (1, 1), (0, 1)]
+COUNTS = [5.0, 3.0, 2.0]
+
+
+def tiny():
+    model = HLCModel.parse("2:2,2")
+    params = Parameters(model, {"H1": np.array(PI), "O1": np.array(T1), "O2": np.array(T2)})
+    data = from_patterns(PATTERNS, COUNTS, cardinalities=[2, 2])
+    return model, params, data
+
+
+def hand_cs():
+    """CS of the tiny case written out with math.lgamma, term by term (GUIDE.md section 2)."""
+    ll = 0.0
+    n_h = [0.0, 0.0]
+    n_1 = [[0.0, 0.0], [0.0, 0.0]]
+    n_2 = [[0.0, 0.0], [0.0, 0.0]]
+    for (a, b), w in zip(PATTERNS, COUNTS):
+        joint = [PI[h] * T1[h][a] * T2[h][b] for h in (0, 1)]
+        p = joint[0] + joint[1]
+        ll += w * math.log(p)
+        for h in (0, 1):
+            post = joint[h] / p
+            n_h[h] += w * post
+            n_1[h][a] += w * post
+            n_2[h][b] += w * post
+    families = [[n_h], n_1, n_2]  # each: list of rows j, each row over k
+    log_marginal = 0.0
+    for rows in families:
+        for row in rows:
+            r = len(row)
+            log_marginal += math.lgamma(r) - math.lgamma(r + sum(row))
+            log_marginal += sum(math.lgamma(1 + x) - math.lgamma(1) for x in row)
+    completed = sum(n_h[h] * math.log(PI[h]) for h in (0, 1))
+    completed += sum(n_1[h][v] * math.log(T1[h][v]) + n_2[h][v] * math.log(T2[h][v]) for h in (0, 1) for v in (0, 1))
+    return ll, log_marginal - completed + ll, (n_h, n_1, n_2)
+
+
+def test_cs_of_a_tiny_case_by_hand():
+    model, params, data = tiny()
+    ll, counts = e_step(params, data)
+    ll_hand, cs_hand, (n_h, n_1, n_2) = hand_cs()
+    assert ll == pytest.approx(ll_hand, rel=1e-13)
+    np.testing.assert_allclose(counts["H1"], n_h, rtol=1e-12)
+    np.testing.assert_allclose(counts["O1"], n_1, rtol=1e-12)
+    np.testing.assert_allclose(counts["O2"], n_2, rtol=1e-12)
+    assert cheeseman_stutz(ll, counts, params.cpts) == pytest.approx(cs_hand, rel=1e-13)
+
+
+def test_bic_bic_plus_aic_cs_plus_formulas():
+    ll, n = -1234.5, 216.0
+    assert bic(ll, 9, n) == pytest.approx(ll - 4.5 * math.log(216))
+    assert bic_plus(ll, 7, n) == pytest.approx(ll - 3.5 * math.log(216))
+    assert aic(ll, 9) == pytest.approx(ll - 9)
+    assert cs_plus(-1300.0, 14, 13, n) == pytest.approx(-1300.0 + 0.5 * math.log(216))
+    # the corrections agree: BIC+ - BIC = CS+ - CS = (ds - de)/2 log N
+    assert bic_plus(ll, 13, n) - bic(ll, 14, n) == pytest.approx(cs_plus(0.0, 14, 13, n))
+
+
+def test_cooper_herskovits_is_the_beta_binomial_by_factorials():
+    # one binary family with counts (a, b), alpha = 1: log a! b! / (a + b + 1)!
+    for a, b in [(0, 0), (3, 5), (10, 0), (7, 7)]:
+        value = cooper_herskovits({"X": np.array([a, b], dtype=float)})
+        assert value == pytest.approx(math.log(math.factorial(a) * math.factorial(b) / math.factorial(a + b + 1)))
+    # a (2 x 3) family: rows are independent Dirichlet-multinomials
+    table = np.array([[1.0, 2.0, 0.0], [4.0, 0.0, 1.0]])
+    expected = sum(
+        math.log(math.factorial(2)) - math.log(math.factorial(2 + int(row.sum())))
+        + sum(math.log(math.factorial(int(x))) for x in row)
+        for row in table
+    )
+    assert cooper_herskovits({"Y": table}) == pytest.approx(expected)
+
+
+def test_completed_loglik_uses_zero_log_zero():
+    cpts = {"X": np.array([1.0, 0.0]), "Y": np.array([[0.5, 0.5], [0.0, 1.0]])}
+    counts = {"X": np.array([3.0, 0.0]), "Y": np.array([[1.0, 2.0], [0.0, 0.0]])}
+    assert completed_loglik(counts, cpts) == pytest.approx(3 * math.log(0.5))
+
+
+def test_cs_is_the_exact_marginal_likelihood_without_hidden_structure():
+    """|X| = 1: the completed data are the data, so CS = log p(D | G) exactly."""
+    model = HLCModel.parse("1:2,3")
+    data = from_patterns([(0, 0), (0, 2), (1, 1), (1, 2)], [4, 1, 2, 3], cardinalities=[2, 3])
+    fit = fit_em(data, model, restarts=1, seed=0)
+    # independent columns, each a Dirichlet(1)-multinomial: log (r-1)! prod n_k! / (N + r - 1)!
+    exact = math.log(math.factorial(1) * math.factorial(5) * math.factorial(5) / math.factorial(11))
+    exact += math.log(math.factorial(2) * math.factorial(4) * math.factorial(2) * math.factorial(4) / math.factorial(12))
+    s = score_fit(fit, ds=3, de=3)
+    assert s.cs == pytest.approx(exact, rel=1e-10)
+
+
+def test_score_fit_combines_everything():
+    model, params, data = tiny()
+    fit = fit_em(data, model, restarts=0, init=params, max_iter=0)
+    s = score_fit(fit, ds=5, de=3)
+    _, cs_hand, _ = hand_cs()
+    assert isinstance(s, Scores)
+    assert s.loglik == pytest.approx(fit.loglik)
+    assert s.cs == pytest.approx(cs_hand)
+    assert s.bic == pytest.approx(fit.loglik - 2.5 * math.log(10))
+    assert s.bic_plus == pytest.approx(fit.loglik - 1.5 * math.log(10))
+    assert s.cs_plus == pytest.approx(cs_hand + math.log(10))
+    assert s.aic == pytest.approx(fit.loglik - 5)
+    assert s.get("bic+") == s.bic_plus and s.get("CS+") == s.cs_plus
+    with pytest.raises(ValueError, match="unknown score"):
+        s.get("hqic")
+    assert set(s.to_dict()) == {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
+
+
+def test_dimensions_come_from_the_engine():
+    ds, de = model_dimensions(HLCModel.parse("5(3(2,2),2,3(2,2))"))
+    assert (ds, de) == (41, 23)  # paper, Section 4
+    assert model_dimensions(HLCModel.parse("3:2,2,2,2")) == (14, 13)
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=hlc_models(max_hidden=3, max_card=3, max_children=2), seed=st.integers(0, 2**16))
+def test_scores_invariant_under_relabelling_hidden_and_observed_states(model, seed):
+    rng = np.random.default_rng(seed)
+    params = random_parameters(model, rng)
+    data = sample(params, 200, rng)
+    ll, counts = e_step(params, data)
+    cs = cheeseman_stutz(ll, counts, params.cpts)
+    # permute the states of every node (hidden ones and leaves alike)
+    perms = {n: rng.permutation(model.card(n)) for n in model.nodes}
+    cpts = {}
+    for n in model.nodes:
+        table = params.cpts[n]
+        parent = model.parent(n)
+        new = np.empty_like(table)
+        if parent is None:
+            new[perms[n]] = table
+        else:
+            new[np.ix_(perms[parent], perms[n])] = table
+        cpts[n] = new
+    relabelled = Parameters(model, cpts)
+    codes = data.patterns.copy()
+    for j, o in enumerate(model.observed):
+        codes[:, j] = perms[o][codes[:, j]]
+    data2 = from_patterns(codes, data.counts, columns=data.columns, cardinalities=data.cardinalities)
+    ll2, counts2 = e_step(relabelled, data2)
+    assert ll2 == pytest.approx(ll, rel=1e-10, abs=1e-9)
+    assert cheeseman_stutz(ll2, counts2, relabelled.cpts) == pytest.approx(cs, rel=1e-10, abs=1e-9)
