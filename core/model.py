@@ -53,6 +53,9 @@ class HLCModel:
         children, which the notation printer keeps.
     root:
         A hidden node to root the tree at; default: the first hidden node.
+    min_observed_card:
+        Smallest allowed observed cardinality (2). Local LC models use 1: a
+        hidden neighbour with one state acts there as a constant variable.
 
     Raises
     ------
@@ -70,13 +73,15 @@ class HLCModel:
         hidden: Iterable[str],
         edges: Iterable[tuple[str, str]],
         root: str | None = None,
+        *,
+        min_observed_card: int = 2,
     ):
         hidden = list(hidden)
         graph = nx.Graph()
         for name, card in cards.items():
             _check_name(name)
             is_hidden = name in set(hidden)
-            _check_card(name, card, is_hidden)
+            _check_card(name, card, 1 if is_hidden else min_observed_card, "hidden" if is_hidden else "observed")
             graph.add_node(name, spec=_Node(int(card), is_hidden))
         for name in hidden:
             if name not in graph:
@@ -118,6 +123,8 @@ class HLCModel:
         observed_cards: Iterable[int],
         hidden_name: str = "H1",
         observed_names: Iterable[str] | None = None,
+        *,
+        min_observed_card: int = 2,
     ) -> "HLCModel":
         """The LC model ``hidden_card : observed_cards`` (paper, Figure 1)."""
         observed_cards = list(observed_cards)
@@ -129,7 +136,7 @@ class HLCModel:
         cards = {hidden_name: hidden_card, **dict(zip(observed_names, observed_cards))}
         if len(cards) != len(observed_names) + 1:
             raise ModelError("duplicate node names in the LC model")
-        return cls(cards, [hidden_name], [(hidden_name, o) for o in observed_names])
+        return cls(cards, [hidden_name], [(hidden_name, o) for o in observed_names], min_observed_card=min_observed_card)
 
     # ---------------------------------------------------------------- queries
     @property
@@ -215,6 +222,7 @@ class HLCModel:
             [self.card(n) for n in neighbours],
             hidden_name=hidden_node,
             observed_names=neighbours,
+            min_observed_card=1,
         )
 
     # ------------------------------------------------------------------ edits
@@ -366,12 +374,10 @@ def _check_name(name: object) -> None:
         )
 
 
-def _check_card(name: str, card: object, hidden: bool) -> None:
+def _check_card(name: str, card: object, low: int, kind: str) -> None:
     if isinstance(card, bool) or not isinstance(card, int):
         raise ModelError(f"node {name!r}: cardinality must be an integer, got {card!r}")
-    low = 1 if hidden else 2
     if card < low:
-        kind = "hidden" if hidden else "observed"
         raise ModelError(f"node {name!r}: a {kind} node needs cardinality >= {low}, got {card}")
 
 

@@ -1,0 +1,242 @@
+"""The public dimension report of an LC or HLC model.
+
+For a model ``M`` it gives the totals ``ds``, ``dc`` and ``de`` (with how
+``de`` was obtained and whether it is proven), and one row per hidden node
+with its local LC model's ``ds, de, dc, dp, db``, the binding bound and the
+deficit ``ds - de``.
+
+``de`` of an HLC model comes by two routes that must agree:
+
+* **Corollary 4.1** (from Theorem 5): for a regular model,
+  ``ds(M) - de(M) = sum_i ds(M_i) - de(M_i)`` over the local LC models
+  ``M_i``; an irregular model has the ``de`` of its regularization (equivalent
+  models, Lemma 4.1).
+* **Direct rank**: the rank of the whole tree's Jacobian (Section 2.4).
+
+Both are certified lower bounds (modular ranks, see :mod:`effdim.rank`). The
+upper bound is ``ds(M) - sum_i (ds(M_i) - db(M_i))`` (Theorem 4 on each local
+model pushed through Corollary 4.1); ``de`` is *proven* when it meets it.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .bounds import complete_dimension, lc_bounds, standard_dimension
+from .model import HLCModel
+from .notation import format_model
+from .rank import RankResult, effective_dimension
+from .regularity import regularity_violations, regularize
+
+__all__ = ["LocalDimensions", "DimensionReport", "dimensions", "lc_notation", "DIRECT_ROUTE_MAX_DS"]
+
+#: Above this ds the direct (whole-tree) rank is skipped unless asked for.
+DIRECT_ROUTE_MAX_DS = 4000
+
+
+@dataclass(frozen=True)
+class LocalDimensions:
+    """Dimensions of the local LC model of one hidden node (paper, Table 1 columns)."""
+
+    hidden: str
+    lc: str
+    ds: int
+    de: int
+    dc: int
+    dp: int
+    db: int
+    binding: str
+    deficit: int
+    de_status: str
+    split: tuple[str, ...] | None
+    dp_exact: bool
+
+
+@dataclass(frozen=True)
+class DimensionReport:
+    """Totals and one :class:`LocalDimensions` row per hidden node.
+
+    ``de_direct`` is the rank of the whole model's Jacobian (``None`` when
+    skipped), ``de_local_sum`` the Corollary 4.1 value (``None`` for an LC
+    model, where both coincide). ``upper_bound`` is the bound ``de`` is
+    proven against; ``failure_bound`` bounds the probability that a
+    ``probable`` ``de`` is too low. ``dp``/``db`` are set for LC models only.
+    """
+
+    model: str
+    regular: bool
+    violations: tuple[str, ...]
+    regularized: str | None
+    ds: int
+    de: int
+    dc: int
+    de_status: str
+    de_method: str
+    failure_bound: float
+    upper_bound: int
+    de_direct: int | None
+    de_local_sum: int | None
+    float_rank: int | None
+    singular_gap: float | None
+    local: tuple[LocalDimensions, ...]
+    dp: int | None = None
+    db: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's ``--json`` object (see README)."""
+        out: dict[str, Any] = {
+            "model": self.model,
+            "regular": self.regular,
+            "ds": self.ds,
+            "de": self.de,
+            "dc": self.dc,
+            "de_status": self.de_status,
+            "de_method": self.de_method,
+            "failure_bound": self.failure_bound,
+            "de_direct": self.de_direct,
+            "de_local_sum": self.de_local_sum,
+            "violations": list(self.violations),
+            "regularized": self.regularized,
+            "local": [
+                {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(row).items()}
+                for row in self.local
+            ],
+        }
+        if self.dp is not None:
+            out["dp"] = self.dp
+            out["db"] = self.db
+        return out
+
+
+def lc_notation(model: HLCModel) -> str:
+    """The paper's ``r:d1,...,dn`` for an LC model, observed cardinalities descending."""
+    cards = sorted((model.card(o) for o in model.observed), reverse=True)
+    return f"{model.card(model.root)}:{','.join(map(str, cards))}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int) -> RankResult:
+    """de of the LC model ``hidden_card:cards`` (cached: results are immutable).
+
+    The random points are seeded from the model itself, so a given LC model
+    always gets the same certified value.
+    """
+    model = HLCModel.lc(hidden_card, cards, min_observed_card=1)
+    seed = zlib.crc32(f"{hidden_card}:{cards}".encode())
+    return effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False)
+
+
+def _local_row(model: HLCModel, hidden: str, repeats: int) -> LocalDimensions:
+    lc = model.local_lc(hidden)
+    bounds = lc_bounds(lc)
+    cards = tuple(sorted((lc.card(o) for o in lc.observed), reverse=True))
+    rank = _lc_rank(lc.card(hidden), cards, bounds.db, repeats)
+    return LocalDimensions(
+        hidden=hidden,
+        lc=lc_notation(lc),
+        ds=bounds.ds,
+        de=rank.de,
+        dc=bounds.dc,
+        dp=bounds.dp,
+        db=bounds.db,
+        binding=bounds.binding,
+        deficit=bounds.ds - rank.de,
+        de_status=rank.status,
+        split=bounds.split,
+        dp_exact=bounds.dp_exact,
+    )
+
+
+def dimensions(
+    model: HLCModel,
+    *,
+    repeats: int = 2,
+    seed: int | None = None,
+    direct: bool | None = None,
+    check_float: bool = True,
+) -> DimensionReport:
+    """Compute ds, dc, de (two routes) and the per-hidden-node table of ``model``.
+
+    Parameters
+    ----------
+    repeats:
+        Independent random points per rank that is not yet proven.
+    seed:
+        Seed of the direct route's random points (local LC ranks are seeded
+        by the LC model itself).
+    direct:
+        Compute the whole-tree rank too; default: when ``ds`` is at most
+        :data:`DIRECT_ROUTE_MAX_DS` (always for LC models).
+    check_float:
+        Add the floating-point SVD rank and its singular-value gap.
+    """
+    ds = standard_dimension(model)
+    violations = regularity_violations(model)
+    target = regularize(model).model if violations else model
+    local = tuple(_local_row(model, h, repeats) for h in model.hidden)
+
+    if model.is_lc:
+        row = local[0]
+        upper = lc_bounds(target).db
+        rank = effective_dimension(target, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float)
+        method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
+        return _report(model, violations, target, ds, rank.de, rank.status, method, rank.failure_bound, upper,
+                       rank.de, None, rank, local, dp=row.dp, db=row.db)
+
+    # Corollary 4.1 on the regular equivalent (the model itself when regular)
+    target_rows = local if target is model else tuple(_local_row(target, h, repeats) for h in target.hidden)
+    ds_target = standard_dimension(target)
+    de_sum = ds_target - sum(r.deficit for r in target_rows)
+    upper = ds_target - sum(r.ds - r.db for r in target_rows)
+    fail = min(1.0, sum(_lc_rank(*_key(target, r.hidden), r.db, repeats).failure_bound
+                        for r in target_rows if r.de_status != "proven"))
+    method = "Corollary 4.1: ds minus the sum of local deficits"
+    if target is not model:
+        method += " of the regular equivalent"
+
+    if direct is None:
+        direct = ds <= DIRECT_ROUTE_MAX_DS
+    rank = None
+    de = de_sum
+    if direct:
+        rank = effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float)
+        if rank.de > de:
+            de, fail = rank.de, rank.failure_bound
+        elif rank.de == de:
+            fail = min(fail, rank.failure_bound)
+        method += f"; direct rank of the whole tree: {rank.de} ({rank.method})"
+    status = "proven" if de == upper else "probable"
+    return _report(model, violations, target, ds, de, status, method, fail, upper,
+                   rank.de if rank else None, de_sum, rank, local)
+
+
+def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
+    lc = model.local_lc(hidden)
+    return lc.card(hidden), tuple(sorted((lc.card(o) for o in lc.observed), reverse=True))
+
+
+def _report(model, violations, target, ds, de, status, method, fail, upper, de_direct, de_sum, rank, local,
+            dp=None, db=None) -> DimensionReport:
+    return DimensionReport(
+        model=format_model(model),
+        regular=not violations,
+        violations=tuple(v.message for v in violations),
+        regularized=None if target is model else format_model(target),
+        ds=ds,
+        de=de,
+        dc=complete_dimension(model),
+        de_status=status,
+        de_method=method,
+        failure_bound=0.0 if status == "proven" else fail,
+        upper_bound=upper,
+        de_direct=de_direct,
+        de_local_sum=de_sum,
+        float_rank=rank.float_rank if rank else None,
+        singular_gap=rank.singular_gap if rank else None,
+        local=local,
+        dp=dp,
+        db=db,
+    )

@@ -1,0 +1,93 @@
+"""The dimension report: Figure 2, Corollary 4.1 against the direct rank, invariants."""
+
+import itertools
+
+import pytest
+from hypothesis import assume, given, settings
+
+from effdim import parse_model
+from effdim.bounds import lc_bounds, standard_dimension
+from effdim.dimensions import dimensions
+from effdim.model import HLCModel
+from effdim.regularity import max_regular_card, regularize
+from strategies import hlc_models, lc_models, regular_hlc_models
+from test_bounds import TABLE1
+
+
+def test_figure2_hlc_model():
+    report = dimensions(parse_model("5(3(2,2),2,3(2,2))"))
+    assert (report.ds, report.de, report.de_status) == (41, 23, "proven")
+    assert report.de_direct == report.de_local_sum == 23
+    assert [(r.hidden, r.lc, r.deficit) for r in report.local] == [
+        ("H1", "5:3,3,2", 12),
+        ("H2", "3:5,2,2", 3),
+        ("H3", "3:5,2,2", 3),
+    ]
+    assert report.regular and report.dp is None
+
+
+@pytest.mark.parametrize("notation, de, db, ds, dc, dp", TABLE1)
+def test_table1_reports(notation, de, db, ds, dc, dp):
+    report = dimensions(parse_model(notation))
+    assert (report.de, report.db, report.ds, report.dc) == (de, db, ds, dc)
+    assert report.de_status == ("proven" if de == db else "probable")
+    if report.de_status == "probable":
+        assert 0 < report.failure_bound < 1e-3
+
+
+def test_lc_models_with_db_above_de_are_found_by_computation():
+    """Scan every regular LC model over up to four variables of up to three states."""
+    gaps = set()
+    for n in (2, 3, 4):
+        for cards in itertools.combinations_with_replacement((3, 2), n):
+            base = HLCModel.lc(1, cards)
+            for r in range(1, max_regular_card(base, "H1") + 1):
+                model = HLCModel.lc(r, cards)
+                report = dimensions(model, check_float=False)
+                if report.de < report.db:
+                    gaps.add(str(model))
+    assert {"3:2,2,2,2", "4:3,3,3"} <= gaps
+
+
+@settings(max_examples=25)
+@given(lc_models())
+def test_lc_de_within_bounds(model):
+    report = dimensions(model, check_float=False)
+    bounds = lc_bounds(model)
+    assert report.de <= bounds.db <= bounds.ds
+    assert report.de <= bounds.dc
+
+
+@settings(max_examples=25)
+@given(regular_hlc_models(max_hidden=4, max_card=3))
+def test_corollary_4_1_equals_the_direct_rank(model):
+    assume(not model.is_lc)
+    report = dimensions(model, direct=True, check_float=False)
+    assert report.de_direct == report.de_local_sum
+    assert report.de <= report.upper_bound <= report.ds
+
+
+@settings(max_examples=20)
+@given(hlc_models(max_hidden=4, max_card=4))
+def test_regularize_keeps_de(model):
+    regular = regularize(model).model
+    assert dimensions(model, check_float=False).de == dimensions(regular, check_float=False).de
+    assert standard_dimension(regular) <= standard_dimension(model)
+
+
+def test_irregular_model_reports_its_regular_equivalent():
+    report = dimensions(parse_model("9:2,2,2,2"))
+    assert not report.regular and report.regularized == "8:2,2,2,2"
+    assert report.de == 15 and report.violations
+
+
+def test_float_second_opinion_agrees():
+    report = dimensions(parse_model("5(3(2,2),2,3(2,2))"))
+    assert report.float_rank == 23 and report.singular_gap > 1e3
+
+
+def test_json_has_the_documented_keys():
+    data = dimensions(parse_model("3:2,2,2,2")).to_json()
+    assert {"model", "regular", "ds", "de", "dc", "de_status", "local", "dp", "db"} <= set(data)
+    assert set(data["local"][0]) >= {"hidden", "lc", "ds", "de", "dc", "dp", "db", "binding"}
+    assert data["de_status"] == "probable" and data["de"] == 13 and data["db"] == 14
