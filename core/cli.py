@@ -111,6 +111,19 @@ def _cmd_regularize(args: argparse.Namespace) -> None:
                        [(i + 1, s.node, s.rule, s.old, s.new) for i, s in enumerate(result.steps)]))
 
 
+def _cmd_gaps(args: argparse.Namespace) -> None:
+    from .survey import bound_gaps
+
+    gaps = bound_gaps(args.max_observed, args.max_card, repeats=args.repeats)
+    if args.json:
+        _emit_json([vars(g) for g in gaps])
+        return
+    print(f"regular LC models with 2..{args.max_observed} observed variables of 2..{args.max_card} states "
+          f"where de < db = min(ds, dc, dp):")
+    print(format_table(["model", "de", "db", "ds", "dc", "dp", "P(de too low) <="],
+                       [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps]))
+
+
 def _cmd_app(args: argparse.Namespace) -> None:
     import panel as pn
 
@@ -137,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     reg.add_argument("model", help="notation or a JSON file")
     reg.add_argument("--json", action="store_true", help="print one JSON object")
     reg.set_defaults(run=_cmd_regularize)
+
+    gaps = sub.add_parser("gaps", help="find LC models whose de is below the bound db (Theorem 4)")
+    gaps.add_argument("--max-observed", type=_positive_int, default=4, help="largest number of observed variables")
+    gaps.add_argument("--max-card", type=_positive_int, default=3, help="largest observed cardinality")
+    gaps.add_argument("--repeats", type=_positive_int, default=3, help="random points per rank")
+    gaps.add_argument("--json", action="store_true", help="print a JSON list")
+    gaps.set_defaults(run=_cmd_gaps)
 
     app = sub.add_parser("app", help="launch the dashboard in the browser")
     app.add_argument("--port", type=int, default=5006)

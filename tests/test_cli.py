@@ -49,6 +49,12 @@ def test_regularize_json(capsys):
     assert data["regular_model"] == "H2:3(H3:3(O3:2,O4:2),O1:2,O2:2)"
 
 
+def test_gaps_lists_models_found_by_computation(capsys):
+    status, out, _ = run(capsys, "gaps", "--max-observed", "4", "--max-card", "3", "--json")
+    assert status == 0
+    assert {"3:2,2,2,2", "4:3,3,3"} <= {g["model"] for g in json.loads(out)}
+
+
 @pytest.mark.parametrize(
     "argv, culprit",
     [

@@ -1,15 +1,13 @@
 """The dimension report: Figure 2, Corollary 4.1 against the direct rank, invariants."""
 
-import itertools
-
 import pytest
 from hypothesis import assume, given, settings
 
 from effdim import parse_model
 from effdim.bounds import lc_bounds, standard_dimension
 from effdim.dimensions import dimensions
-from effdim.model import HLCModel
-from effdim.regularity import max_regular_card, regularize
+from effdim.regularity import regularize
+from effdim.survey import bound_gaps, regular_lc_models
 from strategies import hlc_models, lc_models, regular_hlc_models
 from test_bounds import TABLE1
 
@@ -36,17 +34,12 @@ def test_table1_reports(notation, de, db, ds, dc, dp):
 
 
 def test_lc_models_with_db_above_de_are_found_by_computation():
-    """Scan every regular LC model over up to four variables of up to three states."""
-    gaps = set()
-    for n in (2, 3, 4):
-        for cards in itertools.combinations_with_replacement((3, 2), n):
-            base = HLCModel.lc(1, cards)
-            for r in range(1, max_regular_card(base, "H1") + 1):
-                model = HLCModel.lc(r, cards)
-                report = dimensions(model, check_float=False)
-                if report.de < report.db:
-                    gaps.add(str(model))
-    assert {"3:2,2,2,2", "4:3,3,3"} <= gaps
+    """Every regular LC model over up to four variables of up to three states."""
+    gaps = {gap.model: gap for gap in bound_gaps(max_observed=4, max_card=3)}
+    assert {"3:2,2,2,2", "4:3,3,3"} <= set(gaps)
+    assert all(g.de < g.db and g.failure_bound < 1e-6 for g in gaps.values())
+    # the scan covers models where the bound is tight too
+    assert sum(1 for _ in regular_lc_models(4, 3)) > 10 * len(gaps)
 
 
 @settings(max_examples=25)
