@@ -88,8 +88,10 @@ __all__ = [
 
 #: Probabilities are floored here before taking logarithms.
 TINY = 1e-300
-#: The one-hot design matrix is held dense up to this many entries, sparse beyond.
-DENSE_LIMIT = 8_000_000
+#: The block design matrix is held dense up to this many entries, sparse beyond.
+DENSE_LIMIT = 4_000_000
+#: Consecutive columns are grouped while their joint states number at most this.
+BLOCK_STATES = 256
 
 
 class Cancelled(Exception):
@@ -151,26 +153,97 @@ class ModelData:
         self.ooff = np.concatenate([[0], np.cumsum(self.ocard)]).astype(int)
         self.D = int(self.ooff[-1])
         self.group = np.repeat(np.arange(len(observed)), self.ocard)
-        mask = np.zeros((self.D, self.K), dtype=bool)
+        mask = np.zeros((self.K, self.D), dtype=bool)
         for j, p in enumerate(self.oparent):
-            mask[self.ooff[j] : self.ooff[j + 1], self.ksl[p]] = True
+            mask[self.ksl[p], self.ooff[j] : self.ooff[j + 1]] = True
         self.mask = mask
-        # one-hot design matrix: Z[p, off_j + v] = 1 when pattern p has value v in column j
-        rows, cols = np.nonzero(self.patterns >= 0)
-        idx = self.ooff[cols] + self.patterns[rows, cols]
-        # missing cells: their leaf's expected counts are imputed as P(h | p) * P(o | h)
-        missing = self.patterns < 0
+        self.maskf = mask.astype(np.float64)
+        self._design()
+
+    def _design(self) -> None:
+        """Block one-hot design: ``Z = B E`` without forming ``Z``.
+
+        ``Z`` (patterns x leaf states, ``Z[p, off_j + v] = 1`` when pattern
+        ``p`` has value ``v`` in column ``j``) would be read twice per EM step.
+        Instead consecutive columns are grouped into blocks of at most
+        :data:`BLOCK_STATES` joint states (a missing cell is one more state of
+        its column); ``B`` (patterns x block states) has one 1 per block and
+        row, ``E`` (block states x leaf states) spells each joint state out.
+        ``Em`` marks which block states leave column ``j`` missing.
+        """
+        patterns = self.patterns
+        ncol = len(self.observed)
+        missing = patterns < 0
         self.has_missing = bool(missing.any())
-        self.MT = np.ascontiguousarray(missing.T, dtype=np.float64) if self.has_missing else None
-        if self.m * self.D <= DENSE_LIMIT:
-            Z = np.zeros((self.m, self.D))
-            Z[rows, idx] = 1.0
-            self.Z = Z
-            self.ZT = np.ascontiguousarray(Z.T)
+        radix = [self.ocard[j] + int(missing[:, j].any()) for j in range(ncol)]
+        blocks: list[list[int]] = []
+        size = 0
+        for j in range(ncol):
+            if blocks and size * radix[j] <= BLOCK_STATES:
+                blocks[-1].append(j)
+                size *= radix[j]
+            else:
+                blocks.append([j])
+                size = radix[j]
+        offsets, total = [], 0
+        code_cols = []
+        e_rows, e_cols, m_rows, m_cols = [], [], [], []
+        for block in blocks:
+            rad = [radix[j] for j in block]
+            n_states = math.prod(rad)
+            code = np.zeros(self.m, dtype=np.int64)
+            for j, r in zip(block, rad):
+                digit = np.where(patterns[:, j] < 0, self.ocard[j], patterns[:, j])
+                code = code * r + digit
+            code_cols.append(code + total)
+            states = np.arange(n_states)
+            rest = states.copy()
+            for j, r in reversed(list(zip(block, rad))):
+                digit = rest % r
+                rest //= r
+                seen = digit < self.ocard[j]
+                e_rows.append(total + states[seen])
+                e_cols.append(self.ooff[j] + digit[seen])
+                m_rows.append(total + states[~seen])
+                m_cols.append(np.full(int((~seen).sum()), j))
+            offsets.append(total)
+            total += n_states
+        self.n_block_states = total
+        E = np.zeros((total, self.D))
+        E[np.concatenate(e_rows), np.concatenate(e_cols)] = 1.0
+        self.E = E
+        self.ET = np.ascontiguousarray(E.T)
+        if self.has_missing:
+            Em = np.zeros((total, ncol))
+            Em[np.concatenate(m_rows), np.concatenate(m_cols)] = 1.0
+            self.Em = Em
         else:
-            Z = sparse.csr_matrix((np.ones(rows.size), (rows, idx)), shape=(self.m, self.D))
-            self.Z = Z
-            self.ZT = Z.T.tocsr()
+            self.Em = None
+        codes = np.stack(code_cols, axis=1)  # (m, n_blocks)
+        rows = np.repeat(np.arange(self.m), len(blocks))
+        self.dense = self.m * total <= DENSE_LIMIT
+        if self.dense:
+            B = np.zeros((self.m, total))
+            B[rows, codes.reshape(-1)] = 1.0
+            self.B = B
+            self.BT = np.ascontiguousarray(B.T)
+        else:
+            B = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.m, total))
+            self.B = B
+            self.BT = B.T.tocsr()
+
+    def leaf_messages(self, x: np.ndarray) -> np.ndarray:
+        """``x Z^T`` = ``(x E^T) B^T``: (rows, D) -> (rows, m), each pattern's sum of leaf entries."""
+        y = x @ self.ET  # (rows, block states)
+        if self.dense:
+            return y @ self.BT
+        return np.ascontiguousarray((self.B @ y.T).T)
+
+    def block_counts(self, r: np.ndarray) -> np.ndarray:
+        """``r B``: (rows, m) -> (rows, block states), pattern weights summed per block state."""
+        if self.dense:
+            return r @ self.B
+        return np.ascontiguousarray((self.BT @ r.T).T)
 
 
 # --------------------------------------------------------------------------- state
@@ -180,7 +253,7 @@ class _State:
 
     pi: np.ndarray  # (S, k_root)
     theta: list  # per hidden index: None for the root, else (S, k_parent, k_i)
-    leaf: np.ndarray  # (D, S, K), zero outside the blocks of ``mask``
+    leaf: np.ndarray  # (S, K, D), zero outside the blocks of ``mask``
 
     @property
     def S(self) -> int:
@@ -190,7 +263,7 @@ class _State:
         return _State(
             self.pi[idx],
             [None if t is None else t[idx] for t in self.theta],
-            np.ascontiguousarray(self.leaf[:, idx, :]),
+            self.leaf[idx],
         )
 
     @staticmethod
@@ -198,7 +271,7 @@ class _State:
         return _State(
             np.concatenate([s.pi for s in states]),
             [None if t is None else np.concatenate([s.theta[i] for s in states]) for i, t in enumerate(states[0].theta)],
-            np.ascontiguousarray(np.concatenate([s.leaf for s in states], axis=1)),
+            np.concatenate([s.leaf for s in states]),
         )
 
 
@@ -211,10 +284,9 @@ def _random_state(md: ModelData, S: int, rng: np.random.Generator) -> _State:
 
     pi = rows((S, md.hk[0]))
     theta = [None] + [rows((S, md.hk[md.hparent[i]], md.hk[i])) for i in range(1, md.H)]
-    leaf = np.zeros((md.D, S, md.K))
+    leaf = np.zeros((S, md.K, md.D))
     for j, p in enumerate(md.oparent):
-        t = rows((S, md.hk[p], md.ocard[j]))  # (S, k_p, c_j)
-        leaf[md.ooff[j] : md.ooff[j + 1], :, md.ksl[p]] = t.transpose(2, 0, 1)
+        leaf[:, md.ksl[p], md.ooff[j] : md.ooff[j + 1]] = rows((S, md.hk[p], md.ocard[j]))
     return _State(pi, theta, leaf)
 
 
@@ -232,9 +304,9 @@ def _state_from_params(md: ModelData, params: Any) -> _State:
             cpts = params.cpts
     pi = np.asarray(cpts[md.hidden[0]], dtype=float)[None, :].copy()
     theta = [None] + [np.asarray(cpts[h], dtype=float)[None].copy() for h in md.hidden[1:]]
-    leaf = np.zeros((md.D, 1, md.K))
+    leaf = np.zeros((1, md.K, md.D))
     for j, o in enumerate(md.observed):
-        leaf[md.ooff[j] : md.ooff[j + 1], 0, md.ksl[md.oparent[j]]] = np.asarray(cpts[o], dtype=float).T
+        leaf[0, md.ksl[md.oparent[j]], md.ooff[j] : md.ooff[j + 1]] = np.asarray(cpts[o], dtype=float)
     return _State(pi, theta, leaf)
 
 
@@ -245,8 +317,7 @@ def _params_from_state(md: ModelData, st: _State, s: int = 0):
     for i in range(1, md.H):
         cpts[md.hidden[i]] = st.theta[i][s].copy()
     for j, o in enumerate(md.observed):
-        block = st.leaf[md.ooff[j] : md.ooff[j + 1], s, md.ksl[md.oparent[j]]]
-        cpts[o] = np.ascontiguousarray(block.T)
+        cpts[o] = st.leaf[s, md.ksl[md.oparent[j]], md.ooff[j] : md.ooff[j + 1]].copy()
     # renormalise away rounding so that Parameters' row-sum check never trips
     for n, t in cpts.items():
         cpts[n] = t / t.sum(axis=-1, keepdims=True)
@@ -260,85 +331,108 @@ class _Stats:
     obj: np.ndarray  # (S,) objective: ll (+ prior * sum log theta)
     root: np.ndarray | None = None  # (S, k_root)
     pair: list | None = None  # per hidden index: (S, k_parent, k_i)
-    leaf: np.ndarray | None = None  # (D, S, K)
+    leaf: np.ndarray | None = None  # (S, K, D)
     mass: np.ndarray | None = None  # (S, K) expected count of each hidden state
-    post: list | None = None  # per hidden index: (S, m, k_i) posteriors
+    post: list | None = None  # per hidden index: (S, k_i, m) posteriors
     llp: np.ndarray | None = None  # (S, m) log P(pattern)
 
 
 def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_post: bool = False) -> _Stats:
+    """One exact E-step for ``S`` starts at once.
+
+    Arrays are laid out ``(S, states, m)``: patterns along the contiguous
+    axis, so every operation is a long vectorised loop and sums over states
+    are additions of whole rows.
+    """
     S, m, K, D = st.S, md.m, md.K, md.D
     logleaf = np.log(np.maximum(st.leaf, TINY))
-    logleaf *= md.mask[:, None, :]
-    leafm = md.Z @ logleaf.reshape(D, S * K)  # (m, S*K)
-    leaf3 = np.asarray(leafm).reshape(m, S, K).transpose(1, 0, 2)  # (S, m, K) view
+    logleaf *= md.maskf
+    leaf = md.leaf_messages(logleaf.reshape(S * K, D)).reshape(S, K, m)
     H = md.H
     up: list = [None] * H
     msg: list = [None] * H
     upmax: list = [None] * H
     upexp: list = [None] * H
-    logth: list = [None] * H
     for i in range(H - 1, -1, -1):  # children before parents
-        u = leaf3[:, :, md.ksl[i]]
+        u = leaf[:, md.ksl[i], :]
         for c in md.hkids[i]:
             u = u + msg[c]
         up[i] = u
         if i == 0:
             break
-        mx = u.max(axis=2, keepdims=True)
-        e = np.exp(u - mx)
-        p = np.matmul(e, st.theta[i].transpose(0, 2, 1))  # (S, m, k_parent)
-        msg[i] = np.log(np.maximum(p, TINY)) + mx
+        mx = u.max(axis=1, keepdims=True)  # (S, 1, m)
+        e = u - mx
+        np.exp(e, out=e)
+        p = np.matmul(st.theta[i], e)  # (S, k_parent, k_i) @ (S, k_i, m)
+        np.maximum(p, TINY, out=p)
+        np.log(p, out=p)
+        p += mx
+        msg[i] = p
         upmax[i], upexp[i] = mx, e
     logpi = np.log(np.maximum(st.pi, TINY))
-    b0 = up[0] + logpi[:, None, :]
-    mx = b0.max(axis=2, keepdims=True)
-    e0 = np.exp(b0 - mx)
-    tot = e0.sum(axis=2, keepdims=True)  # >= 1: the largest term is exp(0)
-    llp = np.log(tot) + mx  # (S, m, 1) log P(pattern)
-    ll = llp[:, :, 0] @ md.w
+    b0 = up[0] + logpi[:, :, None]  # (S, k_root, m)
+    mx = b0.max(axis=1, keepdims=True)
+    e0 = b0 - mx
+    np.exp(e0, out=e0)
+    tot = e0.sum(axis=1, keepdims=True)  # >= 1: the largest term is exp(0)
+    llp = np.log(tot)
+    llp += mx  # (S, 1, m) log P(pattern)
+    ll = llp[:, 0, :] @ md.w
     obj = ll
     if prior:
-        logprior = logpi.sum(axis=1) + logleaf.sum(axis=(0, 2))
+        logprior = logpi.sum(axis=1) + logleaf.sum(axis=(1, 2))
         for i in range(1, H):
             logprior = logprior + np.log(np.maximum(st.theta[i], TINY)).sum(axis=(1, 2))
         obj = ll + prior * logprior
     if not counts:
-        return _Stats(ll, obj, llp=llp[:, :, 0] if keep_post else None)
+        return _Stats(ll, obj, llp=llp[:, 0, :] if keep_post else None)
+    e0 /= tot
     post: list = [None] * H
-    post[0] = e0 / tot
+    post[0] = e0
     belief: list = [None] * H
     belief[0] = b0
     pair: list = [None] * H
-    w3 = md.w[None, :, None]
+    w = md.w
     for i in range(H):
         for c in md.hkids[i]:
             b = belief[i] - msg[c]  # log P(evidence outside the subtree of c, H_i = h)
-            mb = b.max(axis=2, keepdims=True)
-            q = np.matmul(np.exp(b - mb), st.theta[c])  # (S, m, k_c)
-            belief[c] = np.log(np.maximum(q, TINY)) + mb + up[c]
-            post[c] = np.exp(belief[c] - llp)
+            mb = b.max(axis=1, keepdims=True)
+            q = np.matmul(st.theta[c].transpose(0, 2, 1), np.exp(b - mb))  # (S, k_c, m)
+            np.maximum(q, TINY, out=q)
+            np.log(q, out=q)
+            q += mb
+            q += up[c]
+            belief[c] = q
+            post[c] = np.exp(q - llp)
             # expected family counts sum_p N(p) P(H_i = h, C = c | p), computed as
             # theta(h, c) * sum_p [N(p) A_p(h)] B_p(c) with each factor scaled
-            log_a = b - llp + upmax[c]
-            shift = log_a.max(axis=1, keepdims=True)  # (S, 1, k_i)
-            a = np.exp(log_a - shift) * w3
-            g = np.matmul(a.transpose(0, 2, 1), upexp[c])  # (S, k_i, k_c)
+            log_a = b - llp
+            log_a += upmax[c]
+            shift = log_a.max(axis=2, keepdims=True)  # (S, k_i, 1): over patterns
+            log_a -= shift
+            a = np.exp(log_a, out=log_a)
+            a *= w
+            g = np.matmul(a, upexp[c].transpose(0, 2, 1))  # (S, k_i, k_c)
             with np.errstate(divide="ignore"):
-                logth_c = np.log(st.theta[c])
-                pair[c] = np.exp(logth_c + shift.transpose(0, 2, 1) + np.log(g))
-    R = np.empty((m, S, K))
-    for i in range(H):
-        np.multiply(post[i].transpose(1, 0, 2), md.w[:, None, None], out=R[:, :, md.ksl[i]])
-    leafc = np.asarray(md.ZT @ R.reshape(m, S * K)).reshape(D, S, K)
+                pair[c] = np.exp(np.log(st.theta[c]) + shift + np.log(g))
+    if H == 1:
+        R = e0 * w if keep_post else np.multiply(e0, w, out=e0)
+    else:
+        R = np.empty((S, K, m))
+        for i in range(H):
+            np.multiply(post[i], w, out=R[:, md.ksl[i], :])
+    R2 = R.reshape(S * K, m)
+    bc = md.block_counts(R2)
+    leafc = (bc @ md.E).reshape(S, K, D)
     if md.has_missing:
         # a missing leaf o under H: N'(h, o) gains sum_p N(p) P(h | p) P(o | h)
-        gone = (md.MT @ R.reshape(m, S * K)).reshape(-1, S, K)[md.group]
+        gone = (bc @ md.Em).reshape(S, K, -1)[:, :, md.group]
         leafc += st.leaf * gone
-    mass = R.sum(axis=0)
+    mass = R.sum(axis=2)
+    root = mass[:, md.ksl[0]].copy()
     if keep_post:
-        return _Stats(ll, obj, mass[:, md.ksl[0]].copy(), pair, leafc, mass, post, llp[:, :, 0])
-    return _Stats(ll, obj, mass[:, md.ksl[0]].copy(), pair, leafc, mass)
+        return _Stats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :])
+    return _Stats(ll, obj, root, pair, leafc, mass)
 
 
 def _mstep(md: ModelData, st: _State, stats: _Stats, prior: float, active: np.ndarray | None = None) -> _State:
@@ -354,17 +448,17 @@ def _mstep(md: ModelData, st: _State, stats: _Stats, prior: float, active: np.nd
     pi = normalise(stats.root, st.pi)
     theta = [None] + [normalise(stats.pair[i], st.theta[i]) for i in range(1, md.H)]
     c = stats.leaf + a if a else stats.leaf
-    den = np.add.reduceat(c, md.ooff[:-1], axis=0)[md.group]
+    den = np.add.reduceat(c, md.ooff[:-1], axis=2)[:, :, md.group]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = c / den
-    ok = (den > 0) & md.mask[:, None, :]
+    ok = (den > 0) & md.mask
     leaf = np.where(ok, ratio, st.leaf)
     if active is not None and not active.all():
         keep = ~active
         pi[keep] = st.pi[keep]
         for i in range(1, md.H):
             theta[i][keep] = st.theta[i][keep]
-        leaf[:, keep, :] = st.leaf[:, keep, :]
+        leaf[keep] = st.leaf[keep]
     return _State(pi, theta, leaf)
 
 
@@ -476,7 +570,7 @@ def _expected_counts(md: ModelData, stats: _Stats, s: int) -> dict:
     for i in range(1, md.H):
         out[md.hidden[i]] = stats.pair[i][s].copy()
     for j, o in enumerate(md.observed):
-        out[o] = np.ascontiguousarray(stats.leaf[md.ooff[j] : md.ooff[j + 1], s, md.ksl[md.oparent[j]]].T)
+        out[o] = stats.leaf[s, md.ksl[md.oparent[j]], md.ooff[j] : md.ooff[j + 1]].copy()
     return out
 
 
@@ -495,7 +589,7 @@ def _degeneracies(md: ModelData, st: _State, mass: np.ndarray, s: int, mass_tol:
         if k < 2:
             continue
         blocks = [st.theta[c][s] for c in md.hkids[i]]  # (k, k_c)
-        blocks += [st.leaf[md.ooff[j] : md.ooff[j + 1], s, md.ksl[i]].T for j in kids_obs[i]]
+        blocks += [st.leaf[s, md.ksl[i], md.ooff[j] : md.ooff[j + 1]] for j in kids_obs[i]]
         for x in range(k):
             for y in range(x + 1, k):
                 if x in empty or y in empty:
@@ -513,7 +607,7 @@ def fit_em(
     *,
     restarts: int = 5,
     seed: Any = None,
-    tol: float = 1e-8,
+    tol: float | None = 1e-8,
     max_iter: int = 1000,
     prior: float | None = None,
     init: Any = None,
@@ -541,7 +635,8 @@ def fit_em(
         Seed or :class:`numpy.random.Generator` for the starts.
     tol:
         Convergence tolerance on the rise of the objective per data row in
-        one step (total rise below ``tol * |D|``).
+        one step (total rise below ``tol * |D|``). ``None``: no test, every
+        start runs ``max_iter`` steps (for timing).
     max_iter:
         Maximum EM steps of any start (pruning steps included).
     prior:
@@ -575,8 +670,8 @@ def fit_em(
     md = dataset if isinstance(dataset, ModelData) and dataset.model == model else ModelData(model, dataset, mapping)
     if isinstance(restarts, bool) or int(restarts) != restarts or restarts < 0:
         raise ValueError(f"restarts must be a non-negative integer, got {restarts!r}")
-    if not (tol >= 0 and math.isfinite(tol)):
-        raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+    if tol is not None and not (tol >= 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a non-negative number or None, got {tol!r}")
     if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 0:
         raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
     prior = float(prior) if prior else 0.0
@@ -593,9 +688,9 @@ def fit_em(
         raise ValueError("need at least one start: restarts >= 1 or init")
     st = _State.stack(states) if len(states) > 1 else states[0]
     S0 = st.S
-    tol_abs = tol * md.n
+    tol_abs = -np.inf if tol is None else tol * md.n
     if agree_tol is None:
-        agree_tol = max(1e-3, 100.0 * tol_abs)
+        agree_tol = max(1e-3, 100.0 * (tol or 0.0) * md.n)
     if mass_tol is None:
         mass_tol = min(1e-3, 1.0 / md.n) if md.n > 0 else 1e-3
 
@@ -649,7 +744,7 @@ def fit_em(
             st = st.select(keep)
             stats = _Stats(
                 stats.ll[keep], stats.obj[keep], stats.root[keep], [None if p is None else p[keep] for p in stats.pair],
-                np.ascontiguousarray(stats.leaf[:, keep, :]), stats.mass[keep],
+                stats.leaf[keep], stats.mass[keep],
             )
             steps *= 2
     while not done[ids].all():
@@ -674,7 +769,7 @@ def fit_em(
         expected_counts=_expected_counts(md, stats, pos),
         degenerate=_degeneracies(md, st, stats.mass, pos, mass_tol, dup_tol),
         prior=prior or None,
-        tol=tol,
+        tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,
     )
 
@@ -716,4 +811,4 @@ def posterior(params: Any, data: Any, node: str | None = None) -> tuple[ModelDat
     if node not in md.hindex:
         raise ValueError(f"{node!r} is not a hidden node of {md.model}; hidden nodes: {', '.join(md.hidden)}")
     stats = _estep(md, st, 0.0, keep_post=True)
-    return md, stats.post[md.hindex[node]][0]
+    return md, np.ascontiguousarray(stats.post[md.hindex[node]][0].T)

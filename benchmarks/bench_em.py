@@ -1,0 +1,185 @@
+"""Speed of effdim's learning engine: the three targets of issue 3.
+
+1. ``sweep``: LC sweep |X| = 1..8 on 243,000 rows over 4 binary items, 5
+   restarts each, tolerance 1e-10 on the mean log-likelihood per row (StepMix's
+   ``abs_tol``), at most 1000 EM steps. Target: under 3 s in all. Data: the
+   Stouffer-Toby table with every count times 1125 (216 * 1125 = 243,000).
+2. ``hill``: hill climbing (Section 6) for the structure of HLC
+   5,3,3:2,2,2,2,2 on 243,000 rows sampled from the bundled generating
+   parameters of ``hlc-figure2``. Target: under 30 s.
+3. ``wide``: 100,000 rows over 30 binary columns (almost all patterns
+   distinct), LC |X| = 5, one start: time per 100 EM steps. Target: under 5 s.
+
+Usage::
+
+    /work/venv/bin/python benchmarks/bench_em.py                 # all three, medians of --repeats
+    /work/venv/bin/python benchmarks/bench_em.py --only sweep --repeats 5
+    /work/venv/bin/python benchmarks/bench_em.py --compare       # table with benchmarks/stepmix-results.json
+
+Results are written to ``benchmarks/effdim-results.json``; ``--compare``
+prints effdim beside StepMix (run ``bench_stepmix.py`` in its own venv first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from effdim import datasets
+from effdim.data import from_patterns
+from effdim.distribution import random_parameters, sample
+from effdim.em import ModelData, fit_em
+from effdim.model import HLCModel
+from effdim.search import hill_climb, sweep
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "effdim-results.json"
+STEPMIX = HERE / "stepmix-results.json"
+TOL = 1e-10
+RESTARTS = 5
+MAX_ITER = 1000
+
+
+def stouffer_243k():
+    base = datasets.load("stouffer-toby")
+    return from_patterns(base.patterns, base.counts * 1125, columns=base.columns, states=base.states,
+                         source="stouffer-toby x 1125")
+
+
+def bench_sweep(repeats: int) -> dict:
+    data = stouffer_243k()
+    assert data.n_rows == 243_000
+    sweep(data, restarts=RESTARTS, seed=0, tol=TOL, max_iter=MAX_ITER, cards=[2])  # warm-up (dimension cache)
+    times, runs = [], []
+    for r in range(repeats):
+        start = time.perf_counter()
+        results = sweep(data, restarts=RESTARTS, seed=r, tol=TOL, max_iter=MAX_ITER)
+        times.append(time.perf_counter() - start)
+        runs.append(results)
+    per_card = {}
+    for k in range(1, 9):
+        fits = [next(f for f in run if f.card == k) for run in runs]
+        per_card[str(k)] = {
+            "loglik_best": max(f.loglik for f in fits),
+            "logliks": [f.loglik for f in fits],
+            "n_iter": [f.restarts["n_iter"] for f in fits],
+            "converged": [f.restarts["converged"] for f in fits],
+            "bic": fits[0].bic, "bic_plus": fits[0].bic_plus, "cs": fits[0].cs, "cs_plus": fits[0].cs_plus,
+            "ds": fits[0].ds, "de": fits[0].de,
+        }
+    # time per |X|: one timed fit per card and repeat
+    card_times = {str(k): [] for k in range(1, 9)}
+    for r in range(repeats):
+        for k in range(1, 9):
+            start = time.perf_counter()
+            sweep(data, cards=[k], restarts=RESTARTS, seed=r, tol=TOL, max_iter=MAX_ITER)
+            card_times[str(k)].append(time.perf_counter() - start)
+    for k, ts in card_times.items():
+        per_card[k]["time_median"] = statistics.median(ts)
+    return {"rows": 243_000, "patterns": int(data.n_patterns), "restarts": RESTARTS, "tol": TOL, "max_iter": MAX_ITER,
+            "times": times, "time_median": statistics.median(times), "per_card": per_card}
+
+
+def bench_hill(repeats: int, scores: list[str]) -> dict:
+    truth = datasets.generating_parameters("hlc-figure2")
+    data = sample(truth, 243_000, 2024)
+    model = truth.model
+    out = {"rows": 243_000, "patterns": int(data.n_patterns), "restarts": RESTARTS, "tol": 1e-8, "max_iter": MAX_ITER,
+           "scores": {}}
+    for score in scores:
+        times, paths = [], []
+        for r in range(repeats):
+            start = time.perf_counter()
+            climb = hill_climb(data, model, score, restarts=RESTARTS, seed=r, tol=1e-8, max_iter=MAX_ITER)
+            times.append(time.perf_counter() - start)
+            paths.append([str(f.model) for f in climb.path])
+        out["scores"][score] = {"times": times, "time_median": statistics.median(times), "fits": len(climb.tried),
+                                "paths": paths, "best": paths[-1][-1]}
+    return out
+
+
+def bench_wide(repeats: int) -> dict:
+    model = HLCModel.lc(5, [2] * 30)
+    data = sample(random_parameters(model, 7), 100_000, 8)
+    md = ModelData(model, data)
+    times = []
+    for r in range(repeats):
+        start = time.perf_counter()
+        result = fit_em(md, model, restarts=1, seed=r, tol=None, max_iter=100)
+        times.append(time.perf_counter() - start)
+        assert result.n_iter == 100
+    return {"rows": 100_000, "columns": 30, "patterns": int(data.n_patterns), "card": 5, "iterations": 100,
+            "times": times, "time_median": statistics.median(times)}
+
+
+def compare() -> str:
+    ours = json.loads(OUT.read_text())["sweep"]
+    theirs = json.loads(STEPMIX.read_text()) if STEPMIX.exists() else {}
+    rows_mode = theirs.get("rows", {})
+    weighted = theirs.get("weighted", {})
+    lines = [
+        f"LC sweep, 243,000 rows x 4 binary items, {ours['restarts']} starts, tol {ours['tol']:g}/row, "
+        f"max {ours['max_iter']} steps (medians)",
+        "",
+        "| |X| | effdim time (s) | effdim best loglik | StepMix rows time (s) | StepMix rows best loglik "
+        "| StepMix weighted time (s) | StepMix weighted best loglik |",
+        "|---|---|---|---|---|---|---|",
+    ]
+
+    def cell(section, k, key, fmt):
+        entry = section.get(str(k))
+        return fmt.format(entry[key]) if entry else "not run"
+
+    for k in range(1, 9):
+        mine = ours["per_card"][str(k)]
+        lines.append(
+            f"| {k} | {mine['time_median']:.3f} | {mine['loglik_best']:.3f} | "
+            f"{cell(rows_mode, k, 'time_median', '{:.1f}')} | {cell(rows_mode, k, 'loglik_best', '{:.3f}')} | "
+            f"{cell(weighted, k, 'time_median', '{:.2f}')} | {cell(weighted, k, 'loglik_best', '{:.3f}')} |"
+        )
+    total_w = sum(v["time_median"] for v in weighted.values()) if len(weighted) == 8 else None
+    lines.append("")
+    lines.append(f"effdim whole sweep |X| = 1..8: median {ours['time_median']:.2f} s over {len(ours['times'])} runs"
+                 + (f"; StepMix weighted, sum of per-|X| medians: {total_w:.1f} s" if total_w else ""))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", choices=["sweep", "hill", "wide"], nargs="+")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--hill-scores", nargs="+", default=["bic", "cs+"])
+    ap.add_argument("--compare", action="store_true", help="print the side-by-side table and exit")
+    args = ap.parse_args()
+    if args.compare:
+        print(compare())
+        return
+    results = json.loads(OUT.read_text()) if OUT.exists() else {}
+    results["machine"] = {"cpus": os.cpu_count(), "numpy": np.__version__}
+    todo = args.only or ["sweep", "hill", "wide"]
+    if "sweep" in todo:
+        results["sweep"] = bench_sweep(args.repeats)
+        s = results["sweep"]
+        print(f"sweep |X|=1..8: median {s['time_median']:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in s['times'])})")
+        for k, v in s["per_card"].items():
+            print(f"  |X|={k}: {v['time_median']:.3f} s, best loglik {v['loglik_best']:.4f}, steps {v['n_iter']}")
+    if "hill" in todo:
+        results["hill"] = bench_hill(max(1, min(args.repeats, 3)), args.hill_scores)
+        for score, v in results["hill"]["scores"].items():
+            print(f"hill climb ({score}): median {v['time_median']:.2f} s over {len(v['times'])}, "
+                  f"{v['fits']} fits, best {v['best']}")
+    if "wide" in todo:
+        results["wide"] = bench_wide(max(1, min(args.repeats, 3)))
+        w = results["wide"]
+        print(f"wide: {w['patterns']} patterns, 100 EM steps: median {w['time_median']:.2f} s")
+    OUT.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
