@@ -124,6 +124,141 @@ def _cmd_gaps(args: argparse.Namespace) -> None:
                        [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps]))
 
 
+# ---------------------------------------------------------- learning (issue 3)
+def _load_data(text: str):
+    """DATA argument: a bundled data set name or a CSV path."""
+    from . import datasets
+    from .data import load_csv
+
+    if text in datasets.names():
+        return datasets.load(text)
+    return load_csv(text)
+
+
+class _Progress:
+    """A one-line progress bar on stderr (``--quiet`` turns it off)."""
+
+    def __init__(self, quiet: bool, label: str):
+        self.quiet = quiet
+        self.label = label
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.quiet or total <= 0:
+            return
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} fits")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _engine(call, *args, **kwargs):
+    """Run an engine call; a ValueError (bad node, bad score, ...) becomes a one-line usage error."""
+    try:
+        return call(*args, **kwargs)
+    except (ModelError, DataError):
+        raise
+    except ValueError as err:
+        raise UsageError(f"effdim: {err}") from None
+
+
+_SCORE_HEADERS = ["loglik", "BIC", "BIC+", "CS", "CS+", "AIC", "ds", "de"]
+
+
+def _n(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _score_row(f) -> list:
+    return [f.loglik, f.bic, f.bic_plus, f.cs, f.cs_plus, f.aic, f.ds, f.de]
+
+
+def _cmd_fit(args: argparse.Namespace) -> None:
+    from .notation import load_model
+    from .search import fit
+
+    data = _load_data(args.data)
+    model = load_model(args.model)
+    result = _engine(fit, data, model, restarts=args.restarts, seed=args.seed, tol=args.tol,
+                     max_iter=args.max_iter, prior=args.prior)
+    if args.json:
+        payload = result.to_json()
+        payload["params"] = {node: table.tolist() for node, table in result.params.cpts.items()}
+        _emit_json(payload)
+        return
+    print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
+    print(format_table(_SCORE_HEADERS, [_score_row(result)]))
+    info = result.restarts
+    print(f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
+          f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}")
+    print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
+    for line in result.degenerate:
+        print(f"degenerate: {line}")
+
+
+def _cmd_sweep(args: argparse.Namespace) -> None:
+    from .notation import load_model
+    from .search import sweep
+
+    data = _load_data(args.data)
+    model = load_model(args.model) if args.model else None
+    bar = _Progress(args.quiet or args.json, "sweep")
+    try:
+        results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, restarts=args.restarts,
+                          seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior, progress=bar)
+    finally:
+        bar.close()
+    if args.json:
+        _emit_json([r.to_json() for r in results])
+        return
+    node = args.node or results[0].model.root
+    print(f"sweep of |{node}| in {results[0].model}   data {data.source or args.data}: n = {_n(results[0].n)}")
+    rows = [[r.card, *_score_row(r), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
+    print(format_table(["card", *_SCORE_HEADERS, "starts at best", "flags"], rows))
+    print()
+    for name, key in (("BIC", "bic"), ("BIC+", "bic_plus"), ("CS", "cs"), ("CS+", "cs_plus"), ("AIC", "aic")):
+        best = max(results, key=lambda r: getattr(r, key))
+        print(f"best by {name:<5} |{node}| = {best.card}")
+
+
+def _cmd_search(args: argparse.Namespace) -> None:
+    from .notation import load_model
+    from .search import hill_climb
+
+    data = _load_data(args.data)
+    model = load_model(args.model)
+    bar = _Progress(args.quiet or args.json, f"search ({args.score})")
+    try:
+        climb = _engine(hill_climb, data, model, args.score, restarts=args.restarts, seed=args.seed, tol=args.tol,
+                        max_iter=args.max_iter, prior=args.prior, progress=bar)
+    finally:
+        bar.close()
+    if args.json:
+        _emit_json(climb.to_json())
+        return
+    print(f"hill climbing by {args.score} over the hidden cardinalities of {model}   "
+          f"data {data.source or args.data}: n = {_n(climb.best.n)}")
+    rows = [[i, str(f.model), *_score_row(f)] for i, f in enumerate(climb.path)]
+    print(format_table(["step", "model", *_SCORE_HEADERS], rows))
+    print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted)")
+
+
+def _add_em_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
+    p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
+    p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
 def _cmd_app(args: argparse.Namespace) -> None:
     import panel as pn
 
@@ -157,6 +292,28 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.add_argument("--repeats", type=_positive_int, default=3, help="random points per rank")
     gaps.add_argument("--json", action="store_true", help="print a JSON list")
     gaps.set_defaults(run=_cmd_gaps)
+
+    fit_p = sub.add_parser("fit", help="fit a model to data by EM and print its scores (Section 2.3)")
+    fit_p.add_argument("data", help="a CSV file or a bundled data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
+    fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
+    _add_em_options(fit_p)
+    fit_p.set_defaults(run=_cmd_fit)
+
+    sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
+    sweep_p.add_argument("data", help="a CSV file or a bundled data set name")
+    sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
+    sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
+    sweep_p.add_argument("--max-card", type=_positive_int, default=None,
+                         help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
+    _add_em_options(sweep_p)
+    sweep_p.set_defaults(run=_cmd_sweep)
+
+    search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
+    search_p.add_argument("data", help="a CSV file or a bundled data set name")
+    search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
+    search_p.add_argument("--score", required=True, choices=["bic", "bic+", "cs", "cs+", "aic"])
+    _add_em_options(search_p)
+    search_p.set_defaults(run=_cmd_search)
 
     app = sub.add_parser("app", help="launch the dashboard in the browser")
     app.add_argument("--port", type=int, default=5006)
