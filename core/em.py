@@ -92,6 +92,29 @@ TINY = 1e-300
 DENSE_LIMIT = 4_000_000
 #: Consecutive columns are grouped while their joint states number at most this.
 BLOCK_STATES = 256
+#: Matrix products with at most this many multiply-adds go to BLAS; larger ones
+#: use numpy's own loops (einsum, gathers, scipy.sparse). Multi-threaded BLAS
+#: on thin products is slow when the cores are shared: up to 50 times slower
+#: than one thread was measured on a busy two-core machine.
+BLAS_MAX = 1 << 17
+
+
+def _small(a: int, b: int, c: int) -> bool:
+    return a * b * c <= BLAS_MAX
+
+
+def _mm2(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x @ y`` for 2-d arrays, kept off threaded BLAS when large."""
+    if _small(x.shape[0], x.shape[1], y.shape[1]):
+        return x @ y
+    return np.einsum("ab,bc->ac", x, y)
+
+
+def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Batched ``x @ y`` for (S, a, b) @ (S, b, c), kept off threaded BLAS when large."""
+    if _small(x.shape[1], x.shape[2], y.shape[2]):
+        return np.matmul(x, y)
+    return np.einsum("sab,sbc->sac", x, y)
 
 
 class Cancelled(Exception):
@@ -220,30 +243,32 @@ class ModelData:
         else:
             self.Em = None
         codes = np.stack(code_cols, axis=1)  # (m, n_blocks)
+        self.codes = [np.ascontiguousarray(codes[:, b]) for b in range(codes.shape[1])]
         rows = np.repeat(np.arange(self.m), len(blocks))
+        self.B_sparse = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.m, total))
+        self.BT_sparse = self.B_sparse.T.tocsr()
         self.dense = self.m * total <= DENSE_LIMIT
         if self.dense:
             B = np.zeros((self.m, total))
             B[rows, codes.reshape(-1)] = 1.0
             self.B = B
             self.BT = np.ascontiguousarray(B.T)
-        else:
-            B = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.m, total))
-            self.B = B
-            self.BT = B.T.tocsr()
 
     def leaf_messages(self, x: np.ndarray) -> np.ndarray:
         """``x Z^T`` = ``(x E^T) B^T``: (rows, D) -> (rows, m), each pattern's sum of leaf entries."""
-        y = x @ self.ET  # (rows, block states)
-        if self.dense:
+        y = _mm2(x, self.ET)  # (rows, block states)
+        if self.dense and _small(y.shape[0], self.n_block_states, self.m):
             return y @ self.BT
-        return np.ascontiguousarray((self.B @ y.T).T)
+        out = np.take(y, self.codes[0], axis=1)
+        for code in self.codes[1:]:
+            out += np.take(y, code, axis=1)
+        return out
 
     def block_counts(self, r: np.ndarray) -> np.ndarray:
         """``r B``: (rows, m) -> (rows, block states), pattern weights summed per block state."""
-        if self.dense:
+        if self.dense and _small(r.shape[0], self.m, self.n_block_states):
             return r @ self.B
-        return np.ascontiguousarray((self.BT @ r.T).T)
+        return np.ascontiguousarray((self.BT_sparse @ np.ascontiguousarray(r.T)).T)
 
 
 # --------------------------------------------------------------------------- state
@@ -363,7 +388,7 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
         mx = u.max(axis=1, keepdims=True)  # (S, 1, m)
         e = u - mx
         np.exp(e, out=e)
-        p = np.matmul(st.theta[i], e)  # (S, k_parent, k_i) @ (S, k_i, m)
+        p = _mm(st.theta[i], e)  # (S, k_parent, k_i) @ (S, k_i, m)
         np.maximum(p, TINY, out=p)
         np.log(p, out=p)
         p += mx
@@ -377,7 +402,7 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
     tot = e0.sum(axis=1, keepdims=True)  # >= 1: the largest term is exp(0)
     llp = np.log(tot)
     llp += mx  # (S, 1, m) log P(pattern)
-    ll = llp[:, 0, :] @ md.w
+    ll = np.einsum("sm,m->s", llp[:, 0, :], md.w)
     obj = ll
     if prior:
         logprior = logpi.sum(axis=1) + logleaf.sum(axis=(1, 2))
@@ -397,7 +422,7 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
         for c in md.hkids[i]:
             b = belief[i] - msg[c]  # log P(evidence outside the subtree of c, H_i = h)
             mb = b.max(axis=1, keepdims=True)
-            q = np.matmul(st.theta[c].transpose(0, 2, 1), np.exp(b - mb))  # (S, k_c, m)
+            q = _mm(st.theta[c].transpose(0, 2, 1), np.exp(b - mb))  # (S, k_c, m)
             np.maximum(q, TINY, out=q)
             np.log(q, out=q)
             q += mb
@@ -412,7 +437,7 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
             log_a -= shift
             a = np.exp(log_a, out=log_a)
             a *= w
-            g = np.matmul(a, upexp[c].transpose(0, 2, 1))  # (S, k_i, k_c)
+            g = np.einsum("sim,scm->sic", a, upexp[c])  # (S, k_i, k_c)
             with np.errstate(divide="ignore"):
                 pair[c] = np.exp(np.log(st.theta[c]) + shift + np.log(g))
     if H == 1:
@@ -423,10 +448,10 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
             np.multiply(post[i], w, out=R[:, md.ksl[i], :])
     R2 = R.reshape(S * K, m)
     bc = md.block_counts(R2)
-    leafc = (bc @ md.E).reshape(S, K, D)
+    leafc = _mm2(bc, md.E).reshape(S, K, D)
     if md.has_missing:
         # a missing leaf o under H: N'(h, o) gains sum_p N(p) P(h | p) P(o | h)
-        gone = (bc @ md.Em).reshape(S, K, -1)[:, :, md.group]
+        gone = _mm2(bc, md.Em).reshape(S, K, -1)[:, :, md.group]
         leafc += st.leaf * gone
     mass = R.sum(axis=2)
     root = mass[:, md.ksl[0]].copy()

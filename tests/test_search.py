@@ -196,3 +196,32 @@ def test_learner_map_option(stouffer):
     learner = LatentTreeLearner("3:2,2,2,2", restarts=3, seed=0, prior=1.0).fit(stouffer)
     for table in learner.params_.cpts.values():
         assert np.all(table > 0)
+
+
+# --------------------------------------------------------------------------- CLI
+def run_cli(capsys, *argv):
+    from effdim.cli import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_fit_sweep_search_json(capsys):
+    code, out, _ = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
+    assert code == 0 and KEYS <= set(json.loads(out))
+    code, out, err = run_cli(capsys, "sweep", "stouffer-toby", "--max-card", "3", "--seed", "0", "--restarts", "2",
+                             "--json")
+    rows = json.loads(out)
+    assert code == 0 and [r["card"] for r in rows] == [1, 2, 3] and all(KEYS <= set(r) for r in rows)
+    assert err == ""  # no progress bar with --json
+    code, out, err = run_cli(capsys, "search", "stouffer-toby", "--model", "2:2,2,2,2", "--score", "bic+",
+                             "--seed", "0", "--restarts", "2")
+    assert code == 0 and "best:" in out and "fits" in err
+
+
+def test_cli_bad_input_exits_2_with_one_line(capsys):
+    code, _, err = run_cli(capsys, "sweep", "stouffer-toby", "--node", "Q", "--quiet")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "'Q'" in err
+    code, _, err = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2")
+    assert code == 2 and len(err.strip().splitlines()) == 1
