@@ -25,10 +25,12 @@ NaN or infinity arises for any data, zero counts included. A missing cell
 (code ``-1``) contributes ``log 1 = 0``: the leaf is marginalised out (the
 full-information likelihood under missing at random).
 
-All patterns are handled at once as arrays, and all observed leaves at once
-by one product with a one-hot design matrix ``Z`` (patterns x leaf states),
-so the cost depends on the number of *unique* patterns: 243,000 rows over 5
-binary columns cost what their at most 32 distinct patterns cost.
+All patterns are handled at once as arrays (patterns along the contiguous
+axis), and all observed leaves at once through the one-hot design
+``Z = B E`` (:meth:`ModelData._design`), so the cost depends on the number of
+*unique* patterns: 243,000 rows over 5 binary columns cost what their at most
+32 distinct patterns cost. Large products avoid multi-threaded BLAS, which
+is very slow on thin matrices when the cores are shared.
 
 M-step
 ------
