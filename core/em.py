@@ -695,6 +695,8 @@ def fit_em(
     if isinstance(model, str):
         model = HLCModel.parse(model)
     md = dataset if isinstance(dataset, ModelData) and dataset.model == model else ModelData(model, dataset, mapping)
+    if md.m == 0 or not md.n > 0:
+        raise ValueError("the data have no rows to learn from")
     if isinstance(restarts, bool) or int(restarts) != restarts or restarts < 0:
         raise ValueError(f"restarts must be a non-negative integer, got {restarts!r}")
     if tol is not None and not (tol >= 0 and math.isfinite(tol)):
