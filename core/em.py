@@ -440,8 +440,11 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
             a = np.exp(log_a, out=log_a)
             a *= w
             g = np.einsum("sim,scm->sic", a, upexp[c])  # (S, k_i, k_c)
-            with np.errstate(divide="ignore"):
-                pair[c] = np.exp(np.log(st.theta[c]) + shift + np.log(g))
+            th = st.theta[c]
+            logpair = np.log(th, out=np.full(th.shape, -np.inf), where=th > 0)
+            logpair += shift
+            logpair += np.log(g, out=np.full(g.shape, -np.inf), where=g > 0)
+            pair[c] = np.exp(logpair)
     if H == 1:
         R = e0 * w if keep_post else np.multiply(e0, w, out=e0)
     else:
@@ -468,18 +471,14 @@ def _mstep(md: ModelData, st: _State, stats: _Stats, prior: float, active: np.nd
     def normalise(counts, old):
         c = counts + a if a else counts
         rs = c.sum(axis=-1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new = np.where(rs > 0, c / rs, old)
-        return new
+        # rows without mass keep their old values (they do not affect the likelihood)
+        return np.divide(c, rs, out=old.copy(), where=rs > 0)
 
     pi = normalise(stats.root, st.pi)
     theta = [None] + [normalise(stats.pair[i], st.theta[i]) for i in range(1, md.H)]
     c = stats.leaf + a if a else stats.leaf
     den = np.add.reduceat(c, md.ooff[:-1], axis=2)[:, :, md.group]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = c / den
-    ok = (den > 0) & md.mask
-    leaf = np.where(ok, ratio, st.leaf)
+    leaf = np.divide(c, den, out=st.leaf.copy(), where=(den > 0) & md.mask)
     if active is not None and not active.all():
         keep = ~active
         pi[keep] = st.pi[keep]
