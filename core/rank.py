@@ -1,0 +1,777 @@
+"""Effective dimension as the rank of a Jacobian, exact (mod p) and in floating point.
+
+Geiger, Heckerman & Meek (1996) showed that the effective dimension ``de`` of a
+model with hidden variables is the rank of the Jacobian ``J_O(theta)`` of the
+map from the free parameters ``theta`` to the distribution ``P(O)`` over the
+observed variables, at a generic parameter point (Kocka & Zhang 2002,
+Section 2.4). This module computes that rank for any HLC/LC model.
+
+Parametrization (GUIDE, section 2)
+----------------------------------
+The model is a Bayesian network directed away from ``model.root``. The root
+has ``|R| - 1`` free entries ``P(R = r)``, ``r < |R| - 1``; every other node
+``X`` with parent ``U`` has, for each parent state ``u``, ``|X| - 1`` free
+entries ``P(X = x | U = u)``, ``x < |X| - 1``. The last entry of every row is
+one minus the others. ``ds`` (paper, Section 2.1) counts these entries.
+
+Column order of every Jacobian here: nodes in ``model.nodes`` (pre-order from
+the root), then the parent state ``u``, then the child state ``x``; see
+:func:`parameter_labels`. Dense row order: configurations of
+``model.observed`` in C order (the last observed variable varies fastest).
+
+One message-passing code path
+-----------------------------
+Every row of the Jacobian is the gradient of ``f_b = sum_o w_b(o) P(o)`` for a
+product-form weight ``w_b(o) = prod_i w_{b,i}(o_i)`` ("soft evidence").
+One-hot weights give the dense rows ``dP(o)/dtheta``; random weights give the
+*sketch* (GUIDE, section 2): ``k = ds + 8`` random combinations of the rows.
+Rank-one (product) tensors span the whole space of functions of ``O``, so
+generic product weights keep the rank, and the cost is polynomial in ``ds``
+instead of exponential in the number of observed variables.
+
+``f_b`` is computed by one upward pass of lambda messages and one downward
+pass of pi messages over the rooted tree, vectorized over the batch of rows.
+For node ``X`` with parent ``U`` (the root gets a dummy one-state parent),
+``lambda_X(x)`` is the weighted evidence below ``X`` given ``X = x`` and
+``pi_X(u)`` the weighted evidence outside the subtree of ``X`` jointly with
+``U = u``, so ``f = sum_u pi_X(u) sum_x theta(x|u) lambda_X(x)`` and::
+
+    df / dtheta(x|u) = pi_X(u) * (lambda_X(x) - lambda_X(last)).
+
+Sibling products use prefix/suffix products, never division (values can be
+0 mod p). The same code runs in two arithmetics: float64 and the integers
+mod a prime ``p < 2**31`` (products of two residues fit in int64; every
+product is reduced at once).
+
+Exact rank (GUIDE, section 2)
+-----------------------------
+Entries of ``J`` are polynomials with integer coefficients in the random
+entries. At a point of ``GF(p)``, a nonzero ``r x r`` minor mod ``p`` is a
+nonzero integer polynomial, so the rank mod ``p`` at *any* point is a
+certified lower bound on the generic rank over the rationals, i.e. on ``de``.
+Meeting an upper bound (``ds``, ``dc`` or the caller's ``db``) proves ``de``.
+Otherwise Schwartz-Zippel bounds the chance that a uniformly random point of
+``GF(p)`` drops the rank: see :func:`failure_probability`.
+
+The rank mod ``p`` is computed by a recursive (column-halving) Gaussian
+elimination whose work is in exact float64 BLAS products (:func:`_matmul_mod`:
+one product per block for ``p < 2**20``, three Karatsuba products of 16-bit
+halves for ``p < 2**31``). On a quiet 2-core machine, 3008 x 3000 took about
+3.4 s at ``p = 2**31 - 1`` and 1.5-2 s at ``p = 2**20 - 3``, against 4.6-5.6 s
+for python-flint's ``nmod_mat.rank`` plus 1.4-2.7 s to convert the numpy
+array into it (``benchmarks/bench_rank.py``). Under heavy CPU contention
+multi-threaded BLAS degrades (``OPENBLAS_NUM_THREADS=1`` was 3-4x faster
+then); flint, single-threaded, degrades less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .model import HLCModel
+
+__all__ = [
+    "P",
+    "SKETCH_EXTRA_ROWS",
+    "DENSE_ROWS_LIMIT",
+    "FLOAT_MAX_COLUMNS",
+    "SCREEN_PRIME",
+    "FloatRank",
+    "RankResult",
+    "standard_dimension",
+    "complete_dimension",
+    "parameter_labels",
+    "jacobian",
+    "modular_rank",
+    "float_rank",
+    "failure_probability",
+    "effective_dimension",
+    "rank_mod_p",
+]
+
+#: Default prime, the Mersenne prime 2**31 - 1: residues below 2**31, products below 2**62.
+P = 2**31 - 1
+#: The sketch takes ``ds + SKETCH_EXTRA_ROWS`` product-form rows.
+SKETCH_EXTRA_ROWS = 8
+#: ``rows="auto"`` uses the dense Jacobian when ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)``.
+DENSE_ROWS_LIMIT = 256
+#: ``effective_dimension`` skips the float second opinion above this many columns.
+FLOAT_MAX_COLUMNS = 1500
+#: Largest prime below 2**20: one float64 BLAS product per block is exact (inner chunks of 8192).
+SCREEN_PRIME = 1048573
+#: ``effective_dimension`` screens with ``SCREEN_PRIME`` when the Jacobian is at least this size.
+SCREEN_MIN_SIZE = 512
+#: Refuse dense Jacobians with more entries than this (use the sketch).
+_DENSE_MAX_ENTRIES = 50_000_000
+
+Rows = Literal["auto", "dense", "sketch"]
+
+
+# --------------------------------------------------------------------- sizes
+def standard_dimension(model: HLCModel) -> int:
+    """``ds``: the number of free parameters (paper, Section 2.1).
+
+    ``ds = sum_X (|X| - 1) * |Pa(X)|``, with ``|Pa(root)| = 1``. It does not
+    depend on the root: this is the number of Jacobian columns.
+    """
+    return sum((model.card(x) - 1) * _parent_card(model, x) for x in model.nodes)
+
+
+def complete_dimension(model: HLCModel) -> int:
+    """``dc = prod |O_i| - 1``, the dimension of the complete model over ``O`` (Section 2.4)."""
+    return math.prod(model.card(o) for o in model.observed) - 1
+
+
+def parameter_labels(model: HLCModel) -> list[tuple[str, int | None, int]]:
+    """``(node, parent_state, state)`` of every Jacobian column, in column order.
+
+    Pre-order nodes, then parent state, then own state ``0 .. |X| - 2``; the
+    root's ``parent_state`` is ``None``.
+    """
+    labels = []
+    for x in model.nodes:
+        parent_states = [None] if model.parent(x) is None else range(model.card(model.parent(x)))
+        labels.extend((x, u, s) for u in parent_states for s in range(model.card(x) - 1))
+    return labels
+
+
+def _parent_card(model: HLCModel, node: str) -> int:
+    parent = model.parent(node)
+    return 1 if parent is None else model.card(parent)
+
+
+def _row_count(model: HLCModel, mode: str) -> int:
+    if mode == "dense":
+        return math.prod(model.card(o) for o in model.observed)
+    return standard_dimension(model) + SKETCH_EXTRA_ROWS
+
+
+def _resolve_rows(model: HLCModel, rows: str) -> str:
+    """Pick dense or sketched rows for ``rows="auto"``.
+
+    Dense rows give a ``prod|O_i| x ds`` Jacobian, the sketch ``(ds + 8) x ds``;
+    the dense one has the smaller Schwartz-Zippel degree (no random weights)
+    but costs more once ``prod|O_i|`` exceeds ``ds + 8``. Measured
+    (``benchmarks/bench_rank.py``, section 5): at 4096 dense rows the sketch
+    is 4-8x faster for ds = 32 .. 519, while below a few hundred rows both
+    take about a millisecond. Hence dense when
+    ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)`` with ``DENSE_ROWS_LIMIT = 256``.
+    """
+    if rows not in ("auto", "dense", "sketch"):
+        raise ValueError(f"rows must be 'auto', 'dense' or 'sketch', got {rows!r}")
+    if rows != "auto":
+        return rows
+    ds = standard_dimension(model)
+    n_dense = math.prod(model.card(o) for o in model.observed)
+    return "dense" if n_dense <= max(ds + SKETCH_EXTRA_ROWS, DENSE_ROWS_LIMIT) else "sketch"
+
+
+# --------------------------------------------------------------- arithmetic
+class _Reals:
+    """float64 arithmetic for the message passing."""
+
+    dtype = np.float64
+    name = "float64"
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a * b
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a - b
+
+    def dot(self, a: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """``a @ m`` for a batch ``a`` (B x k) and a small matrix ``m`` (k x n)."""
+        return a @ m
+
+    def cpt(self, rng: np.random.Generator, rows: int, card: int) -> np.ndarray:
+        """Random conditional distributions: ``rows`` Dirichlet(1) rows of length ``card``."""
+        return rng.dirichlet(np.ones(card), size=rows)
+
+    def weights(self, rng: np.random.Generator, batch: int, card: int) -> np.ndarray:
+        return rng.standard_normal((batch, card))
+
+
+class _ModP:
+    """Arithmetic in GF(p), ``p < 2**31``: int64 residues, reduced after every product."""
+
+    dtype = np.int64
+
+    def __init__(self, p: int):
+        self.p = p
+        self.name = f"GF({p})"
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a * b) % self.p
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a - b) % self.p
+
+    def dot(self, a: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """``a @ m mod p`` over a small inner dimension (a cardinality).
+
+        Each product is reduced below ``p < 2**31``; the sum of ``k < 2**32``
+        such terms fits in int64 and is reduced once at the end.
+        """
+        p = self.p
+        out = np.zeros((a.shape[0], m.shape[1]), dtype=np.int64)
+        for j in range(a.shape[1]):
+            out += (a[:, j, None] * m[j]) % p
+        return out % p
+
+    def cpt(self, rng: np.random.Generator, rows: int, card: int) -> np.ndarray:
+        """Uniform free entries in GF(p); the last entry of each row is 1 minus the others."""
+        free = rng.integers(0, self.p, size=(rows, card - 1), dtype=np.int64)
+        last = (1 - free.sum(axis=1, keepdims=True)) % self.p
+        return np.concatenate([free, last], axis=1)
+
+    def weights(self, rng: np.random.Generator, batch: int, card: int) -> np.ndarray:
+        return rng.integers(0, self.p, size=(batch, card), dtype=np.int64)
+
+
+def _field(prime: int | None):
+    if prime is None:
+        return _Reals()
+    _check_prime(prime)
+    return _ModP(int(prime))
+
+
+def _check_prime(p: object) -> None:
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise ValueError(f"prime must be an integer, got {p!r}")
+    p = int(p)
+    if not 2 <= p < 2**31:
+        raise ValueError(f"prime must satisfy 2 <= p < 2**31 (products must fit in int64), got {p}")
+    if not _is_prime(p):
+        raise ValueError(f"prime={p} is not prime")
+
+
+def _is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin, exact for n < 3.2e9 (bases 2, 3, 5, 7)."""
+    if n < 2:
+        return False
+    for q in (2, 3, 5, 7):
+        if n % q == 0:
+            return n == q
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in (2, 3, 5, 7):
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+# ----------------------------------------------------------- message passing
+def _random_point(model: HLCModel, field, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Full CPTs ``theta[X]`` of shape ``(|Pa(X)|, |X|)`` (root: one row), drawn in pre-order."""
+    return {x: field.cpt(rng, _parent_card(model, x), model.card(x)) for x in model.nodes}
+
+
+def _weights(model: HLCModel, field, rng: np.random.Generator, mode: str) -> dict[str, np.ndarray]:
+    """Evidence weights ``W[O_i]`` (B x |O_i|) for every observed leaf."""
+    observed = model.observed
+    cards = [model.card(o) for o in observed]
+    if mode == "dense":
+        batch = math.prod(cards)
+        if batch * max(standard_dimension(model), 1) > _DENSE_MAX_ENTRIES:
+            raise ValueError(
+                f"the dense Jacobian would have {batch} rows x {standard_dimension(model)} columns; "
+                "use rows='sketch'"
+            )
+        config = np.indices(cards, dtype=np.intp).reshape(len(cards), batch)
+        return {o: np.eye(c, dtype=field.dtype)[config[i]] for i, (o, c) in enumerate(zip(observed, cards))}
+    batch = standard_dimension(model) + SKETCH_EXTRA_ROWS
+    return {o: field.weights(rng, batch, c) for o, c in zip(observed, cards)}
+
+
+def _jacobian_at(
+    model: HLCModel, field, theta: dict[str, np.ndarray], weights: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``grad f_b`` for ``f_b = sum_o w_b(o) P(o)``, and the values ``f_b``.
+
+    The single message-passing path of the module (see the module docstring).
+    Returns ``(J, f)`` with ``J`` of shape ``(B, ds)`` in :func:`parameter_labels`
+    order.
+    """
+    nodes = model.nodes
+    batch = next(iter(weights.values())).shape[0]
+    lam: dict[str, np.ndarray] = {}
+    up: dict[str, np.ndarray] = {}  # message X -> parent: sum_x theta(x|u) lambda_X(x), (B, |U|)
+    for x in reversed(nodes):  # children before parents
+        if model.is_hidden(x):
+            acc = None
+            for c in model.children(x):
+                acc = up[c] if acc is None else field.mul(acc, up[c])
+            lam[x] = acc
+        else:
+            lam[x] = weights[x]
+        up[x] = field.dot(lam[x], theta[x].T)
+    value = up[model.root][:, 0]
+
+    pi: dict[str, np.ndarray] = {model.root: np.ones((batch, 1), dtype=field.dtype)}
+    for x in nodes:  # parents before children
+        children = model.children(x)
+        if not children:
+            continue
+        down = field.dot(pi[x], theta[x])  # evidence outside subtree(x), jointly with x: (B, |x|)
+        prefix = [down]
+        for c in children[:-1]:
+            prefix.append(field.mul(prefix[-1], up[c]))
+        suffix = None
+        for i in range(len(children) - 1, -1, -1):
+            c = children[i]
+            pi[c] = prefix[i] if suffix is None else field.mul(prefix[i], suffix)
+            suffix = up[c] if suffix is None else field.mul(suffix, up[c])
+
+    ds = standard_dimension(model)
+    jac = np.empty((batch, ds), dtype=field.dtype)
+    col = 0
+    for x in nodes:
+        k = model.card(x) - 1
+        if k == 0:
+            continue
+        diff = field.sub(lam[x][:, :-1], lam[x][:, -1:])  # (B, |X|-1)
+        block = field.mul(pi[x][:, :, None], diff[:, None, :])  # (B, |U|, |X|-1)
+        width = block.shape[1] * k
+        jac[:, col : col + width] = block.reshape(batch, width)
+        col += width
+    return jac, value
+
+
+def jacobian(
+    model: HLCModel,
+    rng: np.random.Generator | int | None = None,
+    *,
+    prime: int | None = None,
+    rows: Rows = "dense",
+) -> np.ndarray:
+    """The Jacobian ``J_O(theta)`` (paper, Section 2.4) at a random point.
+
+    ``prime=None``: float64 at a random proper distribution (Dirichlet rows),
+    sketch weights standard normal. ``prime=p``: int64 residues mod ``p`` at a
+    uniform point of ``GF(p)^ds``, sketch weights uniform in ``GF(p)``.
+    ``rows="dense"`` gives ``dP(o)/dtheta`` for every configuration ``o`` (C order
+    over ``model.observed``); ``"sketch"`` gives ``ds + 8`` product-form rows.
+    """
+    rng = np.random.default_rng(rng)
+    field = _field(prime)
+    mode = _resolve_rows(model, rows)
+    theta = _random_point(model, field, rng)
+    weights = _weights(model, field, rng, mode)
+    return _jacobian_at(model, field, theta, weights)[0]
+
+
+# ------------------------------------------------------------ rank mod p
+def _matmul_mod(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
+    """``a @ b mod p`` for int64 residues, exactly, through float64 BLAS products.
+
+    If ``k (p-1)^2 < 2**53`` one float product is exact (in inner chunks).
+    Otherwise (``p < 2**31``) both factors are split into 16-bit halves and
+    the three Karatsuba products, each exact below ``2**53`` for inner
+    chunks of ``2**19``, are recombined mod ``p``.
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.zeros((m, n), dtype=np.int64)
+    if k == 0 or m == 0 or n == 0:
+        return out
+    chunk = (2**53) // ((p - 1) ** 2) if p > 1 else k
+    if chunk >= 1:
+        af, bf = a.astype(np.float64), b.astype(np.float64)
+        for s in range(0, k, chunk):
+            out += (af[:, s : s + chunk] @ bf[s : s + chunk]).astype(np.int64) % p
+        return out % p
+    chunk = 2**19
+    t16, t32 = pow(2, 16, p), pow(2, 32, p)
+    for s in range(0, k, chunk):
+        ac, bc = a[:, s : s + chunk], b[s : s + chunk]
+        ah, al = (ac >> 16).astype(np.float64), (ac & 0xFFFF).astype(np.float64)
+        bh, bl = (bc >> 16).astype(np.float64), (bc & 0xFFFF).astype(np.float64)
+        low = al @ bl
+        high = ah @ bh
+        mid = (ah + al) @ (bh + bl)
+        mid -= low
+        mid -= high
+        out += (high.astype(np.int64) % p) * t32 % p
+        out += (mid.astype(np.int64) % p) * t16 % p
+        out += low.astype(np.int64) % p
+        out %= p
+    return out
+
+
+_BASE_COLUMNS = 32
+_EMPTY = np.zeros(0, dtype=np.intp)
+
+
+def _inverse_small(m: np.ndarray, p: int) -> np.ndarray:
+    """Inverse of a small invertible matrix mod p (Gauss-Jordan)."""
+    r = m.shape[0]
+    g = np.concatenate([m % p, np.eye(r, dtype=np.int64)], axis=1)
+    for j in range(r):
+        piv = j + int(np.flatnonzero(g[j:, j])[0])
+        if piv != j:
+            g[[j, piv]] = g[[piv, j]]
+        g[j] = g[j] * pow(int(g[j, j]), p - 2, p) % p
+        f = g[:, j].copy()
+        f[j] = 0
+        g -= (f[:, None] * g[j]) % p
+        g %= p
+    return g[:, r:]
+
+
+def _pivots_small(w: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unblocked elimination of a small block, in place: pivot rows and columns."""
+    h, n = w.shape
+    active = np.ones(h, dtype=bool)
+    rows, cols = [], []
+    for j in range(n):
+        cand = np.flatnonzero(active & (w[:, j] != 0))
+        if cand.size == 0:
+            continue
+        i = int(cand[0])
+        rows.append(i)
+        cols.append(j)
+        active[i] = False
+        if j + 1 < n:
+            f = w[i, j + 1 :] * pow(int(w[i, j]), p - 2, p) % p
+            w[:, j + 1 :] -= (w[:, j : j + 1] * f) % p
+            w[:, j + 1 :] %= p
+    return np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)
+
+
+def _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, cols2, cols2_in_x, solve2):
+    """Join two pivot blocks; solve with the joint block by block elimination.
+
+    With ``M = [[A11, A12], [A21, A22]]`` (pivot rows ``rows1 + rows2``, columns
+    ``cols1 + cols2``) and ``S = A22 - A21 A11^-1 A12`` (the second block, a
+    Schur complement), ``M [X1; X2] = [Y1; Y2]`` is solved by
+    ``X1' = A11^-1 Y1``, ``X2 = S^-1 (Y2 - A21 X1')``, ``X1 = X1' - (A11^-1 A12) X2``.
+    ``A11^-1 A12`` is ``x[:, cols2_in_x]``, already computed. No inverse is formed.
+    """
+    rows = np.concatenate([rows1, rows2])
+    cols = np.concatenate([cols1, cols2])
+    solve = None
+    if need_solve:
+        if r2 == 0:
+            solve = solve1
+        elif r1 == 0:
+            solve = solve2
+        else:
+            a21 = a[np.ix_(rows2, cols1)]
+            a11_inv_a12 = x[:, cols2_in_x]
+
+            def solve(y: np.ndarray) -> np.ndarray:
+                x1 = solve1(y[:r1])
+                x2 = solve2((y[r1:] - _matmul_mod(a21, x1, p)) % p)
+                return np.concatenate([(x1 - _matmul_mod(a11_inv_a12, x2, p)) % p, x2])
+
+    return r1 + r2, rows, cols, solve
+
+
+def _eliminate(a: np.ndarray, p: int, need_solve: bool):
+    """Rank of ``a`` mod p with pivot rows/columns (and a solver with the pivot block).
+
+    Returns ``(r, rows, cols, solve)``: ``M = a[rows][:, cols]`` is invertible
+    mod p, ``r = rank(a)``, and ``solve(y) = M^-1 y`` when ``need_solve``.
+    Recursion on the column halves: ``rank(a) = r1 + rank(S)``, ``S`` the
+    Schur complement of the left half's pivot block, so all the work is in
+    BLAS products; about ``n^3 / 3`` multiply-adds for an ``n x n`` matrix,
+    like LU.
+    """
+    m, n = a.shape
+    if m == 0 or n == 0:
+        return 0, _EMPTY, _EMPTY, None
+    if n <= _BASE_COLUMNS:
+        return _eliminate_base(a, p, need_solve)
+    n1 = n // 2
+    left, right = a[:, :n1], a[:, n1:]
+    r1, rows1, cols1, solve1 = _eliminate(left, p, True)
+    if r1 == 0:
+        r2, rows2, cols2, solve2 = _eliminate(right, p, need_solve)
+        return r2, rows2, cols2 + n1, solve2
+    x = solve1(right[rows1])
+    mask = np.ones(m, dtype=bool)
+    mask[rows1] = False
+    others = np.flatnonzero(mask)
+    schur = (right[others] - _matmul_mod(left[np.ix_(others, cols1)], x, p)) % p
+    r2, rows2, cols2, solve2 = _eliminate(schur, p, need_solve)
+    rows2 = others[rows2]
+    return _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, cols2 + n1, cols2, solve2)
+
+
+def _eliminate_base(a: np.ndarray, p: int, need_solve: bool):
+    """Few columns: eliminate the top ``2n`` rows; Schur-complement the rest if needed."""
+    m, n = a.shape
+    h = min(m, 2 * n)
+    rows1, cols1 = _pivots_small(a[:h].copy(), p)
+    r1 = len(rows1)
+    solve1 = None
+    if r1 and (need_solve or (r1 < n and h < m)):
+        inv1 = _inverse_small(a[np.ix_(rows1, cols1)], p)
+        solve1 = lambda y: _matmul_mod(inv1, y, p)  # noqa: E731
+    if r1 == n or h == m:
+        return r1, rows1, cols1, solve1 if need_solve else None
+    free = np.setdiff1d(np.arange(n), cols1)
+    rest = a[h:]
+    x = None
+    if r1:
+        x = solve1(a[np.ix_(rows1, free)])
+        schur = (rest[:, free] - _matmul_mod(rest[:, cols1], x, p)) % p
+    else:
+        schur = rest[:, free]
+    # Zero rows add nothing; without them the next top block has a pivot, so
+    # every level removes a column and the recursion depth stays below n.
+    nonzero = np.flatnonzero(schur.any(axis=1))
+    r2, rows2, cols2, solve2 = _eliminate(schur[nonzero], p, need_solve)
+    rows2 = h + nonzero[rows2]
+    return _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, free[cols2], cols2, solve2)
+
+
+def rank_mod_p(matrix: np.ndarray, p: int = P) -> int:
+    """Rank of an integer matrix over GF(p), ``p`` a prime below ``2**31``.
+
+    Recursive Gaussian elimination with BLAS-backed exact products
+    (see :func:`_matmul_mod`). Cross-checked against python-flint's
+    ``nmod_mat.rank`` in the tests.
+    """
+    _check_prime(p)
+    a = np.asarray(matrix)
+    if a.ndim != 2:
+        raise ValueError(f"matrix must be 2-dimensional, got shape {a.shape}")
+    a = a.astype(np.int64) % p
+    if a.shape[0] < a.shape[1]:
+        a = a.T
+    return _eliminate(np.ascontiguousarray(a), int(p), False)[0]
+
+
+# ------------------------------------------------------------------ ranks
+def modular_rank(
+    model: HLCModel,
+    rng: np.random.Generator | int | None = None,
+    *,
+    prime: int = P,
+    rows: Rows = "auto",
+) -> int:
+    """Rank over GF(p) of ``J_O(theta)`` at a uniformly random point of ``GF(p)^ds``.
+
+    A certified lower bound on ``de`` (paper, Section 2.4): a minor nonzero
+    mod ``p`` is a nonzero integer polynomial, so the generic rank over the
+    rationals is at least as large. Equality holds with probability at least
+    ``1 - failure_probability(...)`` (Schwartz-Zippel; GUIDE, section 2).
+
+    ``rows="dense"``: all ``prod|O_i|`` rows; ``"sketch"``: ``ds + 8`` random
+    product-form combinations; ``"auto"``: dense when
+    ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)``.
+    """
+    rng = np.random.default_rng(rng)
+    field = _field(prime)
+    mode = _resolve_rows(model, rows)
+    theta = _random_point(model, field, rng)
+    weights = _weights(model, field, rng, mode)
+    jac, _ = _jacobian_at(model, field, theta, weights)
+    return rank_mod_p(jac, int(prime))
+
+
+@dataclass(frozen=True)
+class FloatRank:
+    """Numerical rank of ``J_O(theta)`` by SVD: a second opinion, not a proof.
+
+    ``gap = sigma_r / sigma_{r+1}`` (``inf`` when ``r`` equals the number of
+    singular values, i.e. full column rank; ``nan`` when ``r = 0``). The
+    Jacobian's rows are scaled to unit norm first (rank-preserving).
+    """
+
+    rank: int
+    singular_values: np.ndarray
+    gap: float
+    tolerance: float
+
+
+def float_rank(
+    model: HLCModel, rng: np.random.Generator | int | None = None, *, rows: Rows = "auto"
+) -> FloatRank:
+    """SVD rank of ``J_O(theta)`` at a random proper parameter point (Dirichlet(1) rows).
+
+    Tolerance as ``numpy.linalg.matrix_rank``: ``sigma_max * max(shape) * eps``,
+    after scaling the rows of ``J`` to unit norm.
+    """
+    jac = jacobian(model, rng, prime=None, rows=rows)
+    if jac.size == 0:
+        return FloatRank(0, np.zeros(0), math.inf, 0.0)
+    # Rows only: a row is never structurally zero (generic weights, positive
+    # theta), while scaling columns would blow structurally zero columns'
+    # round-off (e.g. below a one-state hidden node) up to unit norm.
+    norm = np.linalg.norm(jac, axis=1, keepdims=True)
+    jac = jac / np.where(norm > 0, norm, 1.0)
+    sv = np.linalg.svd(jac, compute_uv=False)
+    tol = float(sv[0] * max(jac.shape) * np.finfo(np.float64).eps) if sv.size else 0.0
+    r = int(np.sum(sv > tol))
+    if r == 0:
+        gap = math.nan
+    elif r == sv.size:
+        gap = math.inf
+    else:
+        gap = float(sv[r - 1] / sv[r]) if sv[r] > 0 else math.inf
+    return FloatRank(r, sv, gap, tol)
+
+
+# ------------------------------------------------------------- certainty
+def failure_probability(
+    model: HLCModel,
+    *,
+    rows: Rows = "auto",
+    prime: int = P,
+    repeats: int = 1,
+    rank_bound: int | None = None,
+) -> float:
+    """Schwartz-Zippel bound on missing the generic rank in ``repeats`` independent trials.
+
+    Degree: every entry of a CPT is a free parameter or one minus the others,
+    both of degree 1, and ``P(o)`` is a sum of products with one CPT entry per
+    node, so ``P(o)`` has degree ``N`` (the number of nodes) and its partial
+    derivatives degree ``N - 1``. A sketched row differentiates
+    ``sum_o prod_i w_i(o_i) P(o)``, adding degree ``n`` (observed leaves) in
+    the random weights. A trial misses the generic rank ``r*`` only if a
+    fixed nonzero ``r* x r*`` minor, of degree at most ``r* D`` with
+    ``D = N - 1 (+ n if sketched)``, vanishes at the uniform random point:
+    probability at most ``r* D / p``. Not knowing ``r*``, we use its upper
+    bound ``min(ds, dc, rank_bound)``: conservative, never smaller than the
+    ``de x de`` minor's bound. Independent trials multiply; capped at 1.
+
+    Assumes ``p`` does not divide every coefficient of that minor (the usual
+    caveat of a fixed prime; rerun with another ``prime`` to cross-check).
+    """
+    if repeats < 0:
+        raise ValueError(f"repeats must be >= 0, got {repeats}")
+    mode = _resolve_rows(model, rows)
+    bound = min(standard_dimension(model), complete_dimension(model))
+    if rank_bound is not None:
+        bound = min(bound, int(rank_bound))
+    degree = len(model) - 1 + (len(model.observed) if mode == "sketch" else 0)
+    single = min(1.0, bound * degree / prime)
+    return min(1.0, single**repeats)
+
+
+@dataclass(frozen=True)
+class RankResult:
+    """The effective dimension ``de`` and how sure we are of it.
+
+    ``status="proven"``: the modular rank (a certified lower bound) met an
+    upper bound (``ds``, ``dc`` or the caller's). ``"probable"``: ``de`` is the
+    largest rank seen and ``failure_bound`` bounds the probability that the
+    true ``de`` is larger. ``repeats`` counts the modular trials done,
+    ``ranks`` their results.
+    """
+
+    de: int
+    status: Literal["proven", "probable"]
+    failure_bound: float
+    repeats: int
+    method: str
+    float_rank: int | None = None
+    singular_gap: float | None = None
+    ranks: tuple[int, ...] = ()
+
+
+def effective_dimension(
+    model: HLCModel,
+    *,
+    upper_bound: int | None = None,
+    repeats: int = 2,
+    seed: int | np.random.Generator | None = None,
+    rows: Rows = "auto",
+    check_float: bool = True,
+    prime: int = P,
+    screen_prime: int | None = SCREEN_PRIME,
+) -> RankResult:
+    """The effective dimension ``de`` of an HLC/LC model: the generic rank of ``J_O(theta)``.
+
+    Geiger et al. (1996); Kocka & Zhang (2002), Section 2.4. ``de`` is the
+    largest rank mod a prime over independent uniform random points
+    (:func:`modular_rank`); each is a certified lower bound. When it reaches
+    ``min(ds, dc, upper_bound)`` (e.g. ``upper_bound=db`` from Theorem 4) the
+    value is proven and repetition stops early. Otherwise the status is
+    ``"probable"`` and ``failure_bound`` is the product of the trials'
+    Schwartz-Zippel bounds (:func:`failure_probability`).
+
+    Trials: ``repeats`` at ``prime``, preceded, when the Jacobian is at least
+    ``SCREEN_MIN_SIZE`` in both dimensions and ``screen_prime`` is not None,
+    by one *screening* trial at ``screen_prime`` (about 2**20). Any prime
+    certifies a lower bound, and below 2**20 the rank needs one BLAS
+    product per block instead of three (about 2.5x faster), so a model whose
+    ``de`` meets the bound is proven at that cost. The screening trial's own
+    failure bound is weak (often 1); the large-prime trials carry the
+    probabilistic guarantee. ``RankResult.repeats`` counts all trials done.
+
+    With ``check_float`` and at most ``FLOAT_MAX_COLUMNS`` parameters, the
+    SVD rank at a random proper point is reported too (``float_rank``,
+    ``singular_gap``) as a second opinion.
+
+    Raises
+    ------
+    ValueError
+        If a certified lower bound exceeds ``upper_bound`` (the bound is wrong),
+        or for invalid ``repeats``, ``rows`` or ``prime``.
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    _check_prime(prime)
+    mode = _resolve_rows(model, rows)
+    ds = standard_dimension(model)
+    n_rows = _row_count(model, mode)
+    cap = min(ds, complete_dimension(model))
+    if upper_bound is not None:
+        if isinstance(upper_bound, bool) or not isinstance(upper_bound, (int, np.integer)) or upper_bound < 0:
+            raise ValueError(f"upper_bound must be a non-negative integer, got {upper_bound!r}")
+        cap = min(cap, int(upper_bound))
+    primes = [int(prime)] * int(repeats)
+    if screen_prime is not None and screen_prime != prime and min(n_rows, ds) >= SCREEN_MIN_SIZE:
+        _check_prime(screen_prime)
+        primes.insert(0, int(screen_prime))
+    rng = np.random.default_rng(seed)
+    ranks: list[int] = []
+    failure = 1.0
+    for q in primes:
+        r = modular_rank(model, rng, prime=q, rows=mode)
+        ranks.append(r)
+        if r > cap:
+            raise ValueError(
+                f"upper_bound={upper_bound} is below the certified lower bound {r} on de "
+                f"(modular Jacobian rank) for model {model}: the upper bound is wrong"
+            )
+        failure *= failure_probability(model, rows=mode, prime=q, rank_bound=cap)
+        if r == cap:
+            break
+    de = max(ranks)
+    proven = de == cap
+    kind = "dense" if mode == "dense" else "sketched"
+    if proven:
+        method = f"modular rank, p={primes[len(ranks) - 1]}, {n_rows} {kind} rows"
+    else:
+        screened = f" after screening at p={primes[0]}" if primes[0] != prime else ""
+        method = f"modular rank, p={prime}{screened}, {n_rows} {kind} rows"
+    fr = gap = None
+    if check_float and ds <= FLOAT_MAX_COLUMNS:
+        result = float_rank(model, rng, rows=mode)
+        fr, gap = result.rank, result.gap
+    return RankResult(
+        de=de,
+        status="proven" if proven else "probable",
+        failure_bound=0.0 if proven else min(1.0, failure),
+        repeats=len(ranks),
+        method=method,
+        float_rank=fr,
+        singular_gap=gap,
+        ranks=tuple(ranks),
+    )
