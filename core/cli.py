@@ -259,6 +259,43 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
 
+def _cmd_experiment(args: argparse.Namespace) -> None:
+    """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
+    from .experiments import ExperimentError, build_study, write_outputs
+
+    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "seed", "model")}
+    if args.study == "lc":
+        options["generators"] = args.generator or None
+        options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
+    try:
+        study = build_study(args.study, quick=args.quick, sizes=args.sizes, **options)
+    except ValueError as err:
+        raise UsageError(f"effdim experiment: {err}") from None
+    try:
+        result = study.run(cache_dir=None if args.no_cache else args.cache_dir,
+                           executor="serial" if args.workers == 1 else "processes", workers=args.workers,
+                           scheduler=args.scheduler, progress=not args.quiet)
+    except ExperimentError as err:
+        print(f"effdim: {err}", file=sys.stderr)
+        raise SystemExit(1) from None
+    result.test = args.test
+    paths, notes = write_outputs(result, args.out, plots=not args.no_plots, png=not args.no_png,
+                                 preset="quick" if args.quick else "full", command=" ".join(sys.argv[1:]))
+    stats = result.stats
+    if args.json:
+        table = result.summary() if args.study == "lc" else result.table2()
+        _emit_json({"run": stats.to_json(), "files": [str(p) for p in paths], "notes": notes,
+                    "summary": json.loads(table.to_json(orient="records"))})
+        return
+    print(result.markdown())
+    print(f"\n{stats.total} jobs: {stats.executed} run, {stats.cached} from the cache; "
+          f"{stats.wall_seconds:.1f} s wall, {stats.job_seconds:.1f} s of job time ({stats.executor}, "
+          f"{stats.workers} worker{'s' if stats.workers != 1 else ''})")
+    print("wrote " + ", ".join(str(p) for p in paths))
+    for note in notes:
+        print(f"note: {note}")
+
+
 def _cmd_app(args: argparse.Namespace) -> None:
     import panel as pn
 
@@ -314,6 +351,30 @@ def build_parser() -> argparse.ArgumentParser:
     search_p.add_argument("--score", required=True, choices=["bic", "bic+", "cs", "cs+", "aic"])
     _add_em_options(search_p)
     search_p.set_defaults(run=_cmd_search)
+
+    exp = sub.add_parser("experiment", help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)")
+    exp.add_argument("study", choices=["lc", "hlc"], help="lc: Figures 4-5; hlc: Table 2")
+    exp.add_argument("--quick", action="store_true", help="small preset (minutes on 2 cores) instead of the paper's")
+    exp.add_argument("--replicates", type=_positive_int, default=None, help="random parametrizations per model")
+    exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")
+    exp.add_argument("--restarts", type=_positive_int, default=None, help="EM starts per fit (default 5)")
+    exp.add_argument("--seed", type=int, default=None, help="seed of the whole study (default 0)")
+    exp.add_argument("--generator", action="append", default=[], help="lc: a generating LC model (repeatable)")
+    exp.add_argument("--deterministic", action="append", default=[],
+                     help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)")
+    exp.add_argument("--no-deterministic", action="store_true", help="lc: skip the deterministic variant")
+    exp.add_argument("--model", default=None, help="hlc: the generating HLC model (default 5(3(2,2),2,3(2,2)))")
+    exp.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="paired test for the marks (default t)")
+    exp.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: CPUs)")
+    exp.add_argument("--scheduler", default=None, help="Dask scheduler address: run the jobs on that cluster")
+    exp.add_argument("--cache-dir", default=".effdim-cache", help="per-job result cache (default .effdim-cache)")
+    exp.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    exp.add_argument("--out", default="effdim-experiments", help="directory for CSV, markdown and plots")
+    exp.add_argument("--no-plots", action="store_true", help="skip the HTML/PNG plots")
+    exp.add_argument("--no-png", action="store_true", help="HTML plots only (PNG needs Chromium)")
+    exp.add_argument("--json", action="store_true", help="print the summary as JSON")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    exp.set_defaults(run=_cmd_experiment)
 
     app = sub.add_parser("app", help="launch the dashboard in the browser")
     app.add_argument("--port", type=int, default=5006)

@@ -1,0 +1,101 @@
+"""Pieces shared by the LC (Section 5) and HLC (Section 6) studies."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from typing import Any
+
+import numpy as np
+
+from ..distribution import Parameters, kl_divergence
+from ..model import HLCModel
+
+__all__ = ["FIT_COLUMNS", "SCORES", "SCORE_COLUMNS", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
+
+#: The four scores compared in Sections 5 and 6 (names as :mod:`effdim.scores` accepts them).
+SCORES = ("bic", "bic+", "cs", "cs+")
+#: Score name -> attribute / CSV column of :class:`effdim.search.FitResult`.
+SCORE_COLUMNS = {"bic": "bic", "bic+": "bic_plus", "cs": "cs", "cs+": "cs_plus", "aic": "aic"}
+
+
+#: Columns of a fit row (:func:`fit_row`), in the order the CSV files use.
+FIT_COLUMNS = ("model", "loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "kl_bits", "degenerate")
+
+
+def rng_for(seed: int, *parts: Any) -> np.random.Generator:
+    """A generator determined by ``seed`` and the labelled ``parts`` (strings or ints).
+
+    Strings are mapped to integers by CRC-32, so the stream of, say,
+    replicate 7 of ``8:2,2,2,2`` is the same whatever else the run contains
+    (adding replicates or sizes never changes existing jobs).
+    """
+    key = tuple(int(p) if isinstance(p, (int, np.integer)) else zlib.crc32(str(p).encode()) for p in parts)
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """``"1k,3k,9000"`` -> ``(1000, 3000, 9000)`` (suffixes ``k`` and ``m``)."""
+    sizes = []
+    for part in str(text).split(","):
+        part = part.strip().lower()
+        if not part:
+            continue
+        mult = 1
+        if part[-1] in "km":
+            mult = 1000 if part[-1] == "k" else 1_000_000
+            part = part[:-1]
+        try:
+            value = float(part) * mult
+        except ValueError:
+            raise ValueError(f"sample size {part!r} is not a number") from None
+        if value < 1 or value != int(value):
+            raise ValueError(f"sample sizes must be positive whole numbers, got {value:g}")
+        sizes.append(int(value))
+    if not sizes:
+        raise ValueError("no sample sizes given")
+    return tuple(sizes)
+
+
+def check_config(replicates: int, sizes: tuple[int, ...], scores: tuple[str, ...], restarts: int) -> None:
+    """Raise ``ValueError`` naming the first bad setting."""
+    if int(replicates) < 1:
+        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    if not sizes or any(int(n) < 1 for n in sizes):
+        raise ValueError(f"sample sizes must be positive, got {sizes}")
+    unknown = [s for s in scores if s not in SCORE_COLUMNS]
+    if unknown or not scores:
+        raise ValueError(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(SCORE_COLUMNS)}")
+    if int(restarts) < 1:
+        raise ValueError(f"restarts must be at least 1, got {restarts}")
+
+
+def kl_bits(truth: Parameters, learned: Parameters) -> float:
+    """KL(P_truth || P_learned) of the observed distributions, in bits (Section 6)."""
+    return float(kl_divergence(truth, learned, base=2))
+
+
+def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
+    """The JSON row of one :class:`effdim.search.FitResult`: scores, dimensions, KL to the truth."""
+    from ..notation import format_model
+
+    row = {
+        "model": format_model(fit.model),
+        "loglik": float(fit.loglik),
+        "bic": float(fit.bic),
+        "bic_plus": float(fit.bic_plus),
+        "cs": float(fit.cs),
+        "cs_plus": float(fit.cs_plus),
+        "aic": float(fit.aic),
+        "ds": int(fit.ds),
+        "de": int(fit.de),
+        "kl_bits": kl_bits(truth, fit.params),
+        "degenerate": len(fit.degenerate),
+    }
+    # JSON has no infinity: keep it as a string the loader turns back
+    return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in row.items()}
+
+
+def hidden_cards(model: HLCModel) -> str:
+    """The paper's short form of the hidden cardinalities, ``"5,3,3"`` (hidden nodes in pre-order)."""
+    return ",".join(str(model.card(h)) for h in model.hidden)

@@ -1,0 +1,356 @@
+"""Running independent experiment jobs: executors, an on-disk cache, progress.
+
+The studies of Sections 5 and 6 (:mod:`effdim.experiments.lc`,
+:mod:`effdim.experiments.hlc`) are made of many independent jobs: one data set
+sampled from one random parametrization, with its model fits. This module runs
+such jobs
+
+* in the calling process (``executor="serial"``; tests and debugging),
+* in local worker processes (``executor="processes"``, the default:
+  :class:`concurrent.futures.ProcessPoolExecutor`), or
+* on a Dask distributed cluster (``scheduler="tcp://host:8786"`` or a
+  :class:`distributed.Client`), so that a lab can use its own cluster.
+
+Every finished job is written at once to ``cache_dir`` as one JSON file named
+by a hash of the job's configuration (:func:`job_key`). A later run with the
+same configuration reads it instead of recomputing, so an interrupted run
+resumes where it stopped, and adding replicates or sample sizes only computes
+the new jobs. Files are written by the calling process (atomically: a
+temporary file renamed into place), so Dask workers need no shared disk.
+
+A job is a module-level function ``fn(config: dict) -> dict`` whose result is
+JSON-serialisable; the configuration must be JSON-serialisable too and must
+hold *everything* that determines the result (seeds included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = [
+    "CACHE_FORMAT",
+    "DEFAULT_CACHE_DIR",
+    "ExperimentError",
+    "JobRecord",
+    "RunStats",
+    "Progress",
+    "job_key",
+    "run_jobs",
+]
+
+#: Bumped whenever the meaning of a cached result changes; part of every key.
+CACHE_FORMAT = 1
+#: Default cache directory (git-ignored in the project).
+DEFAULT_CACHE_DIR = ".effdim-cache"
+
+JobFn = Callable[[dict], dict]
+
+
+class ExperimentError(RuntimeError):
+    """One or more jobs failed (the finished ones are cached all the same)."""
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A finished job: its ``config``, ``result``, compute ``seconds`` and
+    whether it was read from the cache (``cached``)."""
+
+    config: dict
+    result: dict
+    seconds: float
+    cached: bool
+
+
+@dataclass
+class RunStats:
+    """What a :func:`run_jobs` call did.
+
+    ``executed``: jobs computed in this call; ``cached``: jobs read from the
+    cache; ``wall_seconds``: elapsed time of the call; ``job_seconds``: sum of
+    the compute times of all jobs (cached ones included, as recorded when they
+    ran); ``workers`` and ``executor`` describe where they ran.
+    """
+
+    total: int = 0
+    executed: int = 0
+    cached: int = 0
+    wall_seconds: float = 0.0
+    job_seconds: float = 0.0
+    executor: str = ""
+    workers: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "executed": self.executed,
+            "cached": self.cached,
+            "wall_seconds": round(self.wall_seconds, 3),
+            "job_seconds": round(self.job_seconds, 3),
+            "executor": self.executor,
+            "workers": self.workers,
+        }
+
+
+def job_key(fn: JobFn | str, config: dict) -> str:
+    """SHA-256 of the job function's name, :data:`CACHE_FORMAT` and the canonical JSON of ``config``."""
+    name = fn if isinstance(fn, str) else f"{fn.__module__}.{fn.__qualname__}"
+    text = json.dumps({"fn": name, "format": CACHE_FORMAT, "config": config}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cache_path(cache_dir: Path, prefix: str, key: str) -> Path:
+    return cache_dir / f"{prefix}-{key[:24]}.json"
+
+
+def _read_cache(path: Path, config: dict) -> JobRecord | None:
+    """The cached record at ``path`` if it is complete and belongs to ``config``, else ``None``."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # missing, or cut short by an interruption: recompute
+    if not isinstance(data, dict) or data.get("config") != config or not isinstance(data.get("result"), dict):
+        return None
+    return JobRecord(config=config, result=data["result"], seconds=float(data.get("seconds", 0.0)), cached=True)
+
+
+def _write_cache(path: Path, record: JobRecord) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    payload = {"config": record.config, "result": record.result, "seconds": record.seconds,
+               "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    tmp.write_text(json.dumps(payload, sort_keys=True))
+    os.replace(tmp, path)  # atomic: a reader never sees half a file
+
+
+def _timed(fn: JobFn, config: dict) -> tuple[dict, float]:
+    """Run one job and time it (module level so that it pickles to workers)."""
+    start = time.perf_counter()
+    result = fn(config)
+    return result, time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ progress
+class Progress:
+    """A one-line progress bar on ``stream`` (stderr by default).
+
+    On a terminal the line is redrawn in place; otherwise a line is printed
+    about every 5% (and at the end), so logs of background runs stay short.
+    ``enabled=False`` prints nothing.
+    """
+
+    def __init__(self, total: int, label: str = "", *, stream: TextIO | None = None, enabled: bool = True,
+                 width: int = 28):
+        self.total = int(total)
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = enabled
+        self.width = width
+        self.done = 0
+        self.cached = 0
+        self.start = time.perf_counter()
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last_step = -1
+
+    def update(self, done: int, cached: int | None = None) -> None:
+        self.done = done
+        if cached is not None:
+            self.cached = cached
+        if not self.enabled:
+            return
+        step = int(20 * done / self.total) if self.total else 20
+        if not self._tty and step == self._last_step and done < self.total:
+            return
+        self._last_step = step
+        line = self.line()
+        if self._tty:
+            self.stream.write("\r" + line + ("\n" if done >= self.total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def line(self) -> str:
+        frac = self.done / self.total if self.total else 1.0
+        filled = int(round(self.width * frac))
+        elapsed = time.perf_counter() - self.start
+        computed = self.done - self.cached
+        left = self.total - self.done
+        eta = ""
+        if 0 < computed and left:
+            eta = f", ETA {_clock(elapsed / computed * left)}"
+        cached = f" ({self.cached} cached)" if self.cached else ""
+        label = f"{self.label} " if self.label else ""
+        return (f"{label}[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} jobs{cached}, "
+                f"{_clock(elapsed)} elapsed{eta}")
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else (f"{m}m{s:02d}s" if m else f"{s}s")
+
+
+# -------------------------------------------------------------------- driver
+def run_jobs(
+    fn: JobFn,
+    configs: Sequence[dict],
+    *,
+    cache_dir: str | os.PathLike | None = DEFAULT_CACHE_DIR,
+    prefix: str = "job",
+    executor: str = "processes",
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool | Progress = True,
+    label: str = "",
+) -> tuple[list[JobRecord], RunStats]:
+    """Run ``fn`` on every config, reusing cached results; return records in ``configs`` order.
+
+    Parameters
+    ----------
+    fn:
+        A module-level job function ``config -> result`` (both JSON-ready).
+    configs:
+        One configuration per job; duplicates are computed once.
+    cache_dir:
+        Directory of the per-job JSON files; ``None`` disables the cache.
+    prefix:
+        Start of the cache file names (e.g. the study name).
+    executor:
+        ``"processes"`` (local worker processes) or ``"serial"`` (this
+        process). Ignored when ``scheduler`` is given.
+    workers:
+        Number of local worker processes (default: ``os.cpu_count()``).
+    scheduler:
+        A Dask scheduler address (``"tcp://host:8786"``, ``"inproc://..."``)
+        or a :class:`distributed.Client`: jobs are submitted to that cluster.
+    progress:
+        ``True``: a progress bar on stderr; ``False``: silent; or a
+        :class:`Progress` instance.
+
+    Raises
+    ------
+    ExperimentError
+        When any job failed; all others have run and are cached by then.
+    KeyboardInterrupt
+        Passed on after pending jobs are cancelled; finished ones are cached.
+    """
+    t0 = time.perf_counter()
+    configs = [dict(c) for c in configs]
+    cache = Path(cache_dir) if cache_dir is not None else None
+    keys = [job_key(fn, c) for c in configs]
+    unique: dict[str, dict] = {}
+    for k, c in zip(keys, configs):
+        unique.setdefault(k, c)
+    records: dict[str, JobRecord] = {}
+    if cache is not None:
+        for k, c in unique.items():
+            rec = _read_cache(_cache_path(cache, prefix, k), c)
+            if rec is not None:
+                records[k] = rec
+    pending = [k for k in unique if k not in records]
+    stats = RunStats(total=len(unique), cached=len(records))
+    bar = progress if isinstance(progress, Progress) else Progress(len(unique), label, enabled=bool(progress))
+    bar.total = len(unique)
+    bar.update(len(records), cached=len(records))
+
+    def finish(k: str, result: dict, seconds: float) -> None:
+        rec = JobRecord(config=unique[k], result=result, seconds=seconds, cached=False)
+        if cache is not None:
+            _write_cache(_cache_path(cache, prefix, k), rec)
+        records[k] = rec
+        stats.executed += 1
+        bar.update(len(records))
+
+    def fail(k: str, err: BaseException) -> None:
+        stats.failures.append(f"{json.dumps(unique[k], sort_keys=True)}: {type(err).__name__}: {err}")
+
+    if scheduler is not None:
+        stats.executor = "dask"
+        stats.workers = _run_dask(fn, unique, pending, scheduler, finish, fail)
+    elif executor == "serial" or not pending:
+        stats.executor, stats.workers = "serial", 1
+        for k in pending:
+            try:
+                result, seconds = _timed(fn, unique[k])
+            except Exception as err:  # noqa: BLE001 - reported together at the end
+                fail(k, err)
+                continue
+            finish(k, result, seconds)
+    elif executor == "processes":
+        n = max(1, min(int(workers or os.cpu_count() or 1), len(pending)))
+        stats.executor, stats.workers = "processes", n
+        _run_pool(fn, unique, pending, n, finish, fail)
+    else:
+        raise ValueError(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
+
+    stats.wall_seconds = time.perf_counter() - t0
+    stats.job_seconds = sum(r.seconds for r in records.values())
+    if stats.failures:
+        raise ExperimentError(
+            f"{len(stats.failures)} of {len(unique)} jobs failed (the others are cached); first: {stats.failures[0]}"
+        )
+    return [records[k] for k in keys], stats
+
+
+def _run_pool(fn, unique, pending, n, finish, fail) -> None:
+    pool = ProcessPoolExecutor(max_workers=n)
+    try:
+        futures = {pool.submit(_timed, fn, unique[k]): k for k in pending}
+        waiting = set(futures)
+        while waiting:
+            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for fut in done:
+                k = futures[fut]
+                try:
+                    result, seconds = fut.result()
+                except Exception as err:  # noqa: BLE001
+                    fail(k, err)
+                    continue
+                finish(k, result, seconds)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(fn, unique, pending, scheduler, finish, fail) -> int:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ExperimentError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler) if own else scheduler
+    try:
+        workers = len(client.scheduler_info().get("workers", {}))
+        if not pending:
+            return workers
+        futures = {}
+        for k in pending:
+            fut = client.submit(_timed, fn, unique[k], pure=False, key=f"effdim-{k[:24]}-{time.time_ns()}")
+            futures[fut] = k
+        try:
+            for fut in as_completed(list(futures)):
+                k = futures[fut]
+                try:
+                    result, seconds = fut.result()
+                except Exception as err:  # noqa: BLE001
+                    fail(k, err)
+                    continue
+                finish(k, result, seconds)
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+        return workers
+    finally:
+        if own:
+            client.close()

@@ -1,0 +1,287 @@
+"""The paper's experiments as studies (Sections 5 and 6): tiny end-to-end runs, the cache and
+resume, the Dask path on an in-process cluster, the climb rule, the statistics."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effdim.cli import main
+from effdim.distribution import observed_distribution
+from effdim.experiments import (
+    HLCStudy,
+    LCStudy,
+    build_study,
+    climb_all,
+    deterministic_parameters,
+    hlc_job,
+    lc_job,
+    mark_best,
+    mean_se,
+    paired_pvalue,
+    run_jobs,
+    write_outputs,
+)
+from effdim.experiments.plots import find_chromium
+from effdim.experiments.runner import ExperimentError, job_key
+from effdim.model import HLCModel
+
+TINY_LC = dict(generators=("3:2,2,2,2",), deterministic=("4:2,2,2,2",), replicates=2, sizes=(200, 800),
+               cards=(1, 2, 3), restarts=2, max_iter=60)
+TINY_HLC = dict(model="2(2(2,2),2,2(2,2))", replicates=2, sizes=(300, 1000), restarts=1, max_iter=40)
+
+
+# ---------------------------------------------------------------- end to end
+def test_tiny_lc_study_end_to_end(tmp_path):
+    study = LCStudy(**TINY_LC)
+    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    assert result.stats.executed == len(study.jobs()) == 2 * 2 * 2
+    fits = result.fits()
+    assert len(fits) == 8 * 3 and set(fits["card"]) == {1, 2, 3}
+    assert (fits["kl_bits"] >= 0).all() and np.isfinite(fits["kl_bits"]).all()
+    runs = result.runs()
+    assert len(runs) == 8 * 4 and set(runs["score"]) == {"bic", "bic+", "cs", "cs+"}
+    # the selection is the arg-max of each score among the fits of that data set
+    for _, row in runs.iterrows():
+        group = fits[(fits["label"] == row["label"]) & (fits["replicate"] == row["replicate"]) & (fits["n"] == row["n"])]
+        col = {"bic": "bic", "bic+": "bic_plus", "cs": "cs", "cs+": "cs_plus"}[row["score"]]
+        assert group[col].max() == pytest.approx(group.loc[group["card"] == row["card"], col].iloc[0])
+    summary = result.summary()
+    assert len(summary) == 2 * 2 * 4
+    assert set(summary["label"]) == {"3:2,2,2,2", "4:2,2,2,2 deterministic"}
+    for _, g in summary.groupby(["label", "n"]):
+        assert g["best"].sum() == 1 and g.loc[g["best"], "marked"].all()
+        assert g.loc[g["best"], "kl_mean"].iloc[0] == pytest.approx(g["kl_mean"].min())
+    assert "#### Generated from 3:2,2,2,2" in result.markdown()
+
+    paths, notes = write_outputs(result, tmp_path / "out", plots=False)
+    assert {p.name for p in paths} == {"lc_fits.csv", "lc_runs.csv", "lc_summary.csv", "lc_summary.md",
+                                        "lc_run.json"}
+    back = pd.read_csv(tmp_path / "out" / "lc_summary.csv")
+    assert list(back.columns[:5]) == ["generator", "kind", "label", "n", "score"]
+    meta = json.loads((tmp_path / "out" / "lc_run.json").read_text())
+    assert meta["jobs"] == 8 and meta["config"]["replicates"] == 2
+
+
+def test_plots_of_a_tiny_study(tmp_path):
+    pytest.importorskip("holoviews")
+    study = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200, 800)})
+    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    paths, notes = write_outputs(result, tmp_path / "out", plots=True, png=find_chromium() is not None)
+    names = {p.name for p in paths}
+    assert "lc_figure4.html" in names and "lc_figure5.html" not in names  # no deterministic generator
+    assert "bokeh" in (tmp_path / "out" / "lc_figure4.html").read_text().lower()
+    if find_chromium() is not None:
+        png = tmp_path / "out" / "lc_figure4.png"
+        assert not notes and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tiny_hlc_study_end_to_end(tmp_path):
+    study = HLCStudy(**TINY_HLC)
+    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    runs = result.runs()
+    assert len(runs) == 2 * 2 * 4
+    assert runs["cards"].str.match(r"^\d+,\d+,\d+$").all()
+    table = result.table2()
+    assert len(table) == 2 * 4
+    assert table.loc[table["n"] == 300, "paper_kl_mean_1e3"].isna().all()  # not one of the paper's sizes
+    assert table.loc[(table["n"] == 1000) & (table["score"] == "bic"), "paper_kl_mean_1e3"].iloc[0] == 6.1
+    for _, g in table.groupby("n"):
+        assert g["best"].sum() == 1 and g.loc[g["best"], "marked"].all()
+    # every climb starts all-binary and only moves up by one cardinality per step
+    for rec in result.records:
+        for climb in rec.result["climbs"].values():
+            models = [HLCModel.parse(m) for m in climb["path"]]
+            assert all(models[0].card(h) == 2 for h in models[0].hidden)
+            for a, b in zip(models, models[1:]):
+                assert sum(b.card(h) - a.card(h) for h in a.hidden) == 1
+    md = result.markdown()
+    assert "| SS | BIC | BIC+ | CS | CS+ |" in md and "paired t-test" in md
+    paths, _ = write_outputs(result, tmp_path / "out", plots=False)
+    assert {p.name for p in paths} == {"hlc_fits.csv", "hlc_runs.csv", "hlc_table2.csv", "hlc_table2.md",
+                                        "hlc_run.json"}
+
+
+def test_jobs_are_reproducible_and_independent_of_the_rest_of_the_run():
+    a = LCStudy(**TINY_LC).jobs()[3]
+    bigger = LCStudy(**{**TINY_LC, "replicates": 3, "sizes": (100, 200, 800)})
+    b = next(c for c in bigger.jobs() if c == a)  # the same job exists in a larger design ...
+    assert lc_job(a) == lc_job(b)  # ... and gives the same result
+
+
+# --------------------------------------------------------- cache and resume
+_CALLS: list[int] = []
+
+
+def test_interrupted_run_resumes_where_it_stopped(tmp_path):
+    _CALLS.clear()
+    configs = [{"x": x} for x in range(6)]
+    # first run: the fourth job is interrupted (Ctrl-C); jobs 0-2 are cached
+    _CALLS.clear()
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs(_interruptible, [dict(c) for c in configs], cache_dir=tmp_path, executor="serial", progress=False)
+    assert _CALLS == [0, 1, 2, 3]
+    _STOP.clear()
+    _CALLS.clear()
+    records, stats = run_jobs(_interruptible, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    assert _CALLS == [3, 4, 5]  # only the unfinished jobs ran
+    assert stats.executed == 3 and stats.cached == 3
+    assert [r.result["y"] for r in records] == [x * x for x in range(6)]
+    assert [r.cached for r in records] == [True, True, True, False, False, False]
+
+
+_STOP = {3}
+
+
+def _square(config: dict) -> dict:
+    _CALLS.append(config["x"])
+    return {"y": config["x"] ** 2}
+
+
+def _interruptible(config: dict) -> dict:
+    _CALLS.append(config["x"])
+    if config["x"] in _STOP:
+        raise KeyboardInterrupt
+    return {"y": config["x"] ** 2}
+
+
+def test_truncated_or_foreign_cache_files_are_recomputed(tmp_path):
+    _CALLS.clear()
+    configs = [{"x": 1}, {"x": 2}]
+    run_jobs(_square, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    files = sorted(tmp_path.glob("job-*.json"))
+    assert len(files) == 2
+    path_1 = tmp_path / f"job-{job_key(_square, configs[0])[:24]}.json"
+    path_1.write_text(path_1.read_text()[:20])  # cut short, as by a crash while writing
+    _CALLS.clear()
+    records, stats = run_jobs(_square, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    assert _CALLS == [1] and stats.executed == 1 and records[0].result == {"y": 1}
+
+
+def test_failed_jobs_are_reported_after_the_others_finish(tmp_path):
+    with pytest.raises(ExperimentError, match="1 of 3 jobs failed"):
+        run_jobs(_fails_on_two, [{"x": 1}, {"x": 2}, {"x": 3}], cache_dir=tmp_path, executor="serial",
+                 progress=False)
+    records, stats = run_jobs(_fails_on_two, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial",
+                              progress=False)
+    assert stats.cached == 2
+
+
+def _fails_on_two(config: dict) -> dict:
+    if config["x"] == 2:
+        raise ValueError("boom")
+    return {"y": config["x"]}
+
+
+def test_process_pool_resume_with_the_real_jobs(tmp_path):
+    study = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200,)})
+    first = study.run(cache_dir=tmp_path, executor="processes", workers=2, progress=False)
+    assert first.stats.executed == 2
+    (next(tmp_path.glob("lc-*.json"))).unlink()  # lose one finished job
+    more = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200, 800)})
+    second = more.run(cache_dir=tmp_path, executor="processes", workers=2, progress=False)
+    assert second.stats.executed == 1 + 2 and second.stats.cached == 1
+    pd.testing.assert_frame_equal(first.fits(), second.fits()[second.fits()["n"] == 200].reset_index(drop=True))
+
+
+# ---------------------------------------------------------------------- Dask
+def test_dask_scheduler_path_on_an_in_process_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    study = HLCStudy(**{**TINY_HLC, "replicates": 1})
+    serial = study.run(cache_dir=None, executor="serial", progress=False)
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+        result = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
+        assert result.stats.executor == "dask" and result.stats.executed == 2 and result.stats.workers == 1
+        again = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
+        assert again.stats.executed == 0 and again.stats.cached == 2
+    assert [r.result for r in result.records] == [r.result for r in serial.records]
+
+
+# ----------------------------------------------------------- pieces of the design
+def test_climb_all_follows_the_hill_climbing_rule_and_fits_each_model_once():
+    model = HLCModel.parse("2(2(2,2),2,2(2,2))")
+    calls: list[str] = []
+
+    class Fake:
+        def __init__(self, m):
+            self.model = m
+            a, b, c = (m.card(h) for h in m.hidden)
+            # bic peaks at 3,2,2; cs+ keeps rising with |H2| and |H3| up to their maxima
+            self.bic = -((a - 3) ** 2) - (b - 2) ** 2 - (c - 2) ** 2
+            self.bic_plus = self.bic
+            self.cs = self.bic
+            self.cs_plus = b + c + 0.1 * a
+
+    def fit_model(m):
+        calls.append(str(m))
+        return Fake(m)
+
+    paths, fits, used = climb_all(model, ["bic", "cs+"], fit_model)
+    assert [tuple(f.model.card(h) for h in f.model.hidden) for f in paths["bic"]] == [(2, 2, 2), (3, 2, 2)]
+    # cs+: H2 first (tie with H3 goes to pre-order), up to the regular maxima 4 and 4
+    last = paths["cs+"][-1].model
+    assert (last.card("H2"), last.card("H3")) == (4, 4)
+    assert len(calls) == len(set(calls)) == len(fits)  # shared, each model fitted once
+    assert used["bic"] == 1 + 3 + 3
+
+
+def test_deterministic_parameters_map_hidden_states_to_leaf_states():
+    model = HLCModel.parse("8:2,2,2,2")
+    params = deterministic_parameters(model, 7)
+    for leaf in ("O1", "O2", "O3"):
+        assert set(np.unique(params.cpts[leaf])) == {0.0, 1.0}
+    joint = observed_distribution(params).sum(axis=3).reshape(-1)  # P(O1, O2, O3)
+    np.testing.assert_allclose(joint, params.cpts["H1"], atol=1e-12)  # state x <-> binary digits of x
+    with pytest.raises(ValueError, match="exceeds"):
+        deterministic_parameters(HLCModel.parse("9:2,2,2,2"), 0)
+
+
+def test_paired_statistics():
+    assert mean_se([1.0, 2.0, 3.0]) == pytest.approx((2.0, 1.0 / math.sqrt(3)))
+    assert paired_pvalue([1, 2, 3], [1, 2, 3]) == 1.0
+    assert paired_pvalue([1, 2, 3], [1, 2, 3], "wilcoxon") == 1.0
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=40)
+    assert paired_pvalue(a + 1.0 + 0.1 * rng.normal(size=40), a) < 1e-6
+    marks = mark_best({"bic": a + 5, "cs": a + 5.01 + 0.5 * rng.normal(size=40), "cs+": a})
+    assert marks["cs+"] == (True, 1.0) and not marks["bic"][0]
+    with pytest.raises(ValueError):
+        paired_pvalue([1, 2], [1, 2], "anova")
+
+
+def test_presets_and_bad_settings():
+    assert len(LCStudy.preset("full").jobs()) == 8 * 10 * 5
+    assert len(HLCStudy.preset("full").jobs()) == 50 * 6
+    assert HLCStudy.preset("full").sizes == (1000, 3000, 9000, 27000, 81000, 243000)
+    assert LCStudy().fitted_cards() == tuple(range(1, 9))
+    assert build_study("hlc", quick=True, sizes="1k,3k").sizes == (1000, 3000)
+    with pytest.raises(ValueError, match="no setting"):
+        build_study("hlc", generators=("2:2,2,2,2",))
+    with pytest.raises(ValueError):
+        build_study("lc", sizes="0")
+    with pytest.raises(ValueError):
+        LCStudy(generators=("2(2(2,2),2,2(2,2))",))
+
+
+# ------------------------------------------------------------------------ CLI
+def test_cli_experiment_lc(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["experiment", "lc", "--quick", "--replicates", "1", "--sizes", "300", "--generator", "2:2,2,2,2",
+            "--no-deterministic", "--restarts", "1", "--workers", "1", "--no-plots",
+            "--cache-dir", str(tmp_path / "cache"), "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Generated from 2:2,2,2,2" in printed and "1 run, 0 from the cache" in printed
+    assert (out / "lc_summary.csv").exists()
+    assert main(argv) == 0
+    assert "0 run, 1 from the cache" in capsys.readouterr().out
+
+
+def test_cli_experiment_bad_input(capsys):
+    assert main(["experiment", "hlc", "--sizes", "1k,abc"]) == 2
+    assert "abc" in capsys.readouterr().err
+    assert main(["experiment", "lc", "--generator", "5(3(2,2),2,3(2,2))"]) == 2
