@@ -28,7 +28,7 @@ from typing import Any
 from .bounds import complete_dimension, lc_bounds, standard_dimension
 from .model import HLCModel
 from .notation import format_model
-from .rank import RankResult, effective_dimension
+from .rank import FLOAT_MAX_COLUMNS, RankResult, effective_dimension, float_rank
 from .regularity import regularity_violations, regularize
 
 __all__ = ["LocalDimensions", "DimensionReport", "dimensions", "lc_notation", "DIRECT_ROUTE_MAX_DS"]
@@ -181,10 +181,11 @@ def dimensions(
     if model.is_lc:
         row = local[0]
         upper = lc_bounds(target).db
-        rank = effective_dimension(target, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float)
+        rank = _lc_rank(*_key(target, target.root), upper, repeats)  # the local row's cached rank
         method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
+        second = _float_opinion(target, seed) if check_float else None
         return _report(model, violations, target, ds, rank.de, rank.status, method, rank.failure_bound, upper,
-                       rank.de, None, rank, local, dp=row.dp, db=row.db)
+                       rank.de, None, second, local, dp=row.dp, db=row.db)
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)
     target_rows = local if target is model else tuple(_local_row(target, h, repeats) for h in target.hidden)
@@ -209,8 +210,17 @@ def dimensions(
             fail = min(fail, rank.failure_bound)
         method += f"; direct rank of the whole tree: {rank.de} ({rank.method})"
     status = "proven" if de == upper else "probable"
+    second = (rank.float_rank, rank.singular_gap) if rank else None
     return _report(model, violations, target, ds, de, status, method, fail, upper,
-                   rank.de if rank else None, de_sum, rank, local)
+                   rank.de if rank else None, de_sum, second, local)
+
+
+def _float_opinion(model: HLCModel, seed: int | None) -> tuple[int, float] | None:
+    """The floating-point SVD rank and its singular-value gap, when cheap enough."""
+    if standard_dimension(model) > FLOAT_MAX_COLUMNS:
+        return None
+    result = float_rank(model, seed)
+    return result.rank, result.gap
 
 
 def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
@@ -218,7 +228,7 @@ def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
     return lc.card(hidden), tuple(sorted((lc.card(o) for o in lc.observed), reverse=True))
 
 
-def _report(model, violations, target, ds, de, status, method, fail, upper, de_direct, de_sum, rank, local,
+def _report(model, violations, target, ds, de, status, method, fail, upper, de_direct, de_sum, second, local,
             dp=None, db=None) -> DimensionReport:
     return DimensionReport(
         model=format_model(model),
@@ -234,8 +244,8 @@ def _report(model, violations, target, ds, de, status, method, fail, upper, de_d
         upper_bound=upper,
         de_direct=de_direct,
         de_local_sum=de_sum,
-        float_rank=rank.float_rank if rank else None,
-        singular_gap=rank.singular_gap if rank else None,
+        float_rank=second[0] if second else None,
+        singular_gap=second[1] if second else None,
         local=local,
         dp=dp,
         db=db,
