@@ -425,7 +425,8 @@ class DataState(param.Parameterized):
 
         ds = self.dataset
         if ds is None:
-            return pd.DataFrame({"column": [], "states": [], "values": []})
+            return pd.DataFrame({"column": pd.Series(dtype=object), "states": pd.Series(dtype="int64"),
+                                 "values": pd.Series(dtype=object)})
         return pd.DataFrame({
             "column": list(ds.columns),
             "states": [len(s) for s in ds.states],

@@ -26,6 +26,9 @@ HTML_CSS = """
 .effdim-sel { line-height: 1.45; }
 .effdim-timing { color: #667; }
 .effdim-status { color: #333; }
+.effdim-best-row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 2px 0 6px 0; }
+.effdim-best-item { border: 2px solid; border-radius: 12px; padding: 1px 9px; font-variant-numeric: tabular-nums; }
+code, .effdim-code { word-break: break-all; }
 """
 
 CARD_CSS = """

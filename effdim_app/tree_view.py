@@ -52,6 +52,11 @@ def _html(obj="", **params) -> pn.pane.HTML:
     return pn.pane.HTML(obj, **params)
 
 
+def _name_plot(plot, element) -> None:
+    """Name the Bokeh figure so tests (and CSS) can find the tree plot."""
+    plot.state.name = "effdim-tree"
+
+
 class TreeView(Viewer):
     """The edited model (or its regular equivalent) as a tidy tree; click selects."""
 
@@ -75,10 +80,21 @@ class TreeView(Viewer):
             mode=self.param.mode,
         )
         self._dmap = hv.DynamicMap(drawing)
-        self._tap = hv.streams.SingleTap(source=self._dmap, transient=True)
+        # A linked stream needs an element source that stays the same object:
+        # an empty Points layer under the drawing (holoviews reference: Tap).
+        self._canvas = hv.Points([], kdims=["x", "y"]).opts(tools=[])
+        self._tap = hv.streams.SingleTap(source=self._canvas, transient=True)
         self._tap.add_subscriber(self._on_tap)
+        plot = (self._canvas * self._dmap).opts(
+            hv.opts.Overlay(
+                xaxis=None, yaxis=None, show_grid=False, toolbar=None, framewise=True, responsive=True,
+                height=height, show_frame=False, title="", default_tools=[], active_tools=[],
+                hooks=[_name_plot],
+            ),
+            hv.opts.Points(framewise=True),
+        )
         self._pane = pn.pane.HoloViews(
-            self._dmap, sizing_mode="stretch_width", height=height, min_width=420,
+            plot, sizing_mode="stretch_width", height=height, min_width=420,
             css_classes=["effdim-tree"], margin=(0, 5),
         )
         self._legend = _html(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width")
@@ -155,7 +171,7 @@ class TreeView(Viewer):
         points = hv.Points(frame, kdims=["x", "y"], vdims=["node", "kind", "states", "note", "fill", "line",
                                                            "lw", "marker", "size"]).opts(
             color="fill", line_color="line", line_width="lw", marker="marker", size="size",
-            tools=["hover"],
+            tools=["hover"], nonselection_alpha=1.0,
             hover_tooltips=[("node", "@node"), ("kind", "@kind"), ("states", "@states"), ("", "@note")],
         )
         labels = hv.Labels(frame, kdims=["x", "y"], vdims=["label"]).opts(
@@ -170,13 +186,9 @@ class TreeView(Viewer):
             mid = (xlim[0] + xlim[1]) / 2
             xlim = (mid - 2, mid + 2)
         ylim = (min(ys) - 0.6, max(ys) + 0.35)
-        return (edges * hot_edges * halo * points * labels).opts(
-            hv.opts.Overlay(
-                xlim=xlim, ylim=ylim, xaxis=None, yaxis=None, show_grid=False, toolbar=None,
-                framewise=True, responsive=True, min_height=300, show_frame=False, title="",
-                default_tools=[], active_tools=[],
-            )
-        )
+        # the frame: an invisible element spanning the padded extents
+        frame_box = hv.Points([(xlim[0], ylim[0]), (xlim[1], ylim[1])]).opts(alpha=0, size=0, tools=[])
+        return frame_box * edges * hot_edges * halo * points * labels
 
     def __panel__(self):
         return pn.Column(self._mode_row, self._pane, self._legend, sizing_mode="stretch_width", margin=0)

@@ -38,6 +38,22 @@ SCORE_COLORS = {
 CLIMB_LABELS = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
 
 
+def _typed(**columns: str) -> pd.DataFrame:
+    """An empty frame with typed columns: Tabulator picks its formatters from the first dtypes."""
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
+
+
+STEP_COLUMNS = dict(step="int64", node="object", rule="object", **{"old → new": "object"})
+DIM_COLUMNS = {"hidden": "object", "LC model": "object", "ds": "int64", "de": "int64", "dc": "int64",
+               "dp": "int64", "db": "int64", "binding": "object", "deficit": "int64"}
+RESULT_COLUMNS = {"|H|": "int64", "loglik": "float64", "BIC": "float64", "BIC+": "float64", "CS": "float64",
+                  "CS+": "float64", "AIC": "float64", "ds": "int64", "de": "int64", "n": "int64"}
+PATH_COLUMNS = {"step": "int64", "model": "object", "hidden cards": "object", "score": "float64",
+                "loglik": "float64", "ds": "int64", "de": "int64"}
+LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
+DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
+
+
 def _html(obj="", **params) -> pn.pane.HTML:
     """An HTML pane that knows the dashboard's classes."""
     params.setdefault("stylesheets", [HTML_CSS])
@@ -94,7 +110,8 @@ class ModelPanel(Viewer):
         self.import_json = pn.widgets.FileInput(accept=".json,application/json", sizing_mode="stretch_width")
         self.import_json.param.watch(self._import, "value")
 
-        self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5))
+        self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5),
+                                                 css_classes=["effdim-auto"])
         self.undo = pn.widgets.Button(label="↶ Undo", sizing_mode="stretch_width", disabled=not state.can_undo)
         self.redo = pn.widgets.Button(label="↷ Redo", sizing_mode="stretch_width", disabled=not state.can_redo)
         self.undo.on_click(lambda _: state.undo())
@@ -138,9 +155,10 @@ class SelectionPanel(Viewer):
         super().__init__(**params)
         self.state = state
         self.info = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-selinfo"])
-        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=110)
+        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=110,
+                                        css_classes=["effdim-card-input"])
         self.set_card = pn.widgets.Button(label="Set", width=60, margin=(24, 5, 5, 5))
-        self.name_input = pn.widgets.TextInput(label="Name", width=110)
+        self.name_input = pn.widgets.TextInput(label="Name", width=110, css_classes=["effdim-name-input"])
         self.rename = pn.widgets.Button(label="Rename", width=80, margin=(24, 5, 5, 5))
         self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=140)
         self.add_obs = pn.widgets.Button(label="+ Observed child", sizing_mode="stretch_width")
@@ -224,7 +242,7 @@ class RegularizationPanel(Viewer):
         self.state = state
         self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5))
         self.steps = pn.widgets.Tabulator(
-            pd.DataFrame(columns=["step", "node", "rule", "old → new", "what happened"]),
+            _typed(**STEP_COLUMNS),
             show_index=False, disabled=True, selectable=False, sizing_mode="stretch_width",
             layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"],
             header_tooltips={
@@ -259,8 +277,7 @@ class RegularizationPanel(Viewer):
                        f"Lemma 4.1). Why:\n{reasons}",
             )
             rows = [
-                {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}",
-                 "what happened": s.text}
+                {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
                 for i, s in enumerate(reg.steps)
             ]
             self.steps.value = pd.DataFrame(rows)
@@ -294,7 +311,7 @@ class DimensionsPanel(Viewer):
         self.state = state
         self.totals = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-totals"])
         self.table = pn.widgets.Tabulator(
-            pd.DataFrame(columns=self.COLUMNS), show_index=False, disabled=True, selectable=1,
+            _typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1,
             sizing_mode="stretch_width", layout="fit_data_stretch", header_tooltips=explain.COLUMN_TOOLTIPS,
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             css_classes=["effdim-dims"], height=None, min_height=80,
@@ -323,7 +340,7 @@ class DimensionsPanel(Viewer):
         report = state.report
         if report is None:
             self.totals.object = f"<div class='effdim-error'>No dimensions: {state.report_error}</div>"
-            self.table.value = pd.DataFrame(columns=self.COLUMNS)
+            self.table.value = _typed(**DIM_COLUMNS)
             self.corollary.object = ""
             return
         gap = report.ds - report.de
@@ -435,8 +452,7 @@ class DataPanel(Viewer):
                                          value=names[0] if names else None, sizing_mode="stretch_width")
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
         self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
-        self.summary = pn.pane.Markdown("No data loaded yet.", sizing_mode="stretch_width")
-        self.columns = pn.widgets.Tabulator(state.columns_frame(), show_index=False, disabled=True,
+        self.columns = pn.widgets.Tabulator(_typed(**DATA_COLUMNS), show_index=False, disabled=True,
                                             selectable=False, sizing_mode="stretch_width",
                                             layout="fit_data_stretch", max_height=220, visible=False)
         self.message = _alert(state)
@@ -456,7 +472,6 @@ class DataPanel(Viewer):
         ds = self.state.dataset
         if ds is None:
             return
-        self.summary.object = f"**{self.state.source}**: {self.state.describe()}."
         self.columns.param.update(value=self.state.columns_frame(), visible=True)
 
     def __panel__(self):
@@ -471,7 +486,6 @@ class DataPanel(Viewer):
             self.bundled,
             self.load_bundled,
             self.message,
-            self.summary,
             self.columns,
             sizing_mode="stretch_width",
         )
@@ -489,8 +503,7 @@ class ScoresPanel(Viewer):
             value=state.mapping, sizing_mode="stretch_width",
         )
         self.mapping.link(state, value="mapping")
-        self.leaf_map = pn.widgets.Tabulator(pd.DataFrame(columns=["leaf", "column", "leaf states",
-                                                                   "column states"]),
+        self.leaf_map = pn.widgets.Tabulator(_typed(**LEAF_COLUMNS),
                                              show_index=False, disabled=True, selectable=False,
                                              sizing_mode="stretch_width", layout="fit_data_stretch",
                                              max_height=200, visible=False)
@@ -502,7 +515,7 @@ class ScoresPanel(Viewer):
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = largest regular)",
-                                                       width=150)
+                                                       width=150, css_classes=["effdim-card-max"])
         self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90)
         self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
@@ -510,7 +523,7 @@ class ScoresPanel(Viewer):
                                                                                 CLIMB_LABELS.items()},
                                              value=state.climb_score, width=130)
         self.climb_score.link(state, value="climb_score")
-        self.climb = pn.widgets.Button(label="⛰ Hill climb", width=130, margin=(24, 5, 5, 5))
+        self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
@@ -520,16 +533,21 @@ class ScoresPanel(Viewer):
         self.status = _html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = _alert(state)
         self.plot = pn.pane.HoloViews(
-            hv.DynamicMap(pn.bind(self._curves, results=state.param.results, climb=state.param.climb)),
+            hv.DynamicMap(pn.bind(self._curves, results=state.param.results)),
             sizing_mode="stretch_width", height=330, css_classes=["effdim-curves"],
         )
-        self.table = pn.widgets.Tabulator(pd.DataFrame(), show_index=False, disabled=True, selectable=False,
+        self.climb_plot = pn.pane.HoloViews(
+            hv.DynamicMap(pn.bind(self._climb_plot, climb=state.param.climb)),
+            sizing_mode="stretch_width", height=300, css_classes=["effdim-climb"], visible=False,
+        )
+        self.table = pn.widgets.Tabulator(_typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False,
                                           sizing_mode="stretch_width", layout="fit_data_stretch",
                                           css_classes=["effdim-results"], visible=False)
+        self.best = _html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])
         self.download = pn.widgets.FileDownload(label="Download curves (CSV)", callback=self._csv,
                                                 filename="effdim-scores.csv", embed=False, visible=False,
                                                 width=220)
-        self.path = pn.widgets.Tabulator(pd.DataFrame(), show_index=False, disabled=True, selectable=False,
+        self.path = pn.widgets.Tabulator(_typed(**PATH_COLUMNS), show_index=False, disabled=True, selectable=False,
                                          sizing_mode="stretch_width", layout="fit_data_stretch", visible=False)
         state.param.watch(self._update_inputs, ["mismatch", "leaf_map", "node", "mapping"])
         state.models.param.watch(self._update_inputs, ["effective"])
@@ -554,7 +572,6 @@ class ScoresPanel(Viewer):
         choices = state.hidden_choices()
         self.node.param.update(options=choices, value=state.node if state.node in choices else None,
                                visible=state.mapping == "model")
-        self.climb.disabled = state.mapping != "model" or state.running
         self.climb_score.disabled = state.mapping != "model"
         self.to_editor.visible = state.mapping == "lc" and state.data.dataset is not None
         if state.leaf_map:
@@ -563,16 +580,19 @@ class ScoresPanel(Viewer):
             self.leaf_map.param.update(value=frame, visible=True)
         else:
             self.leaf_map.visible = False
+        self._update_running()
         text = "\n".join(f"- {m}" for m in state.mismatch)
         self.mismatch.param.update(object=f"**The model does not match the data:**\n{text}" if text else "",
                                    visible=bool(text))
 
     def _update_running(self, *_) -> None:
         state = self.state
-        self.progress.param.update(value=state.progress, active=state.running and state.progress == 0)
+        self.progress.param.update(value=state.progress, active=state.running and state.progress == 0,
+                                   visible=state.running)
         self.status.object = state.status
-        self.run.disabled = state.running
-        self.climb.disabled = state.running or state.mapping != "model"
+        blocked = state.running or state.data.dataset is None or bool(state.mismatch)
+        self.run.disabled = blocked
+        self.climb.disabled = blocked or state.mapping != "model"
         self.cancel.disabled = not state.running
 
     def _update_results(self, *_) -> None:
@@ -586,51 +606,70 @@ class ScoresPanel(Viewer):
                       for c in ["loglik", *SCORE_LABELS.values()] if c in frame.columns}
             self.table.param.update(value=frame, formatters=floats, visible=True)
             self.download.visible = True
+            cells = "".join(
+                f"<span class='effdim-best-item' style='border-color:{SCORE_COLORS[attr]}'>{SCORE_LABELS[attr]} "
+                f"<b>{card}</b></span>" for attr, (card, _) in state.best().items())
+            self.best.object = f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
         else:
             self.table.visible = False
             self.download.visible = False
+            self.best.object = ""
         climb = state.climb
         if climb is not None:
             self.path.param.update(value=state.climb_frame(), visible=True)
+            self.climb_plot.visible = True
+            self.plot.visible = False
         else:
             self.path.visible = False
+            self.climb_plot.visible = False
+            self.plot.visible = True
 
-    def _curves(self, results, climb):
-        opts = dict(responsive=True, min_height=280, show_grid=True, xlabel="cardinality of the swept node",
-                    ylabel="score (higher is better)", toolbar="above", default_tools=["save", "reset"])
-        overlay_opts = dict(opts, legend_position="right")
-        if climb is not None and not results:
-            frame = self.state.climb_frame()
-            label = CLIMB_LABELS.get(climb.score, climb.score)
-            curve = hv.Curve(frame, "step", ("score", label), label=f"{label} along the path").opts(
-                color=SCORE_COLORS.get(climb.score.replace("+", "_plus"), "#d62728"), line_width=2)
-            pts = hv.Scatter(frame, "step", [("score", label), "hidden cards"]).opts(
-                color=SCORE_COLORS.get(climb.score.replace("+", "_plus"), "#d62728"), size=9, tools=["hover"])
-            best = hv.Scatter(frame.tail(1), "step", [("score", label), "hidden cards"], label="best").opts(
-                color="#ffd23f", marker="star", size=22, line_color="black")
-            title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
-            return (curve * pts * best).opts(hv.opts.Overlay(title=title, **{
-                **overlay_opts, "xlabel": "step", "ylabel": f"{label} (higher is better)"}))
-        if not results:
-            return hv.Curve([], "cardinality", "score").opts(
-                title="Run a sweep to see BIC, BIC+, CS, CS+ and AIC against the cardinality", **opts)
-        frame = self.state.results_frame()
-        best = self.state.best()
+    # One DynamicMap per plot, each returning the same layers every time (a
+    # DynamicMap cannot switch element types); empty layers stand in for data
+    # not there yet.
+    def _curves(self, results):
+        frame = self.state.results_frame() if results else None
+        best = self.state.best() if results else {}
         layers = []
         for attr, label in SCORE_LABELS.items():
-            if attr not in frame:
-                continue
             color = SCORE_COLORS[attr]
-            layers.append(hv.Curve(frame, "card", (attr, "score"), label=label).opts(color=color, line_width=2,
-                                                                                    tools=["hover"]))
-            layers.append(hv.Scatter(frame, "card", (attr, "score"), label=label).opts(color=color, size=6))
-            if attr in best:
-                card, value = best[attr]
-                layers.append(hv.Scatter([(card, value)], "card", "score", label=label).opts(
-                    color=color, marker="star", size=20, line_color="black"))
-        n = int(frame["n"].iloc[0]) if "n" in frame else None
-        title = "Scores against the cardinality; ★ marks each score's best" + (f" (N = {n:,})" if n else "")
-        return hv.Overlay(layers).opts(hv.opts.Overlay(title=title, **overlay_opts))
+            if frame is not None and attr in frame:
+                data = pd.DataFrame({"card": frame["card"], "score": frame[attr]})
+            else:
+                data = pd.DataFrame({"card": pd.Series(dtype=int), "score": pd.Series(dtype=float)})
+            star = pd.DataFrame([best[attr]], columns=["card", "score"]) if attr in best else data.iloc[:0]
+            layers.append(hv.Curve(data, "card", "score", label=label).opts(color=color, line_width=2,
+                                                                           framewise=True))
+            layers.append(hv.Scatter(data, "card", "score", label=label).opts(color=color, size=6,
+                                                                             tools=["hover"], framewise=True))
+            layers.append(hv.Scatter(star, "card", "score", label=label).opts(
+                color=color, marker="star", size=20, line_color="black", framewise=True))
+        if frame is None:
+            title = "Load data, then press ▶ Sweep cardinality: BIC, BIC+, CS, CS+ and AIC appear here"
+        else:
+            n = int(frame["n"].iloc[0]) if "n" in frame else 0
+            title = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
+        return hv.Overlay(layers).opts(hv.opts.Overlay(
+            title=title, responsive=True, min_height=280, show_grid=True, framewise=True,
+            xlabel="cardinality of the swept hidden node", ylabel="score (higher is better)",
+            legend_position="right", toolbar="above", default_tools=["save", "reset"], padding=0.08))
+
+    def _climb_plot(self, climb):
+        frame = self.state.climb_frame() if climb is not None else _typed(**PATH_COLUMNS)
+        key = climb.score if climb is not None else self.state.climb_score
+        label = CLIMB_LABELS.get(key, key)
+        color = SCORE_COLORS.get(key.replace("+", "_plus"), "#d62728")
+        vdims = ["score", "hidden cards"]
+        curve = hv.Curve(frame, "step", "score", label=f"{label} along the path").opts(
+            color=color, line_width=2, framewise=True)
+        pts = hv.Scatter(frame, "step", vdims).opts(color=color, size=9, tools=["hover"], framewise=True)
+        best = hv.Scatter(frame.tail(1), "step", vdims, label="best model").opts(
+            color="#ffd23f", marker="star", size=22, line_color="black", framewise=True)
+        title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
+        return (curve * pts * best).opts(hv.opts.Overlay(
+            title=title, responsive=True, min_height=260, show_grid=True, framewise=True, xlabel="step",
+            ylabel=f"{label} (higher is better)", legend_position="right", toolbar="above",
+            default_tools=["save", "reset"], padding=0.08))
 
     def __panel__(self):
         return pn.Column(
@@ -647,6 +686,8 @@ class ScoresPanel(Viewer):
             self.status,
             self.message,
             self.plot,
+            self.climb_plot,
+            self.best,
             self.download,
             self.table,
             self.path,

@@ -1,0 +1,81 @@
+"""Browser tests: the dashboard served in a thread, driven by Playwright in headless Chromium.
+
+Debian's Chromium is used (``playwright install`` cannot download browsers
+here); ``.ci/run`` installs it when missing. Screenshots go to
+``tests/ui/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+VIEWPORT = {"width": 1366, "height": 768}
+
+if not Path(CHROMIUM).exists():  # pragma: no cover - CI installs it
+    pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "headless": True,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": VIEWPORT}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The dashboard served on a free port in a thread, one fresh app per session."""
+    import panel as pn
+
+    from effdim_app.app import EXTENSIONS, create_app
+
+    def session():
+        pn.extension(*EXTENSIONS)
+        return create_app().template()
+
+    port = _free_port()
+    server = pn.serve(
+        {"effdim": session}, port=port, address="127.0.0.1", threaded=True, show=False,
+        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}/effdim"
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS

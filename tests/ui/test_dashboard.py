@@ -1,0 +1,195 @@
+"""The dashboard in headless Chromium: the issue's list of browser checks.
+
+Each test opens a fresh browser page, hence a fresh server session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from effdim import parse_model
+from effdim.dimensions import dimensions
+from effdim_app.layout import tree_layout
+
+pytestmark = pytest.mark.browser
+
+FIG2 = "5(3(2,2),2,3(2,2))"
+TIMEOUT = 60_000
+DATA = Path(__file__).resolve().parents[2] / "core" / "datasets" / "stouffer_toby.csv"
+
+# Screen position of a layout point in the tree plot (the Bokeh figure named "effdim-tree").
+TREE_XY = """
+([x, y]) => {
+  const views = [];
+  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const plot = views.find((v) => v.model && v.model.name === "effdim-tree" && v.frame);
+  if (!plot) return null;
+  const box = plot.canvas_view.el.getBoundingClientRect();
+  return [box.left + plot.frame.x_scale.compute(x), box.top + plot.frame.y_scale.compute(y)];
+}
+"""
+
+
+def open_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)
+
+
+def stat(page: Page, key: str):
+    return page.locator(f"[data-stat={key}]")
+
+
+def table_rows(page: Page):
+    return page.locator(".effdim-dims .tabulator-row")
+
+
+def click_node(page: Page, model_text: str, node: str) -> None:
+    """Click ``node`` of the drawn model (positions from the app's own layout function)."""
+    x, y = tree_layout(parse_model(model_text))[node]
+    point = page.evaluate(TREE_XY, [x, y])
+    assert point is not None, "tree plot not found"
+    page.mouse.click(*point)
+
+
+def apply_notation(page: Page, text: str) -> None:
+    box = page.locator(".effdim-notation textarea")
+    box.fill(text)
+    page.get_by_role("button", name="Apply notation").click()
+
+
+def test_load(page: Page, app_url, shots):
+    open_app(page, app_url)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
+    expect(stat(page, "ds")).to_have_text("41")
+    expect(stat(page, "de")).to_have_text("23")
+    expect(stat(page, "gap")).to_have_text("18")
+    expect(table_rows(page)).to_have_count(3)
+    expect(page.locator(".effdim-corollary")).to_contain_text("12 + 3 + 3")
+    page.screenshot(path=str(shots / "01-load-figure2.png"))
+
+
+def test_click_node_change_cardinality_table_changes(page: Page, app_url, shots):
+    open_app(page, app_url)
+    click_node(page, FIG2, "O3")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3")
+    expect(table_rows(page).nth(0)).to_contain_text("5:3,3,2")
+    card = page.locator(".effdim-card-input input")
+    card.fill("3")
+    card.press("Enter")
+    edited = "5(3(2,2),3,3(2,2))"
+    expect(page.locator(".effdim-notation textarea")).to_have_value(edited, timeout=TIMEOUT)
+    expect(table_rows(page).nth(0)).to_contain_text("5:3,3,3")
+    expect(stat(page, "ds")).to_have_text(str(dimensions(parse_model(edited)).ds))
+    # a table row highlights its hidden node and explains its numbers
+    table_rows(page).nth(0).click()
+    expect(page.get_by_text("Local LC model of H1")).to_be_visible()
+    page.screenshot(path=str(shots / "02-edit-cardinality.png"))
+    page.get_by_role("button", name="↶ Undo").click()
+    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
+    expect(table_rows(page).nth(0)).to_contain_text("5:3,3,2")
+
+
+def test_preset(page: Page, app_url, shots):
+    open_app(page, app_url)
+    page.locator("select").first.select_option("Table 1: LC 4:3,3,3")
+    page.get_by_role("button", name="Load preset").click()
+    expect(page.locator(".effdim-notation textarea")).to_have_value("4:3,3,3", timeout=TIMEOUT)
+    expect(stat(page, "ds")).to_have_text("27")
+    expect(stat(page, "de")).to_have_text("25")  # one below db = 26 (Table 1)
+    expect(table_rows(page)).to_have_count(1)
+    expect(table_rows(page).first).to_contain_text("26")
+    page.screenshot(path=str(shots / "03-preset-table1.png"))
+
+
+def test_notation(page: Page, app_url, shots):
+    open_app(page, app_url)
+    apply_notation(page, "Q:3(A:2,B:2,C:2)")
+    expect(table_rows(page)).to_have_count(1, timeout=TIMEOUT)
+    expect(table_rows(page).first).to_contain_text("3:2,2,2")
+    expect(stat(page, "ds")).to_have_text("11")
+    expect(stat(page, "de")).to_have_text("7")
+    apply_notation(page, "3(2,2")  # a syntax error: refused, model kept
+    expect(page.get_by_text("position")).to_be_visible()
+    expect(stat(page, "ds")).to_have_text("11")
+    page.screenshot(path=str(shots / "04-notation.png"))
+
+
+def test_irregular_model_shows_regularization_log(page: Page, app_url, shots):
+    open_app(page, app_url)
+    apply_notation(page, "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))")
+    page.locator(".effdim-steps").scroll_into_view_if_needed()
+    steps = page.locator(".effdim-steps .tabulator-row")
+    expect(steps).to_have_count(3, timeout=TIMEOUT)
+    expect(steps.nth(0)).to_contain_text("shrink")
+    expect(steps.nth(0)).to_contain_text("9 → 4")
+    expect(steps.nth(2)).to_contain_text("remove")
+    expect(page.get_by_text("regular equivalent", exact=False).first).to_be_visible()
+    page.screenshot(path=str(shots / "05-irregular-regularized.png"))
+    page.locator(".effdim-auto").click()  # auto-regularize off
+    expect(page.get_by_text("The model is irregular")).to_be_visible(timeout=TIMEOUT)
+
+
+def _data_tab(page: Page) -> None:
+    page.get_by_text("Data & scores", exact=True).click()
+
+
+def _upload(page: Page, name: str, content: bytes) -> None:
+    page.locator("input.filepond--browser").set_input_files(
+        {"name": name, "mimeType": "text/csv", "buffer": content})
+
+
+def test_upload_csv_and_see_curves(page: Page, app_url, shots):
+    open_app(page, app_url)
+    _data_tab(page)
+    _upload(page, "stouffer-toby.csv", DATA.read_bytes())
+    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
+    to = page.locator(".effdim-card-max input")
+    to.fill("4")
+    to.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.locator(".effdim-best")).to_contain_text("Best cardinality by score", timeout=TIMEOUT)
+    expect(page.locator(".effdim-best")).to_contain_text("CS+")
+    page.locator(".effdim-results").scroll_into_view_if_needed()
+    results = page.locator(".effdim-results .tabulator-row")
+    expect(results).to_have_count(4)
+    expect(page.get_by_role("button", name="Download curves (CSV)")).to_be_visible()
+    page.screenshot(path=str(shots / "06-sweep-curves.png"))
+    # stale results vanish when the data change
+    page.get_by_role("button", name="Load data set").click()
+    expect(page.locator(".effdim-best")).not_to_contain_text("Best cardinality", timeout=TIMEOUT)
+    expect(page.get_by_text("Earlier results were cleared")).to_be_visible()
+
+
+def test_bad_file_message_and_model_intact(page: Page, app_url, shots):
+    open_app(page, app_url)
+    click_node(page, FIG2, "H3")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
+    _data_tab(page)
+    _upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
+    expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "07-bad-file.png"))
+    page.get_by_text("Model & dimensions", exact=True).click()
+    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
+    expect(stat(page, "ds")).to_have_text("41")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
+
+
+def test_two_sessions_do_not_share_state(page: Page, app_url):
+    other = page.context.new_page()
+    open_app(page, app_url)
+    open_app(other, app_url)
+    apply_notation(page, "2:3,3")
+    expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
+    other.reload()
+    open_app(other, app_url)
+    expect(other.locator(".effdim-notation textarea")).to_have_value(FIG2)
+    expect(stat(other, "ds")).to_have_text("41")
+    apply_notation(other, "3:2,2,2,2")
+    expect(stat(other, "ds")).to_have_text("14", timeout=TIMEOUT)
+    expect(stat(page, "ds")).to_have_text("9")
+    other.close()
