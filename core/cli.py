@@ -297,12 +297,10 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
 
 
 def _cmd_app(args: argparse.Namespace) -> None:
-    import panel as pn
+    from effdim_app import serve
 
-    from effdim_app import app
-
-    pn.serve(app, port=args.port, address=args.address, show=args.show, title="effdim",
-             websocket_origin=args.allow_websocket_origin or None)
+    serve(port=args.port, show=args.show, address=args.address,
+          websocket_origin=args.allow_websocket_origin or None)
 
 
 # ------------------------------------------------------------------- parser
