@@ -39,7 +39,7 @@ class EffdimApp(Viewer):
         self.models = ModelState(model)
         self.data = DataState()
         self.scores = ScoresState(self.models, self.data)
-        self.tree = TreeView(self.models)
+        self.tree = TreeView(self.models, height=340)
         self.model_panel = ModelPanel(self.models)
         self.selection = SelectionPanel(self.models)
         self.regularity = RegularizationPanel(self.models)
@@ -57,7 +57,7 @@ class EffdimApp(Viewer):
     def _model_tab(self):
         return pn.Column(
             pn.Row(
-                pn.Column(self.tree, sizing_mode="stretch_width", min_width=420),
+                pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width", min_width=420),
                 self.selection,
                 sizing_mode="stretch_width",
             ),

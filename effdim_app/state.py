@@ -71,9 +71,10 @@ def _regularize(model: HLCModel):
 
 @lru_cache(maxsize=512)
 def _dimensions(model: HLCModel):
+    """The interactive report: Corollary 4.1 route only (the whole-tree rank is on demand)."""
     from effdim.dimensions import dimensions
 
-    return dimensions(model)
+    return dimensions(model, direct=False, check_float=False)
 
 
 def _error_text(err: BaseException) -> str:
@@ -108,6 +109,9 @@ class ModelState(param.Parameterized):
     can_undo = param.Boolean(default=False)
     can_redo = param.Boolean(default=False)
     update_seconds = param.Number(default=0.0, doc="Time the last recomputation took.")
+    direct = param.Parameter(default=None, doc="Full engine report with the whole-tree rank (on demand).")
+    direct_running = param.Boolean(default=False)
+    revision = param.Integer(default=0, doc="Bumped once per change of anything drawn.")
 
     message = param.String(default="", doc="Outcome of the last action.")
     message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
@@ -123,13 +127,15 @@ class ModelState(param.Parameterized):
         super().__init__(model=model, **params)
         self._undo: list[HLCModel] = []
         self._redo: list[HLCModel] = []
-        self._recompute()
+        self._derived_for: tuple | None = None
+        self._verify_token = 0
+        self.param.update(**self._derive(model, self.selected))
 
     # ------------------------------------------------------------ derived
-    @param.depends("model", "auto_regularize", watch=True)
-    def _recompute(self) -> None:
+    # Every user action ends in ONE param.update carrying the model, the
+    # derived values and a new `revision`, so each view redraws once per edit.
+    def _derive(self, model: HLCModel, selected: str | None) -> dict[str, Any]:
         start = time.perf_counter()
-        model = self.model
         violations = list(_violations(model))
         regularization = _regularize(model) if violations else None
         effective = regularization.model if (regularization is not None and self.auto_regularize) else model
@@ -146,23 +152,39 @@ class ModelState(param.Parameterized):
                     changed[step.node] = "removed"
                 else:
                     changed[step.node] = f"{model.card(step.node)} → {regularization.model.card(step.node)}"
-        selected = self.selected if self.selected in model else model.root
+        if selected not in model:
+            selected = model.root
         highlight = self.highlight if (self.highlight in effective and effective.is_hidden(self.highlight)) else None
-        self.param.update(
+        self._derived_for = (model, self.auto_regularize)
+        return dict(
+            model=model,
+            selected=selected,
             notation=str(model),
             violations=violations,
             regularization=regularization,
             effective=effective,
             report=report,
             report_error=error,
+            direct=None,
             changed=changed,
-            selected=selected,
             highlight=highlight,
             highlight_nodes=self._neighbourhood(effective, highlight),
             can_undo=bool(self._undo),
             can_redo=bool(self._redo),
             update_seconds=time.perf_counter() - start,
+            revision=self.revision + 1,
         )
+
+    def _show(self, model: HLCModel, selected: str | None = None, **extra) -> None:
+        """Make ``model`` current: one update with everything derived from it."""
+        self._verify_token += 1
+        self.param.update(**self._derive(model, self.selected if selected is None else selected), **extra)
+
+    @param.depends("model", "auto_regularize", watch=True)
+    def _model_set(self) -> None:
+        """Someone assigned ``model`` or toggled auto-regularize: derive what is not derived yet."""
+        if self._derived_for != (self.model, self.auto_regularize):
+            self._show(self.model)
 
     @staticmethod
     def _neighbourhood(model: HLCModel, node: str | None) -> list[str]:
@@ -176,7 +198,31 @@ class ModelState(param.Parameterized):
         if node is not None and not (node in self.effective and self.effective.is_hidden(node)):
             self.highlight = None
             return
-        self.highlight_nodes = self._neighbourhood(self.effective, node)
+        nodes = self._neighbourhood(self.effective, node)
+        if nodes != self.highlight_nodes:
+            self.param.update(highlight_nodes=nodes, revision=self.revision + 1)
+
+    async def verify_direct(self):
+        """The engine's full report (whole-tree Jacobian rank and its float check) in a thread.
+
+        The interactive report uses Corollary 4.1 only (fast); this computes the
+        second route on demand. Discarded if the model changed meanwhile.
+        """
+        from effdim.dimensions import dimensions
+
+        token, model = self._verify_token, self.effective
+        self.param.update(direct_running=True)
+        try:
+            report = await asyncio.to_thread(dimensions, model)
+        except Exception as err:
+            self.param.update(direct_running=False)
+            self._say(f"The direct rank could not be computed: {_error_text(err)}", "danger")
+            return None
+        self.param.update(direct_running=False)
+        if token != self._verify_token:
+            return None
+        self.direct = report
+        return report
 
     @property
     def is_regular(self) -> bool:
@@ -194,17 +240,13 @@ class ModelState(param.Parameterized):
     def _commit(self, new: HLCModel, what: str, select: str | None = None) -> bool:
         if new == self.model:
             if select is not None:
-                self.selected = select
+                self.select(select)
             self._say(f"{what}: nothing changed.", "info")
             return True
         self._undo.append(self.model)
         del self._undo[: -self.max_history]
         self._redo.clear()
-        with param.parameterized.batch_call_watchers(self):
-            if select is not None:
-                self.selected = select
-            self.model = new
-        self._say(what + ".", "success")
+        self._show(new, select, message=what + ".", message_kind="success")
         return True
 
     def _edit(self, what: str, make, select: str | None = None) -> bool:
@@ -219,8 +261,7 @@ class ModelState(param.Parameterized):
             self._say("Nothing to undo.", "info")
             return False
         self._redo.append(self.model)
-        self.model = self._undo.pop()
-        self._say("Undone.", "info")
+        self._show(self._undo.pop(), message="Undone.", message_kind="info")
         return True
 
     def redo(self) -> bool:
@@ -228,15 +269,15 @@ class ModelState(param.Parameterized):
             self._say("Nothing to redo.", "info")
             return False
         self._undo.append(self.model)
-        self.model = self._redo.pop()
-        self._say("Redone.", "info")
+        self._show(self._redo.pop(), message="Redone.", message_kind="info")
         return True
 
     # ------------------------------------------------------------ selection
     def select(self, node: str | None) -> None:
         if node is not None and node not in self.model:
             return
-        self.selected = node
+        if node != self.selected:
+            self.param.update(selected=node, revision=self.revision + 1)
 
     def select_nearest(self, x: float, y: float, positions: dict[str, tuple[float, float]],
                        max_distance: float = 0.45) -> str | None:
@@ -357,7 +398,7 @@ class ModelState(param.Parameterized):
 
     def _reselect(self) -> bool:
         if self.selected not in self.model:
-            self.selected = self.model.root
+            self.select(self.model.root)
         return True
 
     def to_json(self) -> str:

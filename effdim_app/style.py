@@ -38,3 +38,10 @@ CARD_CSS = """
 TEMPLATE_CSS = """
 #header .title, .title { font-weight: 600; }
 """
+
+ALERT_CSS = """
+.alert { padding: 6px 12px; margin: 0; border-radius: 5px; }
+.alert p { margin: 2px 0; }
+.alert ul { margin: 2px 0; padding-left: 20px; }
+code { word-break: break-all; white-space: normal; }
+"""

@@ -1,24 +1,34 @@
-"""The HLC tree drawn with HoloViews: tidy layout, click to select.
+"""The HLC tree, drawn with a tidy layout; a click selects the nearest node.
 
-One ``DynamicMap`` in one ``pn.pane.HoloViews`` for the lifetime of the view
-(GUIDE.md section 3): the drawing function depends on the state's parameters,
-so an edit redraws in place and the ``SingleTap`` stream stays attached.
-Clicks pick the nearest node (``Selection1D`` does not work on ``hv.Graph``).
+Drawn with Bokeh directly (one ``figure`` in one ``pn.pane.Bokeh`` for the
+lifetime of the view): an edit replaces the data of four
+``ColumnDataSource`` objects (edges, highlight halo, nodes, labels share
+one) and the axis ranges. The first version used a HoloViews
+``DynamicMap`` with a ``SingleTap`` stream (GUIDE.md section 3); measured
+with ``benchmarks/bench_app_update.py`` every edit re-rendered the whole
+overlay through HoloViews, 200-380 ms on this machine, above the issue's
+0.3 s budget with the rest of the page still to update. Updating the data
+sources costs a few milliseconds. The click works like the ``SingleTap``
+recipe: the plot's ``tap`` event gives data coordinates and the state picks
+the nearest node (``ModelState.select_nearest``); no glyph hit-testing.
+
+The scores panel keeps HoloViews (curves are rebuilt rarely).
 """
 
 from __future__ import annotations
 
-import holoviews as hv
-import pandas as pd
 import panel as pn
 import param
+from bokeh.events import Tap
+from bokeh.models import ColumnDataSource, HoverTool, Range1d
+from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 from .layout import tree_layout
 from .state import ModelState
 from .style import HTML_CSS
 
-__all__ = ["TreeView", "PALETTE"]
+__all__ = ["TreeView", "PALETTE", "tree_data"]
 
 PALETTE = {
     "hidden": "#1d4e89",
@@ -29,6 +39,7 @@ PALETTE = {
     "changed": "#f4a259",
     "removed": "#c9ced6",
     "highlight": "#ffd23f",
+    "hot_edge": "#e0a800",
     "text": "#1b2631",
 }
 
@@ -46,15 +57,60 @@ LEGEND_HTML = f"""
 </div>
 """
 
-
-def _html(obj="", **params) -> pn.pane.HTML:
-    params.setdefault("stylesheets", [HTML_CSS])
-    return pn.pane.HTML(obj, **params)
+NODE_COLUMNS = ("x", "y", "node", "kind", "states", "note", "label", "fill", "line", "lw", "marker", "size")
 
 
-def _name_plot(plot, element) -> None:
-    """Name the Bokeh figure so tests (and CSS) can find the tree plot."""
-    plot.state.name = "effdim-tree"
+def tree_data(state: ModelState, mode: str = "edited") -> dict:
+    """Everything the drawing needs, as plain columns (no Bokeh objects; testable).
+
+    Returns ``{"positions", "nodes", "edges", "halo", "xlim", "ylim", "drawn"}``.
+    """
+    model, selected, changed = state.model, state.selected, state.changed
+    drawn = state.regularization.model if (mode == "regular" and state.regularization is not None) else model
+    regular_view = drawn is not model
+    pos = tree_layout(drawn)
+    highlight = set(state.highlight_nodes or [])
+    centre = state.highlight if state.highlight in drawn else None
+    nodes = {c: [] for c in NODE_COLUMNS}
+    for n in drawn.nodes:
+        x, y = pos[n]
+        hidden = drawn.is_hidden(n)
+        card = drawn.card(n)
+        note = changed.get(n, "")
+        label = f"{n} : {card}"
+        fill = PALETTE["hidden"] if hidden else PALETTE["observed"]
+        if note == "removed":
+            fill, label = PALETTE["removed"], f"{n} : {card} ✕"
+        elif note:
+            fill = PALETTE["changed"]
+            label = (f"{n} : {card} (was {model.card(n)})" if regular_view
+                     else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}")
+        is_sel = n == selected
+        row = {
+            "x": x, "y": y, "node": n, "kind": "hidden" if hidden else "observed", "states": card,
+            "note": note or ("root" if n == drawn.root else ""), "label": label, "fill": fill,
+            "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
+            "marker": "circle" if hidden else "square", "size": 30 if hidden else 26,
+        }
+        for c in NODE_COLUMNS:
+            nodes[c].append(row[c])
+    edges = {c: [] for c in ("x0", "y0", "x1", "y1", "color", "width")}
+    for parent, child in drawn.edges:
+        (x0, y0), (x1, y1) = pos[parent], pos[child]
+        hot = centre is not None and centre in (parent, child)
+        for c, v in zip(edges, (x0, y0, x1, y1, PALETTE["hot_edge"] if hot else PALETTE["edge"], 6 if hot else 2)):
+            edges[c].append(v)
+    halo = {"x": [pos[n][0] for n in drawn.nodes if n in highlight],
+            "y": [pos[n][1] for n in drawn.nodes if n in highlight]}
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    xlim = (min(xs) - 0.7, max(xs) + 0.7)
+    if xlim[1] - xlim[0] < 4:
+        mid = (xlim[0] + xlim[1]) / 2
+        xlim = (mid - 2, mid + 2)
+    ylim = (min(ys) - 0.6, max(ys) + 0.35)
+    return {"positions": pos, "nodes": nodes, "edges": edges, "halo": halo, "xlim": xlim, "ylim": ylim,
+            "drawn": drawn}
 
 
 class TreeView(Viewer):
@@ -70,126 +126,53 @@ class TreeView(Viewer):
             options={"As edited": "edited", "Regular equivalent": "regular"}, value="edited", margin=(0, 10)
         )
         self._mode.link(self, value="mode")
-        drawing = pn.bind(
-            self._draw,
-            model=state.param.model,
-            effective=state.param.effective,
-            selected=state.param.selected,
-            changed=state.param.changed,
-            highlight=state.param.highlight_nodes,
-            mode=self.param.mode,
+        self._edges = ColumnDataSource({c: [] for c in ("x0", "y0", "x1", "y1", "color", "width")})
+        self._halo = ColumnDataSource({"x": [], "y": []})
+        self._nodes = ColumnDataSource({c: [] for c in NODE_COLUMNS})
+        self._x = Range1d(0, 1)
+        self._y = Range1d(0, 1)
+        fig = figure(
+            name="effdim-tree", height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y,
+            tools="", toolbar_location=None, outline_line_color=None, min_border=5,
         )
-        self._dmap = hv.DynamicMap(drawing)
-        # A linked stream needs an element source that stays the same object:
-        # an empty Points layer under the drawing (holoviews reference: Tap).
-        self._canvas = hv.Points([], kdims=["x", "y"]).opts(tools=[])
-        self._tap = hv.streams.SingleTap(source=self._canvas, transient=True)
-        self._tap.add_subscriber(self._on_tap)
-        plot = (self._canvas * self._dmap).opts(
-            hv.opts.Overlay(
-                xaxis=None, yaxis=None, show_grid=False, toolbar=None, framewise=True, responsive=True,
-                height=height, show_frame=False, title="", default_tools=[], active_tools=[],
-                hooks=[_name_plot],
-            ),
-            hv.opts.Points(framewise=True),
-        )
-        self._pane = pn.pane.HoloViews(
-            plot, sizing_mode="stretch_width", height=height, min_width=420,
-            css_classes=["effdim-tree"], margin=(0, 5),
-        )
-        self._legend = _html(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width")
+        fig.axis.visible = False
+        fig.grid.visible = False
+        fig.segment("x0", "y0", "x1", "y1", source=self._edges, line_color="color", line_width="width")
+        fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
+        nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
+                            line_color="line", line_width="lw")
+        fig.text("x", "y", text="label", source=self._nodes, y_offset=17, text_align="center",
+                 text_baseline="top", text_font_size="11pt", text_font_style="bold", text_color=PALETTE["text"],
+                 background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
+        fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
+                                                             ("states", "@states"), ("", "@note")]))
+        fig.on_event(Tap, self._on_tap)
+        self.figure = fig
+        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
+        self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",
+                                    stylesheets=[HTML_CSS])
         self._mode_row = pn.Row(
-            _html("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode,
+            pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode,
             visible=state.param.regularization.rx.is_not(None),
         )
+        state.param.watch(self._redraw, ["revision"])
+        self.param.watch(self._redraw, ["mode"])
+        self._redraw()
 
-    def _drawn_model(self, model, effective, mode):
-        if mode == "regular" and self.state.regularization is not None:
-            return self.state.regularization.model
-        return model
+    def _on_tap(self, event) -> None:
+        self.state.select_nearest(event.x, event.y, self.positions)
 
-    def _on_tap(self, x=None, y=None, **kwargs):
-        self.state.select_nearest(x, y, self.positions)
-
-    # ------------------------------------------------------------------ draw
-    def _draw(self, model, effective, selected, changed, highlight, mode):
-        state = self.state
-        drawn = self._drawn_model(model, effective, mode)
-        regular_view = drawn is not model
-        pos = tree_layout(drawn)
-        self.positions = pos
-        highlight = set(highlight or [])
-        centre = state.highlight if state.highlight in drawn else None
-        nodes = []
-        for n in drawn.nodes:
-            x, y = pos[n]
-            hidden = drawn.is_hidden(n)
-            card = drawn.card(n)
-            note = changed.get(n, "")
-            label = f"{n} : {card}"
-            fill = PALETTE["hidden"] if hidden else PALETTE["observed"]
-            if note == "removed":
-                fill = PALETTE["removed"]
-                label = f"{n} : {card} ✕"
-            elif note:
-                fill = PALETTE["changed"]
-                label = f"{n} : {model.card(n)}→{state.regularization.model.card(n)}" if not regular_view \
-                    else f"{n} : {card} (was {model.card(n)})"
-            is_sel = n == selected
-            nodes.append({
-                "x": x, "y": y, "node": n,
-                "kind": "hidden" if hidden else "observed",
-                "states": card,
-                "note": note or ("root" if n == drawn.root else ""),
-                "label": label,
-                "fill": fill,
-                "line": PALETTE["selected"] if is_sel else (PALETTE["hidden"]),
-                "lw": 4 if is_sel else 1.5,
-                "marker": "circle" if hidden else "square",
-                "size": 30 if hidden else 26,
-                "text_color": PALETTE["text"],
-            })
-        frame = pd.DataFrame(nodes)
-        seg = []
-        hot = []
-        for parent, child in drawn.edges:
-            (x0, y0), (x1, y1) = pos[parent], pos[child]
-            row = {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
-            if centre is not None and centre in (parent, child):
-                hot.append(row)
-            else:
-                seg.append(row)
-        cols = ["x0", "y0", "x1", "y1"]
-        edges = hv.Segments(pd.DataFrame(seg, columns=cols), kdims=cols).opts(
-            color=PALETTE["edge"], line_width=2)
-        hot_edges = hv.Segments(pd.DataFrame(hot, columns=cols), kdims=cols).opts(
-            color="#e0a800", line_width=6)
-        halo_frame = frame[frame["node"].isin(highlight)]
-        halo = hv.Points(halo_frame, kdims=["x", "y"], vdims=["node"]).opts(
-            color=PALETTE["highlight"], size=48, marker="circle", line_color=None, alpha=0.9,
-            tools=[])
-        points = hv.Points(frame, kdims=["x", "y"], vdims=["node", "kind", "states", "note", "fill", "line",
-                                                           "lw", "marker", "size"]).opts(
-            color="fill", line_color="line", line_width="lw", marker="marker", size="size",
-            tools=["hover"], nonselection_alpha=1.0,
-            hover_tooltips=[("node", "@node"), ("kind", "@kind"), ("states", "@states"), ("", "@note")],
-        )
-        labels = hv.Labels(frame, kdims=["x", "y"], vdims=["label"]).opts(
-            text_font_size="11pt", text_color=PALETTE["text"], yoffset=-0.3, text_baseline="middle",
-            text_font_style="bold",
-        )
-        xs = [p[0] for p in pos.values()]
-        ys = [p[1] for p in pos.values()]
-        pad_x = 0.7
-        xlim = (min(xs) - pad_x, max(xs) + pad_x)
-        if xlim[1] - xlim[0] < 4:
-            mid = (xlim[0] + xlim[1]) / 2
-            xlim = (mid - 2, mid + 2)
-        ylim = (min(ys) - 0.6, max(ys) + 0.35)
-        # the frame: an invisible element spanning the padded extents
-        frame_box = hv.Points([(xlim[0], ylim[0]), (xlim[1], ylim[1])]).opts(alpha=0, size=0, tools=[])
-        return frame_box * edges * hot_edges * halo * points * labels
+    def _redraw(self, *_) -> None:
+        data = tree_data(self.state, self.mode)
+        self.positions = data["positions"]
+        # Panel runs widget callbacks without Bokeh's document lock; changing
+        # Bokeh models directly needs `unlocked` (Panel's own update path).
+        with pn.io.unlocked():
+            self._edges.data = data["edges"]
+            self._halo.data = data["halo"]
+            self._nodes.data = data["nodes"]
+            self._x.update(start=data["xlim"][0], end=data["xlim"][1])
+            self._y.update(start=data["ylim"][0], end=data["ylim"][1])
 
     def __panel__(self):
         return pn.Column(self._mode_row, self._pane, self._legend, sizing_mode="stretch_width", margin=0)
-

@@ -10,13 +10,19 @@ from __future__ import annotations
 import io
 
 import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
 import pandas as pd
 import panel as pn
 import param
 from panel.viewable import Viewer
 
+try:  # without hv.extension (scripts, pn.serve) the option builders need a backend
+    hv.opts.Overlay
+except AttributeError:
+    hv.Store.set_current_backend("bokeh")
+
 from . import explain, presets
-from .style import CARD_CSS, HTML_CSS
+from .style import ALERT_CSS, CARD_CSS, HTML_CSS
 from .state import SCORE_LABELS, SCORES, DataState, ModelState, ScoresState
 
 __all__ = [
@@ -63,7 +69,7 @@ def _html(obj="", **params) -> pn.pane.HTML:
 def _alert(obj: param.Parameterized) -> pn.pane.Alert:
     """An alert showing ``obj.message`` in the colour of ``obj.message_kind``; hidden when empty."""
     alert = pn.pane.Alert(obj.message, alert_type=obj.message_kind, visible=bool(obj.message),
-                          sizing_mode="stretch_width", margin=(5, 5))
+                          sizing_mode="stretch_width", margin=(5, 5), stylesheets=[ALERT_CSS])
 
     def update(*_):
         alert.param.update(object=obj.message, alert_type=obj.message_kind, visible=bool(obj.message))
@@ -226,7 +232,6 @@ class SelectionPanel(Viewer):
             self.new_card,
             pn.Row(self.add_obs, self.add_hid, margin=0, sizing_mode="stretch_width"),
             pn.Row(self.make_root, self.delete, margin=0, sizing_mode="stretch_width"),
-            self.message,
             width=300,
             css_classes=["effdim-card"],
             stylesheets=[CARD_CSS],
@@ -240,7 +245,8 @@ class RegularizationPanel(Viewer):
     def __init__(self, state: ModelState, **params):
         super().__init__(**params)
         self.state = state
-        self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5))
+        self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5),
+                                     stylesheets=[ALERT_CSS])
         self.steps = pn.widgets.Tabulator(
             _typed(**STEP_COLUMNS),
             show_index=False, disabled=True, selectable=False, sizing_mode="stretch_width",
@@ -328,6 +334,11 @@ class DimensionsPanel(Viewer):
         self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
                                 sizing_mode="stretch_width", margin=(5, 5))
         self.timing = _html("", margin=(0, 5))
+        self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
+                                        css_classes=["effdim-verify"])
+        self.verify.on_click(self._verify)
+        self.direct_note = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
+        state.param.watch(self._update_direct, ["direct", "direct_running"])
         self._hidden_rows: list[str] = []
         self._syncing = False
         self.table.param.watch(self._row_selected, "selection")
@@ -388,6 +399,31 @@ class DimensionsPanel(Viewer):
         self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
         self._sync_selection()
 
+    async def _verify(self, _=None) -> None:
+        await self.state.verify_direct()
+
+    def _update_direct(self, *_) -> None:
+        state, full = self.state, self.state.direct
+        self.verify.disabled = state.direct_running
+        if state.direct_running:
+            self.direct_note.object = "<small>Computing the rank of the whole model's Jacobian…</small>"
+            return
+        if full is None:
+            self.direct_note.object = ""
+            return
+        quick = state.report
+        rank = full.de_direct if full.de_direct is not None else full.de
+        same = quick is not None and rank == quick.de
+        float_part = ""
+        if full.float_rank is not None:
+            gap = f", singular-value gap {full.singular_gap:.3g}" if full.singular_gap else ""
+            float_part = f"; floating-point SVD rank {full.float_rank}{gap} (a second opinion, not a proof)"
+        verdict = ("<b>agrees</b> with Corollary 4.1" if same
+                   else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de if quick else '?'})")
+        self.direct_note.object = (
+            f"<div class='effdim-corollary'><b>Direct route:</b> rank of the whole model's Jacobian "
+            f"(Section 2.4) = <b>{rank}</b>, {full.de_status}{float_part}; {verdict}.</div>")
+
     def _row_selected(self, event) -> None:
         if self._syncing:
             return
@@ -425,6 +461,8 @@ class DimensionsPanel(Viewer):
             self.totals,
             self.table,
             self.corollary,
+            pn.Row(self.verify, margin=0),
+            self.direct_note,
             self.row_card,
             self.explain_card,
             sizing_mode="stretch_width",
@@ -507,7 +545,8 @@ class ScoresPanel(Viewer):
                                              show_index=False, disabled=True, selectable=False,
                                              sizing_mode="stretch_width", layout="fit_data_stretch",
                                              max_height=200, visible=False)
-        self.mismatch = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
+        self.mismatch = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width",
+                                      stylesheets=[ALERT_CSS])
         self.to_editor = pn.widgets.Button(label="Edit the LC model over these columns in the tree editor",
                                            sizing_mode="stretch_width")
         self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())

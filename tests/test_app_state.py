@@ -327,3 +327,43 @@ def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
     started.clear()
     assert asyncio.run(edit_midway()) is None
     assert not scores.results and not scores.running
+
+
+def test_one_revision_per_action():
+    s = ModelState(FIG2)
+    seen = []
+    s.param.watch(lambda e: seen.append(e.new), "revision")
+    s.select("H2")
+    s.set_card(2)  # also makes H1 irregular: one update all the same
+    s.undo()
+    s.highlight = "H3"
+    s.auto_regularize = False
+    assert len(seen) == 5 and seen == sorted(seen)
+
+
+def test_direct_rank_on_demand_and_cleared_by_edits():
+    s = ModelState(FIG2)
+    assert s.report.de_direct is None  # interactive route: Corollary 4.1 only
+    full = asyncio.run(s.verify_direct())
+    assert full.de_direct == 23 and s.direct is full and not s.direct_running
+    s.select("O1")
+    s.set_card(3)
+    assert s.direct is None
+
+
+def test_tree_data_marks_selection_highlight_and_regularization():
+    from effdim_app.tree_view import PALETTE, tree_data
+
+    s = ModelState(presets.PRESETS[presets.IRREGULAR])
+    s.select("H4")
+    s.highlight = "H1"
+    data = tree_data(s)
+    nodes = dict(zip(data["nodes"]["node"], zip(data["nodes"]["label"], data["nodes"]["fill"],
+                                                data["nodes"]["line"])))
+    assert nodes["H2"] == ("H2 : 9→4", PALETTE["changed"], PALETTE["hidden"])
+    assert nodes["H3"][0] == "H3 : 4 ✕"
+    assert nodes["H4"][2] == PALETTE["selected"]
+    assert len(data["halo"]["x"]) == 1 + len(s.effective.neighbors("H1"))
+    regular = tree_data(s, "regular")
+    assert "H3" not in regular["positions"]
+    assert dict(zip(regular["nodes"]["node"], regular["nodes"]["label"]))["H2"] == "H2 : 4 (was 9)"
