@@ -9,7 +9,11 @@ Prints medians (and min/max) over several runs of
   4. rank mod p backends at n x n: our BLAS-backed elimination (p = 2**31-1 and
      the screening prime 2**20-3) against python-flint nmod_mat (conversion + rank);
   5. dense vs sketched rows for the rows="auto" threshold.
-The machine is shared: medians, and expect noise.
+The machine is shared: medians, and expect noise. Under CPU contention
+multi-threaded OpenBLAS degrades badly; compare with
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_rank.py
+(measured at load average 4-7 on 2 cores: LC 10:2x300 proven in 3.2 s
+single-threaded against 8.3 s with the default two BLAS threads).
 """
 
 from __future__ import annotations
