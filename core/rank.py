@@ -72,6 +72,7 @@ from typing import Literal
 
 import numpy as np
 
+from .bounds import complete_dimension, standard_dimension
 from .model import HLCModel
 
 __all__ = [
@@ -82,8 +83,6 @@ __all__ = [
     "SCREEN_PRIME",
     "FloatRank",
     "RankResult",
-    "standard_dimension",
-    "complete_dimension",
     "parameter_labels",
     "jacobian",
     "modular_rank",
@@ -112,20 +111,6 @@ Rows = Literal["auto", "dense", "sketch"]
 
 
 # --------------------------------------------------------------------- sizes
-def standard_dimension(model: HLCModel) -> int:
-    """``ds``: the number of free parameters (paper, Section 2.1).
-
-    ``ds = sum_X (|X| - 1) * |Pa(X)|``, with ``|Pa(root)| = 1``. It does not
-    depend on the root: this is the number of Jacobian columns.
-    """
-    return sum((model.card(x) - 1) * _parent_card(model, x) for x in model.nodes)
-
-
-def complete_dimension(model: HLCModel) -> int:
-    """``dc = prod |O_i| - 1``, the dimension of the complete model over ``O`` (Section 2.4)."""
-    return math.prod(model.card(o) for o in model.observed) - 1
-
-
 def parameter_labels(model: HLCModel) -> list[tuple[str, int | None, int]]:
     """``(node, parent_state, state)`` of every Jacobian column, in column order.
 
