@@ -284,7 +284,7 @@ class HLCResult:
                  "|---:|" + "---:|" * len(scores)]
         for n, g in t.groupby("n", sort=True):
             g = g.set_index("score")
-            cells = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'])}", g.at[s, "marked"])
+            cells = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
                      for s in scores]
             lines.append(f"| {_size(n)} | " + " | ".join(cells) + " |")
         out = [f"KL divergence (1e-3 bits), mean ± standard error over {reps} replicates; bold: the lowest mean "
@@ -298,7 +298,7 @@ class HLCResult:
                 cells = []
                 for s in scores:
                     v = PAPER_TABLE2[n].get(s)
-                    cells.append(_bold(f"{_num(v[0])} ± {_num(v[1])}", v[2]) if v else "")
+                    cells.append(_bold(f"{_num(v[0])} ± {_num(v[1], 1)}", v[2]) if v else "")
                 lines_n = f"| {_size(n)} | " + " | ".join(cells) + " |"
                 out.append(lines_n)
         return "\n".join(out)

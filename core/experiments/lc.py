@@ -271,6 +271,19 @@ class LCResult:
                              "test": self.test})
         return pd.DataFrame(rows)
 
+    def penalty_gaps(self):
+        """Mean ``CS - BIC`` (nats) per sample size and ``|X|`` over every data set.
+
+        ``CS+ - BIC+ = CS - BIC`` exactly (both corrections add
+        ``(ds - de)/2 log N``), so this gap decides whether CS+ prefers a
+        larger ``|X|`` than BIC+ among models of equal likelihood.
+        """
+        fits = self.fits()
+        gap = (fits["cs"] - fits["bic"]).rename("cs_minus_bic")
+        table = fits.assign(cs_minus_bic=gap).pivot_table(index="n", columns="card", values="cs_minus_bic",
+                                                            aggfunc="mean")
+        return table
+
     def markdown(self) -> str:
         """One table per generating model: rows are sizes, cells ``KL ± se`` (1e-3 bits) and ``|X| ± se``."""
         summary = self.summary()
@@ -283,11 +296,18 @@ class LCResult:
             parts.append("|---:|" + "---:|" * (2 * len(scores)))
             for n, g in group.groupby("n", sort=True):
                 g = g.set_index("score")
-                kl = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'])}", g.at[s, "marked"])
+                kl = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
                       for s in scores]
                 card = [f"{g.at[s, 'card_mean']:.1f} ± {g.at[s, 'card_se']:.1f}" for s in scores]
                 parts.append(f"| {n:,} | " + " | ".join(kl + card) + " |")
             parts.append("")
+        gaps = self.penalty_gaps()
+        parts.append("#### Mean CS - BIC (nats) by sample size and |X|, over all data sets\n")
+        parts.append("| n | " + " | ".join(f"\\|X\\| = {c}" for c in gaps.columns) + " |")
+        parts.append("|---:|" + "---:|" * len(gaps.columns))
+        for n, row in gaps.iterrows():
+            parts.append(f"| {int(n):,} | " + " | ".join(f"{v:.1f}" for v in row) + " |")
+        parts.append("")
         return "\n".join(parts)
 
 
@@ -295,13 +315,14 @@ def _score_title(score: str) -> str:
     return {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}.get(score, score)
 
 
-def _num(x: float) -> str:
-    """Two significant digits, like the paper's tables (``6.1``, ``.78``, ``0.15``)."""
+def _num(x: float, sig: int = 2) -> str:
+    """``sig`` significant digits (none dropped before the decimal point), like the paper's
+    tables: means with two (``6.1``, ``0.78``), standard errors with one (``0.6``, ``0.08``)."""
     if not math.isfinite(x):
         return str(x)
     if x == 0:
         return "0"
-    digits = max(0, 1 - int(math.floor(math.log10(abs(x)))))
+    digits = max(0, sig - 1 - int(math.floor(math.log10(abs(x)))))
     return f"{x:.{digits}f}"
 
 

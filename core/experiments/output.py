@@ -71,7 +71,7 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
 
     def csv(frame, filename):
         path = out / filename
-        frame.to_csv(path, index=False, float_format="%.6g")
+        frame.to_csv(path, index=False, float_format="%.10g")
         written.append(path)
 
     def text(content, filename):

@@ -23,16 +23,16 @@ from typing import Any
 
 __all__ = ["lc_figure", "lc_overview", "hlc_figure", "save_html", "render_png", "find_chromium"]
 
-#: One colour and dash per score: the plus scores dashed, BIC blue, CS red.
+#: One colour and dash per score: BIC blues, CS reds/orange, the plus scores dashed.
 STYLE = {
     "bic": ("#1f77b4", "solid"),
-    "bic+": ("#1f77b4", "dashed"),
+    "bic+": ("#17becf", "dashed"),
     "cs": ("#d62728", "solid"),
-    "cs+": ("#d62728", "dashed"),
+    "cs+": ("#ff7f0e", "dashed"),
     "aic": ("#2ca02c", "dotted"),
 }
 TITLES = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
-PANEL = {"width": 430, "height": 320}
+PANEL = {"width": 520, "height": 320}
 
 
 def _hv():
@@ -72,7 +72,7 @@ def _curves(hv, frame, y: str, err: str, ylabel: str, title: str, logy: bool, yl
         ylim = (low / 1.5, high * 1.5) if logy else (min(0.0, low), high + 0.05 * (high - min(0.0, low)) + 0.5)
     overlay = hv.Overlay(layers).opts(
         hv.opts.Overlay(title=title, logx=True, logy=logy, xlabel="sample size", ylabel=ylabel, ylim=ylim,
-                        legend_position=legend, show_grid=True, padding=(0.05, 0.02), **PANEL)
+                        legend_position="right", show_grid=True, padding=(0.05, 0.02), **PANEL)
     )
     return overlay
 
@@ -86,8 +86,8 @@ def lc_figure(result: Any, label: str):
         raise ValueError(f"no results for generating model {label!r}")
     reps = int(d["replicates"].min())
     fit = _curves(hv, d, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
-                  f"Fit: data from {label} ({reps} replicates)", logy=True, legend="bottom_left")
-    card = _curves(hv, d, "card_mean", "card_se", "selected |X|", f"Cardinality of X: data from {label}", logy=False,
+                  f"KL: {label}, {reps} replicates", logy=True, legend="bottom_left")
+    card = _curves(hv, d, "card_mean", "card_se", "selected |X|", f"Selected |X|: {label}", logy=False,
                    legend="bottom_right")
     return (fit + card).cols(2).opts(shared_axes=False)
 
@@ -110,7 +110,7 @@ def hlc_figure(result: Any):
     table = result.table2()
     reps = int(table["replicates"].min())
     panels = [_curves(hv, table, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
-                      f"Fit of the selected HLC model ({reps} replicates)", logy=True, legend="bottom_left")]
+                      f"KL of the selected model, {reps} replicates", logy=True, legend="bottom_left")]
     runs = result.runs()
     from ..model import HLCModel
 
