@@ -638,7 +638,7 @@ def fit_em(
     prior: float | None = None,
     init: Any = None,
     prune: bool = True,
-    prune_steps: int = 10,
+    prune_steps: int = 50,
     agree_tol: float | None = None,
     mass_tol: float | None = None,
     dup_tol: float = 1e-3,
@@ -676,6 +676,11 @@ def fit_em(
         Prune starts (Chickering & Heckerman): run all ``prune_steps`` steps,
         keep the better half, double the steps, until one remains, then run it
         to convergence. ``False``: run every start to convergence.
+    prune_steps:
+        Steps before the first cut (default 50). Starts run as one batch, so
+        on compressed data a longer first stage costs little; with 10 steps
+        the survivor missed the best optimum noticeably more often (LC 3 and
+        4 on the Stouffer-Toby data, 20 seeds).
     agree_tol:
         Starts whose final log-likelihood is within this of the best count as
         reaching it (:attr:`EMResult.n_best`); default ``max(1e-3, 100 * tol * |D|)``.
