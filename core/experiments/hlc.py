@@ -42,7 +42,7 @@ from ..search import FitResult, fit, regular_max
 from .common import FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num, _score_title
 from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
-from .stats import mark_best, mean_se
+from .stats import mark_best, mean_se, pvalues_against_best
 
 __all__ = ["HLCStudy", "HLCResult", "hlc_job", "climb_all", "PAPER_TABLE2", "PAPER_HLC_MODEL"]
 
@@ -259,6 +259,7 @@ class HLCResult:
         for n, group in runs.groupby("n", sort=True):
             kl = {s: g.sort_values("replicate")["kl_bits"].to_numpy() for s, g in group.groupby("score")}
             marks = mark_best(kl, self.test)
+            both = pvalues_against_best(kl)
             best = min(kl, key=lambda s: float(np.mean(kl[s])))
             for s in self.study.scores:
                 g = group[group["score"] == s]
@@ -267,7 +268,8 @@ class HLCResult:
                 paper = PAPER_TABLE2.get(int(n), {}).get(s)
                 rows.append({"n": int(n), "score": s, "replicates": len(g), "kl_mean_1e3": m, "kl_se_1e3": se,
                              "best": s == best, "marked": bool(marks[s][0]), "p_value": marks[s][1],
-                             "test": self.test, "mode_cards": common[0], "mode_count": int(common[1]),
+                             "test": self.test, "p_t": both[s]["t"], "p_wilcoxon": both[s]["wilcoxon"],
+                             "mode_cards": common[0], "mode_count": int(common[1]),
                              "true_model_selected": int((g["cards"] == hidden_cards(HLCModel.parse(
                                  self.study.model))).sum()),
                              "paper_kl_mean_1e3": paper[0] if paper else math.nan,
@@ -290,6 +292,12 @@ class HLCResult:
         out = [f"KL divergence (1e-3 bits), mean ± standard error over {reps} replicates; bold: the lowest mean "
                f"and the scores not significantly different from it ({_test_name(self.test)}, 95%).", ""]
         out += lines
+        other = "wilcoxon" if self.test == "t" else "t"
+        column = "p_wilcoxon" if other == "wilcoxon" else "p_t"
+        flips = [f"{_score_title(r['score'])} at {_size(r['n'])} ({'marked' if r[column] >= 0.05 else 'not marked'}, "
+                 f"p = {r[column]:.3f})" for _, r in t.iterrows() if (r[column] >= 0.05) != bool(r["marked"])]
+        out += ["", f"With the {_test_name(other).split(' over')[0]} instead: "
+                + ("the same marks." if not flips else "different marks for " + "; ".join(flips) + ".")]
         if any(int(n) in PAPER_TABLE2 for n in t["n"]):
             out += ["", "The paper's Table 2 (50 replicates) at the same sizes:", "",
                     f"| SS | " + " | ".join(_score_title(s) for s in scores) + " |",

@@ -42,7 +42,7 @@ from ..model import HLCModel
 from ..search import regular_max, sweep
 from .common import FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, rng_for
 from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
-from .stats import mark_best, mean_se
+from .stats import mark_best, mean_se, pvalues_against_best
 
 __all__ = ["LCStudy", "LCResult", "deterministic_parameters", "lc_job", "PAPER_LC_GENERATORS"]
 
@@ -259,6 +259,7 @@ class LCResult:
         for (label, n), group in runs.groupby(["label", "n"], sort=False):
             kl = {s: g.sort_values("replicate")["kl_bits"].to_numpy() for s, g in group.groupby("score")}
             marks = mark_best(kl, self.test)
+            both = pvalues_against_best(kl)
             best = min(kl, key=lambda s: float(np.mean(kl[s])))
             for s in self.study.scores:
                 g = group[group["score"] == s]
@@ -268,7 +269,7 @@ class LCResult:
                              "n": int(n), "score": s, "replicates": len(g), "kl_mean": m, "kl_se": se,
                              "kl_mean_1e3": m * 1e3, "kl_se_1e3": se * 1e3, "card_mean": cm, "card_se": cse,
                              "best": s == best, "marked": bool(marks[s][0]), "p_value": marks[s][1],
-                             "test": self.test})
+                             "test": self.test, "p_t": both[s]["t"], "p_wilcoxon": both[s]["wilcoxon"]})
         return pd.DataFrame(rows)
 
     def penalty_gaps(self):

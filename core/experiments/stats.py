@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["TESTS", "mean_se", "paired_pvalue", "mark_best"]
+__all__ = ["TESTS", "mean_se", "paired_pvalue", "mark_best", "pvalues_against_best"]
 
 TESTS = ("t", "wilcoxon")
 
@@ -83,3 +83,13 @@ def mark_best(samples: dict[str, Sequence[float]], test: str = "t", alpha: float
             p = paired_pvalue(v, samples[best], test)
             out[s] = (p >= alpha, p)
     return out
+
+
+def pvalues_against_best(samples: dict[str, Sequence[float]]) -> dict[str, dict[str, float]]:
+    """``score -> {test: p}`` of every paired test against the lowest-mean score (1 for the best itself)."""
+    means = {s: float(np.mean(v)) for s, v in samples.items() if len(v)}
+    if not means:
+        return {}
+    best = min(means, key=means.get)
+    return {s: {t: (1.0 if s == best else paired_pvalue(v, samples[best], t)) for t in TESTS}
+            for s, v in samples.items() if len(v)}
