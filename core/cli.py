@@ -263,7 +263,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
     from .experiments import ExperimentError, build_study, write_outputs
 
-    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "seed", "model")}
+    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "max_iter", "seed", "model")}
     if args.study == "lc":
         options["generators"] = args.generator or None
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
@@ -356,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--replicates", type=_positive_int, default=None, help="random parametrizations per model")
     exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")
     exp.add_argument("--restarts", type=_positive_int, default=None, help="EM starts per fit (default 5)")
+    exp.add_argument("--max-iter", type=_positive_int, default=None, help="most EM steps per start (default 1000)")
     exp.add_argument("--seed", type=int, default=None, help="seed of the whole study (default 0)")
     exp.add_argument("--generator", action="append", default=[], help="lc: a generating LC model (repeatable)")
     exp.add_argument("--deterministic", action="append", default=[],
