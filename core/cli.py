@@ -218,7 +218,9 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         _emit_json([r.to_json() for r in results])
         return
     node = args.node or results[0].model.root
-    print(f"sweep of |{node}| in {results[0].model}   data {data.source or args.data}: n = {_n(results[0].n)}")
+    shown = model if model is not None else results[-1].model
+    print(f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
+          f"data {data.source or args.data}: n = {_n(results[0].n)}")
     rows = [[r.card, *_score_row(r), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
     print(format_table(["card", *_SCORE_HEADERS, "starts at best", "flags"], rows))
     print()
