@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -402,6 +403,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         args.run(args)
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, ModelError, DataError, OSError) as err:
         message = str(err) if isinstance(err, UsageError) else f"effdim: {err}"
         print(message.splitlines()[0] if message else "effdim: error", file=sys.stderr)
@@ -409,10 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("effdim: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     return 0
-
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
