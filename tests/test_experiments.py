@@ -285,3 +285,21 @@ def test_cli_experiment_bad_input(capsys):
     assert main(["experiment", "hlc", "--sizes", "1k,abc"]) == 2
     assert "abc" in capsys.readouterr().err
     assert main(["experiment", "lc", "--generator", "5(3(2,2),2,3(2,2))"]) == 2
+
+
+def test_cli_experiment_on_a_dask_scheduler(tmp_path, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        argv = ["experiment", "hlc", "--model", "2(2(2,2),2,2(2,2))", "--replicates", "1", "--sizes", "300",
+                "--restarts", "1", "--max-iter", "30", "--scheduler", cluster.scheduler_address, "--no-plots",
+                "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--json", "--quiet"]
+        assert main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["run"]["executor"] == "dask" and payload["run"]["executed"] == 1
+    assert {row["score"] for row in payload["summary"]} == {"bic", "bic+", "cs", "cs+"}
+
+
+def test_progress_bar_goes_to_stderr(tmp_path, capsys):
+    run_jobs(_square, [{"x": x} for x in range(4)], cache_dir=None, executor="serial", label="demo")
+    err = capsys.readouterr().err
+    assert "demo [" in err and "4/4 jobs" in err
