@@ -684,7 +684,7 @@ class ScoresState(param.Parameterized):
         climb = await self._run("climb", work)
         if climb is not None:
             self._key_of_results = self.key()
-            self.param.update(climb=climb, progress=100, status=f"Hill climb done: {len(climb.path)} steps.")
+            self.param.update(climb=climb, progress=100, status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary.")
         return climb
 
     # ------------------------------------------------------------ outputs

@@ -40,8 +40,8 @@ TEMPLATE_CSS = """
 """
 
 ALERT_CSS = """
-.alert { padding: 6px 12px; margin: 0; border-radius: 5px; }
-.alert p { margin: 2px 0; }
-.alert ul { margin: 2px 0; padding-left: 20px; }
+:host(.alert) { padding: 4px 12px; border-radius: 5px; }
+p { margin: 3px 0; }
+ul { margin: 3px 0; padding-left: 20px; }
 code { word-break: break-all; white-space: normal; }
 """

@@ -123,7 +123,8 @@ class TreeView(Viewer):
         self.state = state
         self.positions: dict[str, tuple[float, float]] = {}
         self._mode = pn.widgets.RadioButtonGroup(
-            options={"As edited": "edited", "Regular equivalent": "regular"}, value="edited", margin=(0, 10)
+            options={"As edited": "edited", "Regular equivalent": "regular"}, value="edited", margin=(0, 10),
+            color="primary",
         )
         self._mode.link(self, value="mode")
         self._edges = ColumnDataSource({c: [] for c in ("x0", "y0", "x1", "y1", "color", "width")})

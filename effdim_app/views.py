@@ -161,12 +161,11 @@ class SelectionPanel(Viewer):
         super().__init__(**params)
         self.state = state
         self.info = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-selinfo"])
-        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=110,
+        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=80,
                                         css_classes=["effdim-card-input"])
-        self.set_card = pn.widgets.Button(label="Set", width=60, margin=(24, 5, 5, 5))
-        self.name_input = pn.widgets.TextInput(label="Name", width=110, css_classes=["effdim-name-input"])
-        self.rename = pn.widgets.Button(label="Rename", width=80, margin=(24, 5, 5, 5))
-        self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=140)
+        self.name_input = pn.widgets.TextInput(label="Name", width=95, css_classes=["effdim-name-input"])
+        self.rename = pn.widgets.Button(label="Rename", width=75, margin=(24, 5, 5, 0))
+        self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=130)
         self.add_obs = pn.widgets.Button(label="+ Observed child", sizing_mode="stretch_width")
         self.add_hid = pn.widgets.Button(label="+ Hidden child", sizing_mode="stretch_width")
         self.delete = pn.widgets.Button(label="Delete", color="danger", sizing_mode="stretch_width")
@@ -174,7 +173,6 @@ class SelectionPanel(Viewer):
         self.message = _alert(state)
 
         self.card.param.watch(self._card_entered, "value")
-        self.set_card.on_click(lambda _: state.set_card(self.card.value))
         self.rename.on_click(lambda _: state.rename(self.name_input.value_input or self.name_input.value))
         self.add_obs.on_click(lambda _: state.add_observed_child(card=self.new_card.value))
         self.add_hid.on_click(lambda _: state.add_hidden_child(card=self.new_card.value))
@@ -199,7 +197,7 @@ class SelectionPanel(Viewer):
         try:
             if node is None or node not in model:
                 self.info.object = "<p>Click a node in the tree to select it.</p>"
-                for w in (self.card, self.set_card, self.name_input, self.rename, self.add_obs, self.add_hid,
+                for w in (self.card, self.name_input, self.rename, self.add_obs, self.add_hid,
                           self.delete, self.make_root):
                     w.disabled = True
                 return
@@ -213,7 +211,6 @@ class SelectionPanel(Viewer):
             )
             self.card.param.update(value=model.card(node), start=1 if hidden else 2, disabled=False)
             self.name_input.param.update(value=node, disabled=False)
-            self.set_card.disabled = False
             self.rename.disabled = False
             self.add_obs.disabled = not hidden
             self.add_hid.disabled = not hidden
@@ -227,12 +224,12 @@ class SelectionPanel(Viewer):
             _heading("Selected node", "Click a node in the tree. Edits the engine refuses leave the model unchanged "
                      "and say why below."),
             self.info,
-            pn.Row(self.card, self.set_card, margin=0),
-            pn.Row(self.name_input, self.rename, margin=0),
+            pn.Row(self.card, self.name_input, self.rename, margin=0),
+            _html("<small>A new number of states applies on Enter.</small>", margin=(0, 10)),
             self.new_card,
             pn.Row(self.add_obs, self.add_hid, margin=0, sizing_mode="stretch_width"),
             pn.Row(self.make_root, self.delete, margin=0, sizing_mode="stretch_width"),
-            width=300,
+            width=310,
             css_classes=["effdim-card"],
             stylesheets=[CARD_CSS],
         )
@@ -317,9 +314,11 @@ class DimensionsPanel(Viewer):
         self.state = state
         self.totals = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-totals"])
         self.table = pn.widgets.Tabulator(
-            _typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1,
-            sizing_mode="stretch_width", layout="fit_data_stretch", header_tooltips=explain.COLUMN_TOOLTIPS,
+            _typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
+            sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            widths={"hidden": 80, "LC model": 110, "binding": 80},
             css_classes=["effdim-dims"], height=None, min_height=80,
         )
         self.corollary = _html("", sizing_mode="stretch_width", margin=(0, 5))
@@ -332,7 +331,9 @@ class DimensionsPanel(Viewer):
             sizing_mode="stretch_width", margin=(5, 5),
         )
         self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
-                                sizing_mode="stretch_width", margin=(5, 5))
+                                sizing_mode="stretch_width", margin=(5, 5), visible=False)
+        self.row_hint = _html("<small><i>Click a row to highlight its hidden node and neighbours in the tree "
+                              "and to see where each of its numbers comes from.</i></small>", margin=(0, 10))
         self.timing = _html("", margin=(0, 5))
         self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
                                         css_classes=["effdim-verify"])
@@ -447,11 +448,11 @@ class DimensionsPanel(Viewer):
         if node is not None and report is not None:
             row = next(r for r in report.local if r.hidden == node)
             self.row_note.object = explain.local_markdown(self.state.effective, row)
-            self.row_card.title = f"Row {node} explained"
+            self.row_card.param.update(title=f"Row {node} explained", visible=True)
+            self.row_hint.visible = False
         else:
-            self.row_note.object = ("*Click a row of the table to see where its numbers come from, and to "
-                                    "highlight the hidden node and its neighbours in the tree.*")
-            self.row_card.title = "The selected row, explained"
+            self.row_card.visible = False
+            self.row_hint.visible = True
 
     def __panel__(self):
         return pn.Column(
@@ -460,6 +461,7 @@ class DimensionsPanel(Viewer):
                    sizing_mode="stretch_width"),
             self.totals,
             self.table,
+            self.row_hint,
             self.corollary,
             pn.Row(self.verify, margin=0),
             self.direct_note,
@@ -538,7 +540,7 @@ class ScoresPanel(Viewer):
         self.state = state
         self.mapping = pn.widgets.RadioButtonGroup(
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
-            value=state.mapping, sizing_mode="stretch_width",
+            value=state.mapping, sizing_mode="stretch_width", color="primary",
         )
         self.mapping.link(state, value="mapping")
         self.leaf_map = pn.widgets.Tabulator(_typed(**LEAF_COLUMNS),
@@ -577,8 +579,12 @@ class ScoresPanel(Viewer):
         )
         self.climb_plot = pn.pane.HoloViews(
             hv.DynamicMap(pn.bind(self._climb_plot, climb=state.param.climb)),
-            sizing_mode="stretch_width", height=300, css_classes=["effdim-climb"], visible=False,
+            sizing_mode="stretch_width", height=300, css_classes=["effdim-climb"],
         )
+        # visibility is toggled on wrapping columns: toggling it on a rendered
+        # HoloViews pane trips Panel 1.9 (stylesheets synced back as objects)
+        self.plot_box = pn.Column(self.plot, sizing_mode="stretch_width", margin=0)
+        self.climb_box = pn.Column(self.climb_plot, sizing_mode="stretch_width", margin=0, visible=False)
         self.table = pn.widgets.Tabulator(_typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False,
                                           sizing_mode="stretch_width", layout="fit_data_stretch",
                                           css_classes=["effdim-results"], visible=False)
@@ -655,13 +661,15 @@ class ScoresPanel(Viewer):
             self.best.object = ""
         climb = state.climb
         if climb is not None:
-            self.path.param.update(value=state.climb_frame(), visible=True)
-            self.climb_plot.visible = True
-            self.plot.visible = False
+            money = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
+            self.path.param.update(value=state.climb_frame(), formatters={"score": money, "loglik": money},
+                                   visible=True)
+            self.climb_box.visible = True
+            self.plot_box.visible = False
         else:
             self.path.visible = False
-            self.climb_plot.visible = False
-            self.plot.visible = True
+            self.climb_box.visible = False
+            self.plot_box.visible = True
 
     # One DynamicMap per plot, each returning the same layers every time (a
     # DynamicMap cannot switch element types); empty layers stand in for data
@@ -724,8 +732,8 @@ class ScoresPanel(Viewer):
             self.progress,
             self.status,
             self.message,
-            self.plot,
-            self.climb_plot,
+            self.plot_box,
+            self.climb_box,
             self.best,
             self.download,
             self.table,
