@@ -61,7 +61,8 @@ def totals_markdown(model: HLCModel, report) -> str:
             "upper bound (db of Theorem 4, or the sum of Corollary 4.1)."
             if report.de_status == "proven"
             else "*Probable*: the certified lower bound stayed below the upper bound; the value is the generic rank "
-            "with the failure probability the engine reports (Schwartz-Zippel)."
+            f"unless every random point was unlucky, which has probability at most {report.failure_bound:.1e} "
+            "(Schwartz-Zippel)."
         ),
     ]
     if len(model.hidden) > 1:
@@ -72,6 +73,13 @@ def totals_markdown(model: HLCModel, report) -> str:
         )
     else:
         lines.append(f"**ds - de = {gap}**: parameters of this LC model that do not change P(O) (Table 1, ds - de).")
+    if all(model.card(n) == 2 for n in model.nodes):
+        few = [h for h in model.hidden if len(model.neighbors(h)) < 3]
+        lines.append(
+            f"**Theorem 2** (Settimi & Smith 1999) also applies: every variable is binary, and {len(few)} hidden "
+            f"node(s) have fewer than three neighbours ({', '.join(few) or 'none'}), so ds - de = 2·{len(few)} = "
+            f"{2 * len(few)}" + (" — as computed." if 2 * len(few) == gap else f"; the engine finds {gap}.")
+        )
     return "\n\n".join(lines)
 
 

@@ -730,7 +730,11 @@ class ScoresState(param.Parameterized):
             return False
         from effdim.search import lc_model_for
 
-        model = lc_model_for(self.data.dataset)
+        try:
+            model = lc_model_for(self.data.dataset)
+        except (ModelError, ValueError) as err:
+            self.param.update(message=f"No LC model over these columns: {_error_text(err)}", message_kind="danger")
+            return False
         done = self.models.set_model(model, "LC model over the data columns")
         if done:
             self.mapping = "model"

@@ -484,7 +484,7 @@ class DataPanel(Viewer):
             multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
         )
         self.upload.param.watch(self._uploaded, "value")
-        self._seen: set[tuple[str, int]] = set()
+        self._last: dict = {}
         from effdim import datasets
 
         names = list(datasets.names())
@@ -499,13 +499,13 @@ class DataPanel(Viewer):
         state.param.watch(self._update, ["dataset"])
 
     def _uploaded(self, event) -> None:
-        for name, content in (event.new or {}).items():
-            if isinstance(content, str):
+        """Load each file that is new since the last event (the dropper's value keeps old files)."""
+        current = dict(event.new or {})
+        fresh = [(name, content) for name, content in current.items() if self._last.get(name) is not content]
+        self._last = current
+        for name, content in fresh:
+            if isinstance(content, str):  # Panel decodes text/* uploads; the loader wants the bytes
                 content = content.encode("utf-8")
-            key = (name, len(content))
-            if key in self._seen:
-                continue
-            self._seen.add(key)
             self.state.load_upload(name, content)
 
     def _update(self, *_) -> None:
