@@ -57,7 +57,10 @@ LEGEND_HTML = f"""
 </div>
 """
 
-NODE_COLUMNS = ("x", "y", "node", "kind", "states", "note", "label", "fill", "line", "lw", "marker", "size")
+NODE_COLUMNS = ("x", "y", "node", "kind", "states", "note", "label", "fill", "line", "lw", "marker", "size",
+                "angle", "align")
+#: Wider than this (layout units) the labels are turned 45 degrees so neighbours do not collide.
+CROWDED_WIDTH = 11
 
 
 def tree_data(state: ModelState, mode: str = "edited") -> dict:
@@ -69,6 +72,7 @@ def tree_data(state: ModelState, mode: str = "edited") -> dict:
     drawn = state.regularization.model if (mode == "regular" and state.regularization is not None) else model
     regular_view = drawn is not model
     pos = tree_layout(drawn)
+    crowded = max(x for x, _ in pos.values()) > CROWDED_WIDTH
     highlight = set(state.highlight_nodes or [])
     centre = state.highlight if state.highlight in drawn else None
     nodes = {c: [] for c in NODE_COLUMNS}
@@ -91,6 +95,7 @@ def tree_data(state: ModelState, mode: str = "edited") -> dict:
             "note": note or ("root" if n == drawn.root else ""), "label": label, "fill": fill,
             "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
             "marker": "circle" if hidden else "square", "size": 30 if hidden else 26,
+            "angle": 0.785 if crowded else 0.0, "align": "right" if crowded else "center",
         }
         for c in NODE_COLUMNS:
             nodes[c].append(row[c])
@@ -108,7 +113,7 @@ def tree_data(state: ModelState, mode: str = "edited") -> dict:
     if xlim[1] - xlim[0] < 4:
         mid = (xlim[0] + xlim[1]) / 2
         xlim = (mid - 2, mid + 2)
-    ylim = (min(ys) - 0.6, max(ys) + 0.35)
+    ylim = (min(ys) - (1.1 if crowded else 0.6), max(ys) + 0.35)
     return {"positions": pos, "nodes": nodes, "edges": edges, "halo": halo, "xlim": xlim, "ylim": ylim,
             "drawn": drawn}
 
@@ -142,7 +147,7 @@ class TreeView(Viewer):
         fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
         nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
                             line_color="line", line_width="lw")
-        fig.text("x", "y", text="label", source=self._nodes, y_offset=17, text_align="center",
+        fig.text("x", "y", text="label", source=self._nodes, y_offset=17, text_align="align", angle="angle",
                  text_baseline="top", text_font_size="11pt", text_font_style="bold", text_color=PALETTE["text"],
                  background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
         fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),

@@ -44,6 +44,19 @@ SCORE_COLORS = {
 CLIMB_LABELS = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
 
 
+BIG = 10_000_000
+NUMERIC_DIM_COLUMNS = ("ds", "de", "dc", "dp", "db", "deficit")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _compact(value: int) -> str:
+    """A number short enough for a stat box: 12,345 or 3.92·10¹⁰ (exact value in the tooltip)."""
+    if abs(value) < BIG:
+        return str(value)
+    mantissa, exponent = f"{value:.3e}".split("e")
+    return f"{float(mantissa):.3g}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def _typed(**columns: str) -> pd.DataFrame:
     """An empty frame with typed columns: Tabulator picks its formatters from the first dtypes."""
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
@@ -316,9 +329,12 @@ class DimensionsPanel(Viewer):
         self.table = pn.widgets.Tabulator(
             _typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
             sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
+            widths={"hidden": 75, "LC model": 120, "binding": 75},
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
-            widths={"hidden": 80, "LC model": 110, "binding": 80},
+            formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
+            # long cells show in full on hover; no resize handles at cell edges (they swallow row clicks)
+            configuration={"columnDefaults": {"tooltip": True, "resizable": False}},
             css_classes=["effdim-dims"], height=None, min_height=80,
         )
         self.corollary = _html("", sizing_mode="stretch_width", margin=(0, 5))
@@ -359,10 +375,10 @@ class DimensionsPanel(Viewer):
         badge = "proven" if report.de_status == "proven" else "probable"
 
         def stat(key, label, value, extra=""):
-            tip = explain.TOTAL_TOOLTIPS[key]
+            tip = explain.TOTAL_TOOLTIPS[key] + (f" Exact value: {value:,}." if abs(value) >= BIG else "")
             return (f"<div class='effdim-stat' title='{tip}'><div class='effdim-stat-label'>{label} "
                     f"<span class='effdim-i'>i</span></div><div class='effdim-stat-value' data-stat='{key}'>"
-                    f"{value}</div>{extra}</div>")
+                    f"{_compact(value)}</div>{extra}</div>")
 
         self.totals.object = (
             "<div class='effdim-stats'>"
@@ -378,9 +394,10 @@ class DimensionsPanel(Viewer):
             for r in report.local
         ]
         self._hidden_rows = [r.hidden for r in report.local]
+        frame = pd.DataFrame(rows, columns=self.COLUMNS)
         self._syncing = True
         try:
-            self.table.param.update(value=pd.DataFrame(rows, columns=self.COLUMNS), selection=[])
+            self.table.param.update(value=frame, selection=[])
         finally:
             self._syncing = False
         total = sum(r.deficit for r in report.local)
@@ -557,7 +574,8 @@ class ScoresPanel(Viewer):
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = largest regular)",
                                                        width=150, css_classes=["effdim-card-max"])
-        self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90)
+        self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90,
+                                                       css_classes=["effdim-restarts"])
         self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
         self.climb_score = pn.widgets.Select(label="Hill-climb score", options={v: k for k, v in

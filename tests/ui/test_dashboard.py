@@ -86,7 +86,7 @@ def test_click_node_change_cardinality_table_changes(page: Page, app_url, shots)
     expect(table_rows(page).nth(0)).to_contain_text("5:3,3,3")
     expect(stat(page, "ds")).to_have_text(str(dimensions(parse_model(edited)).ds))
     # a table row highlights its hidden node and explains its numbers
-    table_rows(page).nth(0).click()
+    table_rows(page).nth(0).locator("[tabulator-field=hidden]").click()
     expect(page.get_by_text("Local LC model of H1")).to_be_visible()
     page.screenshot(path=str(shots / "02-edit-cardinality.png"))
     page.get_by_role("button", name="↶ Undo").click()
