@@ -69,6 +69,7 @@ def main() -> None:
     tree = hundred_leaf_tree()
 
     def big():
+        _lc_rank.cache_clear()
         return dimensions(big_lc, check_float=False)
 
     def hlc():
