@@ -179,6 +179,7 @@ class TreeView(Viewer):
             self._nodes.data = data["nodes"]
             self._x.update(start=data["xlim"][0], end=data["xlim"][1])
             self._y.update(start=data["ylim"][0], end=data["ylim"][1])
+        pn.io.push_notebook(self._pane)  # in Jupyter, send direct Bokeh changes (no-op when served)
 
     def __panel__(self):
         return pn.Column(self._mode_row, self._pane, self._legend, sizing_mode="stretch_width", margin=0)
