@@ -603,9 +603,12 @@ class ScoresPanel(Viewer):
         # HoloViews pane trips Panel 1.9 (stylesheets synced back as objects)
         self.plot_box = pn.Column(self.plot, sizing_mode="stretch_width", margin=0)
         self.climb_box = pn.Column(self.climb_plot, sizing_mode="stretch_width", margin=0, visible=False)
-        self.table = pn.widgets.Tabulator(_typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False,
-                                          sizing_mode="stretch_width", layout="fit_data_stretch",
-                                          css_classes=["effdim-results"], visible=False)
+        self.table = pn.widgets.Tabulator(
+            _typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False, sortable=False,
+            sizing_mode="stretch_width", layout="fit_columns", css_classes=["effdim-results"], visible=False,
+            header_align={c: "right" for c in RESULT_COLUMNS}, text_align={c: "right" for c in RESULT_COLUMNS},
+            configuration={"columnDefaults": {"resizable": False}},
+        )
         self.best = _html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])
         self.download = pn.widgets.FileDownload(label="Download curves (CSV)", callback=self._csv,
                                                 filename="effdim-scores.csv", embed=False, visible=False,
@@ -714,8 +717,10 @@ class ScoresPanel(Viewer):
         else:
             n = int(frame["n"].iloc[0]) if "n" in frame else 0
             title = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
+        ticks = {"xticks": sorted(int(c) for c in frame["card"])} if frame is not None and len(frame) <= 30 else {}
         return hv.Overlay(layers).opts(hv.opts.Overlay(
-            title=title, responsive=True, min_height=280, show_grid=True, framewise=True,
+            title=title, responsive=True, min_height=280, show_grid=True, framewise=True, **ticks,
+            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
             xlabel="cardinality of the swept hidden node", ylabel="score (higher is better)",
             legend_position="right", toolbar="above", default_tools=["save", "reset"], padding=0.08))
 
@@ -733,6 +738,7 @@ class ScoresPanel(Viewer):
         title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
         return (curve * pts * best).opts(hv.opts.Overlay(
             title=title, responsive=True, min_height=260, show_grid=True, framewise=True, xlabel="step",
+            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
             ylabel=f"{label} (higher is better)", legend_position="right", toolbar="above",
             default_tools=["save", "reset"], padding=0.08))
 
