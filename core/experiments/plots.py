@@ -79,8 +79,12 @@ def _curves(hv, frame, y: str, err: str, ylabel: str, title: str, logy: bool, yl
 
 def lc_figure(result: Any, label: str):
     """Figure 4/5 style for one generating model: KL (1e-3 bits) and selected ``|X|`` against ``n``."""
+    return lc_summary_figure(result.summary(), label)
+
+
+def lc_summary_figure(summary: Any, label: str):
+    """:func:`lc_figure` from a summary table (``LCResult.summary()`` or its CSV, ``lc_summary.csv``)."""
     hv = _hv()
-    summary = result.summary()
     d = summary[summary["label"] == label]
     if d.empty:
         raise ValueError(f"no results for generating model {label!r}")
@@ -107,10 +111,7 @@ def hlc_figure(result: Any):
     hv = _hv()
     import pandas as pd
 
-    table = result.table2()
-    reps = int(table["replicates"].min())
-    panels = [_curves(hv, table, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
-                      f"KL of the selected model, {reps} replicates", logy=True, legend="bottom_left")]
+    panels = [table2_figure(result.table2())]
     runs = result.runs()
     from ..model import HLCModel
 
@@ -122,6 +123,15 @@ def hlc_figure(result: Any):
         panels.append(_curves(hv, d, "mean", "se", f"selected |{h}|",
                               f"Cardinality of {h} (true {truth.card(h)})", logy=False, legend="bottom_right"))
     return hv.Layout(panels).cols(2).opts(shared_axes=False)
+
+
+def table2_figure(table: Any):
+    """Table 2 as a plot: KL (1e-3 bits) of the selected model against ``n``, per score
+    (from ``HLCResult.table2()`` or its CSV, ``hlc_table2.csv``)."""
+    hv = _hv()
+    reps = int(table["replicates"].min())
+    return _curves(hv, table, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
+                   f"KL of the selected model, {reps} replicates", logy=True, legend="bottom_left")
 
 
 def save_html(obj: Any, path: str | os.PathLike, title: str, *, inline: bool = False) -> Path:
