@@ -15,6 +15,7 @@ from effdim import HLCModel
 
 from .state import DataState, ModelState, ScoresState
 from .style import ACCENT, TEMPLATE_CSS
+from .experiments_view import ExperimentsPanel
 from .tree_view import TreeView
 from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
 
@@ -49,6 +50,7 @@ class EffdimApp(Viewer):
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
             ("Data & scores", self._data_tab()),
+            ("Experiments", pn.panel(ExperimentsPanel, defer_load=True, sizing_mode="stretch_width")),
             dynamic=False,
             sizing_mode="stretch_width",
             css_classes=["effdim-tabs"],

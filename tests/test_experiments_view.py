@@ -1,0 +1,39 @@
+"""The dashboard's Experiments tab over the results shipped in the package (no browser)."""
+
+import shutil
+
+import holoviews as hv
+
+from effdim.experiments.committed import RESULTS_DIR, SUMMARY_FILES, load_committed
+from effdim.experiments.plots import lc_summary_figure, table2_figure
+from effdim_app.experiments_view import ExperimentsPanel
+
+
+def test_shipped_results_cover_both_sections():
+    results = load_committed()
+    labels = set(results.lc_summary["label"])
+    assert {"2:2,2,2,2", "8:2,2,2,2", "8:2,2,2,2 deterministic"} <= labels
+    assert set(results.hlc_table2["score"]) == {"bic", "bic+", "cs", "cs+"}
+    assert results.hlc_table2["n"].max() == 243000
+    assert "Table 2" in results.hlc_markdown
+
+
+def test_every_generator_can_be_drawn():
+    results = load_committed()
+    for label in dict.fromkeys(results.lc_summary["label"]):
+        assert isinstance(lc_summary_figure(results.lc_summary, label), hv.Layout)
+    assert isinstance(table2_figure(results.hlc_table2), hv.Overlay)
+
+
+def test_panel_offers_the_generators_and_defaults_to_figure_4():
+    panel = ExperimentsPanel()
+    assert panel.generator.value == "8:2,2,2,2"
+    assert "8:2,2,2,2 deterministic" in panel.generator.options
+
+
+def test_missing_results_are_reported_not_raised(tmp_path):
+    for name in SUMMARY_FILES[:-1]:
+        shutil.copy(RESULTS_DIR / name, tmp_path / name)
+    panel = ExperimentsPanel(tmp_path)
+    assert panel.results is None
+    assert "hlc_table2.md" in panel.__panel__().object

@@ -1,0 +1,33 @@
+"""The Experiments tab in headless Chromium: shipped results drawn, generator switchable."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from test_dashboard import TIMEOUT, open_app
+
+pytestmark = pytest.mark.browser
+
+# Titles of every Bokeh figure on the page (the plots are drawn on canvas).
+TITLES = """
+() => {
+  const titles = [];
+  const walk = (v) => {
+    if (v.model && v.model.title && v.model.title.text) titles.push(v.model.title.text);
+    for (const c of (v.child_views || [])) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  return titles;
+}
+"""
+
+
+def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
+    open_app(page, app_url)
+    page.get_by_text("Experiments", exact=True).click()
+    expect(page.get_by_text("Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("table").filter(has_text="243k").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
+    assert any(t.startswith("KL of the selected model, 50 replicates") for t in page.evaluate(TITLES))
+    page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
+    page.wait_for_function(f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "experiments.png"), full_page=True)
