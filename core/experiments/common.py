@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 import zlib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..distribution import Parameters, kl_divergence
 from ..model import HLCModel
+from .runner import DEFAULT_CACHE_DIR, run_jobs
 
-__all__ = ["FIT_COLUMNS", "SCORES", "SCORE_COLUMNS", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
+__all__ = ["Study", "FIT_COLUMNS", "SCORES", "SCORE_COLUMNS", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
 
 #: The four scores compared in Sections 5 and 6 (names as :mod:`effdim.scores` accepts them).
 SCORES = ("bic", "bic+", "cs", "cs+")
@@ -99,3 +101,27 @@ def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
 def hidden_cards(model: HLCModel) -> str:
     """The paper's short form of the hidden cardinalities, ``"5,3,3"`` (hidden nodes in pre-order)."""
     return ",".join(str(model.card(h)) for h in model.hidden)
+
+
+class Study:
+    """What the LC and HLC studies share: running their jobs through :func:`run_jobs`.
+
+    A subclass defines ``jobs()``, the job function ``job`` (a staticmethod),
+    the cache ``prefix`` and ``result(records, stats)``.
+    """
+
+    prefix = ""
+
+    def run(
+        self,
+        *,
+        cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+        executor: str = "processes",
+        workers: int | None = None,
+        scheduler: Any = None,
+        progress: bool = True,
+    ):
+        """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`."""
+        records, stats = run_jobs(self.job, self.jobs(), cache_dir=cache_dir, prefix=self.prefix, executor=executor,
+                                  workers=workers, scheduler=scheduler, progress=progress, label=self.prefix)
+        return self.result(records, stats)

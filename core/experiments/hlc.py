@@ -30,7 +30,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,9 +38,9 @@ from ..distribution import random_parameters, sample
 from ..model import HLCModel
 from ..notation import format_model
 from ..search import FitResult, fit, regular_max
-from .common import FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, hidden_cards, rng_for
+from .common import Study, FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num, _score_title
-from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
+from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
 __all__ = ["HLCStudy", "HLCResult", "hlc_job", "climb_all", "PAPER_TABLE2", "PAPER_HLC_MODEL"]
@@ -151,7 +150,7 @@ def hlc_job(config: dict) -> dict:
 
 
 @dataclass(frozen=True)
-class HLCStudy:
+class HLCStudy(Study):
     """Configuration of the Section 6 study (the paper's values by default)."""
 
     model: str = PAPER_HLC_MODEL
@@ -194,18 +193,11 @@ class HLCStudy:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
-    def run(
-        self,
-        *,
-        cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-        executor: str = "processes",
-        workers: int | None = None,
-        scheduler: Any = None,
-        progress: bool = True,
-    ) -> "HLCResult":
-        """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`."""
-        records, stats = run_jobs(hlc_job, self.jobs(), cache_dir=cache_dir, prefix="hlc", executor=executor,
-                                  workers=workers, scheduler=scheduler, progress=progress, label="hlc")
+    job = staticmethod(hlc_job)
+    prefix = "hlc"
+
+    def result(self, records: list, stats: RunStats) -> "HLCResult":
+        """The finished study from its job records."""
         return HLCResult(self, records, stats)
 
 
@@ -282,7 +274,7 @@ class HLCResult:
         t = self.table2()
         scores = list(self.study.scores)
         reps = int(t["replicates"].min()) if len(t) else 0
-        lines = [f"| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
+        lines = ["| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
                  "|---:|" + "---:|" * len(scores)]
         for n, g in t.groupby("n", sort=True):
             g = g.set_index("score")
@@ -300,7 +292,7 @@ class HLCResult:
                 + ("the same marks." if not flips else "different marks for " + "; ".join(flips) + ".")]
         if any(int(n) in PAPER_TABLE2 for n in t["n"]):
             out += ["", "The paper's Table 2 (50 replicates) at the same sizes:", "",
-                    f"| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
+                    "| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
                     "|---:|" + "---:|" * len(scores)]
             for n in sorted(set(int(x) for x in t["n"]) & set(PAPER_TABLE2)):
                 cells = []

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,8 +39,8 @@ import numpy as np
 from ..distribution import Parameters, random_parameters, sample
 from ..model import HLCModel
 from ..search import regular_max, sweep
-from .common import FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, rng_for
-from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
+from .common import Study, FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, rng_for
+from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
 __all__ = ["LCStudy", "LCResult", "deterministic_parameters", "lc_job", "PAPER_LC_GENERATORS"]
@@ -107,7 +106,7 @@ def lc_job(config: dict) -> dict:
 
 
 @dataclass(frozen=True)
-class LCStudy:
+class LCStudy(Study):
     """Configuration of the Section 5 study (the paper's values by default, except the unstated sizes).
 
     ``generators``: LC models with random parameters; ``deterministic``: LC
@@ -184,18 +183,11 @@ class LCStudy:
         d["cards"] = list(self.fitted_cards())
         return d
 
-    def run(
-        self,
-        *,
-        cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-        executor: str = "processes",
-        workers: int | None = None,
-        scheduler: Any = None,
-        progress: bool = True,
-    ) -> "LCResult":
-        """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`."""
-        records, stats = run_jobs(lc_job, self.jobs(), cache_dir=cache_dir, prefix="lc", executor=executor,
-                                  workers=workers, scheduler=scheduler, progress=progress, label="lc")
+    job = staticmethod(lc_job)
+    prefix = "lc"
+
+    def result(self, records: list, stats: RunStats) -> "LCResult":
+        """The finished study from its job records."""
         return LCResult(self, records, stats)
 
 

@@ -110,8 +110,6 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
 
             figures.append((P.hlc_figure(result), "hlc_figure", "Section 6, Table 2 as a plot"))
     for obj, stem, title in figures:
-        from . import plots as P
-
         written.append(P.save_html(obj, out / f"{stem}.html", title))
         if png:
             try:

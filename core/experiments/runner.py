@@ -302,6 +302,16 @@ def run_jobs(
     return [records[k] for k in keys], stats
 
 
+def _settle(future, key, finish, fail) -> None:
+    """Hand a finished future's ``(result, seconds)`` to ``finish``, or its error to ``fail``."""
+    try:
+        result, seconds = future.result()
+    except Exception as err:  # noqa: BLE001 - a failed job must not stop the others
+        fail(key, err)
+        return
+    finish(key, result, seconds)
+
+
 def _run_pool(fn, unique, pending, n, finish, fail) -> None:
     pool = ProcessPoolExecutor(max_workers=n)
     try:
@@ -310,13 +320,7 @@ def _run_pool(fn, unique, pending, n, finish, fail) -> None:
         while waiting:
             done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
             for fut in done:
-                k = futures[fut]
-                try:
-                    result, seconds = fut.result()
-                except Exception as err:  # noqa: BLE001
-                    fail(k, err)
-                    continue
-                finish(k, result, seconds)
+                _settle(fut, futures[fut], finish, fail)
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
@@ -340,13 +344,7 @@ def _run_dask(fn, unique, pending, scheduler, finish, fail) -> int:
             futures[fut] = k
         try:
             for fut in as_completed(list(futures)):
-                k = futures[fut]
-                try:
-                    result, seconds = fut.result()
-                except Exception as err:  # noqa: BLE001
-                    fail(k, err)
-                    continue
-                finish(k, result, seconds)
+                _settle(fut, futures[fut], finish, fail)
         except BaseException:
             client.cancel(list(futures))
             raise
