@@ -8,10 +8,17 @@ models (Theorem 5, Corollary 4.1), regularization (Lemmas 3.2, 4.1), and the
 scores BIC, BIC+, CS, CS+ for learning from data.
 """
 
+from .dimensions import DimensionReport, dimensions
 from .model import HLCModel, ModelError
 from .notation import NotationError, format_model, load_model, model_from_json, model_to_json, parse_model
+from .regularity import is_regular, regularity_violations, regularize
 
 __all__ = [
+    "DimensionReport",
+    "dimensions",
+    "is_regular",
+    "regularity_violations",
+    "regularize",
     "HLCModel",
     "ModelError",
     "NotationError",
