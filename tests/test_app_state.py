@@ -17,6 +17,14 @@ from effdim_app.state import DataState, ModelState, ScoresState
 FIG2 = "5(3(2,2),2,3(2,2))"
 
 
+def run(coro):
+    """Run a coroutine on a fresh loop in its own thread (a browser test may own this thread's loop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def rows(state: ModelState) -> dict[str, tuple]:
     return {r.hidden: (r.lc, r.ds, r.de, r.dc, r.dp, r.db, r.binding, r.deficit) for r in state.report.local}
 
@@ -247,7 +255,7 @@ def scores():
 
 
 def test_sweep_lc_over_all_columns(scores):
-    results = asyncio.run(scores.run_sweep())
+    results = run(scores.run_sweep())
     assert [r.card for r in results] == [1, 2, 3]
     assert scores.results and scores.progress == 100 and not scores.running
     best = scores.best()
@@ -258,16 +266,16 @@ def test_sweep_lc_over_all_columns(scores):
 
 
 def test_results_are_cleared_when_model_or_data_change(scores):
-    asyncio.run(scores.run_sweep())
+    run(scores.run_sweep())
     assert scores.results
     scores.mapping = "model"  # another scored model
     assert not scores.results and "cleared" in scores.status
     scores.mapping = "lc"
-    asyncio.run(scores.run_sweep())
+    run(scores.run_sweep())
     scores.data.load_upload("ok.csv", b"X,Y\n1,a\n2,b\n1,b\n")
     assert not scores.results
     scores.mapping = "model"
-    asyncio.run(scores.run_sweep())  # refused: the model does not match
+    run(scores.run_sweep())  # refused: the model does not match
     assert not scores.results and scores.mismatch and scores.message_kind == "danger"
 
 
@@ -277,7 +285,7 @@ def test_model_mapping_and_hill_climb(scores):
     scores.models.load_preset(presets.FIGURE1)  # O1..O4 map to A..D by position
     assert not scores.mismatch
     assert [row[:2] for row in scores.leaf_map] == [("O1", "A"), ("O2", "B"), ("O3", "C"), ("O4", "D")]
-    climb = asyncio.run(scores.run_climb())
+    climb = run(scores.run_climb())
     assert climb is not None and climb.path
     frame = scores.climb_frame()
     assert list(frame["step"]) == list(range(len(climb.path)))
@@ -315,7 +323,7 @@ def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
         scores.cancel()
         return await task
 
-    assert asyncio.run(cancel_midway()) is None
+    assert run(cancel_midway()) is None
     assert not scores.running and "cancelled" in scores.status
 
     async def edit_midway():
@@ -325,7 +333,7 @@ def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
         return await task
 
     started.clear()
-    assert asyncio.run(edit_midway()) is None
+    assert run(edit_midway()) is None
     assert not scores.results and not scores.running
 
 
@@ -344,7 +352,7 @@ def test_one_revision_per_action():
 def test_direct_rank_on_demand_and_cleared_by_edits():
     s = ModelState(FIG2)
     assert s.report.de_direct is None  # interactive route: Corollary 4.1 only
-    full = asyncio.run(s.verify_direct())
+    full = run(s.verify_direct())
     assert full.de_direct == 23 and s.direct is full and not s.direct_running
     s.select("O1")
     s.set_card(3)
