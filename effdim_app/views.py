@@ -333,8 +333,9 @@ class DimensionsPanel(Viewer):
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
-            # long cells show in full on hover; no resize handles at cell edges (they swallow row clicks)
-            configuration={"columnDefaults": {"tooltip": True, "resizable": False}},
+            # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
+            # stuck on screen after a row re-render; the row note spells out the full LC model.)
+            configuration={"columnDefaults": {"resizable": False}},
             css_classes=["effdim-dims"], height=None, min_height=80,
         )
         self.corollary = _html("", sizing_mode="stretch_width", margin=(0, 5))

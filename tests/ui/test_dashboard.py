@@ -89,6 +89,8 @@ def test_click_node_change_cardinality_table_changes(page: Page, app_url, shots)
     table_rows(page).nth(0).locator("[tabulator-field=hidden]").click()
     expect(page.get_by_text("Local LC model of H1")).to_be_visible()
     page.mouse.move(5, 5)  # no hover tooltip in the picture
+    page.locator(".effdim-legend").hover()
+    page.wait_for_timeout(800)
     page.screenshot(path=str(shots / "02-edit-cardinality.png"))
     page.get_by_role("button", name="↶ Undo").click()
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
