@@ -297,6 +297,35 @@ def sweep(
 
 
 # -------------------------------------------------------------------- hill climbing
+def climb(
+    start: HLCModel, key: str, evaluate: Callable[[list[HLCModel]], list[FitResult]]
+) -> tuple[list[FitResult], list[FitResult]]:
+    """The hill-climbing rule of Section 6, for any way of fitting models.
+
+    Fit ``start``; then repeatedly fit every model with one hidden
+    cardinality raised by one (within :func:`regular_max`, so every model
+    stays regular) and move to the best of them on the score attribute
+    ``key`` of :class:`FitResult` if it beats the current model; otherwise
+    stop. Ties go to the first hidden node in pre-order. ``evaluate`` fits a
+    list of models (so callers can count, cache or report progress).
+
+    Returns ``(path, tried)``: the accepted fits in order, and every fit made.
+    """
+    best = evaluate([start])[0]
+    path, tried = [best], [best]
+    while True:
+        candidates = [h for h in best.model.hidden if best.model.card(h) + 1 <= regular_max(best.model, h)]
+        if not candidates:
+            return path, tried
+        step = evaluate([best.model.with_card(h, best.model.card(h) + 1) for h in candidates])
+        tried.extend(step)
+        winner = max(step, key=lambda f: getattr(f, key))
+        if getattr(winner, key) <= getattr(best, key):
+            return path, tried
+        best = winner
+        path.append(best)
+
+
 def hill_climb(
     dataset: Any,
     model: HLCModel | str,
@@ -359,25 +388,14 @@ def hill_climb(
         done += 1
         return result
 
-    tick(1)
-    best = run(current)
-    tick(0)
-    path = [best]
-    tried = [best]
-    while True:
-        candidates = [h for h in model.hidden if best.model.card(h) + 1 <= regular_max(best.model, h)]
-        if not candidates:
-            break
-        step: list[FitResult] = []
-        tick(len(candidates))
-        for i, h in enumerate(candidates):
-            step.append(run(best.model.with_card(h, best.model.card(h) + 1)))
-            tick(len(candidates) - i - 1)
-        tried.extend(step)
-        winner = max(step, key=lambda f: getattr(f, key))
-        if getattr(winner, key) > getattr(best, key):
-            best = winner
-            path.append(best)
-        else:
-            break
+    def evaluate(models: list[HLCModel]) -> list[FitResult]:
+        tick(len(models))
+        fits = []
+        for i, m in enumerate(models):
+            fits.append(run(m))
+            tick(len(models) - i - 1)
+        return fits
+
+    path, tried = climb(current, key, evaluate)
+    best = path[-1]
     return HillClimb(path=path, best=best, score=str(score).lower(), tried=tried)

@@ -107,10 +107,23 @@ class Study:
     """What the LC and HLC studies share: running their jobs through :func:`run_jobs`.
 
     A subclass defines ``jobs()``, the job function ``job`` (a staticmethod),
-    the cache ``prefix`` and ``result(records, stats)``.
+    the cache ``prefix``, ``result(records, stats)`` and ``presets`` (name ->
+    field values; ``"full"`` is the paper's design).
     """
 
     prefix = ""
+    presets: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def preset(cls, name: str, **changes: Any):
+        """The study of preset ``name``, with ``changes`` (not None) overriding its fields."""
+        if name not in cls.presets:
+            raise ValueError(f"unknown preset {name!r}; choose {' or '.join(sorted(cls.presets))}")
+        changes = {k: v for k, v in changes.items() if v is not None}
+        unknown = sorted(set(changes) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
+        return cls(**{**cls.presets[name], **changes})
 
     def run(
         self,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ import numpy as np
 from ..distribution import random_parameters, sample
 from ..model import HLCModel
 from ..notation import format_model
-from ..search import FitResult, fit, regular_max
+from ..search import FitResult, climb, fit, regular_max
 from .common import Study, FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num, _score_title
 from .runner import JobRecord, RunStats
@@ -102,21 +102,8 @@ def climb_all(
     paths: dict[str, list[FitResult]] = {}
     used: dict[str, int] = {}
     for s in scores:
-        col = SCORE_COLUMNS[s]
         seen: set = set()
-        best = get(start_model(model), seen)
-        path = [best]
-        while True:
-            candidates = [h for h in model.hidden if best.model.card(h) + 1 <= regular_max(best.model, h)]
-            if not candidates:
-                break
-            step = [get(best.model.with_card(h, best.model.card(h) + 1), seen) for h in candidates]
-            winner = max(step, key=lambda f: getattr(f, col))
-            if getattr(winner, col) > getattr(best, col):
-                best = winner
-                path.append(best)
-            else:
-                break
+        path, _ = climb(start_model(model), SCORE_COLUMNS[s], lambda models: [get(m, seen) for m in models])
         paths[s] = path
         used[s] = len(seen)
     return paths, fits, used
@@ -164,21 +151,9 @@ class HLCStudy(Study):
 
     name = "hlc"
 
-    @classmethod
-    def preset(cls, name: str, **changes: Any) -> "HLCStudy":
-        """``"full"``: the paper's design (50 replicates x 6 sizes = 300 jobs); ``"quick"``: 4
-        replicates of 1k, 9k and 81k (12 jobs, a few minutes on 2 cores). ``changes`` override fields."""
-        if name == "full":
-            base = cls()
-        elif name == "quick":
-            base = cls(replicates=4, sizes=(1000, 9000, 81000))
-        else:
-            raise ValueError(f"unknown preset {name!r}; choose quick or full")
-        changes = {k: v for k, v in changes.items() if v is not None}
-        unknown = sorted(set(changes) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
-        return replace(base, **changes)
+    #: ``"full"``: the paper's design (50 replicates x 6 sizes = 300 jobs); ``"quick"``: 4
+    #: replicates of 1k, 9k and 81k (12 jobs, a few minutes on 2 cores).
+    presets = {"full": {}, "quick": {"replicates": 4, "sizes": (1000, 9000, 81000)}}
 
     def __post_init__(self) -> None:
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
