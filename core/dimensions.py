@@ -132,8 +132,7 @@ def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int)
 def _local_row(model: HLCModel, hidden: str, repeats: int) -> LocalDimensions:
     lc = model.local_lc(hidden)
     bounds = lc_bounds(lc)
-    cards = tuple(sorted((lc.card(o) for o in lc.observed), reverse=True))
-    rank = _lc_rank(lc.card(hidden), cards, bounds.db, repeats)
+    rank = _lc_rank(*_key(model, hidden), bounds.db, repeats)
     return LocalDimensions(
         hidden=hidden,
         lc=lc_notation(lc),
@@ -224,8 +223,8 @@ def _float_opinion(model: HLCModel, seed: int | None) -> tuple[int, float] | Non
 
 
 def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
-    lc = model.local_lc(hidden)
-    return lc.card(hidden), tuple(sorted((lc.card(o) for o in lc.observed), reverse=True))
+    """The cache key of a local LC model: ``|H|`` and its neighbours' cardinalities, descending."""
+    return model.card(hidden), tuple(sorted((model.card(n) for n in model.neighbors(hidden)), reverse=True))
 
 
 def _report(model, violations, target, ds, de, status, method, fail, upper, de_direct, de_sum, second, local,
