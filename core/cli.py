@@ -186,8 +186,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
     data = _load_data(args.data)
     model = load_model(args.model)
-    result = _engine(fit, data, model, restarts=args.restarts, seed=args.seed, tol=args.tol,
-                     max_iter=args.max_iter, prior=args.prior)
+    result = _engine(fit, data, model, **_em_kwargs(args))
     if args.json:
         payload = result.to_json()
         payload["params"] = {node: table.tolist() for node, table in result.params.cpts.items()}
@@ -211,8 +210,8 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
-        results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, restarts=args.restarts,
-                          seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior, progress=bar)
+        results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, progress=bar,
+                          **_em_kwargs(args))
     finally:
         bar.close()
     if args.json:
@@ -238,8 +237,7 @@ def _cmd_search(args: argparse.Namespace) -> None:
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
     try:
-        climb = _engine(hill_climb, data, model, args.score, restarts=args.restarts, seed=args.seed, tol=args.tol,
-                        max_iter=args.max_iter, prior=args.prior, progress=bar)
+        climb = _engine(hill_climb, data, model, args.score, progress=bar, **_em_kwargs(args))
     finally:
         bar.close()
     if args.json:
@@ -252,7 +250,23 @@ def _cmd_search(args: argparse.Namespace) -> None:
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted)")
 
 
+def _em_kwargs(args: argparse.Namespace) -> dict:
+    """The EM settings and leaf -> column mapping shared by fit, sweep and search."""
+    mapping = {}
+    for item in args.map:
+        leaf, sep, column = item.partition("=")
+        if not sep or not leaf or not column:
+            raise UsageError(f"effdim {args.command}: --map expects LEAF=COLUMN, got {item!r}")
+        mapping[leaf] = column
+    options = dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+    if mapping:
+        options["mapping"] = mapping
+    return options
+
+
 def _add_em_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
+                   help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
     p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")

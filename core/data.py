@@ -408,7 +408,7 @@ def resolve_mapping(dataset: Dataset, model: Any, mapping: Mapping[str, str] | N
         )
         raise DataError(
             f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(columns)}){hint}; "
-            "name the leaves after the columns or pass mapping={leaf: column}"
+            "name the leaves after the columns, or map them (mapping={leaf: column} in Python, --map LEAF=COLUMN in the CLI)"
         )
     mapping = dict(mapping)
     for leaf in mapping:

@@ -77,3 +77,13 @@ def test_installed_command_exits_2_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "effdim.cli", "dims", "5((2,2)"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_map_joins_model_leaves_to_data_columns(capsys):
+    argv = ["fit", "stouffer-toby", "--model", "X:2(P:2,Q:2,R:2,S:2)", "--quiet", "--json", "--seed", "0"]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and "--map LEAF=COLUMN" in err
+    status, out, _ = run(capsys, *argv, "--map", "P=A", "--map", "Q=B", "--map", "R=C", "--map", "S=D")
+    assert status == 0 and json.loads(out)["n"] == 216
+    status, _, err = run(capsys, *argv, "--map", "P")
+    assert status == 2 and "LEAF=COLUMN" in err
