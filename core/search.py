@@ -21,7 +21,7 @@ them in a thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,8 @@ class FitResult:
 
     @property
     def scores(self) -> Scores:
-        return Scores(self.loglik, self.bic, self.bic_plus, self.cs, self.cs_plus, self.aic, self.ds, self.de, self.n)
+        """The scores as :class:`effdim.scores.Scores` (the same fields)."""
+        return Scores(**{f.name: getattr(self, f.name) for f in fields(Scores)})
 
     def score(self, name: str) -> float:
         """A score by name: ``bic``, ``bic+``, ``cs``, ``cs+``, ``aic``, ``loglik``."""
@@ -201,15 +202,7 @@ def fit(
     return FitResult(
         model=model,
         card=card,
-        loglik=s.loglik,
-        bic=s.bic,
-        bic_plus=s.bic_plus,
-        cs=s.cs,
-        cs_plus=s.cs_plus,
-        aic=s.aic,
-        ds=s.ds,
-        de=s.de,
-        n=s.n,
+        **s.to_dict(),
         restarts=result.restarts_info(),
         degenerate=tuple(str(d) for d in result.degenerate),
         em=result,
