@@ -9,12 +9,14 @@ scores BIC, BIC+, CS, CS+ for learning from data.
 """
 
 from .dimensions import DimensionReport, dimensions
+from .errors import EffdimError
 from .model import HLCModel, ModelError
 from .notation import NotationError, format_model, load_model, model_from_json, model_to_json, parse_model
 from .regularity import is_regular, regularity_violations, regularize
 
 __all__ = [
     "DimensionReport",
+    "EffdimError",
     "dimensions",
     "is_regular",
     "regularity_violations",

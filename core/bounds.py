@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import EffdimError
 from .model import HLCModel, ModelError
 
 __all__ = [
@@ -61,7 +62,7 @@ def complete_dimension(model: HLCModel) -> int:
 STATE_BUDGET = 100_000
 
 
-class SplitSearchTooLarge(RuntimeError):
+class SplitSearchTooLarge(EffdimError, RuntimeError):
     """The exact split search would exceed :data:`STATE_BUDGET` states."""
 
 

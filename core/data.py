@@ -52,6 +52,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from .errors import EffdimError
+
 __all__ = [
     "DataError",
     "Dataset",
@@ -70,7 +72,7 @@ COUNT_COLUMN_NAMES = ("count", "counts", "n", "freq", "frequency", "weight")
 MISSING_TOKENS = ("", "NA", "NaN", "nan", "?")
 
 
-class DataError(ValueError):
+class DataError(EffdimError, ValueError):
     """Data that cannot be used; the message names the culprit (column, line, value)."""
 
 

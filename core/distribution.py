@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset, from_patterns
+from .errors import EffdimError
 from .model import HLCModel
 
 __all__ = [
@@ -48,7 +49,7 @@ ROW_SUM_TOL = 1e-6
 _CHUNK = 1 << 20  # rows sampled per block: bounds memory for very large n
 
 
-class SpaceTooLargeError(ValueError):
+class SpaceTooLargeError(EffdimError, ValueError):
     """The observed state space is too large to hold ``P(O)`` as an array."""
 
 

@@ -23,13 +23,15 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from .errors import EffdimError
+
 __all__ = ["HLCModel", "ModelError", "NAME_PATTERN"]
 
 #: A node name: starts with a letter or underscore, then letters, digits, ``_ . -``.
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 
 
-class ModelError(ValueError):
+class ModelError(EffdimError, ValueError):
     """An invalid model; the message names the culprit (node, edge, position)."""
 
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..errors import EffdimError
+
 __all__ = [
     "CACHE_FORMAT",
     "DEFAULT_CACHE_DIR",
@@ -55,7 +57,7 @@ DEFAULT_CACHE_DIR = ".effdim-cache"
 JobFn = Callable[[dict], dict]
 
 
-class ExperimentError(RuntimeError):
+class ExperimentError(EffdimError, RuntimeError):
     """One or more jobs failed (the finished ones are cached all the same)."""
 
 
