@@ -13,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .data import DataError
-from .model import ModelError
+from .errors import EffdimError
+from .scores import PAPER_SCORES, SCORES, best
 
 __all__ = ["main", "build_parser", "UsageError", "format_table"]
 
 
-class UsageError(Exception):
+class UsageError(EffdimError):
     """Bad command-line input: reported as one line, exit status 2."""
 
 
@@ -163,21 +163,45 @@ def _engine(call, *args, **kwargs):
     """Run an engine call; a ValueError (bad node, bad score, ...) becomes a one-line usage error."""
     try:
         return call(*args, **kwargs)
-    except (ModelError, DataError):
+    except EffdimError:
         raise
-    except ValueError as err:
+    except ValueError as err:  # an engine check not yet in the EffdimError family
         raise UsageError(f"effdim: {err}") from None
-
-
-_SCORE_HEADERS = ["loglik", "BIC", "BIC+", "CS", "CS+", "AIC", "ds", "de"]
 
 
 def _n(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _score_row(f) -> list:
-    return [f.loglik, f.bic, f.bic_plus, f.cs, f.cs_plus, f.aic, f.ds, f.de]
+def _criteria(args: argparse.Namespace) -> list[str]:
+    """The criteria a printed table shows: the paper's four and AIC, or all with ``--criteria all``."""
+    return list(SCORES) if args.criteria == "all" else [*PAPER_SCORES, "aic"]
+
+
+def _score_headers(args: argparse.Namespace) -> list[str]:
+    first = "-2LL" if args.deviance else "loglik"
+    return [first, *(SCORES[c].label for c in _criteria(args)), "ds", "de"]
+
+
+def _score_row(f, args: argparse.Namespace) -> list:
+    if args.deviance:
+        values = [-2 * f.loglik, *(SCORES[c].deviance(f.score(c)) for c in _criteria(args))]
+    else:
+        values = [f.loglik, *(f.score(c) for c in _criteria(args))]
+    return [*values, f.ds, f.de]
+
+
+def _scale_note(args: argparse.Namespace) -> str:
+    if args.deviance:
+        return "scale: -2 log-likelihood + penalty, as poLCA and Mplus print it (lower is better)"
+    return "scale: log-likelihood - penalty, as in the paper (higher is better); --deviance for -2LL"
+
+
+def _json_fit(result) -> dict:
+    """A fit's JSON: every score (higher is better) and the same on the -2LL scale under ``deviance``."""
+    payload = result.to_json()
+    payload["deviance"] = result.scores.deviance()
+    return payload
 
 
 def _cmd_fit(args: argparse.Namespace) -> None:
@@ -188,12 +212,13 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     model = load_model(args.model)
     result = _engine(fit, data, model, **_em_kwargs(args))
     if args.json:
-        payload = result.to_json()
+        payload = _json_fit(result)
         payload["params"] = {node: table.tolist() for node, table in result.params.cpts.items()}
         _emit_json(payload)
         return
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
-    print(format_table(_SCORE_HEADERS, [_score_row(result)]))
+    print(format_table(_score_headers(args), [_score_row(result, args)]))
+    print(_scale_note(args))
     info = result.restarts
     print(f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
           f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}")
@@ -215,18 +240,21 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     finally:
         bar.close()
     if args.json:
-        _emit_json([r.to_json() for r in results])
+        _emit_json([_json_fit(r) for r in results])
         return
     node = args.node or results[0].model.root
     shown = model if model is not None else results[-1].model
     print(f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
           f"data {data.source or args.data}: n = {_n(results[0].n)}")
-    rows = [[r.card, *_score_row(r), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
-    print(format_table(["card", *_SCORE_HEADERS, "starts at best", "flags"], rows))
+    rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""]
+            for r in results]
+    print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
+    print(_scale_note(args))
     print()
-    for name, key in (("BIC", "bic"), ("BIC+", "bic_plus"), ("CS", "cs"), ("CS+", "cs_plus"), ("AIC", "aic")):
-        best = max(results, key=lambda r: getattr(r, key))
-        print(f"best by {name:<5} |{node}| = {best.card}")
+    width = max(len(SCORES[c].label) for c in _criteria(args))
+    for c in _criteria(args):
+        print(f"best by {SCORES[c].label:<{width}} |{node}| = {best(results, c).card}")
+    print("(ties within 1e-6 nats per row go to the smaller model)")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
@@ -245,8 +273,9 @@ def _cmd_search(args: argparse.Namespace) -> None:
         return
     print(f"hill climbing by {args.score} over the hidden cardinalities of {model}   "
           f"data {data.source or args.data}: n = {_n(climb.best.n)}")
-    rows = [[i, str(f.model), *_score_row(f)] for i, f in enumerate(climb.path)]
-    print(format_table(["step", "model", *_SCORE_HEADERS], rows))
+    rows = [[i, str(f.model), *_score_row(f, args)] for i, f in enumerate(climb.path)]
+    print(format_table(["step", "model", *_score_headers(args)], rows))
+    print(_scale_note(args))
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted)")
 
 
@@ -272,6 +301,11 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
+    p.add_argument("--criteria", choices=["paper", "all"], default="paper",
+                   help="criteria in printed tables: the paper's BIC, BIC+, CS, CS+ and AIC (default), or all "
+                        "(adds AIC+, AIC3, SABIC, CAIC and their de versions); JSON always has all")
+    p.add_argument("--deviance", action="store_true",
+                   help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
@@ -363,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
     search_p.add_argument("data", help="a CSV file or a bundled data set name")
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
-    search_p.add_argument("--score", required=True, choices=["bic", "bic+", "cs", "cs+", "aic"])
+    search_p.add_argument("--score", required=True, choices=list(SCORES),
+                          help="criterion the climb maximises (higher is better on effdim's scale)")
     _add_em_options(search_p)
     search_p.set_defaults(run=_cmd_search)
 
@@ -420,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (UsageError, ModelError, DataError, OSError) as err:
+    except (EffdimError, OSError) as err:
         message = str(err) if isinstance(err, UsageError) else f"effdim: {err}"
         print(message.splitlines()[0] if message else "effdim: error", file=sys.stderr)
         return 2

@@ -20,12 +20,14 @@ import numpy as np
 
 from .em import ModelData, fit_em, pattern_loglik, posterior
 from .model import HLCModel
+from .errors import EffdimError
 from .scores import score_fit
+from .validation import as_dataset, as_model
 
 __all__ = ["LatentTreeLearner", "NotFittedError"]
 
 
-class NotFittedError(ValueError, AttributeError):
+class NotFittedError(EffdimError, ValueError, AttributeError):
     """The learner is used before :meth:`LatentTreeLearner.fit`."""
 
 
@@ -54,7 +56,8 @@ class LatentTreeLearner:
     loglik_:
         ``log p(D | theta)`` (natural log).
     scores_:
-        ``{"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic"}``.
+        ``loglik`` and every criterion of :data:`effdim.scores.SCORES` by key
+        (``bic``, ``bic_plus``, ``cs``, ...; higher is better).
     ds_, de_:
         Standard and effective dimension.
     n_:
@@ -109,8 +112,8 @@ class LatentTreeLearner:
 
     def fit(self, X: Any, y: Any = None) -> "LatentTreeLearner":
         """Fit the model to ``X`` (a :class:`~effdim.data.Dataset` or a DataFrame); return ``self``."""
-        model = HLCModel.parse(self.model) if isinstance(self.model, str) else self.model
-        dataset = _as_dataset(X)
+        model = as_model(self.model)
+        dataset = as_dataset(X)
         from .data import resolve_mapping
 
         self.columns_ = resolve_mapping(dataset, model, self.mapping)  # leaf -> column of X
@@ -237,18 +240,6 @@ class LatentTreeLearner:
 
 
 # ------------------------------------------------------------------------- helpers
-def _as_dataset(X: Any):
-    from .data import Dataset, from_frame
-
-    if isinstance(X, Dataset):
-        return X
-    import pandas as pd
-
-    if isinstance(X, pd.DataFrame):
-        return from_frame(X)
-    raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
-
-
 def _lookup(states: tuple) -> dict:
     table: dict = {}
     for code, value in enumerate(states):

@@ -21,16 +21,16 @@ them in a thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from .em import Cancelled, EMResult, ModelData, fit_em
 from .model import HLCModel
 from .notation import format_model
 from .regularity import max_regular_card
-from .scores import SCORE_NAMES, Scores, score_fit
+from .errors import InvalidArgument
+from .scores import Scores, beats, best, criterion, score_fit
+from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
 __all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "regular_max", "lc_model_for"]
 
@@ -41,23 +41,16 @@ ProgressFn = Callable[[int, int], Any]
 class FitResult:
     """One fitted and scored model.
 
-    ``card`` is the swept cardinality (``None`` outside a sweep). Scores are
-    natural-log values of Section 2.3 (:mod:`effdim.scores`); ``restarts``
-    summarises the EM starts (:meth:`effdim.em.EMResult.restarts_info`);
-    ``degenerate`` lists empty or duplicate hidden states as sentences.
+    ``card`` is the swept cardinality (``None`` outside a sweep); ``scores``
+    every criterion of :mod:`effdim.scores` (natural logs, higher is
+    better); ``restarts`` summarises the EM starts
+    (:meth:`effdim.em.EMResult.restarts_info`); ``degenerate`` lists empty or
+    duplicate hidden states as sentences.
     """
 
     model: HLCModel
     card: int | None
-    loglik: float
-    bic: float
-    bic_plus: float
-    cs: float
-    cs_plus: float
-    aic: float
-    ds: int
-    de: int
-    n: float
+    scores: Scores
     restarts: dict = field(compare=False)
     degenerate: tuple[str, ...] = ()
     em: EMResult | None = field(default=None, repr=False, compare=False)
@@ -68,30 +61,36 @@ class FitResult:
         return None if self.em is None else self.em.params
 
     @property
-    def scores(self) -> Scores:
-        """The scores as :class:`effdim.scores.Scores` (the same fields)."""
-        return Scores(**{f.name: getattr(self, f.name) for f in fields(Scores)})
+    def loglik(self) -> float:
+        return self.scores.loglik
+
+    @property
+    def ds(self) -> int:
+        return self.scores.ds
+
+    @property
+    def de(self) -> int:
+        return self.scores.de
+
+    @property
+    def n(self) -> float:
+        return self.scores.n
 
     def score(self, name: str) -> float:
-        """A score by name: ``bic``, ``bic+``, ``cs``, ``cs+``, ``aic``, ``loglik``."""
+        """A score by name: ``loglik`` or any name of :data:`effdim.scores.SCORES`."""
         return self.scores.get(name)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``loglik, bic, bic_plus, cs, cs_plus, aic, ds, de, n``, ``card``,
-        ``model`` (notation), ``restarts`` and ``degenerate``."""
-        n = self.n
+        """A JSON-ready dict: ``model`` (notation), ``card``, every score of
+        :class:`effdim.scores.Scores` (``loglik``, ``bic``, ``bic_plus``, ...,
+        ``ds``, ``de``, ``n``), ``restarts`` and ``degenerate``."""
+        scores = self.scores.to_dict()
+        n = scores["n"]
+        scores["n"] = int(n) if float(n).is_integer() else n
         return {
             "model": format_model(self.model),
             "card": self.card,
-            "loglik": self.loglik,
-            "bic": self.bic,
-            "bic_plus": self.bic_plus,
-            "cs": self.cs,
-            "cs_plus": self.cs_plus,
-            "aic": self.aic,
-            "ds": self.ds,
-            "de": self.de,
-            "n": int(n) if float(n).is_integer() else n,
+            **scores,
             "restarts": self.restarts,
             "degenerate": list(self.degenerate),
         }
@@ -126,21 +125,6 @@ def regular_max(model: HLCModel, node: str) -> int:
     return max(1, limit)
 
 
-def _as_dataset(data: Any):
-    from .data import Dataset, from_frame
-
-    if isinstance(data, Dataset):
-        return data
-    try:
-        import pandas as pd
-
-        if isinstance(data, pd.DataFrame):
-            return from_frame(data)
-    except ImportError:  # pragma: no cover
-        pass
-    raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(data).__name__}")
-
-
 def lc_model_for(dataset: Any, card: int = 2) -> HLCModel:
     """The LC model ``card : |O_1|, ..., |O_n|`` over all columns of ``dataset``.
 
@@ -149,26 +133,13 @@ def lc_model_for(dataset: Any, card: int = 2) -> HLCModel:
     """
     from .model import NAME_PATTERN
 
-    dataset = _as_dataset(dataset)
+    dataset = as_dataset(dataset)
     columns = list(dataset.columns)
     cards = list(dataset.cardinalities)
     names = columns if all(NAME_PATTERN.match(c) for c in columns) else None
     taken = set(names or [f"O{i + 1}" for i in range(len(columns))])
     hidden = next(h for h in ("X", "H", "H1", "Latent", "_X") if h not in taken)
     return HLCModel.lc(card, cards, hidden_name=hidden, observed_names=names)
-
-
-def _score_key(score: str) -> str:
-    key = SCORE_NAMES.get(str(score).lower())
-    if key is None or key == "loglik":
-        raise ValueError(f"unknown score {score!r}; choose from bic, bic+, cs, cs+, aic")
-    return key
-
-
-def _seeds(seed: Any, count: int) -> list[np.random.Generator]:
-    if isinstance(seed, np.random.Generator):
-        return list(seed.spawn(count))
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(count)]
 
 
 def _check_cancel(cancel: Any) -> None:
@@ -190,19 +161,17 @@ def fit(
     **em_options: Any,
 ) -> FitResult:
     """Fit ``model`` by EM (:func:`effdim.em.fit_em`) and score it (:func:`effdim.scores.score_fit`)."""
-    if isinstance(model, str):
-        model = HLCModel.parse(model)
+    model = as_model(model)
     if not isinstance(dataset, ModelData):
-        dataset = _as_dataset(dataset)
+        dataset = as_dataset(dataset)
     result = fit_em(
         dataset, model, restarts=restarts, seed=seed, tol=tol, max_iter=max_iter, prior=prior, cancel=cancel,
         **em_options,
     )
-    s = score_fit(result)
     return FitResult(
         model=model,
         card=card,
-        **s.to_dict(),
+        scores=score_fit(result),
         restarts=result.restarts_info(),
         degenerate=tuple(str(d) for d in result.degenerate),
         em=result,
@@ -252,27 +221,24 @@ def sweep(
     -------
     One :class:`FitResult` per cardinality, in order, ``card`` set.
     """
-    dataset = _as_dataset(dataset)
+    dataset = as_dataset(dataset)
     if model is None:
         model = lc_model_for(dataset)
-    elif isinstance(model, str):
-        model = HLCModel.parse(model)
+    else:
+        model = as_model(model)
     if node is None:
         node = model.root
     if node not in model or not model.is_hidden(node):
-        raise ValueError(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     if cards is None:
         top = regular_max(model, node)
         if max_card is not None:
             top = min(top, int(max_card))
         cards = range(1, top + 1)
-    cards = [int(k) for k in cards]
+    cards = [check_int(f"|{node}|", k, low=1) for k in cards]
     if not cards:
-        raise ValueError("no cardinalities to fit")
-    for k in cards:
-        if k < 1:
-            raise ValueError(f"hidden cardinalities must be at least 1, got {k}")
-    rngs = _seeds(seed, len(cards))
+        raise InvalidArgument("no cardinalities to fit")
+    rngs = spawn_seeds(seed, len(cards))
     total = len(cards)
     if progress is not None:
         progress(0, total)
@@ -291,32 +257,35 @@ def sweep(
 
 # -------------------------------------------------------------------- hill climbing
 def climb(
-    start: HLCModel, key: str, evaluate: Callable[[list[HLCModel]], list[FitResult]]
+    start: HLCModel, score: str, evaluate: Callable[[list[HLCModel]], list[FitResult]]
 ) -> tuple[list[FitResult], list[FitResult]]:
     """The hill-climbing rule of Section 6, for any way of fitting models.
 
     Fit ``start``; then repeatedly fit every model with one hidden
     cardinality raised by one (within :func:`regular_max`, so every model
-    stays regular) and move to the best of them on the score attribute
-    ``key`` of :class:`FitResult` if it beats the current model; otherwise
-    stop. Ties go to the first hidden node in pre-order. ``evaluate`` fits a
-    list of models (so callers can count, cache or report progress).
+    stays regular) and move to the best of them on ``score`` (a name of
+    :data:`effdim.scores.SCORES`) if it beats the current model by more than
+    a tie; otherwise stop. Ties follow :func:`effdim.scores.best`: the
+    smaller model wins, so a tie with the current model ends the climb and a
+    tie between candidates goes to the first hidden node in pre-order.
+    ``evaluate`` fits a list of models (so callers can count, cache or
+    report progress).
 
     Returns ``(path, tried)``: the accepted fits in order, and every fit made.
     """
-    best = evaluate([start])[0]
-    path, tried = [best], [best]
+    current = evaluate([start])[0]
+    path, tried = [current], [current]
     while True:
-        candidates = [h for h in best.model.hidden if best.model.card(h) + 1 <= regular_max(best.model, h)]
+        candidates = [h for h in current.model.hidden if current.model.card(h) + 1 <= regular_max(current.model, h)]
         if not candidates:
             return path, tried
-        step = evaluate([best.model.with_card(h, best.model.card(h) + 1) for h in candidates])
+        step = evaluate([current.model.with_card(h, current.model.card(h) + 1) for h in candidates])
         tried.extend(step)
-        winner = max(step, key=lambda f: getattr(f, key))
-        if getattr(winner, key) <= getattr(best, key):
+        winner = best(step, score)
+        if not beats(winner, current, score):
             return path, tried
-        best = winner
-        path.append(best)
+        current = winner
+        path.append(current)
 
 
 def hill_climb(
@@ -340,33 +309,29 @@ def hill_climb(
     binary; any start value above the node's regular maximum is lowered to
     it). At each step every hidden node whose cardinality can rise by one
     within its regular maximum (:func:`regular_max`) is tried; the
-    candidate with the highest ``score`` (``bic``, ``bic+``, ``cs``, ``cs+``,
-    ``aic``) is accepted if it beats the current model, else the climb stops.
+    best candidate on ``score`` (any name of :data:`effdim.scores.SCORES`)
+    is accepted if it beats the current model by more than a tie
+    (:func:`climb`), else the climb stops.
     The given cardinalities of ``model`` only fix its structure.
 
     ``progress(done, total)`` is called after each fit; ``total`` counts the
     fits done plus those left in the current step (it grows as the climb
     goes on).
     """
-    key = _score_key(score)
-    dataset = _as_dataset(dataset)
-    if isinstance(model, str):
-        model = HLCModel.parse(model)
+    score = criterion(score).name
+    dataset = as_dataset(dataset)
+    model = as_model(model)
     start = dict(start or {})
     for h in start:
         if h not in model or not model.is_hidden(h):
-            raise ValueError(f"start names {h!r}, which is not a hidden node of {model}")
+            raise InvalidArgument(f"start names {h!r}, which is not a hidden node of {model}")
     current = model
     for h in model.hidden:
         current = current.with_card(h, int(start.get(h, 2)))
     for _ in range(len(model.hidden) + 1):  # lowering one node can lower another's maximum
         for h in model.hidden:
             current = current.with_card(h, min(current.card(h), regular_max(current, h)))
-    if isinstance(seed, np.random.Generator):
-        spawn = lambda: seed.spawn(1)[0]  # noqa: E731
-    else:
-        seed_seq = np.random.SeedSequence(seed)
-        spawn = lambda: np.random.default_rng(seed_seq.spawn(1)[0])  # noqa: E731
+    rng = as_seed(seed)
     done = 0
 
     def tick(left: int) -> None:
@@ -376,7 +341,7 @@ def hill_climb(
     def run(m: HLCModel) -> FitResult:
         nonlocal done
         _check_cancel(cancel)
-        result = fit(dataset, m, restarts=restarts, seed=spawn(), tol=tol, max_iter=max_iter, prior=prior,
+        result = fit(dataset, m, restarts=restarts, seed=rng.spawn(1)[0], tol=tol, max_iter=max_iter, prior=prior,
                      cancel=cancel, **em_options)
         done += 1
         return result
@@ -389,6 +354,5 @@ def hill_climb(
             tick(len(models) - i - 1)
         return fits
 
-    path, tried = climb(current, key, evaluate)
-    best = path[-1]
-    return HillClimb(path=path, best=best, score=str(score).lower(), tried=tried)
+    path, tried = climb(current, score, evaluate)
+    return HillClimb(path=path, best=path[-1], score=score, tried=tried)

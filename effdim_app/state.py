@@ -33,21 +33,14 @@ from typing import Any
 import param
 
 from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+from effdim.scores import PAPER_SCORES, best
 
 from . import presets
 
-__all__ = ["ModelState", "DataState", "ScoresState", "SCORES", "SCORE_LABELS"]
+__all__ = ["ModelState", "DataState", "ScoresState", "SHOWN_SCORES"]
 
-#: FitResult attribute -> label, in display order.
-SCORE_LABELS: dict[str, str] = {
-    "bic": "BIC",
-    "bic_plus": "BIC+",
-    "cs": "CS",
-    "cs_plus": "CS+",
-    "aic": "AIC",
-}
-#: Score names the engine's hill climb accepts, in display order.
-SCORES: tuple[str, ...] = ("bic", "bic+", "cs", "cs+", "aic")
+#: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
+SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
 
 _MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 
@@ -496,7 +489,7 @@ class ScoresState(param.Parameterized):
     card_max = param.Integer(default=0, bounds=(0, None), doc="0: up to the largest regular value.")
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
-    climb_score = param.Selector(default="cs+", objects=list(SCORES))
+    climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
 
     running = param.Boolean(default=False)
     task = param.String(default="", doc="'sweep' or 'climb' while running.")
@@ -699,15 +692,12 @@ class ScoresState(param.Parameterized):
         return frame
 
     def best(self) -> dict[str, tuple[int, float]]:
-        """score attribute -> (card, value) of the best cardinality for each score."""
-        out: dict[str, tuple[int, float]] = {}
-        for attr in SCORE_LABELS:
-            scored = [(getattr(r, attr), r.card) for r in self.results
-                      if getattr(r, attr) is not None and not math.isnan(getattr(r, attr))]
-            if scored:
-                value, card = max(scored, key=lambda vc: (vc[0], -vc[1]))  # ties: the smaller cardinality
-                out[attr] = (card, value)
-        return out
+        """Score name -> (card, value) of the best cardinality for each shown score
+        (:func:`effdim.scores.best`: ties go to the smaller model)."""
+        if not self.results:
+            return {}
+        return {name: (fit.card, fit.score(name))
+                for name in SHOWN_SCORES for fit in [best(self.results, name)]}
 
     def climb_frame(self):
         """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""

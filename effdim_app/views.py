@@ -23,7 +23,9 @@ except AttributeError:
 
 from . import explain, presets
 from .style import ALERT_CSS, CARD_CSS, HTML_CSS
-from .state import SCORE_LABELS, SCORES, DataState, ModelState, ScoresState
+from effdim.scores import SCORES
+
+from .state import SHOWN_SCORES, DataState, ModelState, ScoresState
 
 __all__ = [
     "ModelPanel",
@@ -33,15 +35,6 @@ __all__ = [
     "DataPanel",
     "ScoresPanel",
 ]
-
-SCORE_COLORS = {
-    "bic": "#1f77b4",
-    "bic_plus": "#17becf",
-    "cs": "#d62728",
-    "cs_plus": "#ff7f0e",
-    "aic": "#7f7f7f",
-}
-CLIMB_LABELS = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
 
 
 BIG = 10_000_000
@@ -579,8 +572,8 @@ class ScoresPanel(Viewer):
                                                        css_classes=["effdim-restarts"])
         self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
-        self.climb_score = pn.widgets.Select(label="Hill-climb score", options={v: k for k, v in
-                                                                                CLIMB_LABELS.items()},
+        self.climb_score = pn.widgets.Select(label="Hill-climb score", options={SCORES[name].label: name for name in
+                                                                                SHOWN_SCORES},
                                              value=state.climb_score, width=130)
         self.climb_score.link(state, value="climb_score")
         self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
@@ -666,16 +659,16 @@ class ScoresPanel(Viewer):
         state = self.state
         if state.results:
             frame = state.results_frame()
-            keep = [c for c in ["card", "loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"]
-                    if c in frame.columns]
-            frame = frame[keep].rename(columns={"card": "|H|", **SCORE_LABELS})
+            labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
+            keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in frame.columns]
+            frame = frame[keep].rename(columns={"card": "|H|", **labels})
             floats = {c: {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
-                      for c in ["loglik", *SCORE_LABELS.values()] if c in frame.columns}
+                      for c in ["loglik", *labels.values()] if c in frame.columns}
             self.table.param.update(value=frame, formatters=floats, visible=True)
             self.download.visible = True
             cells = "".join(
-                f"<span class='effdim-best-item' style='border-color:{SCORE_COLORS[attr]}'>{SCORE_LABELS[attr]} "
-                f"<b>{card}</b></span>" for attr, (card, _) in state.best().items())
+                f"<span class='effdim-best-item' style='border-color:{SCORES[name].color}'>{SCORES[name].label} "
+                f"<b>{card}</b></span>" for name, (card, _) in state.best().items())
             self.best.object = f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
         else:
             self.table.visible = False
@@ -700,15 +693,16 @@ class ScoresPanel(Viewer):
         frame = self.state.results_frame() if results else None
         best = self.state.best() if results else {}
         layers = []
-        for attr, label in SCORE_LABELS.items():
-            color = SCORE_COLORS[attr]
+        for name in SHOWN_SCORES:
+            criterion = SCORES[name]
+            attr, label, color = criterion.key, criterion.label, criterion.color
             if frame is not None and attr in frame:
                 data = pd.DataFrame({"card": frame["card"], "score": frame[attr]})
             else:
                 data = pd.DataFrame({"card": pd.Series(dtype=int), "score": pd.Series(dtype=float)})
-            star = pd.DataFrame([best[attr]], columns=["card", "score"]) if attr in best else data.iloc[:0]
-            layers.append(hv.Curve(data, "card", "score", label=label).opts(color=color, line_width=2,
-                                                                           framewise=True))
+            star = pd.DataFrame([best[name]], columns=["card", "score"]) if name in best else data.iloc[:0]
+            layers.append(hv.Curve(data, "card", "score", label=label).opts(
+                color=color, line_width=2, line_dash=criterion.dash, framewise=True))
             layers.append(hv.Scatter(data, "card", "score", label=label).opts(color=color, size=6,
                                                                              tools=["hover"], framewise=True))
             layers.append(hv.Scatter(star, "card", "score", label=label).opts(
@@ -728,8 +722,7 @@ class ScoresPanel(Viewer):
     def _climb_plot(self, climb):
         frame = self.state.climb_frame() if climb is not None else _typed(**PATH_COLUMNS)
         key = climb.score if climb is not None else self.state.climb_score
-        label = CLIMB_LABELS.get(key, key)
-        color = SCORE_COLORS.get(key.replace("+", "_plus"), "#d62728")
+        label, color = SCORES[key].label, SCORES[key].color
         vdims = ["score", "hidden cards"]
         curve = hv.Curve(frame, "step", "score", label=f"{label} along the path").opts(
             color=color, line_width=2, framewise=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -211,10 +212,8 @@ def test_climb_all_follows_the_hill_climbing_rule_and_fits_each_model_once():
             self.model = m
             a, b, c = (m.card(h) for h in m.hidden)
             # bic peaks at 3,2,2; cs+ keeps rising with |H2| and |H3| up to their maxima
-            self.bic = -((a - 3) ** 2) - (b - 2) ** 2 - (c - 2) ** 2
-            self.bic_plus = self.bic
-            self.cs = self.bic
-            self.cs_plus = b + c + 0.1 * a
+            bic = -((a - 3) ** 2) - (b - 2) ** 2 - (c - 2) ** 2
+            self.scores = SimpleNamespace(bic=bic, bic_plus=bic, cs=bic, cs_plus=b + c + 0.1 * a, ds=a + b + c, n=1)
 
     def fit_model(m):
         calls.append(str(m))

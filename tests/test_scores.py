@@ -14,7 +14,13 @@ from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import e_step, fit_em
 from effdim.model import HLCModel
 from effdim.scores import (
+    SCORES,
+    TIE_TOLERANCE,
     Scores,
+    beats,
+    best,
+    best_index,
+    criterion,
     aic,
     bic,
     bic_plus,
@@ -138,7 +144,7 @@ def test_score_fit_combines_everything():
     assert s.get("bic+") == s.bic_plus and s.get("CS+") == s.cs_plus
     with pytest.raises(ValueError, match="unknown score"):
         s.get("hqic")
-    assert set(s.to_dict()) == {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
+    assert set(s.to_dict()) == {"loglik", *(c.key for c in SCORES.values()), "ds", "de", "n"}
 
 
 def test_dimensions_come_from_the_engine():
@@ -175,3 +181,57 @@ def test_scores_invariant_under_relabelling_hidden_and_observed_states(model, se
     ll2, counts2 = e_step(relabelled, data2)
     assert ll2 == pytest.approx(ll, rel=1e-10, abs=1e-9)
     assert cheeseman_stutz(ll2, counts2, relabelled.cpts) == pytest.approx(cs, rel=1e-10, abs=1e-9)
+
+
+# ----------------------------------------------------------------- the registry
+def test_registry_names_keys_and_labels_are_consistent():
+    keys = [c.key for c in SCORES.values()]
+    assert len(set(keys)) == len(keys) == len(SCORES)
+    for name, c in SCORES.items():
+        assert c.name == name and criterion(name) is c and criterion(c.key) is c
+        assert c.uses_de == name.endswith("+") == c.key.endswith("_plus")
+        assert c.label.lower().replace("+", "") == name.replace("+", "")
+        assert c.direction == "higher"
+        assert ("de" in c.formula) == c.uses_de or c.key == "cs"
+        if c.uses_de and c.key != "cs_plus":  # each de criterion charges the same rate as its ds twin
+            twin = criterion(name[:-1])
+            assert twin.rate is not None and c.rate(1234.0) == twin.rate(1234.0)
+    assert len({c.color for c in SCORES.values()}) == len(SCORES)
+    with pytest.raises(ValueError, match="unknown score 'hqic'"):
+        criterion("hqic")
+
+
+@given(ll=st.floats(-1e6, -1.0), ds=st.integers(1, 500), gap=st.integers(0, 499), n=st.integers(30, 10**7))
+def test_penalised_criteria_by_hand(ll, ds, gap, n):
+    de = max(1, ds - gap)
+    values = {
+        "bic": ll - ds / 2 * math.log(n), "aic": ll - ds, "aic3": ll - 1.5 * ds,
+        "sabic": ll - ds / 2 * math.log((n + 2) / 24), "caic": ll - ds / 2 * (math.log(n) + 1),
+    }
+    for key, value in values.items():
+        c = criterion(key)
+        assert ll - ds * c.rate(n) == pytest.approx(value)
+        # the + version charges de instead of ds, so it is never below the ds version
+        assert ll - de * criterion(key + "+").rate(n) >= value - 1e-9 * abs(value)
+        # -2LL scale: -2LL + penalty, lower is better
+        assert c.deviance(value) == pytest.approx(-2 * ll + 2 * ds * c.rate(n))
+
+
+def _fake(value, ds, n=1000):
+    return type("Fit", (), {"scores": type("S", (), {"bic": value, "ds": ds, "n": n})()})()
+
+
+def test_best_prefers_the_smaller_model_within_the_tie_tolerance():
+    n = 1000
+    tie = TIE_TOLERANCE * n / 2
+    small, large = _fake(-100.0, 5), _fake(-100.0 + tie, 9)
+    assert best([large, small], "bic") is small
+    clear = _fake(-100.0 + 3 * TIE_TOLERANCE * n, 9)
+    assert best([small, clear], "bic") is clear
+    assert not beats(large, small, "bic") and beats(clear, small, "bic")
+    # equal size and value: the first wins (pre-order in a climb)
+    a, b = _fake(-50.0, 7), _fake(-50.0, 7)
+    assert best([a, b], "bic") is a
+    assert best_index([float("nan"), -3.0], [1, 2], n) == 1
+    with pytest.raises(ValueError, match="no finite score"):
+        best_index([float("nan")], [1], n)

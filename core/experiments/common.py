@@ -11,18 +11,15 @@ import numpy as np
 
 from ..distribution import Parameters, kl_divergence
 from ..model import HLCModel
+from ..scores import PAPER_SCORES, SCORES
 from .runner import DEFAULT_CACHE_DIR, run_jobs
 
-__all__ = ["Study", "FIT_COLUMNS", "SCORES", "SCORE_COLUMNS", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
+__all__ = ["Study", "FIT_COLUMNS", "STUDY_SCORES", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
 
-#: The four scores compared in Sections 5 and 6 (names as :mod:`effdim.scores` accepts them).
-SCORES = ("bic", "bic+", "cs", "cs+")
-#: Score name -> attribute / CSV column of :class:`effdim.search.FitResult`.
-SCORE_COLUMNS = {"bic": "bic", "bic+": "bic_plus", "cs": "cs", "cs+": "cs_plus", "aic": "aic"}
-
-
+#: Criteria a study can compare (:data:`effdim.scores.SCORES` names); their keys are CSV columns.
+STUDY_SCORES = (*PAPER_SCORES, "aic")
 #: Columns of a fit row (:func:`fit_row`), in the order the CSV files use.
-FIT_COLUMNS = ("model", "loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "kl_bits", "degenerate")
+FIT_COLUMNS = ("model", "loglik", *(SCORES[s].key for s in STUDY_SCORES), "ds", "de", "kl_bits", "degenerate")
 
 
 def rng_for(seed: int, *parts: Any) -> np.random.Generator:
@@ -65,9 +62,9 @@ def check_config(replicates: int, sizes: tuple[int, ...], scores: tuple[str, ...
         raise ValueError(f"replicates must be at least 1, got {replicates}")
     if not sizes or any(int(n) < 1 for n in sizes):
         raise ValueError(f"sample sizes must be positive, got {sizes}")
-    unknown = [s for s in scores if s not in SCORE_COLUMNS]
+    unknown = [s for s in scores if s not in STUDY_SCORES]
     if unknown or not scores:
-        raise ValueError(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(SCORE_COLUMNS)}")
+        raise ValueError(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
     if int(restarts) < 1:
         raise ValueError(f"restarts must be at least 1, got {restarts}")
 
@@ -84,11 +81,7 @@ def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
     row = {
         "model": format_model(fit.model),
         "loglik": float(fit.loglik),
-        "bic": float(fit.bic),
-        "bic_plus": float(fit.bic_plus),
-        "cs": float(fit.cs),
-        "cs_plus": float(fit.cs_plus),
-        "aic": float(fit.aic),
+        **{SCORES[s].key: float(fit.score(s)) for s in STUDY_SCORES},
         "ds": int(fit.ds),
         "de": int(fit.de),
         "kl_bits": kl_bits(truth, fit.params),

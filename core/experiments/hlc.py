@@ -38,8 +38,9 @@ from ..distribution import random_parameters, sample
 from ..model import HLCModel
 from ..notation import format_model
 from ..search import FitResult, climb, fit, regular_max
-from .common import Study, FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, hidden_cards, rng_for
-from .lc import _bold, _num, _score_title
+from ..scores import PAPER_SCORES, SCORES
+from .common import Study, FIT_COLUMNS, check_config, fit_row, hidden_cards, rng_for
+from .lc import _bold, _num
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
@@ -103,7 +104,7 @@ def climb_all(
     used: dict[str, int] = {}
     for s in scores:
         seen: set = set()
-        path, _ = climb(start_model(model), SCORE_COLUMNS[s], lambda models: [get(m, seen) for m in models])
+        path, _ = climb(start_model(model), s, lambda models: [get(m, seen) for m in models])
         paths[s] = path
         used[s] = len(seen)
     return paths, fits, used
@@ -143,7 +144,7 @@ class HLCStudy(Study):
     model: str = PAPER_HLC_MODEL
     replicates: int = 50
     sizes: tuple[int, ...] = (1000, 3000, 9000, 27000, 81000, 243000)
-    scores: tuple[str, ...] = SCORES
+    scores: tuple[str, ...] = PAPER_SCORES
     restarts: int = 5
     tol: float = 1e-8
     max_iter: int = 1000
@@ -249,7 +250,7 @@ class HLCResult:
         t = self.table2()
         scores = list(self.study.scores)
         reps = int(t["replicates"].min()) if len(t) else 0
-        lines = ["| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
+        lines = ["| SS | " + " | ".join(SCORES[s].label for s in scores) + " |",
                  "|---:|" + "---:|" * len(scores)]
         for n, g in t.groupby("n", sort=True):
             g = g.set_index("score")
@@ -261,13 +262,13 @@ class HLCResult:
         out += lines
         other = "wilcoxon" if self.test == "t" else "t"
         column = "p_wilcoxon" if other == "wilcoxon" else "p_t"
-        flips = [f"{_score_title(r['score'])} at {_size(r['n'])} ({'marked' if r[column] >= 0.05 else 'not marked'}, "
+        flips = [f"{SCORES[r['score']].label} at {_size(r['n'])} ({'marked' if r[column] >= 0.05 else 'not marked'}, "
                  f"p = {r[column]:.3f})" for _, r in t.iterrows() if (r[column] >= 0.05) != bool(r["marked"])]
         out += ["", f"With the {_test_name(other).split(' over')[0]} instead: "
                 + ("the same marks." if not flips else "different marks for " + "; ".join(flips) + ".")]
         if any(int(n) in PAPER_TABLE2 for n in t["n"]):
             out += ["", "The paper's Table 2 (50 replicates) at the same sizes:", "",
-                    "| SS | " + " | ".join(_score_title(s) for s in scores) + " |",
+                    "| SS | " + " | ".join(SCORES[s].label for s in scores) + " |",
                     "|---:|" + "---:|" * len(scores)]
             for n in sorted(set(int(x) for x in t["n"]) & set(PAPER_TABLE2)):
                 cells = []
@@ -282,7 +283,7 @@ class HLCResult:
         """The most frequent selected cardinalities ``|H1|,|H2|,|H3|`` per size and score."""
         runs = self.runs()
         scores = list(self.study.scores)
-        lines = ["| SS | " + " | ".join(_score_title(s) for s in scores) + " |", "|---:|" + "---|" * len(scores)]
+        lines = ["| SS | " + " | ".join(SCORES[s].label for s in scores) + " |", "|---:|" + "---|" * len(scores)]
         for n, g in runs.groupby("n", sort=True):
             cells = []
             for s in scores:

@@ -39,7 +39,8 @@ import numpy as np
 from ..distribution import Parameters, random_parameters, sample
 from ..model import HLCModel
 from ..search import regular_max, sweep
-from .common import Study, FIT_COLUMNS, SCORE_COLUMNS, SCORES, check_config, fit_row, rng_for
+from ..scores import PAPER_SCORES, SCORES, best_index
+from .common import Study, FIT_COLUMNS, check_config, fit_row, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
@@ -120,7 +121,7 @@ class LCStudy(Study):
     n_deterministic: int = 3
     replicates: int = 10
     sizes: tuple[int, ...] = (250, 1000, 4000, 16000, 64000)
-    scores: tuple[str, ...] = SCORES
+    scores: tuple[str, ...] = PAPER_SCORES
     cards: tuple[int, ...] | None = None
     restarts: int = 5
     tol: float = 1e-8
@@ -220,8 +221,8 @@ class LCResult:
             for (label, rep, n), group in fits.groupby(["label", "replicate", "n"], sort=False):
                 group = group.sort_values("card")
                 for s in self.study.scores:
-                    col = SCORE_COLUMNS[s]
-                    best = group.loc[group[col].idxmax()]  # ties: the smallest |X|
+                    col = SCORES[s].key
+                    best = group.iloc[best_index(group[col].tolist(), group["ds"].tolist(), n)]
                     rows.append({"generator": best["generator"], "kind": best["kind"], "label": label,
                                  "replicate": int(rep), "n": int(n), "score": s, "card": int(best["card"]),
                                  "kl_bits": float(best["kl_bits"]), "loglik": float(best["loglik"]),
@@ -272,8 +273,8 @@ class LCResult:
         parts = []
         for label, group in summary.groupby("label", sort=False):
             parts.append(f"#### Generated from {label}\n")
-            parts.append("| n | " + " | ".join(f"{_score_title(s)} KL" for s in scores) + " | "
-                         + " | ".join(f"{_score_title(s)} \\|X\\|" for s in scores) + " |")
+            parts.append("| n | " + " | ".join(f"{SCORES[s].label} KL" for s in scores) + " | "
+                         + " | ".join(f"{SCORES[s].label} \\|X\\|" for s in scores) + " |")
             parts.append("|---:|" + "---:|" * (2 * len(scores)))
             for n, g in group.groupby("n", sort=True):
                 g = g.set_index("score")
@@ -290,10 +291,6 @@ class LCResult:
             parts.append(f"| {int(n):,} | " + " | ".join(f"{v:.1f}" for v in row) + " |")
         parts.append("")
         return "\n".join(parts)
-
-
-def _score_title(score: str) -> str:
-    return {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}.get(score, score)
 
 
 def _num(x: float, sig: int = 2) -> str:

@@ -21,17 +21,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..scores import SCORES
+
 __all__ = ["lc_figure", "lc_overview", "hlc_figure", "save_html", "render_png", "find_chromium"]
 
-#: One colour and dash per score: BIC blues, CS reds/orange, the plus scores dashed.
-STYLE = {
-    "bic": ("#1f77b4", "solid"),
-    "bic+": ("#17becf", "dashed"),
-    "cs": ("#d62728", "solid"),
-    "cs+": ("#ff7f0e", "dashed"),
-    "aic": ("#2ca02c", "dotted"),
-}
-TITLES = {"bic": "BIC", "bic+": "BIC+", "cs": "CS", "cs+": "CS+", "aic": "AIC"}
 PANEL = {"width": 520, "height": 320}
 
 
@@ -55,8 +48,8 @@ def _curves(hv, frame, y: str, err: str, ylabel: str, title: str, logy: bool, yl
     lows, highs = [], []
     for score in frame["score"].drop_duplicates():
         d = frame[frame["score"] == score].sort_values("n")
-        color, dash = STYLE.get(score, ("#555555", "solid"))
-        name = TITLES.get(score, score)
+        style = SCORES[score]
+        color, dash, name = style.color, style.dash, style.label
         value = d[y].to_numpy(dtype=float)
         error = np.nan_to_num(d[err].to_numpy(dtype=float))
         below = np.minimum(error, 0.9 * value) if logy else error
