@@ -44,8 +44,8 @@ Dirichlet(a + 1) prior; ``prior = 1`` adds one pseudo-count per cell
 With ML, a row whose parent state has no expected mass at all keeps its
 previous value (it does not affect the likelihood).
 
-Restarts with pruning (Chickering & Heckerman 1997; GUIDE.md section 2)
-------------------------------------------------------------------------
+Restarts with pruning (Chickering & Heckerman 1997; docs/theory.md, section 8)
+-----------------------------------------------------------------------------
 ``restarts`` random starts (every CPT row uniform on the simplex) run
 ``prune_steps`` EM steps together; the better half (by the objective) is
 kept, the number of steps doubled, and so on until one start remains, which

@@ -6,8 +6,8 @@ map from the free parameters ``theta`` to the distribution ``P(O)`` over the
 observed variables, at a generic parameter point (Kocka & Zhang 2002,
 Section 2.4). This module computes that rank for any HLC/LC model.
 
-Parametrization (GUIDE, section 2)
-----------------------------------
+Parametrization (docs/theory.md, section 1)
+-------------------------------------------
 The model is a Bayesian network directed away from ``model.root``. The root
 has ``|R| - 1`` free entries ``P(R = r)``, ``r < |R| - 1``; every other node
 ``X`` with parent ``U`` has, for each parent state ``u``, ``|X| - 1`` free
@@ -24,7 +24,7 @@ One message-passing code path
 Every row of the Jacobian is the gradient of ``f_b = sum_o w_b(o) P(o)`` for a
 product-form weight ``w_b(o) = prod_i w_{b,i}(o_i)`` ("soft evidence").
 One-hot weights give the dense rows ``dP(o)/dtheta``; random weights give the
-*sketch* (GUIDE, section 2): ``k = ds + 8`` random combinations of the rows.
+*sketch* (docs/theory.md, section 4): ``k = ds + 8`` random combinations of the rows.
 Rank-one (product) tensors span the whole space of functions of ``O``, so
 generic product weights keep the rank, and the cost is polynomial in ``ds``
 instead of exponential in the number of observed variables.
@@ -43,8 +43,8 @@ Sibling products use prefix/suffix products, never division (values can be
 mod a prime ``p < 2**31`` (products of two residues fit in int64; every
 product is reduced at once).
 
-Exact rank (GUIDE, section 2)
------------------------------
+Exact rank (docs/theory.md, section 3)
+--------------------------------------
 Entries of ``J`` are polynomials with integer coefficients in the random
 entries. At a point of ``GF(p)``, a nonzero ``r x r`` minor mod ``p`` is a
 nonzero integer polynomial, so the rank mod ``p`` at *any* point is a
@@ -553,7 +553,7 @@ def modular_rank(
     A certified lower bound on ``de`` (paper, Section 2.4): a minor nonzero
     mod ``p`` is a nonzero integer polynomial, so the generic rank over the
     rationals is at least as large. Equality holds with probability at least
-    ``1 - failure_probability(...)`` (Schwartz-Zippel; GUIDE, section 2).
+    ``1 - failure_probability(...)`` (Schwartz-Zippel; docs/theory.md, section 3).
 
     ``rows="dense"``: all ``prod|O_i|`` rows; ``"sketch"``: ``ds + 8`` random
     product-form combinations; ``"auto"``: dense when

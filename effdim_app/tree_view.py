@@ -4,7 +4,7 @@ Drawn with Bokeh directly (one ``figure`` in one ``pn.pane.Bokeh`` for the
 lifetime of the view): an edit replaces the data of four
 ``ColumnDataSource`` objects (edges, highlight halo, nodes, labels share
 one) and the axis ranges. The first version used a HoloViews
-``DynamicMap`` with a ``SingleTap`` stream (GUIDE.md section 3); measured
+``DynamicMap`` with a ``SingleTap`` stream (the HoloViews recipe for clicks); measured
 with ``benchmarks/bench_app_update.py`` every edit re-rendered the whole
 overlay through HoloViews, 200-380 ms on this machine, above the issue's
 0.3 s budget with the rest of the page still to update. Updating the data

@@ -49,7 +49,7 @@ def tiny():
 
 
 def hand_cs():
-    """CS of the tiny case written out with math.lgamma, term by term (GUIDE.md section 2)."""
+    """CS of the tiny case written out with math.lgamma, term by term (docs/theory.md, section 7)."""
     ll = 0.0
     n_h = [0.0, 0.0]
     n_1 = [[0.0, 0.0], [0.0, 0.0]]
