@@ -1,13 +1,14 @@
 """Timings of effdim.rank: effective dimension as a Jacobian rank.
 
-Run:  python benchmarks/bench_rank.py [--runs N] [--skip-flint]
+Run:  python benchmarks/bench_rank.py [--runs N] [--skip-flint] [--section K ...]
 
 Prints medians (and min/max) over several runs of
   1. all LC models of Kocka & Zhang (2002), Table 1, together;
   2. LC 10:2,...,2 with 300 binary observed variables (ds = db = 3009), proven;
   3. an HLC tree with 100 binary leaves (hidden cards 2-3), with and without db;
-  4. rank mod p backends at n x n: our BLAS-backed elimination (p = 2**31-1 and
-     the screening prime 2**20-3) against python-flint nmod_mat (conversion + rank);
+  4. rank mod p backends at (n+8) x n: our BLAS-backed elimination (p = 2**31-1
+     and the screening prime 2**20-3) against python-flint nmod_mat (conversion
+     + rank); effdim.modp.rank_mod_p uses flint up to FLINT_MAX_SIDE;
   5. dense vs sketched rows for the rows="auto" threshold.
 The machine is shared: medians, and expect noise. Under CPU contention
 multi-threaded OpenBLAS degrades badly; compare with
@@ -25,15 +26,10 @@ import time
 
 import numpy as np
 
+from effdim import modp
 from effdim.model import HLCModel
-from effdim.rank import (
-    P,
-    SCREEN_PRIME,
-    effective_dimension,
-    modular_rank,
-    rank_mod_p,
-    standard_dimension,
-)
+from effdim.modp import FLINT_MAX_SIDE, P
+from effdim.rank import SCREEN_PRIME, effective_dimension, modular_rank, standard_dimension
 
 TABLE1 = {
     "2:2,2": 3, "2:2,2,2": 7, "3:2,2,2": 7, "4:2,2,2": 7, "2:3,3": 7, "2:3,3,3": 13,
@@ -74,7 +70,10 @@ def timed(fn, runs: int) -> tuple[float, float, float, object]:
 
 def report(label: str, stats) -> None:
     med, lo, hi, out = stats
-    print(f"{label:<58} median {med:7.3f} s  (min {lo:.3f}, max {hi:.3f})")
+    if hi < 0.1:
+        print(f"{label:<58} median {1e3 * med:7.2f} ms (min {1e3 * lo:.2f}, max {1e3 * hi:.2f})")
+    else:
+        print(f"{label:<58} median {med:7.3f} s  (min {lo:.3f}, max {hi:.3f})")
     if out is not None:
         print(f"    -> {out}")
 
@@ -83,8 +82,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--skip-flint", action="store_true", help="skip the python-flint comparison")
+    parser.add_argument("--section", type=int, action="append", help="run only these sections (1-5)")
     args = parser.parse_args()
     runs = args.runs
+    sections = set(args.section or range(1, 6))
 
     models = [HLCModel.parse(s) for s in TABLE1]
 
@@ -96,66 +97,71 @@ def main() -> None:
     def table_nofloat(i):
         return [effective_dimension(m, seed=i, check_float=False).de for m in models] and None
 
-    report("1. Table 1, 21 LC models, effective_dimension", timed(table, runs))
-    report("   same, check_float=False", timed(table_nofloat, runs))
+    if 1 in sections:
+        report("1. Table 1, 21 LC models, effective_dimension", timed(table, runs))
+        report("   same, check_float=False", timed(table_nofloat, runs))
 
-    big = HLCModel.lc(10, [2] * 300)
-    ds_big = standard_dimension(big)
-    report(
-        f"2. LC 10:2x300 (ds={ds_big}), upper_bound={ds_big}",
-        timed(lambda i: effective_dimension(big, upper_bound=ds_big, seed=i), max(3, runs // 2)),
-    )
-    report(
-        "   same, screen_prime=None (p = 2**31-1 only)",
-        timed(lambda i: effective_dimension(big, upper_bound=ds_big, seed=i, screen_prime=None), 3),
-    )
-
-    tree = hlc_tree(100)
-    ds_tree = standard_dimension(tree)
-    # db by Corollary 4.1 would come from effdim.bounds; the true de is enough to time "proven".
-    de_tree = effective_dimension(tree, seed=0, check_float=False).de
-    report(
-        f"3. HLC, {len(tree.hidden)} hidden, 100 binary leaves (ds={ds_tree}), no bound",
-        timed(lambda i: effective_dimension(tree, seed=i), runs),
-    )
-    report(
-        f"   same, upper_bound={de_tree} (as db would give)",
-        timed(lambda i: effective_dimension(tree, upper_bound=de_tree, seed=i), runs),
-    )
-
-    print("4. rank mod p of a random (n+8) x n matrix")
-    rng = np.random.default_rng(0)
-    for n in (500, 1500, 3000):
-        a = rng.integers(0, P, size=(n + 8, n), dtype=np.int64)
-        k = 3 if n < 3000 else 1
-        report(f"   n={n}: ours, p=2**31-1", timed(lambda i: rank_mod_p(a, P), k))
-        small = a % SCREEN_PRIME
-        report(f"   n={n}: ours, p={SCREEN_PRIME}", timed(lambda i: rank_mod_p(small, SCREEN_PRIME), k))
-        if not args.skip_flint:
-            import flint
-
-            def via_flint(i):
-                t = time.perf_counter()
-                mat = flint.nmod_mat(flint.fmpz_mat(a.tolist()), P)
-                convert = time.perf_counter() - t
-                t = time.perf_counter()
-                r = mat.rank()
-                return f"rank {r}: convert {convert:.2f} s + rank {time.perf_counter() - t:.2f} s"
-
-            report(f"   n={n}: python-flint nmod_mat, p=2**31-1", timed(via_flint, 1))
-
-    print("5. dense vs sketched rows (one modular_rank, p=2**31-1)")
-    for spec in ("3:2,2,2,2,2,2,2,2,2,2", "4:3,3,3,3,3,3,3", "10:2,2,2,2,2,2,2,2,2,2,2,2",
-                 "20:2,2,2,2,2,2,2,2,2,2,2,2", "6:4,4,4,4,4,4", "40:2,2,2,2,2,2,2,2,2,2,2,2"):  # fmt: skip
-        m = HLCModel.parse(spec)
-        nd = math.prod(m.card(o) for o in m.observed)
-        ds = standard_dimension(m)
-        d = timed(lambda i: modular_rank(m, i, rows="dense"), 3)
-        s = timed(lambda i: modular_rank(m, i, rows="sketch"), 3)
-        print(
-            f"   {spec:<28} ds={ds:4d} prod|O|={nd:5d}: dense {d[0]:.3f} s (rank {d[3]}), "
-            f"sketch {s[0]:.3f} s (rank {s[3]})"
+    if 2 in sections:
+        big = HLCModel.lc(10, [2] * 300)
+        ds_big = standard_dimension(big)
+        report(
+            f"2. LC 10:2x300 (ds={ds_big}), upper_bound={ds_big}",
+            timed(lambda i: effective_dimension(big, upper_bound=ds_big, seed=i), max(3, runs // 2)),
         )
+        report(
+            "   same, screen_prime=None (p = 2**31-1 only)",
+            timed(lambda i: effective_dimension(big, upper_bound=ds_big, seed=i, screen_prime=None), 3),
+        )
+
+    if 3 in sections:
+        tree = hlc_tree(100)
+        ds_tree = standard_dimension(tree)
+        # db by Corollary 4.1 would come from effdim.bounds; the true de is enough to time "proven".
+        de_tree = effective_dimension(tree, seed=0, check_float=False).de
+        report(
+            f"3. HLC, {len(tree.hidden)} hidden, 100 binary leaves (ds={ds_tree}), no bound",
+            timed(lambda i: effective_dimension(tree, seed=i), runs),
+        )
+        report(
+            f"   same, upper_bound={de_tree} (as db would give)",
+            timed(lambda i: effective_dimension(tree, upper_bound=de_tree, seed=i), runs),
+        )
+
+    if 4 in sections:
+        print(f"4. rank mod p of a random (n+8) x n matrix (rank_mod_p uses flint up to n = {FLINT_MAX_SIDE})")
+        rng = np.random.default_rng(0)
+        for n in (20, 60, 150, 256, 500, 1500, 3000):
+            a = rng.integers(0, P, size=(n + 8, n), dtype=np.int64)
+            k = runs if n <= 500 else (3 if n < 3000 else 1)
+            report(f"   n={n}: ours, p=2**31-1", timed(lambda i: modp._rank_blas(a, P), k))
+            small = a % SCREEN_PRIME
+            report(f"   n={n}: ours, p={SCREEN_PRIME}", timed(lambda i: modp._rank_blas(small, SCREEN_PRIME), k))
+            if not args.skip_flint:
+                import flint
+
+                def via_flint(i):
+                    t = time.perf_counter()
+                    mat = flint.nmod_mat(a.shape[0], a.shape[1], a.ravel().tolist(), P)
+                    convert = time.perf_counter() - t
+                    t = time.perf_counter()
+                    r = mat.rank()
+                    return f"rank {r}: convert {1e3 * convert:.2f} ms + rank {1e3 * (time.perf_counter() - t):.2f} ms"
+
+                report(f"   n={n}: python-flint nmod_mat, p=2**31-1", timed(via_flint, k))
+
+    if 5 in sections:
+        print("5. dense vs sketched rows (one modular_rank, p=2**31-1)")
+        for spec in ("3:2,2,2,2,2,2,2,2,2,2", "4:3,3,3,3,3,3,3", "10:2,2,2,2,2,2,2,2,2,2,2,2",
+                     "20:2,2,2,2,2,2,2,2,2,2,2,2", "6:4,4,4,4,4,4", "40:2,2,2,2,2,2,2,2,2,2,2,2"):  # fmt: skip
+            m = HLCModel.parse(spec)
+            nd = math.prod(m.card(o) for o in m.observed)
+            ds = standard_dimension(m)
+            d = timed(lambda i: modular_rank(m, i, rows="dense"), 3)
+            s = timed(lambda i: modular_rank(m, i, rows="sketch"), 3)
+            print(
+                f"   {spec:<28} ds={ds:4d} prod|O|={nd:5d}: dense {d[0]:.3f} s (rank {d[3]}), "
+                f"sketch {s[0]:.3f} s (rank {s[3]})"
+            )
 
 
 if __name__ == "__main__":

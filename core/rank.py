@@ -53,15 +53,7 @@ Meeting an upper bound (``ds``, ``dc`` or the caller's ``db``) proves ``de``.
 Otherwise Schwartz-Zippel bounds the chance that a uniformly random point of
 ``GF(p)`` drops the rank: see :func:`failure_probability`.
 
-The rank mod ``p`` is computed by a recursive (column-halving) Gaussian
-elimination whose work is in exact float64 BLAS products (:func:`_matmul_mod`:
-one product per block for ``p < 2**20``, three Karatsuba products of 16-bit
-halves for ``p < 2**31``). On a quiet 2-core machine, 3008 x 3000 took about
-3.4 s at ``p = 2**31 - 1`` and 1.5-2 s at ``p = 2**20 - 3``, against 4.6-5.6 s
-for python-flint's ``nmod_mat.rank`` plus 1.4-2.7 s to convert the numpy
-array into it (``benchmarks/bench_rank.py``). Under heavy CPU contention
-multi-threaded BLAS degrades (``OPENBLAS_NUM_THREADS=1`` was 3-4x faster
-then); flint, single-threaded, degrades less.
+The rank mod ``p`` itself is :func:`effdim.modp.rank_mod_p`.
 """
 
 from __future__ import annotations
@@ -74,6 +66,7 @@ import numpy as np
 
 from .bounds import complete_dimension, standard_dimension
 from .model import HLCModel
+from .modp import P, check_prime, rank_mod_p
 
 __all__ = [
     "P",
@@ -89,11 +82,8 @@ __all__ = [
     "float_rank",
     "failure_probability",
     "effective_dimension",
-    "rank_mod_p",
 ]
 
-#: Default prime, the Mersenne prime 2**31 - 1: residues below 2**31, products below 2**62.
-P = 2**31 - 1
 #: The sketch takes ``ds + SKETCH_EXTRA_ROWS`` product-form rows.
 SKETCH_EXTRA_ROWS = 8
 #: ``rows="auto"`` uses the dense Jacobian when ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)``.
@@ -220,41 +210,8 @@ class _ModP:
 def _field(prime: int | None):
     if prime is None:
         return _Reals()
-    _check_prime(prime)
+    check_prime(prime)
     return _ModP(int(prime))
-
-
-def _check_prime(p: object) -> None:
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-        raise ValueError(f"prime must be an integer, got {p!r}")
-    p = int(p)
-    if not 2 <= p < 2**31:
-        raise ValueError(f"prime must satisfy 2 <= p < 2**31 (products must fit in int64), got {p}")
-    if not _is_prime(p):
-        raise ValueError(f"prime={p} is not prime")
-
-
-def _is_prime(n: int) -> bool:
-    """Deterministic Miller-Rabin, exact for n < 3.2e9 (bases 2, 3, 5, 7)."""
-    if n < 2:
-        return False
-    for q in (2, 3, 5, 7):
-        if n % q == 0:
-            return n == q
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in (2, 3, 5, 7):
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
 
 
 # ----------------------------------------------------------- message passing
@@ -355,189 +312,6 @@ def jacobian(
     theta = _random_point(model, field, rng)
     weights = _weights(model, field, rng, mode)
     return _jacobian_at(model, field, theta, weights)[0]
-
-
-# ------------------------------------------------------------ rank mod p
-def _matmul_mod(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
-    """``a @ b mod p`` for int64 residues, exactly, through float64 BLAS products.
-
-    If ``k (p-1)^2 < 2**53`` one float product is exact (in inner chunks).
-    Otherwise (``p < 2**31``) both factors are split into 16-bit halves and
-    the three Karatsuba products, each exact below ``2**53`` for inner
-    chunks of ``2**19``, are recombined mod ``p``.
-    """
-    m, k = a.shape
-    n = b.shape[1]
-    out = np.zeros((m, n), dtype=np.int64)
-    if k == 0 or m == 0 or n == 0:
-        return out
-    chunk = (2**53) // ((p - 1) ** 2) if p > 1 else k
-    if chunk >= 1:
-        af, bf = a.astype(np.float64), b.astype(np.float64)
-        for s in range(0, k, chunk):
-            out += (af[:, s : s + chunk] @ bf[s : s + chunk]).astype(np.int64) % p
-        return out % p
-    chunk = 2**19
-    t16, t32 = pow(2, 16, p), pow(2, 32, p)
-    for s in range(0, k, chunk):
-        ac, bc = a[:, s : s + chunk], b[s : s + chunk]
-        ah, al = (ac >> 16).astype(np.float64), (ac & 0xFFFF).astype(np.float64)
-        bh, bl = (bc >> 16).astype(np.float64), (bc & 0xFFFF).astype(np.float64)
-        low = al @ bl
-        high = ah @ bh
-        mid = (ah + al) @ (bh + bl)
-        mid -= low
-        mid -= high
-        out += (high.astype(np.int64) % p) * t32 % p
-        out += (mid.astype(np.int64) % p) * t16 % p
-        out += low.astype(np.int64) % p
-        out %= p
-    return out
-
-
-_BASE_COLUMNS = 32
-_EMPTY = np.zeros(0, dtype=np.intp)
-
-
-def _inverse_small(m: np.ndarray, p: int) -> np.ndarray:
-    """Inverse of a small invertible matrix mod p (Gauss-Jordan)."""
-    r = m.shape[0]
-    g = np.concatenate([m % p, np.eye(r, dtype=np.int64)], axis=1)
-    for j in range(r):
-        piv = j + int(np.flatnonzero(g[j:, j])[0])
-        if piv != j:
-            g[[j, piv]] = g[[piv, j]]
-        g[j] = g[j] * pow(int(g[j, j]), p - 2, p) % p
-        f = g[:, j].copy()
-        f[j] = 0
-        g -= (f[:, None] * g[j]) % p
-        g %= p
-    return g[:, r:]
-
-
-def _pivots_small(w: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
-    """Unblocked elimination of a small block, in place: pivot rows and columns."""
-    h, n = w.shape
-    active = np.ones(h, dtype=bool)
-    rows, cols = [], []
-    for j in range(n):
-        cand = np.flatnonzero(active & (w[:, j] != 0))
-        if cand.size == 0:
-            continue
-        i = int(cand[0])
-        rows.append(i)
-        cols.append(j)
-        active[i] = False
-        if j + 1 < n:
-            f = w[i, j + 1 :] * pow(int(w[i, j]), p - 2, p) % p
-            w[:, j + 1 :] -= (w[:, j : j + 1] * f) % p
-            w[:, j + 1 :] %= p
-    return np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)
-
-
-def _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, cols2, cols2_in_x, solve2):
-    """Join two pivot blocks; solve with the joint block by block elimination.
-
-    With ``M = [[A11, A12], [A21, A22]]`` (pivot rows ``rows1 + rows2``, columns
-    ``cols1 + cols2``) and ``S = A22 - A21 A11^-1 A12`` (the second block, a
-    Schur complement), ``M [X1; X2] = [Y1; Y2]`` is solved by
-    ``X1' = A11^-1 Y1``, ``X2 = S^-1 (Y2 - A21 X1')``, ``X1 = X1' - (A11^-1 A12) X2``.
-    ``A11^-1 A12`` is ``x[:, cols2_in_x]``, already computed. No inverse is formed.
-    """
-    rows = np.concatenate([rows1, rows2])
-    cols = np.concatenate([cols1, cols2])
-    solve = None
-    if need_solve:
-        if r2 == 0:
-            solve = solve1
-        elif r1 == 0:
-            solve = solve2
-        else:
-            a21 = a[np.ix_(rows2, cols1)]
-            a11_inv_a12 = x[:, cols2_in_x]
-
-            def solve(y: np.ndarray) -> np.ndarray:
-                x1 = solve1(y[:r1])
-                x2 = solve2((y[r1:] - _matmul_mod(a21, x1, p)) % p)
-                return np.concatenate([(x1 - _matmul_mod(a11_inv_a12, x2, p)) % p, x2])
-
-    return r1 + r2, rows, cols, solve
-
-
-def _eliminate(a: np.ndarray, p: int, need_solve: bool):
-    """Rank of ``a`` mod p with pivot rows/columns (and a solver with the pivot block).
-
-    Returns ``(r, rows, cols, solve)``: ``M = a[rows][:, cols]`` is invertible
-    mod p, ``r = rank(a)``, and ``solve(y) = M^-1 y`` when ``need_solve``.
-    Recursion on the column halves: ``rank(a) = r1 + rank(S)``, ``S`` the
-    Schur complement of the left half's pivot block, so all the work is in
-    BLAS products; about ``n^3 / 3`` multiply-adds for an ``n x n`` matrix,
-    like LU.
-    """
-    m, n = a.shape
-    if m == 0 or n == 0:
-        return 0, _EMPTY, _EMPTY, None
-    if n <= _BASE_COLUMNS:
-        return _eliminate_base(a, p, need_solve)
-    n1 = n // 2
-    left, right = a[:, :n1], a[:, n1:]
-    r1, rows1, cols1, solve1 = _eliminate(left, p, True)
-    if r1 == 0:
-        r2, rows2, cols2, solve2 = _eliminate(right, p, need_solve)
-        return r2, rows2, cols2 + n1, solve2
-    x = solve1(right[rows1])
-    mask = np.ones(m, dtype=bool)
-    mask[rows1] = False
-    others = np.flatnonzero(mask)
-    schur = (right[others] - _matmul_mod(left[np.ix_(others, cols1)], x, p)) % p
-    r2, rows2, cols2, solve2 = _eliminate(schur, p, need_solve)
-    rows2 = others[rows2]
-    return _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, cols2 + n1, cols2, solve2)
-
-
-def _eliminate_base(a: np.ndarray, p: int, need_solve: bool):
-    """Few columns: eliminate the top ``2n`` rows; Schur-complement the rest if needed."""
-    m, n = a.shape
-    h = min(m, 2 * n)
-    rows1, cols1 = _pivots_small(a[:h].copy(), p)
-    r1 = len(rows1)
-    solve1 = None
-    if r1 and (need_solve or (r1 < n and h < m)):
-        inv1 = _inverse_small(a[np.ix_(rows1, cols1)], p)
-        solve1 = lambda y: _matmul_mod(inv1, y, p)  # noqa: E731
-    if r1 == n or h == m:
-        return r1, rows1, cols1, solve1 if need_solve else None
-    free = np.setdiff1d(np.arange(n), cols1)
-    rest = a[h:]
-    x = None
-    if r1:
-        x = solve1(a[np.ix_(rows1, free)])
-        schur = (rest[:, free] - _matmul_mod(rest[:, cols1], x, p)) % p
-    else:
-        schur = rest[:, free]
-    # Zero rows add nothing; without them the next top block has a pivot, so
-    # every level removes a column and the recursion depth stays below n.
-    nonzero = np.flatnonzero(schur.any(axis=1))
-    r2, rows2, cols2, solve2 = _eliminate(schur[nonzero], p, need_solve)
-    rows2 = h + nonzero[rows2]
-    return _combine(a, p, need_solve, r1, rows1, cols1, solve1, x, r2, rows2, free[cols2], cols2, solve2)
-
-
-def rank_mod_p(matrix: np.ndarray, p: int = P) -> int:
-    """Rank of an integer matrix over GF(p), ``p`` a prime below ``2**31``.
-
-    Recursive Gaussian elimination with BLAS-backed exact products
-    (see :func:`_matmul_mod`). Cross-checked against python-flint's
-    ``nmod_mat.rank`` in the tests.
-    """
-    _check_prime(p)
-    a = np.asarray(matrix)
-    if a.ndim != 2:
-        raise ValueError(f"matrix must be 2-dimensional, got shape {a.shape}")
-    a = a.astype(np.int64) % p
-    if a.shape[0] < a.shape[1]:
-        a = a.T
-    return _eliminate(np.ascontiguousarray(a), int(p), False)[0]
 
 
 # ------------------------------------------------------------------ ranks
@@ -711,7 +485,7 @@ def effective_dimension(
     """
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
-    _check_prime(prime)
+    check_prime(prime)
     mode = _resolve_rows(model, rows)
     ds = standard_dimension(model)
     n_rows = _row_count(model, mode)
@@ -722,7 +496,7 @@ def effective_dimension(
         cap = min(cap, int(upper_bound))
     primes = [int(prime)] * int(repeats)
     if screen_prime is not None and screen_prime != prime and min(n_rows, ds) >= SCREEN_MIN_SIZE:
-        _check_prime(screen_prime)
+        check_prime(screen_prime)
         primes.insert(0, int(screen_prime))
     rng = np.random.default_rng(seed)
     ranks: list[int] = []

@@ -23,7 +23,6 @@ from effdim.rank import (
     jacobian,
     modular_rank,
     parameter_labels,
-    rank_mod_p,
     standard_dimension,
 )
 
@@ -198,60 +197,6 @@ def test_modular_jacobian_is_exact(spec, mode):
     )
     np.testing.assert_array_equal(mod_jac, as_mod(exact))
     np.testing.assert_array_equal(mod_value, as_mod(value))
-
-
-# ---------------------------------------------------------------- rank mod p
-@settings(max_examples=40, deadline=None)
-@given(
-    m=st.integers(0, 90),
-    n=st.integers(0, 90),
-    r=st.integers(0, 90),
-    p=st.sampled_from([2, 3, 65521, 1048573, P]),
-    top=st.integers(0, 90),
-    seed=st.integers(0, 2**16),
-)
-def test_rank_mod_p_matches_flint(m, n, r, p, top, seed):
-    """Low rank, zero or repeated leading rows, zero columns: against python-flint."""
-    flint = pytest.importorskip("flint")
-    rng = np.random.default_rng(seed)
-    r = min(r, m, n)
-    a = rank._matmul_mod(rng.integers(0, p, (m, r)), rng.integers(0, p, (r, n)), p)
-    if m:
-        a[: min(top, m)] = 0 if seed % 2 else a[m - 1]
-    if seed % 3 == 0 and n:
-        a[:, rng.integers(0, n, n // 2)] = 0
-    want = flint.nmod_mat(m, n, a.ravel().tolist(), p).rank() if m and n else 0
-    assert rank_mod_p(a, p) == want
-
-
-def test_rank_mod_p_tall_rank_deficient():
-    """Many rows, few columns, rank deficient: the base case must not recurse per row block."""
-    rng = np.random.default_rng(0)
-    a = np.zeros((5000, 12), dtype=np.int64)
-    a[4990:, :5] = rng.integers(0, P, (10, 5))
-    a[:, 5] = a[:, 0]
-    assert rank_mod_p(a) == 5
-
-
-@pytest.mark.parametrize("shape", [(40, 40), (300, 100), (100, 70), (7, 200)])
-def test_eliminate_solver_inverts_pivot_block(shape):
-    """The recursion's solver applies M^-1 for the reported pivot block M."""
-    rng = np.random.default_rng(shape[0])
-    a = rng.integers(0, P, shape)
-    a[:, 5] = a[:, 3]  # rank deficient
-    r, rows, cols, solve = rank._eliminate(a, P, True)
-    assert r == min(shape[0], shape[1] - 1)
-    y = rng.integers(0, P, (r, 3))
-    np.testing.assert_array_equal(rank._matmul_mod(a[np.ix_(rows, cols)], solve(y), P), y)
-
-
-def test_matmul_mod_exact():
-    rng = np.random.default_rng(5)
-    for p in (P, 1048573, 7):
-        a = rng.integers(0, p, (13, 700))
-        b = rng.integers(0, p, (700, 9))
-        want = np.array([[sum(int(x) * int(y) for x, y in zip(row, col)) % p for col in b.T] for row in a])
-        np.testing.assert_array_equal(rank._matmul_mod(a, b, p), want)
 
 
 # ------------------------------------------------------- agreement checks
