@@ -36,12 +36,19 @@ Loading rules (:func:`load_csv`, :func:`from_frame`)
   negative, missing or non-numeric counts.
 
 Error messages give the 1-based line of the file (blank lines included), so
-``line 7`` is what a text editor shows.
+``line 7`` is what a text editor shows. Reading the file and checking its
+structure (encoding, quotes, ragged rows) is :mod:`effdim.csvscan`.
+
+New data in a known coding (:func:`encode_rows`)
+------------------------------------------------
+A fitted model reads new rows in the coding of its training data: a value
+is matched to a training state as it is, else by its text (``"2"`` matches
+the state ``2``); missing cells (``None``, NaN, ``pd.NA``) get ``-1``; a
+value never seen in training is refused, naming the column and the states.
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 import os
@@ -62,6 +69,7 @@ __all__ = [
     "from_patterns",
     "check_matches_model",
     "resolve_mapping",
+    "encode_rows",
     "COUNT_COLUMN_NAMES",
     "MISSING_TOKENS",
 ]
@@ -277,12 +285,9 @@ def load_csv(
         For every rule in the module docstring; the message names the
         column, the 1-based file line and the value at fault.
     """
-    if len(sep) != 1 or sep in "\r\n\"":
-        raise DataError(f"separator must be one character other than a quote or newline, got {sep!r}")
-    raw, source = _read_bytes(path_or_buffer, max_bytes)
-    source = name or source
-    text = _decode(raw, source)
-    header, values, lines = _parse(text, sep, source)
+    from .csvscan import read_cells  # csvscan raises DataError from this module
+
+    header, values, lines, source = read_cells(path_or_buffer, sep=sep, max_bytes=max_bytes, name=name)
     header = [h.strip() for h in header]
     _check_header(header, source, sep)
     label = lambda i: f"line {lines[i]}"  # noqa: E731  data row i -> file line
@@ -467,6 +472,81 @@ def check_matches_model(dataset: Dataset, model: Any, mapping: Mapping[str, str]
     )
 
 
+# ------------------------------------------------------------ new data, known coding
+def encode_rows(
+    X: Dataset | pd.DataFrame, columns: Mapping[str, str], states: Mapping[str, tuple]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of the rows of ``X`` in a known coding, and the row weights.
+
+    ``columns`` maps each leaf to the column that fed it in training and
+    ``states`` each leaf to its training states; the leaves' order is that of
+    ``columns``. A leaf's column is looked up in ``X`` by that name, else by
+    the leaf's own name. For a :class:`Dataset` the rows are its unique
+    patterns, weighted by their counts; for a DataFrame, one row each,
+    weight 1. Values are matched as described in the module docstring.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"a": ["x", "y", None], "b": [1, "2", 1]})
+    >>> codes, weights = encode_rows(frame, {"A": "a", "B": "b"}, {"A": ("x", "y"), "B": (1, 2)})
+    >>> codes.tolist(), weights.tolist()
+    ([[0, 0], [1, 1], [-1, 0]], [1.0, 1.0, 1.0])
+    """
+    leaves = list(columns)
+    if isinstance(X, Dataset):
+        codes = np.empty((X.n_patterns, len(leaves)), dtype=np.int64)
+        for j, leaf in enumerate(leaves):
+            column = _column_for(X.columns, leaf, columns[leaf])
+            lookup = _lookup(states[leaf])
+            table = [_code(lookup, v, column, states[leaf]) for v in X.states[X.index(column)]]
+            codes[:, j] = np.array(table + [-1], dtype=np.int64)[X.patterns[:, X.index(column)]]
+        return codes, np.asarray(X.counts, dtype=np.float64)
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
+    names = [str(c) for c in X.columns]
+    codes = np.empty((len(X), len(leaves)), dtype=np.int64)
+    for j, leaf in enumerate(leaves):
+        column = _column_for(names, leaf, columns[leaf])
+        lookup = _lookup(states[leaf])
+        codes[:, j] = [_code(lookup, v, column, states[leaf]) for v in X.iloc[:, names.index(column)].tolist()]
+    return codes, np.ones(len(X))
+
+
+def _column_for(names: Sequence[str], leaf: str, trained: str) -> str:
+    """The column of new data that feeds ``leaf``: its training column, else one named after the leaf."""
+    if trained in names:
+        return trained
+    if leaf in names:
+        return leaf
+    raise DataError(f"the data have no column {trained!r} (for leaf {leaf!r}); columns: {', '.join(names)}")
+
+
+def _lookup(states: tuple) -> dict:
+    """Training state -> code, keyed by the value and by its text."""
+    table: dict = {}
+    for code, value in enumerate(states):
+        table.setdefault(value, code)
+        table.setdefault(str(value), code)
+    return table
+
+
+def _code(lookup: dict, value: Any, column: str, states: tuple) -> int:
+    """The training code of one cell (``-1`` when missing); refuses unseen values."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return -1
+    if isinstance(value, float) and np.isnan(value):
+        return -1
+    if isinstance(value, np.generic):
+        value = value.item()
+    code = lookup.get(value)
+    if code is None:
+        code = lookup.get(str(value).strip())
+    if code is None:
+        known = ", ".join(repr(k) for k in states[:10]) + (", ..." if len(states) > 10 else "")
+        raise DataError(f"column {column!r}: value {value!r} was not seen in the training data (states: {known})")
+    return code
+
+
 # ===================================================================== internals
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds (for readable messages)."""
@@ -479,183 +559,6 @@ def _plain(value: Any) -> Any:
 
 def _fmt_number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
-
-
-def _read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
-    """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
-    too_big = lambda size, src: DataError(  # noqa: E731
-        f"{src}: file is larger than max_bytes={max_bytes:,} bytes"
-        + (f" ({size:,} bytes)" if size is not None else "")
-        + "; raise max_bytes if you mean it"
-    )
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        raw = bytes(obj)
-        if len(raw) > max_bytes:
-            raise too_big(len(raw), "data")
-        return raw, "data"
-    if isinstance(obj, (str, os.PathLike)):
-        path = os.fspath(obj)
-        source = os.path.basename(path) or path
-        try:
-            size = os.path.getsize(path)
-        except OSError as exc:
-            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-        if size > max_bytes:
-            raise too_big(size, source)
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(), source
-        except OSError as exc:
-            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    if hasattr(obj, "read"):
-        source = os.path.basename(str(getattr(obj, "name", ""))) or "data"
-        chunk = obj.read(max_bytes + 1)
-        if isinstance(chunk, str):
-            chunk = chunk.encode("utf-8")
-        if len(chunk) > max_bytes:
-            raise too_big(None, source)
-        return bytes(chunk), source
-    raise DataError(f"cannot read data from a {type(obj).__name__}; pass a path, an open file or bytes")
-
-
-def _decode(raw: bytes, source: str) -> str:
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"{source}: the file is UTF-16 text; save it as UTF-8")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    nul = raw.find(b"\x00")
-    if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
-        raise DataError(f"{source}: not a text file (NUL byte at offset {nul}, line {line})")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        start = exc.start
-        line = raw.count(b"\n", 0, start) + 1
-        col = start - (raw.rfind(b"\n", 0, start) + 1) + 1
-        raise DataError(
-            f"{source}: not UTF-8 text: byte 0x{raw[start]:02x} at offset {start} (line {line}, "
-            f"column {col}); save the file as UTF-8"
-        ) from None
-    if not text.strip():
-        raise DataError(f"{source}: the file is empty")
-    return text
-
-
-def _parse(text: str, sep: str, source: str) -> tuple[list[str], list[np.ndarray], np.ndarray]:
-    """Header, one array of cell texts per column, and the file line of each data row.
-
-    The structure is checked first, vectorized with numpy, because pandas pads
-    short rows silently: a byte is inside a quoted field when an odd number of
-    quote characters precede it (an escaped quote ``""`` adds two), so the
-    record breaks are the newlines outside quotes and the fields of a record
-    are its separators outside quotes plus one. Then pandas' C parser reads
-    the cells. Files whose quotes do not sit at field boundaries (a literal
-    ``"`` inside an unquoted field) go through :mod:`csv` instead.
-    """
-    if "\r" in text:  # one line-break convention for the line scan and both parsers
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    arr = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    code = ord(sep)
-    count_type = np.int32 if arr.size < 2**31 - 1 else np.int64
-    quote = arr == 34
-    has_quotes = bool(quote.any())
-    if has_quotes:
-        at = np.flatnonzero(quote)
-        before = np.where(at > 0, arr[np.maximum(at - 1, 0)], 10)
-        after = np.where(at < arr.size - 1, arr[np.minimum(at + 1, arr.size - 1)], 10)
-        edge = lambda b: (b == code) | (b == 10) | (b == 34)  # noqa: E731
-        if not np.all(edge(before) | edge(after)):
-            return _parse_with_csv(text, sep, source)
-        if at.size % 2:
-            n_before = np.arange(at.size)  # quotes before each quote
-            opening = at[n_before % 2 == 0][-1]
-            line = int(np.count_nonzero(arr[:opening] == 10)) + 1
-            raise DataError(f"{source}: line {line}: a quoted field is never closed (unbalanced '\"')")
-        # for a byte that is not a quote, an odd number of quotes up to it means "inside quotes"
-        outside = (np.cumsum(quote, dtype=count_type) & 1) == 0
-        newline = (arr == 10) & outside
-        is_sep = (arr == code) & outside
-    else:
-        newline = arr == 10
-        is_sep = arr == code
-    # last byte of every record: its newline, or the final byte of an unterminated last line
-    ends = np.flatnonzero(newline)
-    if arr.size and not newline[-1]:
-        ends = np.append(ends, arr.size - 1)
-    # white space that makes a line blank (pandas skips such lines); a separator is never blank
-    blank = np.zeros(arr.size, dtype=bool)
-    for byte in (32, 9, 10):
-        if byte != code:
-            blank |= arr == byte
-
-    def per_record(flags: np.ndarray) -> np.ndarray:
-        return np.diff(np.cumsum(flags, dtype=count_type)[ends], prepend=0)
-
-    fields = per_record(is_sep) + 1
-    ink = per_record(~blank)
-    records = np.flatnonzero(ink > 0)
-    if records.size == 0:
-        raise DataError(f"{source}: the file is empty")
-    if has_quotes:  # a record may span lines: its line is where it starts
-        starts = np.concatenate(([0], ends[:-1] + 1))[records]
-        all_newlines = np.cumsum(arr == 10, dtype=count_type)
-        lines = 1 + np.where(starts > 0, all_newlines[np.maximum(starts - 1, 0)], 0).astype(np.int64)
-    else:
-        lines = records + 1
-    found = fields[records]
-    expected = int(found[0])
-    bad = np.flatnonzero(found != expected)
-    if bad.size:
-        _ragged(source, int(lines[bad[0]]), expected, int(found[bad[0]]), bad.size)
-    frame = pd.read_csv(
-        io.StringIO(text),
-        sep=sep,
-        header=None,
-        dtype=object,
-        na_filter=False,
-        quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
-        skip_blank_lines=True,
-        engine="c",
-    )
-    if frame.shape != (records.size, expected):  # pragma: no cover - the parsers disagree
-        return _parse_with_csv(text, sep, source)
-    header = [str(v) for v in frame.iloc[0].tolist()]
-    values = [frame.iloc[1:, j].to_numpy() for j in range(expected)]
-    return header, values, lines[1:]
-
-
-def _parse_with_csv(text: str, sep: str, source: str) -> tuple[list[str], list[np.ndarray], np.ndarray]:
-    """:func:`_parse` with Python's :mod:`csv` (slow; for irregular quoting)."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
-    rows: list[list[str]] = []
-    starts: list[int] = []
-    previous_end = 0
-    try:
-        for row in reader:
-            start = previous_end + 1
-            previous_end = reader.line_num
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if rows and len(row) != len(rows[0]):
-                _ragged(source, start, len(rows[0]), len(row), 1)
-            rows.append(row)
-            starts.append(start)
-    except csv.Error as exc:
-        raise DataError(f"{source}: line {reader.line_num}: {exc}") from None
-    if not rows:
-        raise DataError(f"{source}: the file is empty")
-    width = len(rows[0])
-    body = rows[1:]
-    values = [np.array([r[j] for r in body], dtype=object) for j in range(width)]
-    return rows[0], values, np.array(starts[1:], dtype=np.int64)
-
-
-def _ragged(source: str, line: int, expected: int, found: int, count: int) -> None:
-    more = f" ({count} such lines)" if count > 1 else ""
-    raise DataError(
-        f"{source}: line {line} has {found} field{'s' if found != 1 else ''}, expected {expected} like the header{more}"
-    )
 
 
 def _check_header(header: list[str], source: str, sep: str | None) -> None:

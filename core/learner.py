@@ -143,55 +143,18 @@ class LatentTreeLearner:
         if not hasattr(self, "params_"):
             raise NotFittedError("this LatentTreeLearner is not fitted yet; call fit(data) first")
 
-    def _encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Codes of ``X`` in the training coding, one row per row of ``X``, and row weights."""
-        from .data import Dataset
-
-        leaves = self.model_.observed
-        if isinstance(X, Dataset):
-            codes = np.empty((X.n_patterns, len(leaves)), dtype=np.int64)
-            for j, leaf in enumerate(leaves):
-                column = self._column(X.columns, leaf, j, len(leaves))
-                lookup = _lookup(self.states_[leaf])
-                src = X.states[X.index(column)]
-                table = np.array([_code(lookup, v, column, self.states_[leaf]) for v in src] + [-1], dtype=np.int64)
-                codes[:, j] = table[X.patterns[:, X.index(column)]]
-            return codes, np.asarray(X.counts, dtype=np.float64)
-        import pandas as pd
-
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
-        columns = [str(c) for c in X.columns]
-        codes = np.empty((len(X), len(leaves)), dtype=np.int64)
-        for j, leaf in enumerate(leaves):
-            column = self._column(columns, leaf, j, len(leaves))
-            lookup = _lookup(self.states_[leaf])
-            values = X.iloc[:, columns.index(column)].tolist()
-            codes[:, j] = [_code(lookup, v, column, self.states_[leaf]) for v in values]
-        return codes, np.ones(len(X))
-
-    def _column(self, columns: Any, leaf: str, j: int, n_leaves: int) -> str:
-        from .data import DataError
-
-        column = self.columns_[leaf]
-        if column in columns:
-            return column
-        if leaf in columns:
-            return leaf
-        raise DataError(f"the data have no column {column!r} (for leaf {leaf!r}); columns: {', '.join(columns)}")
-
     def _patterns(self, X: Any) -> tuple[ModelData, np.ndarray, np.ndarray]:
         """ModelData of the unique rows of ``X`` and, per row of ``X``, its pattern index."""
-        from .data import Dataset
+        from .data import Dataset, encode_rows
 
-        codes, weights = self._encode(X)
+        leaves = self.model_.observed
+        codes, weights = encode_rows(X, {leaf: self.columns_[leaf] for leaf in leaves}, self.states_)
         if codes.shape[0] == 0:
             raise ValueError("no rows to evaluate")
         uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         counts = np.bincount(inverse, weights=weights, minlength=uniq.shape[0])
         positive = np.where(counts > 0, counts, 1.0)  # Dataset wants positive counts; zero-weight rows stay usable
-        leaves = self.model_.observed
         ds = Dataset(
             columns=tuple(leaves),
             states=tuple(self.states_[leaf] for leaf in leaves),
@@ -240,39 +203,6 @@ class LatentTreeLearner:
 
 
 # ------------------------------------------------------------------------- helpers
-def _lookup(states: tuple) -> dict:
-    table: dict = {}
-    for code, value in enumerate(states):
-        table.setdefault(value, code)
-        table.setdefault(str(value), code)
-    return table
-
-
-def _code(lookup: dict, value: Any, column: str, states: tuple) -> int:
-    from .data import DataError
-
-    if value is None:
-        return -1
-    if isinstance(value, float) and np.isnan(value):
-        return -1
-    try:
-        import pandas as pd
-
-        if value is pd.NA or value is pd.NaT:
-            return -1
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(value, np.generic):
-        value = value.item()
-    code = lookup.get(value)
-    if code is None:
-        code = lookup.get(str(value).strip())
-    if code is None:
-        known = ", ".join(repr(k) for k in states[:10]) + (", ..." if len(states) > 10 else "")
-        raise DataError(f"column {column!r}: value {value!r} was not seen in the training data (states: {known})")
-    return code
-
-
 def _match_rows(patterns: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Index into ``patterns`` of each row of ``rows`` (every row must occur)."""
     index = {tuple(r): i for i, r in enumerate(patterns.tolist())}
