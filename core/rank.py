@@ -100,32 +100,71 @@ _DENSE_MAX_ENTRIES = 50_000_000
 Rows = Literal["auto", "dense", "sketch"]
 
 
-# --------------------------------------------------------------------- sizes
+# ---------------------------------------------------------- the compiled tree
+@dataclass(frozen=True)
+class _Tree:
+    """What the message passing needs of a model, computed once per public call.
+
+    As :class:`effdim.em.ModelData` does for EM: the public functions compile
+    their model once and hand this down, instead of asking the model for
+    ``ds``, cardinalities and children at every step of every trial.
+    """
+
+    nodes: tuple[str, ...]  # pre-order from the root: the column order
+    root: str
+    card: dict[str, int]
+    parent_card: dict[str, int]  # 1 for the root (a dummy one-state parent)
+    children: dict[str, tuple[str, ...]]
+    observed: tuple[str, ...]  # the leaves, in ``model.observed`` order
+    ds: int
+    dc: int
+
+    @property
+    def n_dense(self) -> int:
+        """``prod |O_i|``: the number of dense rows."""
+        return self.dc + 1
+
+
+def _compile(model: HLCModel) -> _Tree:
+    nodes = tuple(model.nodes)
+    card = {x: model.card(x) for x in nodes}
+    parent = {x: model.parent(x) for x in nodes}
+    return _Tree(
+        nodes=nodes,
+        root=model.root,
+        card=card,
+        parent_card={x: 1 if parent[x] is None else card[parent[x]] for x in nodes},
+        children={x: tuple(model.children(x)) for x in nodes},
+        observed=tuple(model.observed),
+        ds=standard_dimension(model),
+        dc=complete_dimension(model),
+    )
+
+
 def parameter_labels(model: HLCModel) -> list[tuple[str, int | None, int]]:
     """``(node, parent_state, state)`` of every Jacobian column, in column order.
 
     Pre-order nodes, then parent state, then own state ``0 .. |X| - 2``; the
     root's ``parent_state`` is ``None``.
+
+    Examples
+    --------
+    >>> parameter_labels(HLCModel.parse("2:2,3"))
+    [('H1', None, 0), ('O1', 0, 0), ('O1', 1, 0), ('O2', 0, 0), ('O2', 0, 1), ('O2', 1, 0), ('O2', 1, 1)]
     """
+    tree = _compile(model)
     labels = []
-    for x in model.nodes:
-        parent_states = [None] if model.parent(x) is None else range(model.card(model.parent(x)))
-        labels.extend((x, u, s) for u in parent_states for s in range(model.card(x) - 1))
+    for x in tree.nodes:
+        parent_states = [None] if x == tree.root else range(tree.parent_card[x])
+        labels.extend((x, u, s) for u in parent_states for s in range(tree.card[x] - 1))
     return labels
 
 
-def _parent_card(model: HLCModel, node: str) -> int:
-    parent = model.parent(node)
-    return 1 if parent is None else model.card(parent)
+def _row_count(tree: _Tree, mode: str) -> int:
+    return tree.n_dense if mode == "dense" else tree.ds + SKETCH_EXTRA_ROWS
 
 
-def _row_count(model: HLCModel, mode: str) -> int:
-    if mode == "dense":
-        return math.prod(model.card(o) for o in model.observed)
-    return standard_dimension(model) + SKETCH_EXTRA_ROWS
-
-
-def _resolve_rows(model: HLCModel, rows: str) -> str:
+def _resolve_rows(tree: _Tree, rows: str) -> str:
     """Pick dense or sketched rows for ``rows="auto"``.
 
     Dense rows give a ``prod|O_i| x ds`` Jacobian, the sketch ``(ds + 8) x ds``;
@@ -140,9 +179,7 @@ def _resolve_rows(model: HLCModel, rows: str) -> str:
         raise ValueError(f"rows must be 'auto', 'dense' or 'sketch', got {rows!r}")
     if rows != "auto":
         return rows
-    ds = standard_dimension(model)
-    n_dense = math.prod(model.card(o) for o in model.observed)
-    return "dense" if n_dense <= max(ds + SKETCH_EXTRA_ROWS, DENSE_ROWS_LIMIT) else "sketch"
+    return "dense" if tree.n_dense <= max(tree.ds + SKETCH_EXTRA_ROWS, DENSE_ROWS_LIMIT) else "sketch"
 
 
 # --------------------------------------------------------------- arithmetic
@@ -215,30 +252,26 @@ def _field(prime: int | None):
 
 
 # ----------------------------------------------------------- message passing
-def _random_point(model: HLCModel, field, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def _random_point(tree: _Tree, field, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Full CPTs ``theta[X]`` of shape ``(|Pa(X)|, |X|)`` (root: one row), drawn in pre-order."""
-    return {x: field.cpt(rng, _parent_card(model, x), model.card(x)) for x in model.nodes}
+    return {x: field.cpt(rng, tree.parent_card[x], tree.card[x]) for x in tree.nodes}
 
 
-def _weights(model: HLCModel, field, rng: np.random.Generator, mode: str) -> dict[str, np.ndarray]:
+def _weights(tree: _Tree, field, rng: np.random.Generator, mode: str) -> dict[str, np.ndarray]:
     """Evidence weights ``W[O_i]`` (B x |O_i|) for every observed leaf."""
-    observed = model.observed
-    cards = [model.card(o) for o in observed]
+    cards = [tree.card[o] for o in tree.observed]
     if mode == "dense":
-        batch = math.prod(cards)
-        if batch * max(standard_dimension(model), 1) > _DENSE_MAX_ENTRIES:
-            raise ValueError(
-                f"the dense Jacobian would have {batch} rows x {standard_dimension(model)} columns; "
-                "use rows='sketch'"
-            )
+        batch = tree.n_dense
+        if batch * max(tree.ds, 1) > _DENSE_MAX_ENTRIES:
+            raise ValueError(f"the dense Jacobian would have {batch} rows x {tree.ds} columns; use rows='sketch'")
         config = np.indices(cards, dtype=np.intp).reshape(len(cards), batch)
-        return {o: np.eye(c, dtype=field.dtype)[config[i]] for i, (o, c) in enumerate(zip(observed, cards))}
-    batch = standard_dimension(model) + SKETCH_EXTRA_ROWS
-    return {o: field.weights(rng, batch, c) for o, c in zip(observed, cards)}
+        return {o: np.eye(c, dtype=field.dtype)[config[i]] for i, (o, c) in enumerate(zip(tree.observed, cards))}
+    batch = tree.ds + SKETCH_EXTRA_ROWS
+    return {o: field.weights(rng, batch, c) for o, c in zip(tree.observed, cards)}
 
 
 def _jacobian_at(
-    model: HLCModel, field, theta: dict[str, np.ndarray], weights: dict[str, np.ndarray]
+    tree: _Tree, field, theta: dict[str, np.ndarray], weights: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows ``grad f_b`` for ``f_b = sum_o w_b(o) P(o)``, and the values ``f_b``.
 
@@ -246,41 +279,40 @@ def _jacobian_at(
     Returns ``(J, f)`` with ``J`` of shape ``(B, ds)`` in :func:`parameter_labels`
     order.
     """
-    nodes = model.nodes
+    nodes, children = tree.nodes, tree.children
     batch = next(iter(weights.values())).shape[0]
     lam: dict[str, np.ndarray] = {}
     up: dict[str, np.ndarray] = {}  # message X -> parent: sum_x theta(x|u) lambda_X(x), (B, |U|)
     for x in reversed(nodes):  # children before parents
-        if model.is_hidden(x):
+        if x in weights:
+            lam[x] = weights[x]
+        else:
             acc = None
-            for c in model.children(x):
+            for c in children[x]:
                 acc = up[c] if acc is None else field.mul(acc, up[c])
             lam[x] = acc
-        else:
-            lam[x] = weights[x]
         up[x] = field.dot(lam[x], theta[x].T)
-    value = up[model.root][:, 0]
+    value = up[tree.root][:, 0]
 
-    pi: dict[str, np.ndarray] = {model.root: np.ones((batch, 1), dtype=field.dtype)}
+    pi: dict[str, np.ndarray] = {tree.root: np.ones((batch, 1), dtype=field.dtype)}
     for x in nodes:  # parents before children
-        children = model.children(x)
-        if not children:
+        kids = children[x]
+        if not kids:
             continue
         down = field.dot(pi[x], theta[x])  # evidence outside subtree(x), jointly with x: (B, |x|)
         prefix = [down]
-        for c in children[:-1]:
+        for c in kids[:-1]:
             prefix.append(field.mul(prefix[-1], up[c]))
         suffix = None
-        for i in range(len(children) - 1, -1, -1):
-            c = children[i]
+        for i in range(len(kids) - 1, -1, -1):
+            c = kids[i]
             pi[c] = prefix[i] if suffix is None else field.mul(prefix[i], suffix)
             suffix = up[c] if suffix is None else field.mul(suffix, up[c])
 
-    ds = standard_dimension(model)
-    jac = np.empty((batch, ds), dtype=field.dtype)
+    jac = np.empty((batch, tree.ds), dtype=field.dtype)
     col = 0
     for x in nodes:
-        k = model.card(x) - 1
+        k = tree.card[x] - 1
         if k == 0:
             continue
         diff = field.sub(lam[x][:, :-1], lam[x][:, -1:])  # (B, |X|-1)
@@ -289,6 +321,13 @@ def _jacobian_at(
         jac[:, col : col + width] = block.reshape(batch, width)
         col += width
     return jac, value
+
+
+def _jacobian(tree: _Tree, rng: np.random.Generator, prime: int | None, mode: str) -> np.ndarray:
+    """The Jacobian at a random point of the field of ``prime`` (``None``: float64)."""
+    field = _field(prime)
+    theta = _random_point(tree, field, rng)
+    return _jacobian_at(tree, field, theta, _weights(tree, field, rng, mode))[0]
 
 
 def jacobian(
@@ -306,12 +345,8 @@ def jacobian(
     ``rows="dense"`` gives ``dP(o)/dtheta`` for every configuration ``o`` (C order
     over ``model.observed``); ``"sketch"`` gives ``ds + 8`` product-form rows.
     """
-    rng = np.random.default_rng(rng)
-    field = _field(prime)
-    mode = _resolve_rows(model, rows)
-    theta = _random_point(model, field, rng)
-    weights = _weights(model, field, rng, mode)
-    return _jacobian_at(model, field, theta, weights)[0]
+    tree = _compile(model)
+    return _jacobian(tree, np.random.default_rng(rng), prime, _resolve_rows(tree, rows))
 
 
 # ------------------------------------------------------------------ ranks
@@ -332,14 +367,20 @@ def modular_rank(
     ``rows="dense"``: all ``prod|O_i|`` rows; ``"sketch"``: ``ds + 8`` random
     product-form combinations; ``"auto"``: dense when
     ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)``.
+
+    Examples
+    --------
+    The paper's Table 1 row ``3:2,2,2,2`` has ``de = 13`` (``ds = 14``):
+
+    >>> modular_rank(HLCModel.parse("3:2,2,2,2"), 0)
+    13
     """
-    rng = np.random.default_rng(rng)
-    field = _field(prime)
-    mode = _resolve_rows(model, rows)
-    theta = _random_point(model, field, rng)
-    weights = _weights(model, field, rng, mode)
-    jac, _ = _jacobian_at(model, field, theta, weights)
-    return rank_mod_p(jac, int(prime))
+    tree = _compile(model)
+    return _modular_rank(tree, np.random.default_rng(rng), int(prime), _resolve_rows(tree, rows))
+
+
+def _modular_rank(tree: _Tree, rng: np.random.Generator, prime: int, mode: str) -> int:
+    return rank_mod_p(_jacobian(tree, rng, prime, mode), prime)
 
 
 @dataclass(frozen=True)
@@ -364,8 +405,18 @@ def float_rank(
 
     Tolerance as ``numpy.linalg.matrix_rank``: ``sigma_max * max(shape) * eps``,
     after scaling the rows of ``J`` to unit norm.
+
+    Examples
+    --------
+    >>> float_rank(HLCModel.parse("2:3,3"), 0).rank   # Table 1: de = 7
+    7
     """
-    jac = jacobian(model, rng, prime=None, rows=rows)
+    tree = _compile(model)
+    return _float_rank(tree, np.random.default_rng(rng), _resolve_rows(tree, rows))
+
+
+def _float_rank(tree: _Tree, rng: np.random.Generator, mode: str) -> FloatRank:
+    jac = _jacobian(tree, rng, None, mode)
     if jac.size == 0:
         return FloatRank(0, np.zeros(0), math.inf, 0.0)
     # Rows only: a row is never structurally zero (generic weights, positive
@@ -410,16 +461,25 @@ def failure_probability(
 
     Assumes ``p`` does not divide every coefficient of that minor (the usual
     caveat of a fixed prime; rerun with another ``prime`` to cross-check).
+
+    Examples
+    --------
+    Figure 2's tree (ds 41, dc 31, 8 nodes), dense rows: ``31 * 7 / (2**31 - 1)``.
+
+    >>> f"{failure_probability(HLCModel.parse('5(3(2,2),2,3(2,2))')):.3g}"
+    '1.01e-07'
     """
     if repeats < 0:
         raise ValueError(f"repeats must be >= 0, got {repeats}")
-    mode = _resolve_rows(model, rows)
-    bound = min(standard_dimension(model), complete_dimension(model))
-    if rank_bound is not None:
-        bound = min(bound, int(rank_bound))
-    degree = len(model) - 1 + (len(model.observed) if mode == "sketch" else 0)
-    single = min(1.0, bound * degree / prime)
-    return min(1.0, single**repeats)
+    tree = _compile(model)
+    return _failure(tree, _resolve_rows(tree, rows), prime, rank_bound) ** repeats
+
+
+def _failure(tree: _Tree, mode: str, prime: int, rank_bound: int | None) -> float:
+    """One trial's bound ``min(1, r D / p)`` of :func:`failure_probability`."""
+    bound = min(tree.ds, tree.dc) if rank_bound is None else min(tree.ds, tree.dc, int(rank_bound))
+    degree = len(tree.nodes) - 1 + (len(tree.observed) if mode == "sketch" else 0)
+    return min(1.0, bound * degree / prime)
 
 
 @dataclass(frozen=True)
@@ -486,10 +546,11 @@ def effective_dimension(
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     check_prime(prime)
-    mode = _resolve_rows(model, rows)
-    ds = standard_dimension(model)
-    n_rows = _row_count(model, mode)
-    cap = min(ds, complete_dimension(model))
+    tree = _compile(model)
+    mode = _resolve_rows(tree, rows)
+    ds = tree.ds
+    n_rows = _row_count(tree, mode)
+    cap = min(ds, tree.dc)
     if upper_bound is not None:
         if isinstance(upper_bound, bool) or not isinstance(upper_bound, (int, np.integer)) or upper_bound < 0:
             raise ValueError(f"upper_bound must be a non-negative integer, got {upper_bound!r}")
@@ -502,14 +563,14 @@ def effective_dimension(
     ranks: list[int] = []
     failure = 1.0
     for q in primes:
-        r = modular_rank(model, rng, prime=q, rows=mode)
+        r = _modular_rank(tree, rng, q, mode)
         ranks.append(r)
         if r > cap:
             raise ValueError(
                 f"upper_bound={upper_bound} is below the certified lower bound {r} on de "
                 f"(modular Jacobian rank) for model {model}: the upper bound is wrong"
             )
-        failure *= failure_probability(model, rows=mode, prime=q, rank_bound=cap)
+        failure *= _failure(tree, mode, q, cap)
         if r == cap:
             break
     de = max(ranks)
@@ -522,7 +583,7 @@ def effective_dimension(
         method = f"modular rank, p={prime}{screened}, {n_rows} {kind} rows"
     fr = gap = None
     if check_float and ds <= FLOAT_MAX_COLUMNS:
-        result = float_rank(model, rng, rows=mode)
+        result = _float_rank(tree, rng, mode)
         fr, gap = result.rank, result.gap
     return RankResult(
         de=de,

@@ -149,11 +149,12 @@ def test_theorem2_binary_trees(model, seed):
 @pytest.mark.parametrize("spec", ["2(3(2,2),2)", "3(2,2(3,2))", "2:3,2,2", "3(1(2,3),2)"])
 def test_float_jacobian_matches_finite_differences(spec):
     model = HLCModel.parse(spec)
+    tree = rank._compile(model)
     field = rank._Reals()
     rng = np.random.default_rng(7)
-    theta = rank._random_point(model, field, rng)
-    weights = rank._weights(model, field, rng, "dense")
-    jac, value = rank._jacobian_at(model, field, theta, weights)
+    theta = rank._random_point(tree, field, rng)
+    weights = rank._weights(tree, field, rng, "dense")
+    jac, value = rank._jacobian_at(tree, field, theta, weights)
     np.testing.assert_allclose(value, joint_observed(model, theta), atol=1e-12)
     np.testing.assert_allclose(jac, numeric_jacobian(model, theta), atol=1e-8)
 
@@ -162,12 +163,13 @@ def test_float_jacobian_matches_finite_differences(spec):
 def test_sketch_rows_are_product_weighted_dense_rows(spec):
     """A sketched row is sum_o w(o) dP(o)/dtheta with w(o) = prod_i w_i(o_i)."""
     model = HLCModel.parse(spec)
+    tree = rank._compile(model)
     field = rank._Reals()
     rng = np.random.default_rng(3)
-    theta = rank._random_point(model, field, rng)
-    dense, _ = rank._jacobian_at(model, field, theta, rank._weights(model, field, rng, "dense"))
-    w = rank._weights(model, field, rng, "sketch")
-    sketch, value = rank._jacobian_at(model, field, theta, w)
+    theta = rank._random_point(tree, field, rng)
+    dense, _ = rank._jacobian_at(tree, field, theta, rank._weights(tree, field, rng, "dense"))
+    w = rank._weights(tree, field, rng, "sketch")
+    sketch, value = rank._jacobian_at(tree, field, theta, w)
     tensor = np.ones((sketch.shape[0], 1))
     for o in model.observed:  # C order, last observed fastest
         tensor = (tensor[:, :, None] * w[o][:, None, :]).reshape(sketch.shape[0], -1)
@@ -180,20 +182,21 @@ def test_sketch_rows_are_product_weighted_dense_rows(spec):
 def test_modular_jacobian_is_exact(spec, mode):
     """Mod-p message passing equals exact integer arithmetic reduced mod p."""
     model = HLCModel.parse(spec)
+    tree = rank._compile(model)
     rng = np.random.default_rng(11)
     theta = {}
     for x in model.nodes:
-        free = rng.integers(-3, 4, size=(rank._parent_card(model, x), model.card(x) - 1)).astype(float)
+        free = rng.integers(-3, 4, size=(tree.parent_card[x], model.card(x) - 1)).astype(float)
         theta[x] = np.concatenate([free, 1 - free.sum(axis=1, keepdims=True)], axis=1)
-    weights = rank._weights(model, rank._Reals(), rng, mode)
+    weights = rank._weights(tree, rank._Reals(), rng, mode)
     if mode == "sketch":
         weights = {o: np.round(4 * w) for o, w in weights.items()}
-    exact, value = rank._jacobian_at(model, rank._Reals(), theta, weights)
+    exact, value = rank._jacobian_at(tree, rank._Reals(), theta, weights)
     assert np.abs(exact).max() < 2**50  # float64 was exact
     field = rank._ModP(P)
     as_mod = lambda a: np.round(a).astype(np.int64) % P  # noqa: E731
     mod_jac, mod_value = rank._jacobian_at(
-        model, field, {k: as_mod(v) for k, v in theta.items()}, {k: as_mod(v) for k, v in weights.items()}
+        tree, field, {k: as_mod(v) for k, v in theta.items()}, {k: as_mod(v) for k, v in weights.items()}
     )
     np.testing.assert_array_equal(mod_jac, as_mod(exact))
     np.testing.assert_array_equal(mod_value, as_mod(value))
@@ -216,7 +219,7 @@ def test_ranks_agree_dense_sketch_float_and_roots(model, seed):
 
 def test_large_observed_space_uses_sketch():
     model = HLCModel.lc(3, [2] * 20)  # 2**20 configurations
-    assert rank._resolve_rows(model, "auto") == "sketch"
+    assert rank._resolve_rows(rank._compile(model), "auto") == "sketch"
     result = effective_dimension(model, seed=0)
     assert result.de == standard_dimension(model) == 62
     assert result.status == "proven" and "70 sketched rows" in result.method
