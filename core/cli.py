@@ -66,7 +66,8 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"  irregular: {message}")
     if report.regularized:
         print(f"  regular equivalent: {report.regularized}")
-    totals = f"ds {report.ds}   de {report.de} ({report.de_status})   dc {report.dc}   ds-de {report.ds - report.de}"
+    totals = (f"ds {report.ds}   de {report.de} ({report.de_status}; {report.de_basis})   dc {report.dc}"
+              f"   ds-de {report.ds - report.de}")
     if report.db is not None:
         totals += f"   dp {report.dp}   db {report.db}"
     print(totals)

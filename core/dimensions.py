@@ -13,9 +13,28 @@ deficit ``ds - de``.
   models, Lemma 4.1).
 * **Direct rank**: the rank of the whole tree's Jacobian (Section 2.4).
 
-Both are certified lower bounds (modular ranks, see :mod:`effdim.rank`). The
-upper bound is ``ds(M) - sum_i (ds(M_i) - db(M_i))`` (Theorem 4 on each local
-model pushed through Corollary 4.1); ``de`` is *proven* when it meets it.
+Both are certified lower bounds (modular ranks, see :mod:`effdim.rank`), so
+the larger wins; a direct rank *below* the Corollary 4.1 value means one route
+is wrong (or its random points were unlucky) and raises
+:class:`RouteDisagreement`. The upper bound is
+``ds(M) - sum_i (ds(M_i) - db(M_i))`` (Theorem 4 on each local model pushed
+through Corollary 4.1); ``de`` is *proven* when it meets it. The report's
+``de_basis`` says which route the value rests on: the direct route is
+skipped above :data:`DIRECT_ROUTE_MAX_DS`, and a ``de`` proven then rests on
+Corollary 4.1 alone (docs/theory.md, section 6).
+
+Examples
+--------
+Figure 2 of the paper: ``ds = 41``, local deficits 12, 3, 3, so ``de = 23``.
+
+>>> from effdim import parse_model
+>>> report = dimensions(parse_model("5(3(2,2),2,3(2,2))"), seed=0)
+>>> report.ds, report.de, report.de_status, report.de_basis
+(41, 23, 'proven', 'Corollary 4.1 and direct rank')
+>>> [(row.lc, row.deficit) for row in report.local]
+[('5:3,3,2', 12), ('3:5,2,2', 3), ('3:5,2,2', 3)]
+>>> dimensions(parse_model("5(3(2,2),2,3(2,2))"), direct=False).de_basis
+'Corollary 4.1 alone'
 """
 
 from __future__ import annotations
@@ -26,15 +45,42 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .bounds import complete_dimension, lc_bounds, standard_dimension
-from .model import HLCModel
+from .model import HLCModel, ModelError
 from .notation import format_model
 from .rank import FLOAT_MAX_COLUMNS, RankResult, effective_dimension, float_rank
 from .regularity import regularity_violations, regularize
 
-__all__ = ["LocalDimensions", "DimensionReport", "dimensions", "lc_notation", "DIRECT_ROUTE_MAX_DS"]
+__all__ = [
+    "LocalDimensions",
+    "DimensionReport",
+    "RouteDisagreement",
+    "dimensions",
+    "lc_notation",
+    "DIRECT_ROUTE_MAX_DS",
+    "DIRECT",
+    "BOTH",
+    "COROLLARY",
+]
 
 #: Above this ds the direct (whole-tree) rank is skipped unless asked for.
 DIRECT_ROUTE_MAX_DS = 4000
+
+#: ``DimensionReport.de_basis``: the rank of the whole model's Jacobian (LC models,
+#: or an HLC model whose direct rank exceeded the Corollary 4.1 value).
+DIRECT = "direct rank"
+#: ``de_basis``: Corollary 4.1, and the direct rank agrees.
+BOTH = "Corollary 4.1 and direct rank"
+#: ``de_basis``: Corollary 4.1 only; the direct route was skipped.
+COROLLARY = "Corollary 4.1 alone"
+
+
+class RouteDisagreement(ModelError):
+    """The whole model's Jacobian rank fell below the Corollary 4.1 value.
+
+    Both are certified lower bounds on the same ``de``, so one route is wrong,
+    or every random point of the direct route was unlucky (probability at
+    most its failure bound). The message names the model and both values.
+    """
 
 
 @dataclass(frozen=True)
@@ -61,7 +107,9 @@ class DimensionReport:
 
     ``de_direct`` is the rank of the whole model's Jacobian (``None`` when
     skipped), ``de_local_sum`` the Corollary 4.1 value (``None`` for an LC
-    model, where both coincide). ``upper_bound`` is the bound ``de`` is
+    model, where both coincide). ``de_basis`` is the route ``de`` rests on:
+    :data:`DIRECT`, :data:`BOTH` or :data:`COROLLARY` (the direct route
+    skipped; ``de_method`` says why). ``upper_bound`` is the bound ``de`` is
     proven against; ``failure_bound`` bounds the probability that a
     ``probable`` ``de`` is too low. ``dp``/``db`` are set for LC models only.
     """
@@ -74,6 +122,7 @@ class DimensionReport:
     de: int
     dc: int
     de_status: str
+    de_basis: str
     de_method: str
     failure_bound: float
     upper_bound: int
@@ -94,6 +143,7 @@ class DimensionReport:
             "de": self.de,
             "dc": self.dc,
             "de_status": self.de_status,
+            "de_basis": self.de_basis,
             "de_method": self.de_method,
             "failure_bound": self.failure_bound,
             "de_direct": self.de_direct,
@@ -171,6 +221,11 @@ def dimensions(
         :data:`DIRECT_ROUTE_MAX_DS` (always for LC models).
     check_float:
         Add the floating-point SVD rank and its singular-value gap.
+
+    Raises
+    ------
+    RouteDisagreement
+        When the direct rank is below the Corollary 4.1 value.
     """
     ds = standard_dimension(model)
     violations = regularity_violations(model)
@@ -183,8 +238,8 @@ def dimensions(
         rank = _lc_rank(*_key(target, target.root), upper, repeats)  # the local row's cached rank
         method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
         second = _float_opinion(target, seed) if check_float else None
-        return _report(model, violations, target, ds, rank.de, rank.status, method, rank.failure_bound, upper,
-                       rank.de, None, second, local, dp=row.dp, db=row.db)
+        return _report(model, violations, target, ds, rank.de, rank.status, DIRECT, method, rank.failure_bound,
+                       upper, rank.de, None, second, local, dp=row.dp, db=row.db)
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)
     target_rows = local if target is model else tuple(_local_row(target, h, repeats) for h in target.hidden)
@@ -199,18 +254,29 @@ def dimensions(
 
     if direct is None:
         direct = ds <= DIRECT_ROUTE_MAX_DS
+        skipped = f"; direct rank of the whole tree skipped (ds {ds} > DIRECT_ROUTE_MAX_DS = {DIRECT_ROUTE_MAX_DS})"
+    else:
+        skipped = "; direct rank of the whole tree not asked for"
     rank = None
-    de = de_sum
+    de, basis = de_sum, COROLLARY
     if direct:
         rank = effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float)
+        if rank.de < de_sum:
+            raise RouteDisagreement(
+                f"the rank of the whole Jacobian of {format_model(model)} is {rank.de}, below the Corollary 4.1 "
+                f"value {de_sum}: both are certified lower bounds on de, so one route is wrong, or the random "
+                f"points were unlucky (probability at most {rank.failure_bound:.1e}); rerun with another seed"
+            )
         if rank.de > de:
-            de, fail = rank.de, rank.failure_bound
-        elif rank.de == de:
-            fail = min(fail, rank.failure_bound)
+            de, fail, basis = rank.de, rank.failure_bound, DIRECT
+        else:
+            fail, basis = min(fail, rank.failure_bound), BOTH
         method += f"; direct rank of the whole tree: {rank.de} ({rank.method})"
+    else:
+        method += skipped
     status = "proven" if de == upper else "probable"
     second = (rank.float_rank, rank.singular_gap) if rank else None
-    return _report(model, violations, target, ds, de, status, method, fail, upper,
+    return _report(model, violations, target, ds, de, status, basis, method, fail, upper,
                    rank.de if rank else None, de_sum, second, local)
 
 
@@ -227,8 +293,8 @@ def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
     return model.card(hidden), tuple(sorted((model.card(n) for n in model.neighbors(hidden)), reverse=True))
 
 
-def _report(model, violations, target, ds, de, status, method, fail, upper, de_direct, de_sum, second, local,
-            dp=None, db=None) -> DimensionReport:
+def _report(model, violations, target, ds, de, status, basis, method, fail, upper, de_direct, de_sum, second,
+            local, dp=None, db=None) -> DimensionReport:
     return DimensionReport(
         model=format_model(model),
         regular=not violations,
@@ -238,6 +304,7 @@ def _report(model, violations, target, ds, de, status, method, fail, upper, de_d
         de=de,
         dc=complete_dimension(model),
         de_status=status,
+        de_basis=basis,
         de_method=method,
         failure_bound=0.0 if status == "proven" else fail,
         upper_bound=upper,

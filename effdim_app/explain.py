@@ -54,7 +54,7 @@ def totals_markdown(model: HLCModel, report) -> str:
         f"{_ds_terms(model)} = {report.ds}.",
         f"**dc = {report.dc}** (Section 2.4): the complete model over the {len(obs)} observed variables, "
         f"{_product(obs)} - 1 = {report.dc}; de ≤ dc.",
-        f"**de = {report.de}** ({report.de_status}): the rank of the Jacobian of parameters -> P(O) "
+        f"**de = {report.de}** ({report.de_status}; {report.de_basis}): the rank of the Jacobian of parameters -> P(O) "
         f"(Geiger et al. 1996), computed by {report.de_method}. "
         + (
             "*Proven*: a rank modulo a large prime at a random point is a certified lower bound, and it met an "

@@ -18,7 +18,7 @@ def run(capsys, *argv):
 def test_dims_table(capsys):
     status, out, _ = run(capsys, "dims", "5(3(2,2),2,3(2,2))")
     assert status == 0
-    assert "ds 41" in out and "de 23 (proven)" in out
+    assert "ds 41" in out and "de 23 (proven; Corollary 4.1 and direct rank)" in out
     assert "3:5,2,2" in out and "5:3,3,2" in out
     assert "sum of local deficits 18" in out
 

@@ -1,15 +1,20 @@
 """The dimension report: Figure 2, Corollary 4.1 against the direct rank, invariants."""
 
+import dataclasses
+import sys
+
 import pytest
 from hypothesis import assume, given, settings
 
-from effdim import parse_model
+from effdim import ModelError, parse_model
 from effdim.bounds import lc_bounds, standard_dimension
-from effdim.dimensions import dimensions
+from effdim.dimensions import BOTH, COROLLARY, DIRECT, RouteDisagreement, dimensions
 from effdim.regularity import regularize
 from effdim.survey import bound_gaps, regular_lc_models
 from strategies import hlc_models, lc_models, regular_hlc_models
 from test_bounds import TABLE1
+
+dimensions_module = sys.modules["effdim.dimensions"]  # the package exports the function under the same name
 
 
 def test_figure2_hlc_model():
@@ -84,3 +89,33 @@ def test_json_has_the_documented_keys():
     assert {"model", "regular", "ds", "de", "dc", "de_status", "local", "dp", "db"} <= set(data)
     assert set(data["local"][0]) >= {"hidden", "lc", "ds", "de", "dc", "dp", "db", "binding"}
     assert data["de_status"] == "probable" and data["de"] == 13 and data["db"] == 14
+
+
+def test_basis_says_which_route_proved_de():
+    fig2 = parse_model("5(3(2,2),2,3(2,2))")
+    assert dimensions(fig2).de_basis == BOTH
+    alone = dimensions(fig2, direct=False)
+    assert (alone.de, alone.de_status, alone.de_basis) == (23, "proven", COROLLARY)
+    assert alone.to_json()["de_basis"] == COROLLARY and "not asked for" in alone.de_method
+    assert dimensions(parse_model("3:2,2,2,2")).de_basis == DIRECT
+
+
+def test_direct_route_skipped_above_the_limit_says_so(monkeypatch):
+    monkeypatch.setattr(dimensions_module, "DIRECT_ROUTE_MAX_DS", 40)
+    report = dimensions(parse_model("5(3(2,2),2,3(2,2))"))  # ds 41
+    assert report.de_direct is None and report.de_basis == COROLLARY
+    assert "skipped (ds 41 > DIRECT_ROUTE_MAX_DS = 40)" in report.de_method
+
+
+def test_direct_rank_below_corollary_4_1_is_an_error(monkeypatch):
+    """Two certified lower bounds that disagree downwards: a bug or bad luck, never silence."""
+    real = dimensions_module.effective_dimension
+
+    def one_too_low(model, **options):
+        result = real(model, **options)
+        return dataclasses.replace(result, de=result.de - 1, status="probable", failure_bound=1e-12)
+
+    monkeypatch.setattr(dimensions_module, "effective_dimension", one_too_low)
+    with pytest.raises(RouteDisagreement, match=r"is 22, below the Corollary 4\.1 value 23") as caught:
+        dimensions(parse_model("5(3(2,2),2,3(2,2))"), direct=True)
+    assert isinstance(caught.value, ModelError)
