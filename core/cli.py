@@ -83,7 +83,7 @@ def _cmd_dims(args: argparse.Namespace) -> None:
     ]
     print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows))
     if len(report.local) > 1:
-        print(f"\nsum of local deficits {sum(r.deficit for r in report.local)}"
+        print(f"\nsum of local deficits {report.deficit_sum}"
               f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
 
 

@@ -134,6 +134,12 @@ class DimensionReport:
     dp: int | None = None
     db: int | None = None
 
+    @property
+    def deficit_sum(self) -> int:
+        """``sum_i ds(M_i) - de(M_i)`` over the rows of :attr:`local` (the model's own
+        local LC models). Corollary 4.1: it equals ``ds - de`` when the model is regular."""
+        return sum(row.deficit for row in self.local)
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's ``--json`` object (see README)."""
         out: dict[str, Any] = {
@@ -148,6 +154,7 @@ class DimensionReport:
             "failure_bound": self.failure_bound,
             "de_direct": self.de_direct,
             "de_local_sum": self.de_local_sum,
+            "deficit_sum": self.deficit_sum,
             "violations": list(self.violations),
             "regularized": self.regularized,
             "local": [

@@ -16,7 +16,28 @@ variables) to a regular one, obtained by repeating until stable:
    neighbour; delete it and join its two neighbours by an edge.
 
 Equivalent models have the same effective dimension, so ``de`` of an
-irregular model is ``de`` of its regularization.
+irregular model is ``de`` of its regularization (docs/theory.md, section 5).
+
+Two cardinality limits follow from these rules, and they differ only in the
+strict case: :func:`shrink_limit` is ``prod|Ne(H)| / max|Ne(H)|``, what
+*shrink* lowers ``|H|`` to; :func:`largest_regular_card` is the largest
+``|H|`` that keeps the model regular (one less in the strict case, at least
+1), the ceiling of sweeps and hill climbs (:mod:`effdim.search`).
+
+Examples
+--------
+>>> from effdim import parse_model
+>>> result = regularize(parse_model("9:2,2,2,2"))      # Lemma 3.2: 16 / 2 = 8
+>>> str(result.model), [step.text for step in result.steps]
+('8:2,2,2,2', ['H1: 9 -> 8 (prod/max of neighbours, Lemma 4.1)'])
+>>> figure2 = parse_model("5(3(2,2),2,3(2,2))")       # H1's neighbours: 3, 2, 3
+>>> shrink_limit(figure2, "H1"), largest_regular_card(figure2, "H1")
+(6, 6)
+>>> pair = parse_model("2(2(2,2),2(2,2))")             # H1: two neighbours, both hidden
+>>> shrink_limit(pair, "H1"), largest_regular_card(pair, "H1"), is_regular(pair)
+(2, 1, False)
+>>> {node: str(change) for node, change in regularize(pair).changes.items()}
+{'H1': 'removed'}
 """
 
 from __future__ import annotations
@@ -26,7 +47,17 @@ from dataclasses import dataclass
 
 from .model import HLCModel
 
-__all__ = ["Violation", "Step", "Regularization", "regularity_violations", "is_regular", "regularize", "max_regular_card"]
+__all__ = [
+    "Violation",
+    "Step",
+    "Change",
+    "Regularization",
+    "regularity_violations",
+    "is_regular",
+    "regularize",
+    "shrink_limit",
+    "largest_regular_card",
+]
 
 SHRINK = "shrink"
 REMOVE = "remove"
@@ -53,23 +84,57 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Regularization:
-    """The regular equivalent ``model`` and the ``steps`` that produced it."""
+class Change:
+    """What regularization did to one hidden node: ``|node|`` went from ``old``
+    to ``new``, or the node was removed (``new is None``)."""
 
+    node: str
+    old: int
+    new: int | None
+
+    def __str__(self) -> str:
+        return "removed" if self.new is None else f"{self.old} → {self.new}"
+
+
+@dataclass(frozen=True)
+class Regularization:
+    """The regular equivalent ``model`` of ``original`` and the ``steps`` that produced it."""
+
+    original: HLCModel
     model: HLCModel
     steps: tuple[Step, ...]
 
     @property
-    def changed_nodes(self) -> tuple[str, ...]:
-        """Nodes touched by a step (shrunk or removed), in step order, once each."""
-        return tuple(dict.fromkeys(step.node for step in self.steps))
+    def changes(self) -> dict[str, Change]:
+        """Each node a step touched (shrunk, removed or both), in step order:
+        its cardinality before and after, ``new=None`` if it was removed."""
+        nodes = dict.fromkeys(step.node for step in self.steps)
+        return {
+            n: Change(n, self.original.card(n), self.model.card(n) if n in self.model else None) for n in nodes
+        }
 
 
-def max_regular_card(model: HLCModel, hidden_node: str) -> int:
-    """``prod |Ne(H)| / max |Ne(H)|``: the largest regular ``|H|`` (Lemma 4.1),
-    ignoring the strict case of two neighbours one of which is hidden."""
+def shrink_limit(model: HLCModel, hidden_node: str) -> int:
+    """``prod |Ne(H)| / max |Ne(H)|`` (Lemma 3.2, Lemma 4.1): the cardinality *shrink* lowers ``|H|`` to.
+
+    Equals :func:`largest_regular_card` except when ``H`` has exactly two
+    neighbours one of which is hidden, where regularity needs ``|H|`` below it.
+    """
     cards = sorted(model.card(n) for n in model.neighbors(hidden_node))
     return math.prod(cards[:-1])
+
+
+def largest_regular_card(model: HLCModel, hidden_node: str) -> int:
+    """The largest ``|H|`` that keeps ``H`` regular, the other cardinalities as they are.
+
+    :func:`shrink_limit`, minus one in the strict case (two neighbours, one
+    hidden; Section 4), and never below 1. Sweeps and hill climbs stay within
+    it, so every model they visit is regular at ``H``.
+    """
+    limit = shrink_limit(model, hidden_node)
+    if _two_neighbours_one_hidden(model, hidden_node):
+        limit -= 1
+    return max(1, limit)
 
 
 def _two_neighbours_one_hidden(model: HLCModel, node: str) -> bool:
@@ -83,7 +148,7 @@ def regularity_violations(model: HLCModel) -> list[Violation]:
     for node in model.hidden:
         card = model.card(node)
         neighbours = model.neighbors(node)
-        limit = max_regular_card(model, node)
+        limit = shrink_limit(model, node)
         described = ", ".join(f"{n}:{model.card(n)}" for n in neighbours)
         if card > limit:
             rule = "Lemma 3.2" if model.is_lc else "Lemma 4.1"
@@ -117,11 +182,12 @@ def regularize(model: HLCModel) -> Regularization:
     Applies *shrink* to every hidden node that needs it, then one *remove*,
     and repeats until nothing changes. Never raises ``ds`` and keeps ``de``.
     """
+    original = model
     steps: list[Step] = []
     while True:
         changed = False
         for node in model.hidden:
-            limit = max_regular_card(model, node)
+            limit = shrink_limit(model, node)
             if model.card(node) > limit:
                 old = model.card(node)
                 model = model.with_card(node, limit)
@@ -130,7 +196,7 @@ def regularize(model: HLCModel) -> Regularization:
                 )
                 changed = True
         for node in model.hidden:
-            if _two_neighbours_one_hidden(model, node) and model.card(node) >= max_regular_card(model, node):
+            if _two_neighbours_one_hidden(model, node) and model.card(node) >= shrink_limit(model, node):
                 a, b = model.neighbors(node)
                 old = f"{a} - {node}:{model.card(node)} - {b}"
                 model = model.contracted(node)
@@ -140,4 +206,4 @@ def regularize(model: HLCModel) -> Regularization:
                 changed = True
                 break
         if not changed:
-            return Regularization(model, tuple(steps))
+            return Regularization(original, model, tuple(steps))

@@ -4,9 +4,11 @@
   other node fixed, and scores each fit (Section 5 for LC models: ``|X| = 1``
   up to the largest regular value ``prod |O_i| / max |O_i|``, Lemma 3.2; for
   an HLC model the chosen node goes up to ``prod |Ne(H)| / max |Ne(H)|``,
-  Lemma 4.1, one less when ``H`` has two neighbours one of which is hidden).
+  Lemma 4.1, one less when ``H`` has two neighbours one of which is hidden:
+  :func:`effdim.regularity.largest_regular_card`).
 * :func:`hill_climb` searches the hidden cardinalities of a fixed structure
-  as in Section 6: start with every hidden node binary; at each step raise by
+  as in Section 6: start with every hidden node binary (:func:`start_model`,
+  shared with the experiments of :mod:`effdim.experiments.hlc`); at each step raise by
   one the cardinality whose increase raises the chosen score most; stop when
   no increase raises it. Cardinalities never exceed the regular maxima, so
   every model visited is regular.
@@ -27,12 +29,12 @@ from typing import Any
 from .em import Cancelled, EMResult, ModelData, fit_em
 from .model import HLCModel
 from .notation import format_model
-from .regularity import max_regular_card
+from .regularity import largest_regular_card
 from .errors import InvalidArgument
 from .scores import Scores, beats, best, criterion, score_fit
 from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
-__all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "regular_max", "lc_model_for"]
+__all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "start_model", "lc_model_for"]
 
 ProgressFn = Callable[[int, int], Any]
 
@@ -111,18 +113,32 @@ class HillClimb:
 
 
 # ------------------------------------------------------------------------ helpers
-def regular_max(model: HLCModel, node: str) -> int:
-    """Largest cardinality of hidden ``node`` that keeps ``model`` regular, others fixed.
+def start_model(model: HLCModel, start: dict[str, int] | None = None) -> HLCModel:
+    """The first model of a hill climb (Section 6): ``model``'s structure with every
+    hidden node binary, or ``start[node]`` where given.
 
-    ``prod |Ne(H)| / max |Ne(H)|`` (Lemma 3.2 / Lemma 4.1), minus one when
-    ``H`` has exactly two neighbours and one of them is hidden (strict case);
-    never below 1.
+    Each value is lowered to the node's
+    :func:`~effdim.regularity.largest_regular_card`, repeatedly, because
+    lowering one node can lower another's limit; so the start is regular.
+
+    Examples
+    --------
+    >>> str(start_model(HLCModel.parse("5(3(2,2),2,3(2,2))")))
+    '2(2(2,2),2,2(2,2))'
+    >>> str(start_model(HLCModel.parse("5(3(2,2),2,3(2,2))"), {"H1": 9}))   # 9 lowered to 2*2*2/2
+    '4(2(2,2),2,2(2,2))'
     """
-    limit = max_regular_card(model, node)
-    ne = model.neighbors(node)
-    if len(ne) == 2 and any(model.is_hidden(n) for n in ne):
-        limit -= 1
-    return max(1, limit)
+    start = dict(start or {})
+    for h in start:
+        if h not in model or not model.is_hidden(h):
+            raise InvalidArgument(f"start names {h!r}, which is not a hidden node of {model}")
+    current = model
+    for h in model.hidden:
+        current = current.with_card(h, int(start.get(h, 2)))
+    for _ in range(len(model.hidden) + 1):
+        for h in model.hidden:
+            current = current.with_card(h, min(current.card(h), largest_regular_card(current, h)))
+    return current
 
 
 def lc_model_for(dataset: Any, card: int = 2) -> HLCModel:
@@ -206,7 +222,7 @@ def sweep(
         model: its hidden node is swept. An HLC model: ``node`` is swept (the
         root by default), the other cardinalities stay as given.
     cards:
-        Cardinalities to fit; default ``1 .. regular_max`` (Lemma 3.2 for LC,
+        Cardinalities to fit; default ``1 .. largest_regular_card`` (Lemma 3.2 for LC,
         Lemma 4.1 for HLC, with the other nodes as given), capped at
         ``max_card`` when that is given.
     restarts, seed, tol, max_iter, prior:
@@ -231,7 +247,7 @@ def sweep(
     if node not in model or not model.is_hidden(node):
         raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     if cards is None:
-        top = regular_max(model, node)
+        top = largest_regular_card(model, node)
         if max_card is not None:
             top = min(top, int(max_card))
         cards = range(1, top + 1)
@@ -262,7 +278,7 @@ def climb(
     """The hill-climbing rule of Section 6, for any way of fitting models.
 
     Fit ``start``; then repeatedly fit every model with one hidden
-    cardinality raised by one (within :func:`regular_max`, so every model
+    cardinality raised by one (within :func:`~effdim.regularity.largest_regular_card`, so every model
     stays regular) and move to the best of them on ``score`` (a name of
     :data:`effdim.scores.SCORES`) if it beats the current model by more than
     a tie; otherwise stop. Ties follow :func:`effdim.scores.best`: the
@@ -276,7 +292,7 @@ def climb(
     current = evaluate([start])[0]
     path, tried = [current], [current]
     while True:
-        candidates = [h for h in current.model.hidden if current.model.card(h) + 1 <= regular_max(current.model, h)]
+        candidates = [h for h in current.model.hidden if current.model.card(h) + 1 <= largest_regular_card(current.model, h)]
         if not candidates:
             return path, tried
         step = evaluate([current.model.with_card(h, current.model.card(h) + 1) for h in candidates])
@@ -308,7 +324,7 @@ def hill_climb(
     Starts with every hidden node binary (or ``start``: node -> card, others
     binary; any start value above the node's regular maximum is lowered to
     it). At each step every hidden node whose cardinality can rise by one
-    within its regular maximum (:func:`regular_max`) is tried; the
+    within its regular maximum (:func:`~effdim.regularity.largest_regular_card`) is tried; the
     best candidate on ``score`` (any name of :data:`effdim.scores.SCORES`)
     is accepted if it beats the current model by more than a tie
     (:func:`climb`), else the climb stops.
@@ -321,16 +337,7 @@ def hill_climb(
     score = criterion(score).name
     dataset = as_dataset(dataset)
     model = as_model(model)
-    start = dict(start or {})
-    for h in start:
-        if h not in model or not model.is_hidden(h):
-            raise InvalidArgument(f"start names {h!r}, which is not a hidden node of {model}")
-    current = model
-    for h in model.hidden:
-        current = current.with_card(h, int(start.get(h, 2)))
-    for _ in range(len(model.hidden) + 1):  # lowering one node can lower another's maximum
-        for h in model.hidden:
-            current = current.with_card(h, min(current.card(h), regular_max(current, h)))
+    current = start_model(model, start)
     rng = as_seed(seed)
     done = 0
 

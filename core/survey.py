@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .dimensions import dimensions
 from .model import HLCModel
-from .regularity import max_regular_card
+from .regularity import shrink_limit
 
 __all__ = ["regular_lc_models", "BoundGap", "bound_gaps"]
 
@@ -24,7 +24,7 @@ def regular_lc_models(max_observed: int, max_card: int, min_observed: int = 2) -
     and hidden cardinality ``1..prod/max``."""
     for n in range(min_observed, max_observed + 1):
         for cards in itertools.combinations_with_replacement(range(max_card, 1, -1), n):
-            limit = max_regular_card(HLCModel.lc(1, cards), "H1")
+            limit = shrink_limit(HLCModel.lc(1, cards), "H1")
             for r in range(1, limit + 1):
                 yield HLCModel.lc(r, cards)
 

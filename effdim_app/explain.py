@@ -69,7 +69,7 @@ def totals_markdown(model: HLCModel, report) -> str:
         deficits = " + ".join(str(row.deficit) for row in report.local)
         lines.append(
             f"**ds - de = {gap}** (Theorem 5, Corollary 4.1): for a regular HLC model the gap is the sum of the "
-            f"gaps of the local LC models, one per hidden node: {deficits} = {sum(r.deficit for r in report.local)}."
+            f"gaps of the local LC models, one per hidden node: {deficits} = {report.deficit_sum}."
         )
     else:
         lines.append(f"**ds - de = {gap}**: parameters of this LC model that do not change P(O) (Table 1, ds - de).")

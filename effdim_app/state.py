@@ -137,14 +137,7 @@ class ModelState(param.Parameterized):
             report = _dimensions(effective)
         except Exception as err:  # the engine names the problem; show it, keep the app alive
             error = _error_text(err)
-        changed: dict[str, str] = {}
-        if regularization is not None:
-            kept = set(regularization.model.nodes)
-            for step in regularization.steps:
-                if step.node not in kept:
-                    changed[step.node] = "removed"
-                else:
-                    changed[step.node] = f"{model.card(step.node)} → {regularization.model.card(step.node)}"
+        changed = {} if regularization is None else {n: str(c) for n, c in regularization.changes.items()}
         if selected not in model:
             selected = model.root
         highlight = self.highlight if (self.highlight in effective and effective.is_hidden(self.highlight)) else None

@@ -394,7 +394,7 @@ class DimensionsPanel(Viewer):
             self.table.param.update(value=frame, selection=[])
         finally:
             self._syncing = False
-        total = sum(r.deficit for r in report.local)
+        total = report.deficit_sum
         terms = " + ".join(str(r.deficit) for r in report.local)
         if len(report.local) > 1:
             holds = total == gap

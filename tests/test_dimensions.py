@@ -27,6 +27,7 @@ def test_figure2_hlc_model():
         ("H3", "3:5,2,2", 3),
     ]
     assert report.regular and report.dp is None
+    assert report.deficit_sum == report.ds - report.de == 18 and report.to_json()["deficit_sum"] == 18
 
 
 @pytest.mark.parametrize("notation, de, db, ds, dc, dp", TABLE1)
@@ -77,6 +78,12 @@ def test_irregular_model_reports_its_regular_equivalent():
     report = dimensions(parse_model("9:2,2,2,2"))
     assert not report.regular and report.regularized == "8:2,2,2,2"
     assert report.de == 15 and report.violations
+
+
+def test_deficit_sum_is_ds_minus_de_only_for_regular_models():
+    """Corollary 4.1 needs a regular model: 5(5(2,2),2) has local deficits 35 but ds - de = 32."""
+    report = dimensions(parse_model("5(5(2,2),2)"))
+    assert not report.regular and (report.ds, report.de, report.deficit_sum) == (39, 7, 35)
 
 
 def test_float_second_opinion_agrees():

@@ -5,7 +5,7 @@ from hypothesis import given
 
 from effdim import parse_model
 from effdim.bounds import standard_dimension
-from effdim.regularity import is_regular, max_regular_card, regularity_violations, regularize
+from effdim.regularity import is_regular, largest_regular_card, regularity_violations, regularize, shrink_limit
 from strategies import hlc_models
 
 
@@ -45,10 +45,30 @@ def test_remove_rerootes_when_the_root_goes():
     assert len(result.model.hidden) == 2
 
 
-def test_max_regular_card():
-    model = parse_model("5(3(2,2),2,3(2,2))")
-    assert max_regular_card(model, "H1") == 6
-    assert max_regular_card(model, "H2") == 4
+def test_the_two_limits_differ_only_in_the_strict_case():
+    assert largest_regular_card(parse_model("3:2,2,2,2"), "H1") == 8  # Lemma 3.2: 16 / 2
+    assert largest_regular_card(parse_model("2:3,2,2"), "H1") == 4
+    fig2 = parse_model("5(3(2,2),2,3(2,2))")
+    for node, limit in (("H1", 6), ("H2", 4)):  # 3*2*3 / 3 and 5*2*2 / 5 (Lemma 4.1)
+        assert shrink_limit(fig2, node) == largest_regular_card(fig2, node) == limit
+    # two neighbours, one hidden: strictly below prod/max, and never below 1
+    chain = parse_model("3(2(2,2),2(2,2))")
+    assert (shrink_limit(chain, "H1"), largest_regular_card(chain, "H1")) == (2, 1)
+    assert (shrink_limit(parse_model("4(4(2,2),2)"), "H1"), largest_regular_card(parse_model("4(4(2,2),2)"), "H1")) == (2, 1)
+    assert is_regular(chain.with_card("H1", 1)) and not is_regular(chain.with_card("H1", 2))
+
+
+def test_regularization_reports_what_changed():
+    result = regularize(parse_model("9(9(2,2),2)"))
+    changes = result.changes
+    assert result.original == parse_model("9(9(2,2),2)")
+    assert {node: (c.old, c.new) for node, c in changes.items()} == {
+        node: (9, None if node not in result.model else result.model.card(node)) for node in changes
+    }
+    assert any(c.new is None and str(c) == "removed" for c in changes.values())
+    shrunk = regularize(parse_model("9:2,2,2,2")).changes["H1"]
+    assert (shrunk.old, shrunk.new, str(shrunk)) == (9, 8, "9 → 8")
+    assert regularize(parse_model("3:2,2,2,2")).changes == {}
 
 
 @given(hlc_models(max_hidden=5, max_card=5))

@@ -16,7 +16,8 @@ from effdim.learner import LatentTreeLearner, NotFittedError
 from effdim.model import HLCModel
 from effdim.regularity import is_regular
 from effdim.scores import SCORES
-from effdim.search import Cancelled, FitResult, HillClimb, fit, hill_climb, lc_model_for, regular_max, sweep
+from effdim.regularity import largest_regular_card
+from effdim.search import Cancelled, FitResult, HillClimb, fit, hill_climb, lc_model_for, start_model, sweep
 
 KEYS = {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
 
@@ -32,15 +33,15 @@ def fig2_data():
     return sample(random_parameters(model, 21), 3000, 22)
 
 
-def test_regular_max():
-    assert regular_max(HLCModel.parse("3:2,2,2,2"), "H1") == 8  # Lemma 3.2: 16 / 2
-    assert regular_max(HLCModel.parse("2:3,2,2"), "H1") == 4
+def test_start_model_is_binary_and_regular():
+    """One start for hill_climb and the Section 6 experiments: binary, lowered where regularity needs it."""
     fig2 = HLCModel.parse("5(3(2,2),2,3(2,2))")
-    assert regular_max(fig2, "H2") == 4  # 5*2*2 / 5 (Lemma 4.1)
-    assert regular_max(fig2, "H1") == 6  # 3*2*3 / 3
-    # two neighbours, one hidden: strictly below the smaller neighbour's bound
-    chain = HLCModel.parse("3(2(2,2),2(2,2))")
-    assert regular_max(chain, "H1") == 1
+    assert str(start_model(fig2)) == "2(2(2,2),2,2(2,2))"
+    assert str(start_model(fig2, {"H1": 9, "H2": 3})) == "4(3(2,2),2,2(2,2))"
+    chain = HLCModel.parse("3(2(2,2),2(2,2))")  # H1 has two hidden neighbours: at most 1
+    assert str(start_model(chain)) == "1(2(2,2),2(2,2))"
+    with pytest.raises(ValueError, match="'O1', which is not a hidden node"):
+        start_model(fig2, {"O1": 2})
 
 
 def test_lc_sweep_covers_every_regular_cardinality(stouffer):
@@ -95,7 +96,7 @@ def test_hill_climb_follows_section_6(fig2_data):
     assert all(is_regular(f.model) for f in climb.tried)
     # stopped because no single increase raised the score
     best = climb.best.model
-    room = [h for h in model.hidden if best.card(h) < regular_max(best, h)]
+    room = [h for h in model.hidden if best.card(h) < largest_regular_card(best, h)]
     final_step = climb.tried[len(climb.tried) - len(room):]
     assert {f.model for f in final_step} == {best.with_card(h, best.card(h) + 1) for h in room}
     assert all(f.scores.bic <= climb.best.scores.bic + 1e-6 * f.n for f in final_step)

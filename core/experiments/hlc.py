@@ -37,7 +37,7 @@ import numpy as np
 from ..distribution import random_parameters, sample
 from ..model import HLCModel
 from ..notation import format_model
-from ..search import FitResult, climb, fit, regular_max
+from ..search import FitResult, climb, fit, start_model
 from ..scores import PAPER_SCORES, SCORES
 from .common import Study, FIT_COLUMNS, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num
@@ -63,25 +63,14 @@ PAPER_TABLE2: dict[int, dict[str, tuple[float, float, bool]]] = {
 }
 
 
-def start_model(model: HLCModel) -> HLCModel:
-    """``model`` with every hidden node binary (lowered to its regular maximum where that is 1)."""
-    current = model
-    for h in model.hidden:
-        current = current.with_card(h, 2)
-    for _ in range(len(model.hidden) + 1):
-        for h in model.hidden:
-            current = current.with_card(h, min(current.card(h), regular_max(current, h)))
-    return current
-
-
 def climb_all(
     model: HLCModel, scores: Sequence[str], fit_model: Callable[[HLCModel], FitResult]
 ) -> tuple[dict[str, list[FitResult]], dict[str, FitResult], dict[str, int]]:
     """Hill climbing of Section 6 for several scores at once, sharing the fits.
 
-    For each score: start from :func:`start_model`; at each step fit every
+    For each score: start from :func:`effdim.search.start_model`; at each step fit every
     model with one hidden cardinality raised by one (within
-    :func:`effdim.search.regular_max`, so every model is regular); move to
+    :func:`effdim.regularity.largest_regular_card`, so every model is regular); move to
     the best one if it beats the current model on that score, else stop.
     Ties go to the first hidden node in pre-order, as in
     :func:`effdim.search.hill_climb`. ``fit_model`` is called once per

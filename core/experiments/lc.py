@@ -38,7 +38,8 @@ import numpy as np
 
 from ..distribution import Parameters, random_parameters, sample
 from ..model import HLCModel
-from ..search import regular_max, sweep
+from ..regularity import largest_regular_card
+from ..search import sweep
 from ..scores import PAPER_SCORES, SCORES, best_index
 from .common import Study, FIT_COLUMNS, check_config, fit_row, rng_for
 from .runner import JobRecord, RunStats
@@ -150,7 +151,7 @@ class LCStudy(Study):
         if self.cards is not None:
             return tuple(int(c) for c in self.cards)
         m = HLCModel.parse(self.generators[0] if self.generators else self.deterministic[0])
-        return tuple(range(1, regular_max(m, m.root) + 1))
+        return tuple(range(1, largest_regular_card(m, m.root) + 1))
 
     def jobs(self) -> list[dict]:
         """One configuration per (generating model, replicate, size)."""
