@@ -45,7 +45,14 @@ __all__ = [
 
 
 def standard_dimension(model: HLCModel) -> int:
-    """``ds = sum_X (|X| - 1) * |Pa(X)|`` (paper, Section 2.1)."""
+    """``ds = sum_X (|X| - 1) * |Pa(X)|`` (paper, Section 2.1).
+
+    Examples
+    --------
+    >>> from effdim import parse_model
+    >>> standard_dimension(parse_model("3:4,5")), standard_dimension(parse_model("5(3(2,2),2,3(2,2))"))
+    (23, 41)
+    """
     total = model.card(model.root) - 1
     for parent, child in model.edges:
         total += (model.card(child) - 1) * model.card(parent)
@@ -53,7 +60,14 @@ def standard_dimension(model: HLCModel) -> int:
 
 
 def complete_dimension(model: HLCModel) -> int:
-    """``dc = prod_{O} |O| - 1``: parameters of the complete model over the observed variables."""
+    """``dc = prod_{O} |O| - 1``: parameters of the complete model over the observed variables.
+
+    Examples
+    --------
+    >>> from effdim import parse_model
+    >>> complete_dimension(parse_model("3:4,5")), complete_dimension(parse_model("5(3(2,2),2,3(2,2))"))
+    (19, 31)
+    """
     return math.prod(model.card(o) for o in model.observed) - 1
 
 
@@ -120,6 +134,13 @@ def best_split(cards: list[int]) -> tuple[int, tuple[int, ...]] | None:
     ``floor(sqrt(N))`` over all bases but the last two; for each, the last two
     are chosen exactly (one enumerated, the other by bisection). The work is
     the number of distinct achievable products, never ``2^n``.
+
+    Examples
+    --------
+    ``N = 10 * 3 * 2 = 60``; the largest subset product up to ``sqrt(60)`` is ``3 * 2``:
+
+    >>> best_split([10, 3, 2])
+    (6, (1, 2))
     """
     if len(cards) < 2:
         return None
@@ -239,6 +260,13 @@ def pairwise_bound(hidden_card: int, cards: list[int]) -> PairwiseBound:
     With the smaller side ``a`` of the best split and ``b = N / a``:
     ``dp = r (a + b - r) - 1`` if ``r = |X| < a``, else ``dc`` (Table 1
     writes "dc" then).
+
+    Examples
+    --------
+    Table 1, ``5:10,3,2``: ``a = 6``, ``b = 10``, ``5 (6 + 10 - 5) - 1 = 54``:
+
+    >>> pairwise_bound(5, [10, 3, 2]).dp
+    54
     """
     total = math.prod(cards)
     dc = total - 1
@@ -299,7 +327,18 @@ class LCBounds:
 
 
 def lc_bounds(model: HLCModel) -> LCBounds:
-    """The bounds of Theorem 4 for an LC model (or a local LC model)."""
+    """The bounds of Theorem 4 for an LC model (or a local LC model).
+
+    Examples
+    --------
+    Table 1 rows ``3:4,5`` (dp binds) and ``3:2,2,2,2`` (db = 14, one above de = 13):
+
+    >>> from effdim import parse_model
+    >>> lc_bounds(parse_model("3:4,5"))
+    LCBounds(ds=23, dc=19, dp=17, db=17, binding='dp', split=('O1',), dp_exact=True)
+    >>> lc_bounds(parse_model("3:2,2,2,2")).db
+    14
+    """
     if not model.is_lc:
         raise ModelError(
             f"dp and db are defined for LC models; this model has {len(model.hidden)} hidden nodes "

@@ -114,6 +114,16 @@ class Dataset:
 
     Instances are immutable; :meth:`subset` and :func:`check_matches_model`
     return new ones.
+
+    Examples
+    --------
+    Six rows, two distinct patterns:
+
+    >>> data = load_csv(b"a,b,count\\n1,x,3\\n2,y,1\\n1,x,2\\n", name="demo.csv")
+    >>> data
+    Dataset(demo.csv: 2 columns [2,2], 6 rows, 2 unique patterns, 0 missing cells)
+    >>> data.states, data.patterns.tolist(), data.counts.tolist()
+    (((1, 2), ('x', 'y')), [[0, 0], [1, 1]], [5.0, 1.0])
     """
 
     columns: tuple[str, ...]
@@ -284,6 +294,13 @@ def load_csv(
     DataError
         For every rule in the module docstring; the message names the
         column, the 1-based file line and the value at fault.
+
+    Examples
+    --------
+    >>> load_csv(b"a,b\\n1,x\\n1,y\\n")
+    Traceback (most recent call last):
+    ...
+    effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
     """
     from .csvscan import read_cells  # csvscan raises DataError from this module
 
@@ -309,6 +326,12 @@ def from_frame(
     :func:`load_csv` (``None`` by default here). An ordered categorical column
     keeps its category order; other columns sort naturally. Rows are named by
     their index label in messages.
+
+    Examples
+    --------
+    >>> data = from_frame(pd.DataFrame({"A": ["+", "-", "+"], "B": [1, 2, None]}))
+    >>> data.states, data.patterns.tolist(), data.n_missing
+    ((('+', '-'), (1, 2)), [[0, -1], [0, 0], [1, 1]], 1)
     """
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}")
@@ -346,6 +369,12 @@ def from_patterns(
     cardinalities, states:
         The states of each column: ``states`` explicitly, or ``range(k)``
         for ``cardinalities``; default ``range(max code + 1)``.
+
+    Examples
+    --------
+    >>> data = from_patterns([[0, 1], [0, 1], [1, 0]])
+    >>> data.columns, data.patterns.tolist(), data.counts.tolist()
+    (('O1', 'O2'), [[0, 1], [1, 0]], [2.0, 1.0])
     """
     codes = np.asarray(patterns_codes)
     if codes.ndim != 2:
@@ -398,6 +427,15 @@ def resolve_mapping(dataset: Dataset, model: Any, mapping: Mapping[str, str] | N
     Without ``mapping``: by name when every leaf names a column; otherwise
     positionally when the leaves carry the default names ``O1..On`` (as in
     ``"3:2,2,2,2"``) and the data have exactly ``n`` columns.
+
+    Examples
+    --------
+    >>> from effdim import parse_model
+    >>> data = from_patterns([[0, 1], [1, 0]], columns=["a", "b"])
+    >>> resolve_mapping(data, parse_model("2:2,2"))                 # by position
+    {'O1': 'a', 'O2': 'b'}
+    >>> resolve_mapping(data, parse_model("X:2:b:2,a:2"))           # by name
+    {'b': 'b', 'a': 'a'}
     """
     leaves = list(model.observed)
     columns = dataset.columns
@@ -450,6 +488,13 @@ def check_matches_model(dataset: Dataset, model: Any, mapping: Mapping[str, str]
     than what was observed); their maximum-likelihood probability is zero and
     the model's dimension is that of the model as written. The returned
     dataset keeps its own states, so take CPT shapes from ``model.card``.
+
+    Examples
+    --------
+    >>> from effdim import parse_model
+    >>> data = from_patterns([[0, 1, 0], [1, 0, 1]], columns=["a", "b", "c"])
+    >>> check_matches_model(data, parse_model("X:2:c:2,a:2")).columns
+    ('c', 'a')
     """
     resolved = resolve_mapping(dataset, model, mapping)
     for leaf, column in resolved.items():

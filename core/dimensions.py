@@ -169,7 +169,13 @@ class DimensionReport:
 
 
 def lc_notation(model: HLCModel) -> str:
-    """The paper's ``r:d1,...,dn`` for an LC model, observed cardinalities descending."""
+    """The paper's ``r:d1,...,dn`` for an LC model, observed cardinalities descending.
+
+    Examples
+    --------
+    >>> lc_notation(HLCModel.parse("5(3(2,2),2,3(2,2))").local_lc("H2"))
+    '3:5,2,2'
+    """
     cards = sorted((model.card(o) for o in model.observed), reverse=True)
     return f"{model.card(model.root)}:{','.join(map(str, cards))}"
 

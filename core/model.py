@@ -59,6 +59,26 @@ class HLCModel:
         Smallest allowed observed cardinality (2). Local LC models use 1: a
         hidden neighbour with one state acts there as a constant variable.
 
+    Examples
+    --------
+    Figure 2 of the paper, built from its parts and from notation:
+
+    >>> cards = {"H1": 5, "H2": 3, "H3": 3, "O1": 2, "O2": 2, "O3": 2, "O4": 2, "O5": 2}
+    >>> edges = [("H1", "H2"), ("H2", "O1"), ("H2", "O2"), ("H1", "O3"), ("H1", "H3"), ("H3", "O4"), ("H3", "O5")]
+    >>> model = HLCModel(cards, ["H1", "H2", "H3"], edges)
+    >>> model == HLCModel.parse("5(3(2,2),2,3(2,2))")
+    True
+    >>> model.nodes
+    ['H1', 'H2', 'O1', 'O2', 'O3', 'H3', 'O4', 'O5']
+    >>> model.card("H1"), model.neighbors("H2"), model.parent("O1"), model.is_lc
+    (5, ['H1', 'O1', 'O2'], 'H2', False)
+    >>> str(model.with_card("H1", 4)), str(model.without("H3"))
+    ('4(3(2,2),2,3(2,2))', '5(3(2,2),2)')
+    >>> HLCModel(cards, ["H1", "H2", "H3"], edges + [("O5", "O1")])
+    Traceback (most recent call last):
+    ...
+    effdim.model.ModelError: the graph has a cycle: H1 - H2 - O1 - O5 - H3 - H1
+
     Raises
     ------
     ModelError
@@ -128,7 +148,13 @@ class HLCModel:
         *,
         min_observed_card: int = 2,
     ) -> "HLCModel":
-        """The LC model ``hidden_card : observed_cards`` (paper, Figure 1)."""
+        """The LC model ``hidden_card : observed_cards`` (paper, Figure 1).
+
+        Examples
+        --------
+        >>> HLCModel.lc(3, [2, 2, 2, 2])
+        HLCModel.parse('3:2,2,2,2')
+        """
         observed_cards = list(observed_cards)
         if observed_names is None:
             observed_names = [f"O{i + 1}" for i in range(len(observed_cards))]
@@ -215,6 +241,14 @@ class HLCModel:
 
         Paper, Section 2.2: the hidden variable is ``hidden_node``, the observed
         variables are its neighbours (hidden neighbours count as observed).
+
+        Examples
+        --------
+        Figure 2's local models are ``5:3,3,2`` and twice ``3:5,2,2`` (Section 4):
+
+        >>> figure2 = HLCModel.parse("5(3(2,2),2,3(2,2))")
+        >>> [str(figure2.local_lc(h)) for h in figure2.hidden]
+        ['H1:5(H2:3,O3:2,H3:3)', 'H2:3(H1:5,O1:2,O2:2)', 'H3:3(H1:5,O4:2,O5:2)']
         """
         if not self.is_hidden(hidden_node):
             raise ModelError(f"node {hidden_node!r} is observed; local LC models belong to hidden nodes")
@@ -229,7 +263,13 @@ class HLCModel:
 
     # ------------------------------------------------------------------ edits
     def rerooted(self, node: str) -> "HLCModel":
-        """The same model rooted at hidden ``node`` (same observed distributions)."""
+        """The same model rooted at hidden ``node`` (same observed distributions).
+
+        Examples
+        --------
+        >>> str(HLCModel.parse("5(3(2,2),2,3(2,2))").rerooted("H2"))
+        'H2:3(H1:5(O3:2,H3:3(O4:2,O5:2)),O1:2,O2:2)'
+        """
         if node not in self._graph:
             raise ModelError(f"no node named {node!r}")
         if not self.is_hidden(node):
@@ -307,6 +347,11 @@ class HLCModel:
 
         Only defined for a hidden node with exactly two neighbours (the
         removal rule of regularization, Section 4 / Lemma 4.1 context).
+
+        Examples
+        --------
+        >>> str(HLCModel.parse("2(2(2,2),2(2,2))").contracted("H1"))
+        'H2:2(H3:2(O3:2,O4:2),O1:2,O2:2)'
         """
         if not self.is_hidden(hidden_node):
             raise ModelError(f"node {hidden_node!r} is observed; only hidden nodes can be contracted")

@@ -147,6 +147,20 @@ def parse_model(text: str) -> HLCModel:
     Raises :class:`NotationError` naming the position of a syntax error, and
     :class:`~effdim.model.ModelError` for a well-formed but invalid model
     (bad cardinality, duplicate name, ...).
+
+    Examples
+    --------
+    >>> model = parse_model("5(3(2,2),2,3(2,2))")          # Figure 2
+    >>> model.hidden, model.observed
+    (['H1', 'H2', 'H3'], ['O1', 'O2', 'O3', 'O4', 'O5'])
+    >>> parse_model("H1:5(H2:3(O1:2,O2:2),O3:2,H3:3(O4:2,O5:2))") == model
+    True
+    >>> parse_model("3:2,2,2,2").is_lc                       # a Table 1 row
+    True
+    >>> parse_model("5(3(2,2),2")
+    Traceback (most recent call last):
+    ...
+    effdim.notation.NotationError: position 11: expected ',' or ')' but found the end of the text (near '5(3(2,2),2')
     """
     if not isinstance(text, str):
         raise NotationError(f"model notation must be text, got {type(text).__name__}")
@@ -207,6 +221,13 @@ def format_model(model: HLCModel, names: bool | None = None) -> str:
     ``names=None`` prints names only when they differ from the defaults the
     parser would give; ``True``/``False`` force them on/off (``False`` loses
     custom names). An LC model with default names prints as ``r:d1,...,dn``.
+
+    Examples
+    --------
+    >>> format_model(parse_model("5(3(2,2),2,3(2,2))"), names=True)
+    'H1:5(H2:3(O1:2,O2:2),O3:2,H3:3(O4:2,O5:2))'
+    >>> format_model(parse_model("X:3:A:2,B:2,C:2"))
+    'X:3(A:2,B:2,C:2)'
     """
     order = model.nodes
     if names is None:
@@ -225,7 +246,13 @@ def format_model(model: HLCModel, names: bool | None = None) -> str:
 
 
 def model_to_json(model: HLCModel) -> dict[str, Any]:
-    """The documented JSON form of ``model`` (a dict; ``json.dumps`` it to write)."""
+    """The documented JSON form of ``model`` (a dict; ``json.dumps`` it to write).
+
+    Examples
+    --------
+    >>> model_to_json(parse_model("2:2,3"))["nodes"]
+    [{'name': 'H1', 'card': 2, 'hidden': True}, {'name': 'O1', 'card': 2, 'hidden': False}, {'name': 'O2', 'card': 3, 'hidden': False}]
+    """
     return {
         "effdim": JSON_FORMAT,
         "version": 1,
@@ -236,7 +263,14 @@ def model_to_json(model: HLCModel) -> dict[str, Any]:
 
 
 def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
-    """Read the JSON form; the error message names the offending key or entry."""
+    """Read the JSON form; the error message names the offending key or entry.
+
+    Examples
+    --------
+    >>> figure2 = parse_model("5(3(2,2),2,3(2,2))")
+    >>> model_from_json(model_to_json(figure2)) == figure2
+    True
+    """
     if isinstance(data, (str, bytes)):
         try:
             data = json.loads(data)
@@ -277,7 +311,13 @@ def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
 
 
 def load_model(spec: str) -> HLCModel:
-    """A model from notation, or from a JSON file when ``spec`` names one."""
+    """A model from notation, or from a JSON file when ``spec`` names one.
+
+    Examples
+    --------
+    >>> str(load_model("3:2,2,2,2"))
+    '3:2,2,2,2'
+    """
     from pathlib import Path
 
     path = Path(spec)

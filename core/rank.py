@@ -344,6 +344,13 @@ def jacobian(
     uniform point of ``GF(p)^ds``, sketch weights uniform in ``GF(p)``.
     ``rows="dense"`` gives ``dP(o)/dtheta`` for every configuration ``o`` (C order
     over ``model.observed``); ``"sketch"`` gives ``ds + 8`` product-form rows.
+
+    Examples
+    --------
+    ``2:2,2`` has ``prod |O_i| = 4`` dense rows and ``ds = 5`` columns:
+
+    >>> jacobian(HLCModel.parse("2:2,2"), 0, prime=7).shape
+    (4, 5)
     """
     tree = _compile(model)
     return _jacobian(tree, np.random.default_rng(rng), prime, _resolve_rows(tree, rows))
@@ -542,6 +549,18 @@ def effective_dimension(
     ValueError
         If a certified lower bound exceeds ``upper_bound`` (the bound is wrong),
         or for invalid ``repeats``, ``rows`` or ``prime``.
+
+    Examples
+    --------
+    Table 1, ``3:5,2,2``: ``de = 17``. Below ``min(ds, dc) = 19`` it is only
+    probable; with ``db = 17`` (Theorem 4) as the upper bound it is proven.
+
+    >>> model = HLCModel.parse("3:5,2,2")
+    >>> result = effective_dimension(model, seed=0)
+    >>> result.de, result.status, result.failure_bound < 1e-12
+    (17, 'probable', True)
+    >>> effective_dimension(model, upper_bound=17, seed=0).status
+    'proven'
     """
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")

@@ -143,7 +143,14 @@ def _two_neighbours_one_hidden(model: HLCModel, node: str) -> bool:
 
 
 def regularity_violations(model: HLCModel) -> list[Violation]:
-    """Every hidden node that breaks regularity, with the reason (empty if regular)."""
+    """Every hidden node that breaks regularity, with the reason (empty if regular).
+
+    Examples
+    --------
+    >>> from effdim import parse_model
+    >>> [v.message for v in regularity_violations(parse_model("9:2,2,2,2"))]
+    ['|H1| = 9 exceeds prod/max of its neighbours (O1:2, O2:2, O3:2, O4:2) = 8 (Lemma 3.2)']
+    """
     found = []
     for node in model.hidden:
         card = model.card(node)

@@ -15,8 +15,8 @@ Examples
 Traceback (most recent call last):
 ...
 effdim.errors.InvalidArgument: restarts must be at least 1, got 0
->>> as_model("3:2,2,2,2").ds
-17
+>>> as_model("3:2,2,2,2").observed
+['O1', 'O2', 'O3', 'O4']
 """
 
 from __future__ import annotations
