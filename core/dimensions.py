@@ -251,8 +251,9 @@ def dimensions(
         rank = _lc_rank(*_key(target, target.root), upper, repeats)  # the local row's cached rank
         method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
         second = _float_opinion(target, seed) if check_float else None
-        return _report(model, violations, target, ds, rank.de, rank.status, DIRECT, method, rank.failure_bound,
-                       upper, rank.de, None, second, local, dp=row.dp, db=row.db)
+        return _report(model, violations, target, second, ds=ds, de=rank.de, de_status=rank.status,
+                       de_basis=DIRECT, de_method=method, failure_bound=rank.failure_bound, upper_bound=upper,
+                       de_direct=rank.de, de_local_sum=None, local=local, dp=row.dp, db=row.db)
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)
     target_rows = local if target is model else tuple(_local_row(target, h, repeats) for h in target.hidden)
@@ -289,8 +290,9 @@ def dimensions(
         method += skipped
     status = "proven" if de == upper else "probable"
     second = (rank.float_rank, rank.singular_gap) if rank else None
-    return _report(model, violations, target, ds, de, status, basis, method, fail, upper,
-                   rank.de if rank else None, de_sum, second, local)
+    return _report(model, violations, target, second, ds=ds, de=de, de_status=status, de_basis=basis,
+                   de_method=method, failure_bound=fail, upper_bound=upper, de_direct=rank.de if rank else None,
+                   de_local_sum=de_sum, local=local)
 
 
 def _float_opinion(model: HLCModel, seed: int | None) -> tuple[int, float] | None:
@@ -306,26 +308,20 @@ def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
     return model.card(hidden), tuple(sorted((model.card(n) for n in model.neighbors(hidden)), reverse=True))
 
 
-def _report(model, violations, target, ds, de, status, basis, method, fail, upper, de_direct, de_sum, second,
-            local, dp=None, db=None) -> DimensionReport:
+def _report(model: HLCModel, violations, target: HLCModel, second: tuple[int, float] | None,
+            **fields: Any) -> DimensionReport:
+    """The report of ``model``: ``fields`` are :class:`DimensionReport` fields; the
+    rest derive from the model, its violations, its regular ``target`` and the
+    float ``second`` opinion. A proven ``de`` has failure bound 0."""
+    if fields["de_status"] == "proven":
+        fields["failure_bound"] = 0.0
     return DimensionReport(
         model=format_model(model),
         regular=not violations,
         violations=tuple(v.message for v in violations),
         regularized=None if target is model else format_model(target),
-        ds=ds,
-        de=de,
         dc=complete_dimension(model),
-        de_status=status,
-        de_basis=basis,
-        de_method=method,
-        failure_bound=0.0 if status == "proven" else fail,
-        upper_bound=upper,
-        de_direct=de_direct,
-        de_local_sum=de_sum,
         float_rank=second[0] if second else None,
         singular_gap=second[1] if second else None,
-        local=local,
-        dp=dp,
-        db=db,
+        **fields,
     )
