@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import threading
 
 import pytest
 
-from effdim import HLCModel, parse_model
+from effdim import parse_model
 from effdim_app import presets
 from effdim_app.layout import tree_layout
 from effdim_app.state import DataState, ModelState, ScoresState

@@ -19,7 +19,6 @@ from effdim.experiments import (
     build_study,
     climb_all,
     deterministic_parameters,
-    hlc_job,
     lc_job,
     mark_best,
     mean_se,

@@ -1,6 +1,5 @@
 """Regularity (Lemmas 3.2, 4.1) and regularize()."""
 
-import pytest
 from hypothesis import given
 
 from effdim import parse_model
