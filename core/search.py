@@ -28,6 +28,7 @@ from typing import Any
 
 from .em import Cancelled, EMResult, ModelData, fit_em
 from .model import HLCModel
+from .nested import nested_start
 from .notation import format_model
 from .regularity import largest_regular_card
 from .errors import InvalidArgument
@@ -173,13 +174,27 @@ def fit(
     tol: float = 1e-8,
     max_iter: int = 1000,
     prior: float | None = None,
+    smaller: FitResult | None = None,
     cancel: Any = None,
     **em_options: Any,
 ) -> FitResult:
-    """Fit ``model`` by EM (:func:`effdim.em.fit_em`) and score it (:func:`effdim.scores.score_fit`)."""
+    """Fit ``model`` by EM (:func:`effdim.em.fit_em`) and score it (:func:`effdim.scores.score_fit`).
+
+    ``smaller``: the fit of a nested smaller model (``model`` with one hidden
+    cardinality one lower). Its solution with one hidden state split in two
+    (:func:`effdim.nested.nested_start`) is one more EM start besides the
+    ``restarts`` random ones, so the log-likelihood of ``model`` ends at
+    least as high as that of ``smaller`` (under maximum likelihood). Ignored
+    when ``model`` is not nested that way.
+    """
     model = as_model(model)
     if not isinstance(dataset, ModelData):
         dataset = as_dataset(dataset)
+    start = nested_start(smaller.params if smaller is not None else None, model)
+    if start is not None:
+        given = em_options.pop("init", None)
+        given = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
+        em_options["init"] = [start, *given]
     result = fit_em(
         dataset, model, restarts=restarts, seed=seed, tol=tol, max_iter=max_iter, prior=prior, cancel=cancel,
         **em_options,
@@ -227,7 +242,9 @@ def sweep(
         ``max_card`` when that is given.
     restarts, seed, tol, max_iter, prior:
         Passed to :func:`effdim.em.fit_em`; each fit gets its own stream
-        spawned from ``seed``.
+        spawned from ``seed``. A fit whose cardinality is one above the
+        previous one is also started from that fit (``smaller`` of
+        :func:`fit`), so the log-likelihood does not fall along the sweep.
     progress:
         ``progress(done, total)`` after each fit (and ``(0, total)`` first).
     cancel:
@@ -258,13 +275,13 @@ def sweep(
     total = len(cards)
     if progress is not None:
         progress(0, total)
-    results = []
+    results: list[FitResult] = []
     for i, (k, rng) in enumerate(zip(cards, rngs)):
         _check_cancel(cancel)
         m = model.with_card(node, k)
         results.append(
             fit(dataset, m, card=k, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, prior=prior,
-                cancel=cancel, **em_options)
+                smaller=results[-1] if results else None, cancel=cancel, **em_options)
         )
         if progress is not None:
             progress(i + 1, total)
@@ -273,7 +290,7 @@ def sweep(
 
 # -------------------------------------------------------------------- hill climbing
 def climb(
-    start: HLCModel, score: str, evaluate: Callable[[list[HLCModel]], list[FitResult]]
+    start: HLCModel, score: str, evaluate: Callable[[list[HLCModel], FitResult | None], list[FitResult]]
 ) -> tuple[list[FitResult], list[FitResult]]:
     """The hill-climbing rule of Section 6, for any way of fitting models.
 
@@ -284,18 +301,19 @@ def climb(
     a tie; otherwise stop. Ties follow :func:`effdim.scores.best`: the
     smaller model wins, so a tie with the current model ends the climb and a
     tie between candidates goes to the first hidden node in pre-order.
-    ``evaluate`` fits a list of models (so callers can count, cache or
-    report progress).
+    ``evaluate(models, current)`` fits a list of models (so callers can
+    count, cache or report progress); ``current`` is the fit they grow from
+    (``None`` for the start), to be passed as ``smaller`` to :func:`fit`.
 
     Returns ``(path, tried)``: the accepted fits in order, and every fit made.
     """
-    current = evaluate([start])[0]
+    current = evaluate([start], None)[0]
     path, tried = [current], [current]
     while True:
         candidates = [h for h in current.model.hidden if current.model.card(h) + 1 <= largest_regular_card(current.model, h)]
         if not candidates:
             return path, tried
-        step = evaluate([current.model.with_card(h, current.model.card(h) + 1) for h in candidates])
+        step = evaluate([current.model.with_card(h, current.model.card(h) + 1) for h in candidates], current)
         tried.extend(step)
         winner = best(step, score)
         if not beats(winner, current, score):
@@ -345,19 +363,19 @@ def hill_climb(
         if progress is not None:
             progress(done, done + left)
 
-    def run(m: HLCModel) -> FitResult:
+    def run(m: HLCModel, smaller: FitResult | None) -> FitResult:
         nonlocal done
         _check_cancel(cancel)
         result = fit(dataset, m, restarts=restarts, seed=rng.spawn(1)[0], tol=tol, max_iter=max_iter, prior=prior,
-                     cancel=cancel, **em_options)
+                     smaller=smaller, cancel=cancel, **em_options)
         done += 1
         return result
 
-    def evaluate(models: list[HLCModel]) -> list[FitResult]:
+    def evaluate(models: list[HLCModel], smaller: FitResult | None) -> list[FitResult]:
         tick(len(models))
         fits = []
         for i, m in enumerate(models):
-            fits.append(run(m))
+            fits.append(run(m, smaller))
             tick(len(models) - i - 1)
         return fits
 

@@ -29,6 +29,7 @@ from effdim.experiments import (
 from effdim.experiments.plots import find_chromium
 from effdim.experiments.runner import ExperimentError, job_key
 from effdim.model import HLCModel
+from effdim.nested import grown_node
 
 TINY_LC = dict(generators=("3:2,2,2,2",), deterministic=("4:2,2,2,2",), replicates=2, sizes=(200, 800),
                cards=(1, 2, 3), restarts=2, max_iter=60)
@@ -204,7 +205,7 @@ def test_dask_scheduler_path_on_an_in_process_cluster(tmp_path):
 # ----------------------------------------------------------- pieces of the design
 def test_climb_all_follows_the_hill_climbing_rule_and_fits_each_model_once():
     model = HLCModel.parse("2(2(2,2),2,2(2,2))")
-    calls: list[str] = []
+    calls: list[tuple] = []
 
     class Fake:
         def __init__(self, m):
@@ -213,9 +214,12 @@ def test_climb_all_follows_the_hill_climbing_rule_and_fits_each_model_once():
             # bic peaks at 3,2,2; cs+ keeps rising with |H2| and |H3| up to their maxima
             bic = -((a - 3) ** 2) - (b - 2) ** 2 - (c - 2) ** 2
             self.scores = SimpleNamespace(bic=bic, bic_plus=bic, cs=bic, cs_plus=b + c + 0.1 * a, ds=a + b + c, n=1)
+            self.loglik = float(a + b + c)
 
-    def fit_model(m):
-        calls.append(str(m))
+    def fit_model(m, smaller):
+        if smaller is not None:  # grown from the climb's current model: one hidden card one lower
+            assert grown_node(smaller.model, m) is not None
+        calls.append((None if smaller is None else str(smaller.model), str(m)))
         return Fake(m)
 
     paths, fits, used = climb_all(model, ["bic", "cs+"], fit_model)
@@ -223,7 +227,8 @@ def test_climb_all_follows_the_hill_climbing_rule_and_fits_each_model_once():
     # cs+: H2 first (tie with H3 goes to pre-order), up to the regular maxima 4 and 4
     last = paths["cs+"][-1].model
     assert (last.card("H2"), last.card("H3")) == (4, 4)
-    assert len(calls) == len(set(calls)) == len(fits)  # shared, each model fitted once
+    assert len(calls) == len(set(calls))  # shared: each (start, model) pair fitted once
+    assert sorted(fits) == sorted({m for _, m in calls})
     assert used["bic"] == 1 + 3 + 3
 
 

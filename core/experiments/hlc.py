@@ -64,7 +64,7 @@ PAPER_TABLE2: dict[int, dict[str, tuple[float, float, bool]]] = {
 
 
 def climb_all(
-    model: HLCModel, scores: Sequence[str], fit_model: Callable[[HLCModel], FitResult]
+    model: HLCModel, scores: Sequence[str], fit_model: Callable[[HLCModel, FitResult | None], FitResult]
 ) -> tuple[dict[str, list[FitResult]], dict[str, FitResult], dict[str, int]]:
     """Hill climbing of Section 6 for several scores at once, sharing the fits.
 
@@ -73,29 +73,35 @@ def climb_all(
     :func:`effdim.regularity.largest_regular_card`, so every model is regular); move to
     the best one if it beats the current model on that score, else stop.
     Ties go to the first hidden node in pre-order, as in
-    :func:`effdim.search.hill_climb`. ``fit_model`` is called once per
-    distinct model.
+    :func:`effdim.search.hill_climb`. ``fit_model(m, smaller)`` fits ``m``
+    grown from the fit ``smaller`` (``None`` for the start; see ``smaller``
+    of :func:`effdim.search.fit`); it is called once per distinct pair, so a
+    climb's fits never depend on which other scores are climbed.
 
     Returns ``(paths, fits, used)``: per score the accepted models in order;
-    every fit by notation; per score the number of distinct models its climb
-    needed.
+    per distinct model (by notation) its fit with the highest log-likelihood;
+    per score the number of distinct models its climb needed.
     """
-    fits: dict[str, FitResult] = {}
+    made: dict[tuple[str | None, str], FitResult] = {}
 
-    def get(m: HLCModel, seen: set) -> FitResult:
-        key = format_model(m)
-        seen.add(key)
-        if key not in fits:
-            fits[key] = fit_model(m)
-        return fits[key]
+    def get(m: HLCModel, smaller: FitResult | None, seen: set) -> FitResult:
+        key = (None if smaller is None else format_model(smaller.model), format_model(m))
+        seen.add(key[1])
+        if key not in made:
+            made[key] = fit_model(m, smaller)
+        return made[key]
 
     paths: dict[str, list[FitResult]] = {}
     used: dict[str, int] = {}
     for s in scores:
         seen: set = set()
-        path, _ = climb(start_model(model), s, lambda models: [get(m, seen) for m in models])
+        path, _ = climb(start_model(model), s, lambda models, smaller: [get(m, smaller, seen) for m in models])
         paths[s] = path
         used[s] = len(seen)
+    fits: dict[str, FitResult] = {}
+    for (_, key), f in made.items():
+        if key not in fits or f.loglik > fits[key].loglik:
+            fits[key] = f
     return paths, fits, used
 
 
@@ -112,17 +118,18 @@ def hlc_job(config: dict) -> dict:
     truth = random_parameters(model, rng_for(seed, "hlc-params", config["model"], rep))
     data = sample(truth, int(n), rng_for(seed, "hlc-data", config["model"], rep, n))
 
-    def fit_model(m: HLCModel) -> FitResult:
+    def fit_model(m: HLCModel, smaller: FitResult | None) -> FitResult:
         return fit(data, m, restarts=config["restarts"], tol=config["tol"], max_iter=config["max_iter"],
-                   seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)))
+                   seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)), smaller=smaller)
 
     paths, fits, used = climb_all(model, config["scores"], fit_model)
     rows = {key: dict(fit_row(f, truth), cards=hidden_cards(f.model)) for key, f in fits.items()}
     climbs = {}
     for s, path in paths.items():
         best = format_model(path[-1].model)
+        own = rows[best] if fits[best] is path[-1] else fit_row(path[-1], truth)
         climbs[s] = {"path": [format_model(f.model) for f in path], "selected": best,
-                     "cards": rows[best]["cards"], "kl_bits": rows[best]["kl_bits"], "fits": used[s]}
+                     "cards": rows[best]["cards"], "kl_bits": own["kl_bits"], "fits": used[s]}
     return {"fits": list(rows.values()), "climbs": climbs}
 
 
