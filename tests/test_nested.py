@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -88,7 +89,8 @@ def test_climb_passes_the_current_fit_to_grow_from():
 
     def evaluate(models, smaller):
         seen.append((smaller, models))
-        return [type("F", (), {"model": m, "bic": -abs(m.card("H1") - 3)})() for m in models]
+        return [SimpleNamespace(model=m, scores=SimpleNamespace(bic=-abs(m.card("H1") - 3), ds=m.card("H1"), n=1))
+                for m in models]
 
     path, _ = climb(HLCModel.parse("2:2,2,2,2"), "bic", evaluate)
     assert seen[0][0] is None
