@@ -127,7 +127,7 @@ class LatentTreeLearner:
         self.em_ = result
         self.params_ = result.params
         self.loglik_ = result.loglik
-        self.scores_ = {k: v for k, v in scores.to_dict().items() if k not in ("ds", "de", "n")}
+        self.scores_ = {k: v for k, v in scores.to_dict().items() if k not in ("ds", "de", "n", "cs_prior")}
         self.ds_ = scores.ds
         self.de_ = scores.de
         self.n_ = scores.n

@@ -30,17 +30,23 @@ and for each penalised criterion its ``+`` version with ``de`` in place of
 ``N'_ijk`` (family ``i``: a node and its parent, every hidden family
 included; ``j`` a parent state; ``k`` a state of the node; the root's family
 has one ``j``). Its marginal likelihood is the Cooper-Herskovits formula
-with Dirichlet hyper-parameters ``alpha_ijk = 1`` (docs/theory.md, section 7)::
+with Dirichlet hyper-parameters ``alpha_ijk`` (docs/theory.md, section 7)::
 
     log p(D' | G) = sum_ij [lgamma(alpha_ij) - lgamma(alpha_ij + N'_ij)]
                   + sum_ijk [lgamma(alpha_ijk + N'_ijk) - lgamma(alpha_ijk)],
 
-``alpha_ij = sum_k alpha_ijk = r_i``, ``N'_ij = sum_k N'_ijk``, and the
+``alpha_ij = sum_k alpha_ijk``, ``N'_ij = sum_k N'_ijk``, and the
 completed-data log-likelihood is ``log p(D' | G, theta) = sum_ijk N'_ijk
 log theta_ijk`` (``0 log 0 = 0``). ``theta`` must be the estimate that
 produced ``N'`` (Chickering & Heckerman 1997), which
 :class:`effdim.em.EMResult` guarantees. As in the paper, no ``log r!``
 correction for relabelling hidden states is applied.
+
+The hyper-parameters are a choice (:mod:`effdim.priors`): K2 (``alpha_ijk =
+1``, the formula's usual form), BDeu (``alpha_ijk = ESS / (q_i r_i)``) or
+Jeffreys (1/2). The default is BDeu with ``ESS = 1``, under which CS+ ranks
+the selected cardinalities as the paper does; under K2 it picks the largest
+model almost always (``docs/experiments.md``, "The CS prior").
 
 Examples
 --------
@@ -65,6 +71,7 @@ from scipy.special import gammaln
 
 from .errors import InvalidArgument
 from .model import HLCModel
+from .priors import DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 
 __all__ = [
     "Criterion",
@@ -223,7 +230,7 @@ def aic(loglik: float, ds: int) -> float:
     return float(loglik) - ds
 
 
-def cooper_herskovits(counts: dict[str, np.ndarray], alpha: float = 1.0) -> float:
+def cooper_herskovits(counts: dict[str, np.ndarray], prior: "float | str | DirichletPrior" = 1.0) -> float:
     """``log p(D' | G)`` of completed data with expected counts ``N'_ijk`` (Section 2.3).
 
     ``counts[node]`` has shape ``(r,)`` for the root and ``(q, r)`` for a
@@ -232,12 +239,16 @@ def cooper_herskovits(counts: dict[str, np.ndarray], alpha: float = 1.0) -> floa
         sum_ij [lgamma(alpha_ij) - lgamma(alpha_ij + N'_ij)]
         + sum_ijk [lgamma(alpha_ijk + N'_ijk) - lgamma(alpha_ijk)],
 
-    with ``alpha_ijk = alpha`` (1 in the paper) and ``alpha_ij = r * alpha``.
+    with ``alpha_ijk`` from ``prior`` (:class:`effdim.priors.DirichletPrior`
+    or its text; a number is the K2 pseudo-count, 1 in the formula above)
+    and ``alpha_ij = r * alpha_ijk``.
     """
+    prior = DirichletPrior("k2", float(prior)) if isinstance(prior, (int, float)) else DirichletPrior.parse(prior)
     total = 0.0
     for table in counts.values():
         t = np.atleast_2d(np.asarray(table, dtype=np.float64))
-        r = t.shape[1]
+        q, r = t.shape
+        alpha = prior.alpha(q, r)
         a_ij = r * alpha
         n_ij = t.sum(axis=1)
         total += float(np.sum(gammaln(a_ij) - gammaln(a_ij + n_ij)))
@@ -257,13 +268,15 @@ def completed_loglik(counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray])
     return total
 
 
-def cheeseman_stutz(loglik: float, counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray], alpha: float = 1.0) -> float:
+def cheeseman_stutz(loglik: float, counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray],
+                    prior: "float | str | DirichletPrior" = 1.0) -> float:
     """``CS = log p(D'|G) - log p(D'|G, theta) + log p(D|G, theta)`` (Section 2.3).
 
     ``counts`` are the expected counts of the E-step at ``theta`` (``cpts``)
-    and ``loglik`` is ``log p(D | G, theta)`` at the same ``theta``.
+    and ``loglik`` is ``log p(D | G, theta)`` at the same ``theta``; ``prior``
+    as in :func:`cooper_herskovits`.
     """
-    return cooper_herskovits(counts, alpha) - completed_loglik(counts, cpts) + float(loglik)
+    return cooper_herskovits(counts, prior) - completed_loglik(counts, cpts) + float(loglik)
 
 
 def cs_plus(cs: float, ds: int, de: int, n: float) -> float:
@@ -292,8 +305,9 @@ def _dims(model: HLCModel) -> tuple[int, int]:
 class Scores:
     """Every score of one fitted model (natural logs, higher is better; ``n = |D|``).
 
-    Attributes are the :data:`SCORES` keys plus ``loglik``, ``ds``, ``de``
-    and ``n``; :meth:`get` takes a CLI name or key.
+    Attributes are the :data:`SCORES` keys plus ``loglik``, ``ds``, ``de``,
+    ``n`` and ``cs_prior`` (the prior of CS and CS+, e.g. ``"bdeu:1"``);
+    :meth:`get` takes a CLI name or key.
     """
 
     loglik: float
@@ -312,6 +326,8 @@ class Scores:
     ds: int
     de: int
     n: float
+    #: The Dirichlet prior behind ``cs`` and ``cs_plus`` (:class:`effdim.priors.DirichletPrior` as text).
+    cs_prior: str = str(DEFAULT_CS_PRIOR)
 
     def get(self, name: str) -> float:
         """A score by name: ``loglik`` or any :data:`SCORES` name (``bic+``) or key (``bic_plus``)."""
@@ -329,17 +345,31 @@ class Scores:
                 **{c.key: c.deviance(getattr(self, c.key)) for c in SCORES.values()}}
 
 
-def score_fit(fit: Any, *, ds: int | None = None, de: int | None = None) -> Scores:
-    """All scores of an :class:`effdim.em.EMResult` (``ds``, ``de`` computed unless given)."""
+def score_fit(fit: Any, *, ds: int | None = None, de: int | None = None,
+              cs_prior: "str | DirichletPrior | None" = None) -> Scores:
+    """All scores of an :class:`effdim.em.EMResult` (``ds``, ``de`` computed unless given).
+
+    ``cs_prior``: the Dirichlet prior of CS (``"k2"``, ``"k2:ALPHA"``,
+    ``"bdeu:ESS"``, ``"jeffreys"``; :mod:`effdim.priors`). ``None``: the
+    default (:data:`effdim.priors.DEFAULT_CS_PRIOR`) for a maximum-likelihood
+    fit, and for a MAP fit the prior EM used (``k2:(prior + 1)``); a MAP fit
+    refuses any other.
+
+    CS is a function of the estimate, not of the model alone: where ``de <
+    ds`` the maximum-likelihood estimates form a set along which the
+    completed-data marginal likelihood varies, and CS is taken at the
+    estimate EM returned (``docs/theory.md``, section 7).
+    """
+    prior = resolve_cs_prior(cs_prior, getattr(fit, "prior", None))
     if ds is None or de is None:
         d_s, d_e = model_dimensions(fit.model)
         ds = d_s if ds is None else ds
         de = d_e if de is None else de
     n = float(fit.n)
     ll = float(fit.loglik)
-    cs = cheeseman_stutz(ll, fit.expected_counts, fit.params.cpts)
+    cs = cheeseman_stutz(ll, fit.expected_counts, fit.params.cpts, prior)
     values: dict[str, float] = {"cs": cs, "cs_plus": cs_plus(cs, ds, de, n)}
     for c in SCORES.values():
         if c.rate is not None:
             values[c.key] = ll - (de if c.uses_de else ds) * c.rate(n)
-    return Scores(loglik=ll, **values, ds=int(ds), de=int(de), n=n)
+    return Scores(loglik=ll, **values, ds=int(ds), de=int(de), n=n, cs_prior=str(prior))

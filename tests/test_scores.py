@@ -6,13 +6,16 @@ import math
 
 import numpy as np
 import pytest
+from scipy.special import gammaln
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effdim.data import from_patterns
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import e_step, fit_em
+from effdim.errors import EffdimError
 from effdim.model import HLCModel
+from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import (
     SCORES,
     TIE_TOLERANCE,
@@ -125,14 +128,54 @@ def test_cs_is_the_exact_marginal_likelihood_without_hidden_structure():
     # independent columns, each a Dirichlet(1)-multinomial: log (r-1)! prod n_k! / (N + r - 1)!
     exact = math.log(math.factorial(1) * math.factorial(5) * math.factorial(5) / math.factorial(11))
     exact += math.log(math.factorial(2) * math.factorial(4) * math.factorial(2) * math.factorial(4) / math.factorial(12))
-    s = score_fit(fit, ds=3, de=3)
+    s = score_fit(fit, ds=3, de=3, cs_prior="k2")
     assert s.cs == pytest.approx(exact, rel=1e-10)
+    assert s.cs_prior == "k2:1"
+
+
+@pytest.mark.parametrize("prior,alpha", [("bdeu:1", lambda r: 1 / r), ("bdeu:10", lambda r: 10 / r),
+                                         ("jeffreys", lambda r: 0.5), ("k2:3", lambda r: 3.0)])
+def test_cs_prior_sets_the_dirichlet_of_each_family(prior, alpha):
+    """|X| = 1: CS is the exact Dirichlet-multinomial marginal likelihood of each column."""
+    model = HLCModel.parse("1:2,3")
+    data = from_patterns([(0, 0), (0, 2), (1, 1), (1, 2)], [4, 1, 2, 3], cardinalities=[2, 3])
+    fit = fit_em(data, model, restarts=1, seed=0)
+    exact = 0.0
+    for counts in ([5, 5], [4, 2, 4]):
+        a = alpha(len(counts))
+        exact += gammaln(a * len(counts)) - gammaln(a * len(counts) + 10)
+        exact += sum(gammaln(a + c) - gammaln(a) for c in counts)
+    s = score_fit(fit, ds=3, de=3, cs_prior=prior)
+    assert s.cs == pytest.approx(exact, rel=1e-10)
+    assert s.cs_prior == str(DirichletPrior.parse(prior))
+
+
+def test_default_cs_prior_is_bdeu_1_and_map_fits_keep_their_own():
+    model, params, data = tiny()
+    ml = fit_em(data, model, restarts=0, init=params, max_iter=0)
+    assert score_fit(ml, ds=5, de=3).cs_prior == str(DEFAULT_CS_PRIOR) == "bdeu:1"
+    m = fit_em(data, model, restarts=0, init=params, max_iter=3, prior=1.0)
+    s = score_fit(m, ds=5, de=3)
+    assert s.cs_prior == "k2:2"
+    assert s.cs == pytest.approx(cheeseman_stutz(m.loglik, m.expected_counts, m.params.cpts, 2.0))
+    with pytest.raises(EffdimError, match="MAP fit with prior 1 .* must be k2:2, not bdeu:1"):
+        score_fit(m, ds=5, de=3, cs_prior="bdeu:1")
+
+
+@pytest.mark.parametrize("text,message", [("dirichlet", "unknown CS prior 'dirichlet'"),
+                                          ("bdeu", "unknown CS prior 'bdeu'"),
+                                          ("bdeu:x", "'x' is not a number"),
+                                          ("k2:0", "must be a positive number"),
+                                          ("bdeu:-1", "equivalent sample size .* positive")])
+def test_bad_cs_prior_is_named(text, message):
+    with pytest.raises(EffdimError, match=message):
+        DirichletPrior.parse(text)
 
 
 def test_score_fit_combines_everything():
     model, params, data = tiny()
     fit = fit_em(data, model, restarts=0, init=params, max_iter=0)
-    s = score_fit(fit, ds=5, de=3)
+    s = score_fit(fit, ds=5, de=3, cs_prior="k2")
     _, cs_hand, _ = hand_cs()
     assert isinstance(s, Scores)
     assert s.loglik == pytest.approx(fit.loglik)
@@ -144,7 +187,7 @@ def test_score_fit_combines_everything():
     assert s.get("bic+") == s.bic_plus and s.get("CS+") == s.cs_plus
     with pytest.raises(ValueError, match="unknown score"):
         s.get("hqic")
-    assert set(s.to_dict()) == {"loglik", *(c.key for c in SCORES.values()), "ds", "de", "n"}
+    assert set(s.to_dict()) == {"loglik", *(c.key for c in SCORES.values()), "ds", "de", "n", "cs_prior"}
 
 
 def test_dimensions_come_from_the_engine():
@@ -235,3 +278,12 @@ def test_best_prefers_the_smaller_model_within_the_tie_tolerance():
     assert best_index([float("nan"), -3.0], [1, 2], n) == 1
     with pytest.raises(ValueError, match="no finite score"):
         best_index([float("nan")], [1], n)
+
+
+def test_prior_examples_run():
+    import doctest
+
+    import effdim.priors
+
+    failed, attempted = doctest.testmod(effdim.priors)
+    assert attempted > 0 and failed == 0
