@@ -73,7 +73,8 @@ def bench_sweep(repeats: int) -> dict:
             "logliks": [f.loglik for f in fits],
             "n_iter": [f.restarts["n_iter"] for f in fits],
             "converged": [f.restarts["converged"] for f in fits],
-            "bic": fits[0].bic, "bic_plus": fits[0].bic_plus, "cs": fits[0].cs, "cs_plus": fits[0].cs_plus,
+            "bic": fits[0].scores.bic, "bic_plus": fits[0].scores.bic_plus, "cs": fits[0].scores.cs,
+            "cs_plus": fits[0].scores.cs_plus,
             "ds": fits[0].ds, "de": fits[0].de,
         }
     # time per |X|: one timed fit per card and repeat

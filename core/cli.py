@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .errors import EffdimError
-from .scores import PAPER_SCORES, SCORES, best
+from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
+from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 
 __all__ = ["main", "build_parser", "UsageError", "format_table"]
 
@@ -192,10 +193,21 @@ def _score_row(f, args: argparse.Namespace) -> list:
     return [*values, f.ds, f.de]
 
 
-def _scale_note(args: argparse.Namespace) -> str:
+def _scale_note(args: argparse.Namespace, fit) -> str:
+    prior = DirichletPrior.parse(fit.scores.cs_prior).label
     if args.deviance:
-        return "scale: -2 log-likelihood + penalty, as poLCA and Mplus print it (lower is better)"
-    return "scale: log-likelihood - penalty, as in the paper (higher is better); --deviance for -2LL"
+        scale = "scale: -2 log-likelihood + penalty, as poLCA and Mplus print it (lower is better)"
+    else:
+        scale = "scale: log-likelihood - penalty, as in the paper (higher is better); --deviance for -2LL"
+    return f"{scale}\nCS and CS+ use the Dirichlet prior {prior} (--cs-prior)"
+
+
+def _caveats(fit, swept=None) -> str:
+    """The pick's caveats (:func:`effdim.search.pick_caveats`) in brackets, or nothing."""
+    from .search import pick_caveats
+
+    notes = pick_caveats(fit, swept)
+    return f"   [{'; '.join(notes)}]" if notes else ""
 
 
 def _json_fit(result) -> dict:
@@ -219,7 +231,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         return
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
     print(format_table(_score_headers(args), [_score_row(result, args)]))
-    print(_scale_note(args))
+    print(_scale_note(args, result))
     info = result.restarts
     print(f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
           f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}")
@@ -250,12 +262,13 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""]
             for r in results]
     print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
-    print(_scale_note(args))
+    print(_scale_note(args, results[0]))
     print()
     width = max(len(SCORES[c].label) for c in _criteria(args))
     for c in _criteria(args):
-        print(f"best by {SCORES[c].label:<{width}} |{node}| = {best(results, c).card}")
-    print("(ties within 1e-6 nats per row go to the smaller model)")
+        pick = best(results, c)
+        print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
+    print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
@@ -276,8 +289,8 @@ def _cmd_search(args: argparse.Namespace) -> None:
           f"data {data.source or args.data}: n = {_n(climb.best.n)}")
     rows = [[i, str(f.model), *_score_row(f, args)] for i, f in enumerate(climb.path)]
     print(format_table(["step", "model", *_score_headers(args)], rows))
-    print(_scale_note(args))
-    print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted)")
+    print(_scale_note(args, climb.best))
+    print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
 
 
 def _em_kwargs(args: argparse.Namespace) -> dict:
@@ -289,6 +302,9 @@ def _em_kwargs(args: argparse.Namespace) -> dict:
             raise UsageError(f"effdim {args.command}: --map expects LEAF=COLUMN, got {item!r}")
         mapping[leaf] = column
     options = dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+    if args.cs_prior is not None:
+        resolve_cs_prior(args.cs_prior, args.prior)  # refuse a bad prior before any progress bar
+        options["cs_prior"] = args.cs_prior
     if mapping:
         options["mapping"] = mapping
     return options
@@ -302,6 +318,9 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
+    p.add_argument("--cs-prior", default=None, metavar="PRIOR",
+                   help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR}; "
+                        "with --prior A the prior EM used, k2:A+1)")
     p.add_argument("--criteria", choices=["paper", "all"], default="paper",
                    help="criteria in printed tables: the paper's BIC, BIC+, CS, CS+ and AIC (default), or all "
                         "(adds AIC+, AIC3, SABIC, CAIC and their de versions); JSON always has all")
@@ -315,7 +334,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
     from .experiments import ExperimentError, build_study, write_outputs
 
-    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "max_iter", "seed", "model")}
+    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior")}
     if args.study == "lc":
         options["generators"] = args.generator or None
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
@@ -416,6 +435,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)")
     exp.add_argument("--no-deterministic", action="store_true", help="lc: skip the deterministic variant")
     exp.add_argument("--model", default=None, help="hlc: the generating HLC model (default 5(3(2,2),2,3(2,2)))")
+    exp.add_argument("--cs-prior", default=None, metavar="PRIOR",
+                     help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR})")
     exp.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="paired test for the marks (default t)")
     exp.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: CPUs)")
     exp.add_argument("--scheduler", default=None, help="Dask scheduler address: run the jobs on that cluster")

@@ -22,20 +22,23 @@ them in a thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounds import complete_dimension
 from .em import Cancelled, EMResult, ModelData, fit_em
 from .model import HLCModel
 from .nested import nested_start
 from .notation import format_model
+from .priors import resolve_cs_prior
 from .regularity import largest_regular_card
 from .errors import InvalidArgument
 from .scores import Scores, beats, best, criterion, score_fit
 from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
-__all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "start_model", "lc_model_for"]
+__all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "start_model", "lc_model_for",
+           "pick_caveats"]
 
 ProgressFn = Callable[[int, int], Any]
 
@@ -142,6 +145,37 @@ def start_model(model: HLCModel, start: dict[str, int] | None = None) -> HLCMode
     return current
 
 
+def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) -> list[str]:
+    """Why a score's pick may say less than it seems (issue 12, item 7), as short phrases.
+
+    * ``swept`` (a sweep's fits) given and ``chosen`` has the largest ``card``
+      among them: the score might rise further beyond the range ("top of the
+      swept range"), unless that card is also the largest regular one
+      (:func:`~effdim.regularity.largest_regular_card`), where the search
+      space ends ("largest regular cardinality").
+    * Without ``swept`` (a hill climb's pick), every hidden node at its
+      regular maximum: the climb stopped because it could not grow.
+    * ``de = dc`` (:func:`effdim.bounds.complete_dimension`): the model is
+      saturated, it can fit any distribution of the observed variables, and
+      every larger model fits the data equally well; the pick among
+      saturated models is decided by the penalty alone.
+    """
+    notes = []
+    model = chosen.model
+    if swept:
+        top = max(f.card for f in swept if f.card is not None)
+        if chosen.card == top:
+            node = next((h for h in model.hidden if swept[0].model.card(h) != swept[-1].model.card(h)), model.root)
+            at_limit = top >= largest_regular_card(model, node)
+            notes.append("largest regular cardinality" if at_limit else "top of the swept range")
+    elif all(model.card(h) >= largest_regular_card(model, h) for h in model.hidden):
+        notes.append("every hidden node at its regular maximum")
+    dc = complete_dimension(model)
+    if chosen.de >= dc:
+        notes.append(f"saturated (de = dc = {dc})")
+    return notes
+
+
 def lc_model_for(dataset: Any, card: int = 2) -> HLCModel:
     """The LC model ``card : |O_1|, ..., |O_n|`` over all columns of ``dataset``.
 
@@ -175,6 +209,7 @@ def fit(
     max_iter: int = 1000,
     prior: float | None = None,
     smaller: FitResult | None = None,
+    cs_prior: Any = None,
     cancel: Any = None,
     **em_options: Any,
 ) -> FitResult:
@@ -186,8 +221,12 @@ def fit(
     ``restarts`` random ones, so the log-likelihood of ``model`` ends at
     least as high as that of ``smaller`` (under maximum likelihood). Ignored
     when ``model`` is not nested that way.
+
+    ``cs_prior``: the Dirichlet prior of CS and CS+ (``"k2"``, ``"bdeu:1"``,
+    ...; see :func:`effdim.scores.score_fit`), checked before EM runs.
     """
     model = as_model(model)
+    resolve_cs_prior(cs_prior, prior)
     if not isinstance(dataset, ModelData):
         dataset = as_dataset(dataset)
     start = nested_start(smaller.params if smaller is not None else None, model)
@@ -202,7 +241,7 @@ def fit(
     return FitResult(
         model=model,
         card=card,
-        scores=score_fit(result),
+        scores=score_fit(result, cs_prior=cs_prior),
         restarts=result.restarts_info(),
         degenerate=tuple(str(d) for d in result.degenerate),
         em=result,

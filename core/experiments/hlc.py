@@ -36,6 +36,7 @@ import numpy as np
 
 from ..distribution import random_parameters, sample
 from ..model import HLCModel
+from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..notation import format_model
 from ..search import FitResult, climb, fit, start_model
 from ..scores import PAPER_SCORES, SCORES
@@ -110,7 +111,7 @@ def hlc_job(config: dict) -> dict:
 
     ``config`` keys: ``model`` (tree notation of the generating model),
     ``replicate``, ``n``, ``seed``, ``scores``, ``restarts``, ``tol``,
-    ``max_iter``. Returns ``{"fits": [...], "climbs": {score: {"path",
+    ``max_iter``, ``cs_prior``. Returns ``{"fits": [...], "climbs": {score: {"path",
     "selected", "kl_bits", "fits"}}}``.
     """
     model = HLCModel.parse(config["model"])
@@ -120,7 +121,8 @@ def hlc_job(config: dict) -> dict:
 
     def fit_model(m: HLCModel, smaller: FitResult | None) -> FitResult:
         return fit(data, m, restarts=config["restarts"], tol=config["tol"], max_iter=config["max_iter"],
-                   seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)), smaller=smaller)
+                   seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)), smaller=smaller,
+                   cs_prior=config["cs_prior"])
 
     paths, fits, used = climb_all(model, config["scores"], fit_model)
     rows = {key: dict(fit_row(f, truth), cards=hidden_cards(f.model)) for key, f in fits.items()}
@@ -145,6 +147,7 @@ class HLCStudy(Study):
     tol: float = 1e-8
     max_iter: int = 1000
     seed: int = 0
+    cs_prior: str = str(DEFAULT_CS_PRIOR)
 
     name = "hlc"
 
@@ -154,12 +157,13 @@ class HLCStudy(Study):
 
     def __post_init__(self) -> None:
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
+        object.__setattr__(self, "cs_prior", str(DirichletPrior.parse(self.cs_prior)))
         HLCModel.parse(self.model)
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
         common = {"model": self.model, "scores": list(self.scores), "restarts": self.restarts, "tol": self.tol,
-                  "max_iter": self.max_iter, "seed": self.seed}
+                  "max_iter": self.max_iter, "seed": self.seed, "cs_prior": self.cs_prior}
         return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
 
     def to_json(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..distribution import Parameters, random_parameters, sample
 from ..model import HLCModel
+from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..regularity import largest_regular_card
 from ..search import sweep
 from ..scores import PAPER_SCORES, SCORES, best_index
@@ -87,7 +88,7 @@ def lc_job(config: dict) -> dict:
     ``config`` keys: ``generator`` (LC notation), ``kind`` (``"random"`` or
     ``"deterministic"``), ``n_deterministic``, ``replicate``, ``n``, ``seed``,
     ``cards`` (the fitted ``|X|`` values), ``restarts``, ``tol``,
-    ``max_iter``. Returns ``{"fits": [row per |X|]}`` with every score, ``ds``,
+    ``max_iter``, ``cs_prior``. Returns ``{"fits": [row per |X|]}`` with every score, ``ds``,
     ``de`` and the KL (bits) of the fitted model from the generating one.
     """
     model = HLCModel.parse(config["generator"])
@@ -103,6 +104,7 @@ def lc_job(config: dict) -> dict:
     fits = sweep(
         data, model, model.root, config["cards"], restarts=config["restarts"],
         seed=rng_for(seed, "lc-fit", gen, kind, rep, n), tol=config["tol"], max_iter=config["max_iter"],
+        cs_prior=config["cs_prior"],
     )
     return {"fits": [dict(fit_row(f, truth), card=int(f.card)) for f in fits]}
 
@@ -128,6 +130,7 @@ class LCStudy(Study):
     tol: float = 1e-8
     max_iter: int = 1000
     seed: int = 0
+    cs_prior: str = str(DEFAULT_CS_PRIOR)
 
     name = "lc"
 
@@ -137,6 +140,7 @@ class LCStudy(Study):
 
     def __post_init__(self) -> None:
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
+        object.__setattr__(self, "cs_prior", str(DirichletPrior.parse(self.cs_prior)))
         models = [HLCModel.parse(g) for g in self.generators + self.deterministic]
         if not models:
             raise ValueError("no generating models")
@@ -156,7 +160,8 @@ class LCStudy(Study):
     def jobs(self) -> list[dict]:
         """One configuration per (generating model, replicate, size)."""
         common = {"cards": list(self.fitted_cards()), "restarts": self.restarts, "tol": self.tol,
-                  "max_iter": self.max_iter, "seed": self.seed, "n_deterministic": self.n_deterministic}
+                  "max_iter": self.max_iter, "seed": self.seed, "n_deterministic": self.n_deterministic,
+                  "cs_prior": self.cs_prior}
         out = []
         for kind, gens in (("random", self.generators), ("deterministic", self.deterministic)):
             for g in gens:
