@@ -33,7 +33,9 @@ from typing import Any
 import param
 
 from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import PAPER_SCORES, best
+from effdim.search import pick_caveats
 
 from . import presets
 
@@ -41,6 +43,8 @@ __all__ = ["ModelState", "DataState", "ScoresState", "SHOWN_SCORES"]
 
 #: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
 SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
+#: The CS priors offered, text -> label (effdim.priors; the default first).
+CS_PRIORS: dict[str, str] = {str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))}
 
 _MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 
@@ -483,6 +487,8 @@ class ScoresState(param.Parameterized):
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
     climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
+    cs_prior = param.Selector(default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS),
+                              doc="Dirichlet prior of CS and CS+ (effdim.priors).")
 
     running = param.Boolean(default=False)
     task = param.String(default="", doc="'sweep' or 'climb' while running.")
@@ -501,7 +507,7 @@ class ScoresState(param.Parameterized):
         self._key_of_results = None
         models.param.watch(self._inputs_changed, ["effective"])
         data.param.watch(self._inputs_changed, ["dataset"])
-        self.param.watch(self._inputs_changed, ["mapping"])
+        self.param.watch(self._inputs_changed, ["mapping", "cs_prior"])
         self._inputs_changed()
 
     # ------------------------------------------------------------ inputs
@@ -517,7 +523,7 @@ class ScoresState(param.Parameterized):
 
     def key(self):
         """What results depend on; results with another key are stale."""
-        return (self.mapping, self.scored_model(), id(self.data.dataset), self.node)
+        return (self.mapping, self.scored_model(), id(self.data.dataset), self.node, self.cs_prior)
 
     def _inputs_changed(self, *events) -> None:
         choices = self.hidden_choices()
@@ -636,12 +642,12 @@ class ScoresState(param.Parameterized):
         from effdim.search import sweep
 
         dataset, model, node, cards = self.data.dataset, self.scored_model(), self.node, self._cards()
-        restarts, seed = self.restarts, self.seed
+        restarts, seed, cs_prior = self.restarts, self.seed, self.cs_prior
         self.param.update(results=[], climb=None)
 
         def work(progress, cancel):
             return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed,
-                         progress=progress, cancel=cancel)
+                         cs_prior=cs_prior, progress=progress, cancel=cancel)
 
         results = await self._run("sweep", work)
         if results is not None:
@@ -661,16 +667,20 @@ class ScoresState(param.Parameterized):
         from effdim.search import hill_climb
 
         dataset, score, restarts, seed = self.data.dataset, self.climb_score, self.restarts, self.seed
+        cs_prior = self.cs_prior
         self.param.update(results=[], climb=None)
 
         def work(progress, cancel):
-            return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed,
+            return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
                               progress=progress, cancel=cancel)
 
         climb = await self._run("climb", work)
         if climb is not None:
             self._key_of_results = self.key()
-            self.param.update(climb=climb, progress=100, status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary.")
+            notes = pick_caveats(climb.best)
+            self.param.update(climb=climb, progress=100,
+                              status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
+                                     + (f"; the best model: {'; '.join(notes)}." if notes else "."))
         return climb
 
     # ------------------------------------------------------------ outputs
@@ -691,6 +701,13 @@ class ScoresState(param.Parameterized):
             return {}
         return {name: (fit.card, fit.score(name))
                 for name in SHOWN_SCORES for fit in [best(self.results, name)]}
+
+    def pick_notes(self) -> dict[str, list[str]]:
+        """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the
+        swept range, largest regular cardinality, saturated model)."""
+        if not self.results:
+            return {}
+        return {name: pick_caveats(best(self.results, name), self.results) for name in SHOWN_SCORES}
 
     def climb_frame(self):
         """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""

@@ -7,6 +7,7 @@ themselves: the state asks the engine, the views show the answers.
 
 from __future__ import annotations
 
+import html
 import io
 
 import holoviews as hv
@@ -25,7 +26,7 @@ from . import explain, presets
 from .style import ALERT_CSS, CARD_CSS, HTML_CSS
 from effdim.scores import SCORES
 
-from .state import SHOWN_SCORES, DataState, ModelState, ScoresState
+from .state import CS_PRIORS, SHOWN_SCORES, DataState, ModelState, ScoresState
 
 __all__ = [
     "ModelPanel",
@@ -64,6 +65,11 @@ PATH_COLUMNS = {"step": "int64", "model": "object", "hidden cards": "object", "s
                 "loglik": "float64", "ds": "int64", "de": "int64"}
 LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
 DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
+
+
+def _caveat_html(notes: list[str]) -> str:
+    """A pick's caveats (top of the range, saturated: effdim.search.pick_caveats) as a small note."""
+    return f" <small>({html.escape('; '.join(notes))})</small>" if notes else ""
 
 
 def _html(obj="", **params) -> pn.pane.HTML:
@@ -576,6 +582,9 @@ class ScoresPanel(Viewer):
                                                                                 SHOWN_SCORES},
                                              value=state.climb_score, width=130)
         self.climb_score.link(state, value="climb_score")
+        self.cs_prior = pn.widgets.Select(label="CS prior", options={label: key for key, label in CS_PRIORS.items()},
+                                          value=state.cs_prior, width=150)
+        self.cs_prior.link(state, value="cs_prior")
         self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
         self.run.on_click(self._run_sweep)
@@ -666,10 +675,14 @@ class ScoresPanel(Viewer):
                       for c in ["loglik", *labels.values()] if c in frame.columns}
             self.table.param.update(value=frame, formatters=floats, visible=True)
             self.download.visible = True
+            notes = state.pick_notes()
             cells = "".join(
                 f"<span class='effdim-best-item' style='border-color:{SCORES[name].color}'>{SCORES[name].label} "
-                f"<b>{card}</b></span>" for name, (card, _) in state.best().items())
-            self.best.object = f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
+                f"<b>{card}</b>{_caveat_html(notes[name])}"
+                f"</span>" for name, (card, _) in state.best().items())
+            prior = CS_PRIORS.get(state.results[0].scores.cs_prior, state.results[0].scores.cs_prior)
+            self.best.object = (f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
+                                f"<small>CS and CS+ with the Dirichlet prior {html.escape(prior)}</small>")
         else:
             self.table.visible = False
             self.download.visible = False
@@ -746,7 +759,7 @@ class ScoresPanel(Viewer):
             self.mismatch,
             self.leaf_map,
             pn.Row(self.node, self.card_min, self.card_max, self.restarts, self.seed, sizing_mode="stretch_width"),
-            pn.Row(self.run, self.climb_score, self.climb, self.cancel, sizing_mode="stretch_width"),
+            pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, sizing_mode="stretch_width"),
             self.progress,
             self.status,
             self.message,

@@ -374,3 +374,16 @@ def test_tree_data_marks_selection_highlight_and_regularization():
     regular = tree_data(s, "regular")
     assert "H3" not in regular["positions"]
     assert dict(zip(regular["nodes"]["node"], regular["nodes"]["label"]))["H2"] == "H2 : 4 (was 9)"
+
+
+def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
+    scores.card_max = 0  # up to the largest regular |X|, 8 for four binary items
+    scores.cs_prior = "k2:1"
+    results = run(scores.run_sweep())
+    assert {r.scores.cs_prior for r in results} == {"k2:1"}
+    notes = scores.pick_notes()
+    assert scores.best()["cs+"][0] == 8  # K2 drives CS+ to the top (docs/experiments.md)
+    assert notes["cs+"] == ["largest regular cardinality", "saturated (de = dc = 15)"]
+    assert scores.best()["bic"][0] == 2 and notes["bic"] == []
+    scores.cs_prior = "bdeu:1"
+    assert not scores.results  # CS depends on the prior: the old results are stale

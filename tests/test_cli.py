@@ -64,6 +64,10 @@ def test_gaps_lists_models_found_by_computation(capsys):
         (["dims"], "model"),
         (["frobnicate"], "frobnicate"),
         (["dims", "3:2,2,2", "--repeats", "0"], "--repeats"),
+        (["sweep", "stouffer-toby", "--cs-prior", "dirichlet"], "unknown CS prior 'dirichlet'"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--prior", "1", "--cs-prior", "bdeu:1"],
+         "must be k2:2, not bdeu:1"),
+        (["experiment", "lc", "--cs-prior", "bdeu:0"], "equivalent sample size"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
@@ -87,3 +91,14 @@ def test_map_joins_model_leaves_to_data_columns(capsys):
     assert status == 0 and json.loads(out)["n"] == 216
     status, _, err = run(capsys, *argv, "--map", "P")
     assert status == 2 and "LEAF=COLUMN" in err
+
+
+def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
+    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet",
+                         "--cs-prior", "k2")
+    assert status == 0
+    assert "CS and CS+ use the Dirichlet prior K2, alpha 1 (--cs-prior)" in out
+    assert "best by CS+  |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
+    assert "best by BIC  |X| = 2\n" in out
+    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet")
+    assert "BDeu, ESS 1" in out and "best by CS+  |X| = 2\n" in out

@@ -227,3 +227,24 @@ def test_cli_bad_input_exits_2_with_one_line(capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1 and "'Q'" in err
     code, _, err = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_pick_caveats_name_the_top_of_the_range_and_saturated_models():
+    from types import SimpleNamespace
+
+    from effdim.scores import model_dimensions
+    from effdim.search import pick_caveats
+
+    def fake(k):
+        m = HLCModel.parse(f"{k}:2,2,2,2")
+        return SimpleNamespace(model=m, card=k, de=model_dimensions(m)[1])
+
+    sweep_1_3 = [fake(k) for k in (1, 2, 3)]
+    assert pick_caveats(sweep_1_3[2], sweep_1_3) == ["top of the swept range"]
+    assert pick_caveats(sweep_1_3[1], sweep_1_3) == []
+    sweep_1_8 = [fake(k) for k in range(1, 9)]
+    assert pick_caveats(sweep_1_8[7], sweep_1_8) == ["largest regular cardinality", "saturated (de = dc = 15)"]
+    assert pick_caveats(sweep_1_8[4], sweep_1_8) == ["saturated (de = dc = 15)"]
+    # a climb's pick: no range, but the search space may have ended
+    assert pick_caveats(fake(8)) == ["every hidden node at its regular maximum", "saturated (de = dc = 15)"]
+    assert pick_caveats(fake(2)) == []
