@@ -334,7 +334,10 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
     from .experiments import ExperimentError, build_study, write_outputs
 
-    options = {k: getattr(args, k, None) for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior")}
+    options = {k: getattr(args, k, None)
+               for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior", "concentration")}
+    if args.study == "lc" and args.concentration is not None:
+        raise UsageError("effdim experiment: --concentration applies to hlc only")
     if args.study == "lc":
         options["generators"] = args.generator or None
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
@@ -437,6 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--model", default=None, help="hlc: the generating HLC model (default 5(3(2,2),2,3(2,2)))")
     exp.add_argument("--cs-prior", default=None, metavar="PRIOR",
                      help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR})")
+    exp.add_argument("--concentration", type=float, default=None,
+                     help="hlc: Dirichlet concentration of the generating CPT rows (default 1: uniform)")
     exp.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="paired test for the marks (default t)")
     exp.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: CPUs)")
     exp.add_argument("--scheduler", default=None, help="Dask scheduler address: run the jobs on that cluster")

@@ -306,3 +306,14 @@ def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     run_jobs(_square, [{"x": x} for x in range(4)], cache_dir=None, executor="serial", label="demo")
     err = capsys.readouterr().err
     assert "demo [" in err and "4/4 jobs" in err
+
+
+def test_studies_carry_the_cs_prior_and_the_generating_concentration():
+    study = HLCStudy.preset("quick", cs_prior="K2", concentration=0.3)
+    assert {(j["cs_prior"], j["concentration"]) for j in study.jobs()} == {("k2:1", 0.3)}
+    assert job_key("hlc_job", study.jobs()[0]) != job_key("hlc_job", HLCStudy.preset("quick").jobs()[0])
+    assert {j["cs_prior"] for j in LCStudy.preset("quick").jobs()} == {"bdeu:1"}
+    with pytest.raises(ValueError, match="concentration must be a positive number"):
+        HLCStudy(concentration=0)
+    with pytest.raises(ValueError, match="unknown CS prior 'x'"):
+        LCStudy(cs_prior="x")

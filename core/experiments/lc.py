@@ -276,7 +276,8 @@ class LCResult:
         """One table per generating model: rows are sizes, cells ``KL ± se`` (1e-3 bits) and ``|X| ± se``."""
         summary = self.summary()
         scores = list(self.study.scores)
-        parts = []
+        parts = [f"CS and CS+ with the Dirichlet prior {DirichletPrior.parse(self.study.cs_prior).label} "
+                 f"(`--cs-prior {self.study.cs_prior}`).\n"]
         for label, group in summary.groupby("label", sort=False):
             parts.append(f"#### Generated from {label}\n")
             parts.append("| n | " + " | ".join(f"{SCORES[s].label} KL" for s in scores) + " | "
