@@ -2,9 +2,10 @@
 
 Two measurements, both on the fits the library itself makes:
 
-1. ``table2``: the Section 6 jobs (:func:`effdim.experiments.hlc.hlc_job`,
-   the Table 2 generation and the paper's hill climbs for BIC, BIC+, CS and
-   CS+, 5 starts, ``tol = 1e-8`` per row, at most 1000 EM steps). Every fit a
+1. ``table2``: the Section 6 jobs (:func:`effdim.experiments.hlc.hlc_job`
+   with the configurations of :class:`~effdim.experiments.hlc.HLCStudy`: the
+   Table 2 generation and the paper's hill climbs for BIC, BIC+, CS and CS+,
+   5 starts, ``tol = 1e-8`` per row, at most 1000 EM steps). Every fit a
    job makes is recorded: the share that met ``tol`` within ``max_iter``, the
    EM steps, and the *drops*: pairs of fitted models of one data set where
    the larger one (one hidden cardinality higher, the rest equal) ended with
@@ -62,8 +63,10 @@ def _nested_drops(fits: list) -> list[float]:
     return drops
 
 
-def bench_table2(replicates: int, sizes: tuple[int, ...]) -> dict:
+def bench_table2(replicates: int, sizes: tuple[int, ...], cs_prior: str | None = None) -> dict:
     real_fit = hlc_module.fit
+    # the study's own job configurations (seed 0, 5 starts, tol 1e-8, at most 1000 steps)
+    study = hlc_module.HLCStudy(replicates=replicates, sizes=sizes, **({"cs_prior": cs_prior} if cs_prior else {}))
     per_size = {}
     start_all = time.perf_counter()
     for n in sizes:
@@ -82,8 +85,7 @@ def bench_table2(replicates: int, sizes: tuple[int, ...]) -> dict:
 
             hlc_module.fit = recording_fit
             try:
-                config = {"model": hlc_module.PAPER_HLC_MODEL, "replicate": rep, "n": n, "seed": 0,
-                          "scores": ["bic", "bic+", "cs", "cs+"], "restarts": 5, "tol": 1e-8, "max_iter": 1000}
+                config = next(j for j in study.jobs() if j["replicate"] == rep and j["n"] == n)
                 t0 = time.perf_counter()
                 hlc_module.hlc_job(config)
                 times.append(time.perf_counter() - t0)
@@ -137,6 +139,7 @@ def main():
     ap.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     ap.add_argument("--seeds", type=int, default=5, help="sweep seeds per hidden node (5)")
     ap.add_argument("--label", default="current", help="key of this run in the results file")
+    ap.add_argument("--cs-prior", default=None, help="CS prior of the climbs (default: the study's)")
     args = ap.parse_args()
     todo = args.only or ["table2", "sweep"]
     results = json.loads(OUT.read_text()) if OUT.exists() else {}
@@ -144,7 +147,7 @@ def main():
     if "table2" in todo:
         print("Table 2 fits:")
         sizes = tuple(int(s) for s in args.sizes.split(","))
-        t = entry["table2"] = bench_table2(args.replicates, sizes)
+        t = entry["table2"] = bench_table2(args.replicates, sizes, args.cs_prior)
         print(f"converged {t['converged']}/{t['fits']} = {100 * t['converged_share']:.1f}%, "
               f"{t['drops']} nested drops, {t['seconds']:.0f} s")
     if "sweep" in todo:
