@@ -192,7 +192,8 @@ class ModelData:
         self.hidden_cards = [model.card(h) for h in hidden]
         self.hidden_offsets = np.concatenate([[0], np.cumsum(self.hidden_cards)]).astype(int)
         self.n_hidden_states = int(self.hidden_offsets[-1])
-        self.hidden_slices = [slice(int(self.hidden_offsets[i]), int(self.hidden_offsets[i + 1])) for i in range(self.n_hidden)]
+        offsets = self.hidden_offsets
+        self.hidden_slices = [slice(int(offsets[i]), int(offsets[i + 1])) for i in range(self.n_hidden)]
         self.hidden_parent = [-1 if i == 0 else self.hidden_index[model.parent(h)] for i, h in enumerate(hidden)]
         self.hidden_children = [[self.hidden_index[c] for c in model.children(h) if model.is_hidden(c)] for h in hidden]
         observed = model.observed
@@ -204,7 +205,7 @@ class ModelData:
         self.leaf_column = np.repeat(np.arange(len(observed)), self.observed_cards)
         mask = np.zeros((self.n_hidden_states, self.n_leaf_states), dtype=bool)
         for j, p in enumerate(self.observed_parent):
-            mask[self.hidden_slices[p], self.observed_offsets[j] : self.observed_offsets[j + 1]] = True
+            mask[self.leaf_block(j)] = True
         self.leaf_mask = mask
         self.leaf_mask_float = mask.astype(np.float64)
         self._design()
@@ -271,7 +272,8 @@ class ModelData:
         codes = np.stack(code_cols, axis=1)  # (m, n_blocks)
         self.block_codes = [np.ascontiguousarray(codes[:, b]) for b in range(codes.shape[1])]
         rows = np.repeat(np.arange(self.n_patterns), len(blocks))
-        self.pattern_block_sparse = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.n_patterns, total))
+        self.pattern_block_sparse = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))),
+                                                      shape=(self.n_patterns, total))
         self.pattern_block_t_sparse = self.pattern_block_sparse.T.tocsr()
         self.dense = self.n_patterns * total <= DENSE_LIMIT
         if self.dense:
@@ -279,6 +281,11 @@ class ModelData:
             B[rows, codes.reshape(-1)] = 1.0
             self.pattern_block = B
             self.pattern_block_t = np.ascontiguousarray(B.T)
+
+    def leaf_block(self, j: int) -> tuple[slice, slice]:
+        """Where leaf ``j``'s CPT ``P(O_j | parent)`` sits in a (hidden states, leaf states) array."""
+        return (self.hidden_slices[self.observed_parent[j]],
+                slice(int(self.observed_offsets[j]), int(self.observed_offsets[j + 1])))
 
     def leaf_messages(self, x: np.ndarray) -> np.ndarray:
         """``x Z^T`` = ``(x E^T) B^T``: (rows, D) -> (rows, m), each pattern's sum of leaf entries."""
@@ -337,7 +344,8 @@ class _State:
     def stack(states: Sequence["_State"]) -> "_State":
         return _State(
             np.concatenate([s.pi for s in states]),
-            [None if t is None else np.concatenate([s.theta[i] for s in states]) for i, t in enumerate(states[0].theta)],
+            [None if t is None else np.concatenate([s.theta[i] for s in states])
+             for i, t in enumerate(states[0].theta)],
             np.concatenate([s.leaf for s in states]),
         )
 
@@ -350,10 +358,11 @@ def _random_state(md: ModelData, S: int, rng: np.random.Generator) -> _State:
         return x / x.sum(axis=-1, keepdims=True)
 
     pi = rows((S, md.hidden_cards[0]))
-    theta = [None] + [rows((S, md.hidden_cards[md.hidden_parent[i]], md.hidden_cards[i])) for i in range(1, md.n_hidden)]
+    theta = [None] + [rows((S, md.hidden_cards[md.hidden_parent[i]], md.hidden_cards[i]))
+                      for i in range(1, md.n_hidden)]
     leaf = np.zeros((S, md.n_hidden_states, md.n_leaf_states))
     for j, p in enumerate(md.observed_parent):
-        leaf[:, md.hidden_slices[p], md.observed_offsets[j] : md.observed_offsets[j + 1]] = rows((S, md.hidden_cards[p], md.observed_cards[j]))
+        leaf[:, *md.leaf_block(j)] = rows((S, md.hidden_cards[p], md.observed_cards[j]))
     return _State(pi, theta, leaf)
 
 
@@ -373,7 +382,7 @@ def _state_from_params(md: ModelData, params: Any) -> _State:
     theta = [None] + [np.asarray(cpts[h], dtype=float)[None].copy() for h in md.hidden[1:]]
     leaf = np.zeros((1, md.n_hidden_states, md.n_leaf_states))
     for j, o in enumerate(md.observed):
-        leaf[0, md.hidden_slices[md.observed_parent[j]], md.observed_offsets[j] : md.observed_offsets[j + 1]] = np.asarray(cpts[o], dtype=float)
+        leaf[0, *md.leaf_block(j)] = np.asarray(cpts[o], dtype=float)
     return _State(pi, theta, leaf)
 
 
@@ -384,7 +393,7 @@ def _params_from_state(md: ModelData, st: _State, s: int = 0):
     for i in range(1, md.n_hidden):
         cpts[md.hidden[i]] = st.theta[i][s].copy()
     for j, o in enumerate(md.observed):
-        cpts[o] = st.leaf[s, md.hidden_slices[md.observed_parent[j]], md.observed_offsets[j] : md.observed_offsets[j + 1]].copy()
+        cpts[o] = st.leaf[s, *md.leaf_block(j)].copy()
     # renormalise away rounding so that Parameters' row-sum check never trips
     for n, t in cpts.items():
         cpts[n] = t / t.sum(axis=-1, keepdims=True)
@@ -658,7 +667,7 @@ def _expected_counts(md: ModelData, stats: _Stats, s: int) -> dict:
     for i in range(1, md.n_hidden):
         out[md.hidden[i]] = stats.pair[i][s].copy()
     for j, o in enumerate(md.observed):
-        out[o] = stats.leaf[s, md.hidden_slices[md.observed_parent[j]], md.observed_offsets[j] : md.observed_offsets[j + 1]].copy()
+        out[o] = stats.leaf[s, *md.leaf_block(j)].copy()
     return out
 
 
@@ -677,7 +686,7 @@ def _degeneracies(md: ModelData, st: _State, mass: np.ndarray, s: int, mass_tol:
         if k < 2:
             continue
         blocks = [st.theta[c][s] for c in md.hidden_children[i]]  # (k, k_c)
-        blocks += [st.leaf[s, md.hidden_slices[i], md.observed_offsets[j] : md.observed_offsets[j + 1]] for j in kids_obs[i]]
+        blocks += [st.leaf[s, *md.leaf_block(j)] for j in kids_obs[i]]
         for x in range(k):
             for y in range(x + 1, k):
                 if x in empty or y in empty:

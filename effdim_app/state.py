@@ -44,7 +44,9 @@ __all__ = ["ModelState", "DataState", "ScoresState", "SHOWN_SCORES"]
 #: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
 SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
 #: The CS priors offered, text -> label (effdim.priors; the default first).
-CS_PRIORS: dict[str, str] = {str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))}
+CS_PRIORS: dict[str, str] = {
+    str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))
+}
 
 _MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 
