@@ -160,22 +160,14 @@ class ModelData:
     dataset:
         A :class:`effdim.data.Dataset` (arranged with
         :func:`effdim.data.check_matches_model`; ``mapping`` is passed on) or a
-        pandas DataFrame (converted with :func:`effdim.data.from_frame`).
+        pandas DataFrame (converted by :func:`effdim.validation.as_dataset`).
     """
 
     def __init__(self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None):
-        from .data import Dataset, check_matches_model, from_frame
+        from .data import check_matches_model
+        from .validation import as_dataset
 
-        if not isinstance(dataset, Dataset):
-            try:
-                import pandas as pd
-            except ImportError:  # pragma: no cover - pandas is a dependency
-                pd = None
-            if pd is not None and isinstance(dataset, pd.DataFrame):
-                dataset = from_frame(dataset)
-            else:
-                raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(dataset).__name__}")
-        data = check_matches_model(dataset, model, mapping)
+        data = check_matches_model(as_dataset(dataset), model, mapping)
         self.model = model
         self.dataset = data
         self.patterns = data.patterns
@@ -643,11 +635,6 @@ class EMResult:
     def restarts(self) -> int:
         """Number of starts."""
         return int(len(self.start_logliks))
-
-    @property
-    def best_reached_repeatedly(self) -> bool:
-        """True when more than one start reached the best log-likelihood (within ``agree_tol``)."""
-        return self.n_best > 1
 
     def restarts_info(self) -> dict:
         """A JSON-ready summary of the restarts."""
