@@ -596,8 +596,10 @@ class EMResult:
         counts the 2 to 4 E-steps it makes); whether its objective settled
         within ``tol`` (else ``max_iter`` stopped it).
     trace:
-        The objective after each E-step of the returned start (never
-        decreasing, up to rounding).
+        The objective at each point the returned start passed through: the
+        start, then every EM step, or per SQUAREM cycle its first EM step and
+        the point it moved to (a rejected extrapolation is not a point of the
+        path). Never decreasing, up to rounding.
     start_logliks, start_iters:
         Every start's log-likelihood at its last E-step and its number of EM
         steps (pruned starts stop early; the returned start is
