@@ -18,7 +18,9 @@ __all__ = ["ExperimentsPanel"]
 INTRO = (
     "Results of `effdim experiment lc` (Section 5, Figures 4-5) and `effdim experiment hlc` "
     "(Section 6, Table 2), computed with this engine and shipped with it. Rerun or extend them "
-    "from a shell; `docs/experiments.md` compares them with the paper."
+    "from a shell; `docs/experiments.md` compares them with the paper. Each table names the prior of its "
+    "CS and CS+ columns (BDeu with equivalent sample size 1 by default; `docs/experiments.md` also "
+    "shows Section 5 under K2, where CS+ picks the largest model)."
 )
 
 
