@@ -896,8 +896,8 @@ class _Run:
         extrapolated = active & (budget >= 4) & (alpha > 1)
         # rows of the SQUAREM point sum to 1 only up to rounding, which (a - 1)^2 would amplify cycle after cycle
         st_new = _normalised(md, st0.like(x), st2).where(extrapolated, st2)
-        # stabilise with one EM step from the SQUAREM point, as the SQUAREM R package does
-        st_new = _mstep(md, st_new, _estep(md, st_new, prior), prior, extrapolated)
+        if extrapolated.any():  # stabilise with one EM step from the SQUAREM point, as the SQUAREM R package does
+            st_new = _mstep(md, st_new, _estep(md, st_new, prior), prior, extrapolated)
         s_new = _estep(md, st_new, prior)
         rejected = extrapolated & ~(s_new.obj >= s1.obj)
         if rejected.any():
@@ -917,11 +917,13 @@ class _Run:
         self.st, self.stats = st, stats
         act = self.ids[active]
         self.n_iter[act] += used[active]
-        rise = stats.obj[active] - self.last_obj[act]
-        for k, s in enumerate(act):
-            if middle is not None and not np.isnan(middle[active][k]):
-                self.traces[s].append(float(middle[active][k]))
-            self.traces[s].append(float(stats.obj[active][k]))
+        new_obj = stats.obj[active]
+        rise = new_obj - self.last_obj[act]
+        mid = middle[active] if middle is not None else np.full(len(act), np.nan)
+        for s, m, v in zip(act, mid, new_obj):
+            if not np.isnan(m):
+                self.traces[s].append(float(m))
+            self.traces[s].append(float(v))
         self.last_ll[act] = stats.ll[active]
         self.last_obj[act] = stats.obj[active]
         conv = rise / used[active] < self.tol_abs  # per E-step, as for plain EM
