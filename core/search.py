@@ -381,11 +381,14 @@ def hill_climb(
     Starts with every hidden node binary (or ``start``: node -> card, others
     binary; any start value above the node's regular maximum is lowered to
     it). At each step every hidden node whose cardinality can rise by one
-    within its regular maximum (:func:`~effdim.regularity.largest_regular_card`) is tried; the
-    best candidate on ``score`` (any name of :data:`effdim.scores.SCORES`)
-    is accepted if it beats the current model by more than a tie
-    (:func:`climb`), else the climb stops.
-    The given cardinalities of ``model`` only fix its structure.
+    within its regular maximum (:func:`~effdim.regularity.largest_regular_card`)
+    is tried, each candidate also started from the current fit with a state
+    of that node split in two (``smaller`` of :func:`fit`), so no candidate
+    ends below the current log-likelihood; the best candidate on ``score``
+    (any name of :data:`effdim.scores.SCORES`) is accepted if it beats the
+    current model by more than a tie (:func:`climb`), else the climb stops.
+    The given cardinalities of ``model`` only fix its structure. EM and CS
+    options (``cs_prior``, ...) in ``em_options`` go to :func:`fit`.
 
     ``progress(done, total)`` is called after each fit; ``total`` counts the
     fits done plus those left in the current step (it grows as the climb
