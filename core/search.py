@@ -288,6 +288,8 @@ def sweep(
         ``progress(done, total)`` after each fit (and ``(0, total)`` first).
     cancel:
         ``threading.Event``: raises :class:`Cancelled` when set.
+    em_options:
+        Passed to :func:`fit`, e.g. ``cs_prior="k2"`` (:mod:`effdim.priors`).
 
     Returns
     -------
