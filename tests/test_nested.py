@@ -84,6 +84,18 @@ def test_a_grown_fit_ends_at_least_as_high_as_the_fit_it_grew_from():
     assert big.restarts["restarts"] == 2  # the nested start plus the random one
 
 
+@settings(max_examples=10, deadline=None)
+@given(model=hlc_models(max_hidden=2, max_card=3, max_children=2), seed=st.integers(0, 2**16), pick=st.integers(0, 9))
+def test_growing_a_fit_never_lowers_the_loglikelihood(model, seed, pick):
+    data = sample(random_parameters(model, seed), 200, seed + 1)
+    small = fit(data, model, restarts=1, seed=seed, max_iter=20)
+    node = model.hidden[pick % len(model.hidden)]
+    # one random start with 3 steps would often end lower; the nested start cannot
+    big = fit(data, model.with_card(node, model.card(node) + 1), restarts=1, seed=seed + 2, max_iter=3,
+              smaller=small)
+    assert big.loglik >= small.loglik - 1e-7 * abs(small.loglik)
+
+
 def test_climb_passes_the_current_fit_to_grow_from():
     seen = []
 
