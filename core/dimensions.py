@@ -47,7 +47,7 @@ from typing import Any
 from .bounds import complete_dimension, lc_bounds, standard_dimension
 from .model import HLCModel, ModelError
 from .notation import format_model
-from .rank import FLOAT_MAX_COLUMNS, RankResult, effective_dimension, float_rank
+from .rank import FLOAT_MAX_COLUMNS, RankResult, effective_dimension, float_rank, rank_cost
 from .regularity import regularity_violations, regularize
 
 __all__ = [
@@ -55,6 +55,8 @@ __all__ = [
     "DimensionReport",
     "RouteDisagreement",
     "dimensions",
+    "bounds_report",
+    "dimensions_cost",
     "lc_notation",
     "DIRECT_ROUTE_MAX_DS",
     "DIRECT",
@@ -85,17 +87,20 @@ class RouteDisagreement(ModelError):
 
 @dataclass(frozen=True)
 class LocalDimensions:
-    """Dimensions of the local LC model of one hidden node (paper, Table 1 columns)."""
+    """Dimensions of the local LC model of one hidden node (paper, Table 1 columns).
+
+    ``de`` and ``deficit`` are ``None`` in a :func:`bounds_report`.
+    """
 
     hidden: str
     lc: str
     ds: int
-    de: int
+    de: int | None
     dc: int
     dp: int
     db: int
     binding: str
-    deficit: int
+    deficit: int | None
     de_status: str
     split: tuple[str, ...] | None
     dp_exact: bool
@@ -112,6 +117,8 @@ class DimensionReport:
     skipped; ``de_method`` says why). ``upper_bound`` is the bound ``de`` is
     proven against; ``failure_bound`` bounds the probability that a
     ``probable`` ``de`` is too low. ``dp``/``db`` are set for LC models only.
+    A :func:`bounds_report` has ``de = None``, ``de_status = "not computed"``
+    and the reason in ``de_method``.
     """
 
     model: str
@@ -119,7 +126,7 @@ class DimensionReport:
     violations: tuple[str, ...]
     regularized: str | None
     ds: int
-    de: int
+    de: int | None
     dc: int
     de_status: str
     de_basis: str
@@ -135,9 +142,12 @@ class DimensionReport:
     db: int | None = None
 
     @property
-    def deficit_sum(self) -> int:
+    def deficit_sum(self) -> int | None:
         """``sum_i ds(M_i) - de(M_i)`` over the rows of :attr:`local` (the model's own
-        local LC models). Corollary 4.1: it equals ``ds - de`` when the model is regular."""
+        local LC models). Corollary 4.1: it equals ``ds - de`` when the model is regular.
+        ``None`` in a :func:`bounds_report`."""
+        if any(row.deficit is None for row in self.local):
+            return None
         return sum(row.deficit for row in self.local)
 
     def to_json(self) -> dict[str, Any]:
@@ -181,7 +191,8 @@ def lc_notation(model: HLCModel) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int) -> RankResult:
+def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int,
+             max_bytes: int | None = None) -> RankResult:
     """de of the LC model ``hidden_card:cards`` (cached: results are immutable).
 
     The random points are seeded from the model itself, so a given LC model
@@ -189,13 +200,14 @@ def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int)
     """
     model = HLCModel.lc(hidden_card, cards, min_observed_card=1)
     seed = zlib.crc32(f"{hidden_card}:{cards}".encode())
-    return effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False)
+    return effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False,
+                               max_bytes=max_bytes)
 
 
-def _local_row(model: HLCModel, hidden: str, repeats: int) -> LocalDimensions:
+def _local_row(model: HLCModel, hidden: str, repeats: int, max_bytes: int | None = None) -> LocalDimensions:
     lc = model.local_lc(hidden)
     bounds = lc_bounds(lc)
-    rank = _lc_rank(*_key(model, hidden), bounds.db, repeats)
+    rank = _lc_rank(*_key(model, hidden), bounds.db, repeats, max_bytes)
     return LocalDimensions(
         hidden=hidden,
         lc=lc_notation(lc),
@@ -219,6 +231,7 @@ def dimensions(
     seed: int | None = None,
     direct: bool | None = None,
     check_float: bool = True,
+    max_bytes: int | None = None,
 ) -> DimensionReport:
     """Compute ds, dc, de (two routes) and the per-hidden-node table of ``model``.
 
@@ -234,33 +247,40 @@ def dimensions(
         :data:`DIRECT_ROUTE_MAX_DS` (always for LC models).
     check_float:
         Add the floating-point SVD rank and its singular-value gap.
+    max_bytes:
+        Memory limit of each rank (default
+        :data:`effdim.limits.DEFAULT_MAX_BYTES`). :func:`dimensions_cost`
+        tells in advance; :func:`bounds_report` gives the closed forms of any model.
 
     Raises
     ------
     RouteDisagreement
         When the direct rank is below the Corollary 4.1 value.
+    SizeLimitError
+        Before anything is allocated, when a rank would need more than ``max_bytes``.
     """
     ds = standard_dimension(model)
     violations = regularity_violations(model)
     target = regularize(model).model if violations else model
-    local = tuple(_local_row(model, h, repeats) for h in model.hidden)
+    local = tuple(_local_row(model, h, repeats, max_bytes) for h in model.hidden)
 
     if model.is_lc:
         row = local[0]
         upper = lc_bounds(target).db
-        rank = _lc_rank(*_key(target, target.root), upper, repeats)  # the local row's cached rank
+        rank = _lc_rank(*_key(target, target.root), upper, repeats, max_bytes)  # the local row's cached rank
         method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
-        second = _float_opinion(target, seed) if check_float else None
+        second = _float_opinion(target, seed, max_bytes) if check_float else None
         return _report(model, violations, target, second, ds=ds, de=rank.de, de_status=rank.status,
                        de_basis=DIRECT, de_method=method, failure_bound=rank.failure_bound, upper_bound=upper,
                        de_direct=rank.de, de_local_sum=None, local=local, dp=row.dp, db=row.db)
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)
-    target_rows = local if target is model else tuple(_local_row(target, h, repeats) for h in target.hidden)
+    target_rows = local if target is model else tuple(_local_row(target, h, repeats, max_bytes)
+                                                      for h in target.hidden)
     ds_target = standard_dimension(target)
     de_sum = ds_target - sum(r.deficit for r in target_rows)
     upper = ds_target - sum(r.ds - r.db for r in target_rows)
-    fail = min(1.0, sum(_lc_rank(*_key(target, r.hidden), r.db, repeats).failure_bound
+    fail = min(1.0, sum(_lc_rank(*_key(target, r.hidden), r.db, repeats, max_bytes).failure_bound
                         for r in target_rows if r.de_status != "proven"))
     method = "Corollary 4.1: ds minus the sum of local deficits"
     if target is not model:
@@ -274,7 +294,8 @@ def dimensions(
     rank = None
     de, basis = de_sum, COROLLARY
     if direct:
-        rank = effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float)
+        rank = effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float,
+                                   max_bytes=max_bytes)
         if rank.de < de_sum:
             raise RouteDisagreement(
                 f"the rank of the whole Jacobian of {format_model(model)} is {rank.de}, below the Corollary 4.1 "
@@ -295,11 +316,80 @@ def dimensions(
                    de_local_sum=de_sum, local=local)
 
 
-def _float_opinion(model: HLCModel, seed: int | None) -> tuple[int, float] | None:
+def _rank_models(model: HLCModel, direct: bool | None) -> list[HLCModel]:
+    """The models whose Jacobian rank :func:`dimensions` computes (local LC models, maybe the whole tree)."""
+    violations = regularity_violations(model)
+    target = regularize(model).model if violations else model
+    models = [model.local_lc(h) for h in model.hidden]
+    if target is not model:
+        models += [target.local_lc(h) for h in target.hidden]
+    if direct is None:
+        direct = standard_dimension(model) <= DIRECT_ROUTE_MAX_DS
+    if direct and not model.is_lc:
+        models.append(model)
+    return models
+
+
+def dimensions_cost(model: HLCModel, *, direct: bool | None = None) -> tuple[int, int]:
+    """``(peak bytes, multiply-adds)`` of :func:`dimensions` with this ``direct``, from closed forms.
+
+    The peak is the largest single rank's memory, the work the sum over the
+    ranks (:func:`effdim.rank.rank_cost`); cached local ranks cost nothing in
+    fact, so the work is an upper estimate.
+
+    Examples
+    --------
+    >>> peak, work = dimensions_cost(HLCModel.parse("5(3(2,2),2,3(2,2))"), direct=False)
+    >>> peak < 2**20 and work < 10**5
+    True
+    """
+    costs = [rank_cost(m) for m in _rank_models(model, direct)]
+    return max(c.bytes for c in costs), sum(c.work for c in costs)
+
+
+def bounds_report(model: HLCModel, reason: str = "") -> DimensionReport:
+    """Everything :func:`dimensions` reports that needs no Jacobian: closed forms only.
+
+    ``ds``, ``dc``, regularity, the regular equivalent and, per hidden node,
+    the local LC model's ``ds, dc, dp, db`` and binding bound (Theorems 3-4);
+    the upper bound on ``de`` of Corollary 4.1 pushed through Theorem 4. ``de``
+    and the deficits are ``None``; ``reason`` (why ``de`` was not computed)
+    goes to ``de_method``. Cheap for any model, however large its cardinalities.
+
+    Examples
+    --------
+    >>> report = bounds_report(HLCModel.parse("3:1000000000,2"), "too large")
+    >>> report.ds, report.dc, report.de, report.de_status
+    (3000000002, 1999999999, None, 'not computed')
+    """
+    violations = regularity_violations(model)
+    target = regularize(model).model if violations else model
+
+    def row(m: HLCModel, hidden: str) -> LocalDimensions:
+        lc = m.local_lc(hidden)
+        b = lc_bounds(lc)
+        return LocalDimensions(hidden=hidden, lc=lc_notation(lc), ds=b.ds, de=None, dc=b.dc, dp=b.dp, db=b.db,
+                               binding=b.binding, deficit=None, de_status="not computed", split=b.split,
+                               dp_exact=b.dp_exact)
+
+    local = tuple(row(model, h) for h in model.hidden)
+    target_rows = local if target is model else tuple(row(target, h) for h in target.hidden)
+    if model.is_lc:
+        upper = lc_bounds(target).db
+    else:
+        upper = standard_dimension(target) - sum(r.ds - r.db for r in target_rows)
+    lc = model.is_lc
+    return _report(model, violations, target, None, ds=standard_dimension(model), de=None,
+                   de_status="not computed", de_basis="none", de_method=reason, failure_bound=1.0,
+                   upper_bound=upper, de_direct=None, de_local_sum=None, local=local,
+                   dp=local[0].dp if lc else None, db=local[0].db if lc else None)
+
+
+def _float_opinion(model: HLCModel, seed: int | None, max_bytes: int | None) -> tuple[int, float] | None:
     """The floating-point SVD rank and its singular-value gap, when cheap enough."""
     if standard_dimension(model) > FLOAT_MAX_COLUMNS:
         return None
-    result = float_rank(model, seed)
+    result = float_rank(model, seed, max_bytes=max_bytes)
     return result.rank, result.gap
 
 

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from effdim import rank
+from effdim.limits import SizeLimitError
 from effdim.model import HLCModel
 from effdim.rank import (
     P,
@@ -223,7 +224,7 @@ def test_large_observed_space_uses_sketch():
     result = effective_dimension(model, seed=0)
     assert result.de == standard_dimension(model) == 62
     assert result.status == "proven" and "70 sketched rows" in result.method
-    with pytest.raises(ValueError, match="sketch"):
+    with pytest.raises(SizeLimitError, match="1,048,576 x 62 matrix"):  # the dense rows: refused, not allocated
         jacobian(model, 0, rows="dense")
 
 

@@ -1,0 +1,53 @@
+"""Size limits the engine checks before it allocates.
+
+An exact effective dimension is the rank of a Jacobian (paper, Section 2.4;
+:mod:`effdim.rank`) whose size grows with ``ds`` and with the cardinalities:
+``3:1000000000,2`` would need petabytes. Every entry point that builds a
+Jacobian first estimates its memory (:func:`effdim.rank.rank_cost`) and
+refuses with :class:`SizeLimitError` when the estimate exceeds a limit, so
+nothing is allocated and the caller (the CLI, a notebook, the dashboard's
+server) stays alive. The closed forms (``ds``, ``dc``, ``dp``, ``db``,
+regularity) never need such a check.
+
+The message says, in plain words, what would be needed and what can still
+be had; it never names a library option.
+"""
+
+from __future__ import annotations
+
+from .errors import EffdimError
+
+__all__ = ["SizeLimitError", "DEFAULT_MAX_BYTES", "format_bytes", "short_text"]
+
+#: Default memory limit of one exact rank computation (a 2-core laptop has a few GB to spare).
+DEFAULT_MAX_BYTES = 2 * 1024**3
+
+
+class SizeLimitError(EffdimError, ValueError):
+    """A computation would need more memory than the limit allows; nothing was allocated.
+
+    ``needed`` and ``limit`` are in bytes.
+    """
+
+    def __init__(self, message: str, *, needed: int, limit: int):
+        super().__init__(message)
+        self.needed = needed
+        self.limit = limit
+
+
+def format_bytes(n: float) -> str:
+    """``1536`` -> ``'1.5 KiB'``: binary units up to EiB, then powers of ten."""
+    units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    value = float(n)
+    for unit in units:
+        if value < 1024 or unit == units[-1]:
+            break
+        value /= 1024
+    if unit == "bytes":
+        return f"{int(value)} bytes"
+    return f"{value:.1f} {unit}" if value < 1e4 else f"{value:.1e} {unit}"
+
+
+def short_text(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (model notations in messages)."""
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,312 @@
+"""Heavy work of the dashboard in killable worker processes (no Panel import here).
+
+One server serves a whole class on one event loop (docs/robustness.md): a
+computation run on that loop freezes every session, and a huge allocation in
+the server process kills them all. So every computation that may be slow or
+large (dimensions beyond a quick threshold, the whole-tree rank, sweeps,
+climbs) is a :class:`Job` run by the process-wide :class:`JobRunner`:
+
+* each job runs in its **own worker process**, started from a ``forkserver``
+  (``spawn`` where there is none) that preloads the engine, never by forking
+  the server; the process is killed on cancel, on its time limit, or when its
+  session closes, and all its memory goes with it;
+* the worker's address space is capped (``RLIMIT_AS``) at its start size plus
+  the per-job memory limit, so an allocation the size checks missed fails
+  with ``MemoryError`` inside the worker instead of waking the kernel's
+  out-of-memory killer;
+* at most ``workers`` jobs run at once (the machine's cores); later jobs wait
+  in a first-come queue, and each knows its place in it;
+* ``progress(done, total)`` calls in the worker reach :attr:`Job.progress`
+  through a pipe, polled by the server's event loop without blocking it.
+
+The functions a job runs are module-level functions taking a keyword
+``progress`` (see :mod:`effdim_app.tasks`); their arguments and results are
+pickled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import time
+from collections import deque
+from typing import Any, Callable
+
+import param
+
+from effdim.limits import format_bytes
+
+__all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
+
+#: Job.state values, in lifetime order.
+JOB_STATES = ["waiting", "running", "done", "failed", "cancelled", "timed out"]
+#: States a job never leaves.
+FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
+#: Modules the forkserver imports once, so a worker starts in milliseconds.
+PRELOAD = ["effdim_app.tasks"]
+_POLL_SECONDS = 0.05
+
+
+class Job(param.Parameterized):
+    """One submitted computation: its state, progress and outcome (watch these from views).
+
+    ``await job`` waits for the end and returns :attr:`result` (``None``
+    unless the state is ``"done"``).
+    """
+
+    label = param.String(default="", doc="What the job computes, in the user's words.")
+    state = param.Selector(default="waiting", objects=JOB_STATES)
+    position = param.Integer(default=0, doc="Jobs ahead of this one in the queue (while waiting).")
+    done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
+    total = param.Integer(default=0, doc="Steps in all (0: unknown).")
+    error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
+    seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
+    timeout = param.Number(default=60.0, doc="Seconds the job may run before it is killed.")
+
+    def __init__(self, runner: "JobRunner", fn: Callable, args: tuple, kwargs: dict, **params):
+        super().__init__(**params)
+        self.result: Any = None
+        self._runner = runner
+        self._call = (fn, args, kwargs)
+        self._cancel_requested = False
+        self._task: asyncio.Task | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINISHED
+
+    @property
+    def progress(self) -> float:
+        """Fraction done in [0, 1] (0 while the total is unknown)."""
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+    def describe(self) -> str:
+        """One line for the user: the state, the place in the queue or the progress."""
+        if self.state == "waiting":
+            ahead = f"{self.position} job{'s' if self.position != 1 else ''} ahead" if self.position else "next"
+            return f"{self.label}: waiting for a free worker ({ahead})."
+        if self.state == "running":
+            steps = f", {self.done} of {self.total} done" if self.total else ""
+            return f"{self.label}: running for {self.seconds:.0f} s{steps} (stopped after {self.timeout:.0f} s)."
+        if self.state == "done":
+            return f"{self.label}: done in {self.seconds:.1f} s."
+        return f"{self.label}: {self.error}"
+
+    def cancel(self) -> None:
+        """Stop the job: drop it from the queue, or kill its worker process."""
+        if self.finished:
+            return
+        self._cancel_requested = True
+        self._runner._cancel_waiting(self)
+
+    def __await__(self):
+        if self._task is not None:
+            yield from asyncio.shield(self._task).__await__()
+        return self.result
+
+
+class JobRunner:
+    """Runs :class:`Job` s in at most ``workers`` worker processes at once; one per server process.
+
+    Parameters
+    ----------
+    workers:
+        Jobs running at the same time (default 2, the cores of a small laptop).
+    timeout:
+        Seconds a job may run before its process is killed (per job, overridable).
+    max_bytes:
+        Memory one worker may allocate beyond its start size.
+    start_method:
+        ``"forkserver"`` (default where available) or ``"spawn"``; never ``"fork"``:
+        forking the server would copy its threads' locks and its sessions.
+    """
+
+    def __init__(self, workers: int = 2, timeout: float = 60.0, max_bytes: int = 2 * 1024**3,
+                 start_method: str | None = None):
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        if start_method is None:
+            start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        if start_method == "fork":
+            raise ValueError("worker processes must not be forked from the server: use 'forkserver' or 'spawn'")
+        self.workers = int(workers)
+        self.timeout = float(timeout)
+        self.max_bytes = int(max_bytes)
+        self._ctx = multiprocessing.get_context(start_method)
+        if start_method == "forkserver":
+            self._ctx.set_forkserver_preload(PRELOAD)
+        self._running: set[Job] = set()
+        self._queue: deque[tuple[Job, asyncio.Future]] = deque()
+
+    # ------------------------------------------------------------ public
+    def submit(self, fn: Callable, *args, label: str, timeout: float | None = None, **kwargs) -> Job:
+        """Queue ``fn(*args, progress=..., **kwargs)`` for a worker; call from the event loop."""
+        job = Job(self, fn, args, kwargs, label=label, timeout=self.timeout if timeout is None else timeout)
+        job._task = asyncio.ensure_future(self._run(job))
+        return job
+
+    @property
+    def running(self) -> int:
+        return len(self._running)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._queue)
+
+    def warm_up(self) -> None:
+        """Start the forkserver now (it imports the engine once), not at the first job. Blocking."""
+        proc = self._ctx.Process(target=_noop)
+        proc.start()
+        proc.join()
+
+    # ------------------------------------------------------------ queue
+    async def _run(self, job: Job) -> None:
+        if len(self._running) < self.workers and not self._queue:
+            self._running.add(job)
+        else:
+            turn = asyncio.get_running_loop().create_future()
+            self._queue.append((job, turn))
+            self._number_queue()
+            try:
+                await turn  # _next() moved the job into _running
+            except asyncio.CancelledError:
+                job.param.update(state="cancelled", error="cancelled before it started.")
+                return
+        try:
+            await self._execute(job)
+        finally:
+            self._running.discard(job)
+            self._next()
+
+    def _next(self) -> None:
+        while self._queue and len(self._running) < self.workers:
+            job, turn = self._queue.popleft()
+            if turn.done():
+                continue
+            self._running.add(job)
+            turn.set_result(None)
+        self._number_queue()
+
+    def _number_queue(self) -> None:
+        for i, (job, _) in enumerate(self._queue):
+            if job.position != i:
+                job.position = i
+
+    def _cancel_waiting(self, job: Job) -> None:
+        for i, (queued, turn) in enumerate(self._queue):
+            if queued is job:
+                del self._queue[i]
+                turn.cancel()
+                self._number_queue()
+                return
+
+    # ------------------------------------------------------------ one job
+    async def _execute(self, job: Job) -> None:
+        if job._cancel_requested:
+            job.param.update(state="cancelled", error="cancelled before it started.")
+            return
+        fn, args, kwargs = job._call
+        receive, send = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(target=_worker, args=(send, fn, args, kwargs, self.max_bytes), daemon=True)
+        start = time.monotonic()
+        job.param.update(state="running", position=0)
+        try:
+            await asyncio.to_thread(proc.start)
+        except Exception as err:  # cannot start a process (e.g. out of PIDs): tell, keep serving
+            job.param.update(state="failed", error=f"no worker process could be started ({err}).")
+            return
+        finally:
+            send.close()
+        outcome = None
+        try:
+            while outcome is None:
+                job.seconds = time.monotonic() - start
+                if job._cancel_requested:
+                    outcome = ("cancelled", "cancelled.")
+                elif job.seconds > job.timeout:
+                    outcome = ("timed out", f"stopped after {job.timeout:.0f} s, the time limit of one "
+                                            "computation on this server.")
+                elif receive.poll():
+                    outcome = self._receive(job, receive, proc)
+                elif not proc.is_alive() and not receive.poll():
+                    outcome = ("failed", _death_note(proc.exitcode, self.max_bytes))
+                else:
+                    await asyncio.sleep(_POLL_SECONDS)
+        finally:
+            if proc.is_alive():
+                proc.kill()
+            await asyncio.to_thread(proc.join, 5)
+            receive.close()
+        state, value = outcome
+        job.seconds = time.monotonic() - start
+        if state == "done":
+            job.result = value
+            job.param.update(state="done", done=job.total or job.done)
+        else:
+            job.param.update(state=state, error=value)
+
+    def _receive(self, job: Job, receive, proc) -> tuple[str, Any] | None:
+        try:
+            message = receive.recv()
+        except (EOFError, OSError):
+            proc.join(1)
+            return ("failed", _death_note(proc.exitcode, self.max_bytes))
+        kind = message[0]
+        if kind == "progress":
+            job.param.update(done=int(message[1]), total=int(message[2]))
+            return None
+        if kind == "done":
+            return ("done", message[1])
+        if kind == "memory":
+            return ("failed", f"needed more memory than one computation may use on this server "
+                              f"({format_bytes(self.max_bytes)}).")
+        return ("failed", message[1])
+
+
+def _death_note(exitcode: int | None, max_bytes: int) -> str:
+    if exitcode is not None and exitcode < 0:
+        return (f"the worker process was stopped by signal {-exitcode} (probably out of memory; one "
+                f"computation may use {format_bytes(max_bytes)}).")
+    return f"the worker process ended unexpectedly (exit status {exitcode})."
+
+
+# ------------------------------------------------------------ in the worker
+def _noop() -> None:
+    return None
+
+
+def _cap_memory(max_bytes: int) -> None:
+    """Cap this process's address space at its current size plus ``max_bytes`` (Linux; elsewhere a no-op)."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return
+    cap = size + int(max_bytes)
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int) -> None:
+    """Body of a worker process: run ``fn``, send progress and the outcome up the pipe."""
+    _cap_memory(max_bytes)
+
+    def progress(done: int, total: int) -> None:
+        send.send(("progress", done, total))
+
+    try:
+        result = fn(*args, progress=progress, **kwargs)
+    except MemoryError:
+        send.send(("memory",))
+    except Exception as err:  # the engine's messages name the culprit; pass them on
+        text = str(err).strip() or type(err).__name__
+        send.send(("error", text))
+    else:
+        send.send(("done", result))
+    finally:
+        send.close()

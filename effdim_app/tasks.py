@@ -1,0 +1,30 @@
+"""The computations the dashboard submits as jobs (:mod:`effdim_app.jobs`).
+
+Each runs in a worker process: a module-level function (so it pickles by
+name) taking the keyword ``progress(done, total)`` and returning a picklable
+engine result. No Panel import: the forkserver preloads this module and,
+through it, the engine.
+"""
+
+from __future__ import annotations
+
+from effdim import HLCModel
+from effdim.dimensions import dimensions
+from effdim.search import hill_climb, sweep
+
+__all__ = ["dimensions_task", "sweep_task", "climb_task"]
+
+
+def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
+    """:func:`effdim.dimensions.dimensions`: the local LC ranks (Corollary 4.1), and the whole-tree rank if ``direct``."""
+    return dimensions(model, direct=direct, check_float=direct, max_bytes=max_bytes)
+
+
+def sweep_task(dataset, *, model, node, cards, restarts, seed, progress=None):
+    """:func:`effdim.search.sweep` (progress after each fit)."""
+    return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed, progress=progress)
+
+
+def climb_task(dataset, model, *, score, restarts, seed, progress=None):
+    """:func:`effdim.search.hill_climb` (progress after each fit)."""
+    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, progress=progress)

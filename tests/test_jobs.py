@@ -1,0 +1,154 @@
+"""The job layer: worker processes with progress, cancel, time limit, memory cap and a bounded queue."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from effdim_app.jobs import JobRunner
+
+
+# Worker functions: module level so they pickle by name.
+def add(a, b, *, progress=None):
+    progress(1, 1)
+    return a + b
+
+
+def sleepy(seconds, *, progress=None):
+    steps = 20
+    for i in range(steps):
+        time.sleep(seconds / steps)
+        progress(i + 1, steps)
+    return os.getpid()
+
+
+def hog(n_bytes, *, progress=None):
+    return len(bytearray(n_bytes))
+
+
+def fails(*, progress=None):
+    raise ValueError("node 'H9' does not exist")
+
+
+def dies(*, progress=None):
+    os._exit(3)
+
+
+def run(coro):
+    """A fresh loop in its own thread (a browser test may own this thread's loop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = JobRunner(workers=2, timeout=20, max_bytes=256 * 1024**2)
+    r.warm_up()
+    return r
+
+
+def test_result_and_progress(runner):
+    async def go():
+        job = runner.submit(add, 2, 3, label="Adding")
+        result = await job
+        return job, result
+
+    job, result = run(go())
+    assert result == 5 and job.state == "done"
+    assert (job.done, job.total) == (1, 1) and job.progress == 1.0
+    assert "done in" in job.describe()
+
+
+def test_runs_in_another_process_and_progress_arrives_while_running(runner):
+    async def go():
+        job = runner.submit(sleepy, 1.0, label="Sleeping")
+        seen = []
+        while not job.finished:
+            seen.append(job.done)
+            await asyncio.sleep(0.05)
+        return job, seen
+
+    job, seen = run(go())
+    assert job.state == "done" and job.result != os.getpid()
+    assert any(0 < s < 20 for s in seen), seen  # intermediate progress reached the loop
+
+
+def test_cancel_kills_the_worker_at_once(runner):
+    async def go():
+        job = runner.submit(sleepy, 30.0, label="Long")
+        while job.state != "running" or job.done == 0:
+            await asyncio.sleep(0.02)
+        t0 = time.monotonic()
+        job.cancel()
+        await job
+        return job, time.monotonic() - t0
+
+    job, took = run(go())
+    assert job.state == "cancelled" and job.result is None
+    assert took < 2.0
+
+
+def test_time_limit_kills_and_says_so(runner):
+    async def go():
+        job = runner.submit(sleepy, 30.0, label="Long", timeout=0.5)
+        t0 = time.monotonic()
+        await job
+        return job, time.monotonic() - t0
+
+    job, took = run(go())
+    assert job.state == "timed out" and took < 3.0
+    assert "time limit" in job.describe()
+
+
+def test_memory_cap_turns_a_huge_allocation_into_a_message(runner):
+    async def go():
+        job = runner.submit(hog, 8 * 1024**3, label="Hog")
+        await job
+        return job
+
+    job = run(go())
+    assert job.state == "failed"
+    assert "more memory than one computation may use" in job.error and "256.0 MiB" in job.error
+
+
+def test_engine_errors_and_dead_workers_are_reported(runner):
+    async def go():
+        a = runner.submit(fails, label="Bad")
+        b = runner.submit(dies, label="Dies")
+        await a
+        await b
+        return a, b
+
+    a, b = run(go())
+    assert a.state == "failed" and "'H9' does not exist" in a.error
+    assert b.state == "failed" and "exit status 3" in b.error
+
+
+def test_at_most_workers_run_and_the_rest_wait_in_order(runner):
+    async def go():
+        jobs = [runner.submit(sleepy, 0.6, label=f"J{i}") for i in range(4)]
+        await asyncio.sleep(0.2)
+        states = [j.state for j in jobs]
+        positions = [j.position for j in jobs[2:]]
+        note = jobs[3].describe()
+        busy = runner.running
+        jobs[3].cancel()  # a waiting job leaves the queue without running
+        for j in jobs:
+            await j
+        return jobs, states, positions, busy, note
+
+    jobs, states, positions, busy, note = run(go())
+    assert states == ["running", "running", "waiting", "waiting"] and positions == [0, 1] and busy == 2
+    assert note == "J3: waiting for a free worker (1 job ahead)."
+    assert [j.state for j in jobs] == ["done", "done", "done", "cancelled"]
+    assert runner.running == 0 and runner.waiting == 0
+
+
+def test_fork_is_refused():
+    with pytest.raises(ValueError, match="forkserver"):
+        JobRunner(start_method="fork")
