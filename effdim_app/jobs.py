@@ -221,10 +221,12 @@ class JobRunner:
         outcome = None
         try:
             while outcome is None:
-                job.seconds = time.monotonic() - start
+                elapsed = time.monotonic() - start
+                if int(elapsed) != int(job.seconds):  # views redraw once a second, not once a poll
+                    job.seconds = elapsed
                 if job._cancel_requested:
                     outcome = ("cancelled", "cancelled.")
-                elif job.seconds > job.timeout:
+                elif elapsed > job.timeout:
                     outcome = ("timed out", f"stopped after {job.timeout:.0f} s, the time limit of one "
                                             "computation on this server.")
                 elif receive.poll():

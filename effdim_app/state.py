@@ -15,6 +15,14 @@ Three objects make one session:
   results. Results are keyed by what produced them and cleared the moment the
   model or the data changes.
 
+Sizes are checked against the server's :class:`~effdim_app.config.ServerLimits`
+before anything is computed, and heavy work (dimensions beyond a quick
+threshold, the whole-tree rank, sweeps, climbs) runs as a
+:class:`~effdim_app.jobs.Job` in a worker process, so one session can never
+stall or kill the others (docs/robustness.md). The cheap answers (ds, dc, dp,
+db, regularity; :func:`effdim.dimensions.bounds_report`) are always there; the
+exact de follows when its job ends, or :attr:`ModelState.de_note` says why not.
+
 The views (``effdim_app.views``) only display these parameters and call these
 methods, so everything here is testable without a browser.
 """
@@ -25,19 +33,22 @@ import asyncio
 import io
 import json
 import math
-import threading
 import time
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
 import param
 
 from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+from effdim.dimensions import bounds_report
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import PAPER_SCORES, best
 from effdim.search import pick_caveats
 
-from . import presets
+from . import presets, tasks
+from .config import ServerLimits
+from .jobs import Job, JobRunner
 
 __all__ = ["ModelState", "DataState", "ScoresState", "SHOWN_SCORES"]
 
@@ -68,12 +79,34 @@ def _regularize(model: HLCModel):
     return regularize(model)
 
 
-@lru_cache(maxsize=512)
-def _dimensions(model: HLCModel):
-    """The interactive report: Corollary 4.1 route only (the whole-tree rank is on demand)."""
-    from effdim.dimensions import dimensions
+class _Reports:
+    """Dimension reports by model, least recently used first out (bounded memory).
 
-    return dimensions(model, direct=False, check_float=False)
+    Filled by quick computations and by finished jobs alike, so undo/redo and
+    other sessions' visits to a model are instant.
+    """
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
+
+    def get(self, key: tuple):
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        return None
+
+    def put(self, key: tuple, report) -> None:
+        self._items[key] = report
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_REPORTS = _Reports()
 
 
 def _error_text(err: BaseException) -> str:
@@ -101,8 +134,15 @@ class ModelState(param.Parameterized):
     effective = param.ClassSelector(
         class_=HLCModel, instantiate=False, doc="The model the dimensions are computed for."
     )
-    report = param.Parameter(default=None, doc="effdim DimensionReport of `effective`.")
+    report = param.Parameter(
+        default=None, doc="effdim DimensionReport of `effective`; its de is None until computed (see de_note)."
+    )
     report_error = param.String(default="", doc="Why the report could not be computed.")
+    de_note = param.String(default="", doc="Plain words on the exact de when the report lacks it.")
+    de_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                                 doc="The job computing the exact de, while it runs.")
+    direct_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                                     doc="The job computing the whole-tree rank, while it runs.")
     changed = param.Dict(default={}, doc="node -> what regularization did to it.")
     highlight_nodes = param.List(default=[], doc="`highlight` and its neighbours.")
     can_undo = param.Boolean(default=False)
@@ -116,6 +156,9 @@ class ModelState(param.Parameterized):
     message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
 
     max_history = param.Integer(default=200, bounds=(1, None))
+    limits = param.ClassSelector(class_=ServerLimits, instantiate=False, doc="The server's size and time limits.")
+    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
+                               doc="Runs heavy work in worker processes; None: compute in this process.")
 
     def __init__(self, model: HLCModel | str | None = None, **params):
         if model is None:
@@ -123,12 +166,15 @@ class ModelState(param.Parameterized):
         if isinstance(model, str):
             model = parse_model(model)
         params.setdefault("selected", model.root)
+        params.setdefault("limits", ServerLimits())
         super().__init__(model=model, **params)
         self._undo: list[HLCModel] = []
         self._redo: list[HLCModel] = []
         self._derived_for: tuple | None = None
         self._verify_token = 0
+        self._pending: HLCModel | None = None
         self.param.update(**self._derive(model, self.selected))
+        self._start_pending()
 
     # ------------------------------------------------------------ derived
     # Every user action ends in ONE param.update carrying the model, the
@@ -138,11 +184,7 @@ class ModelState(param.Parameterized):
         violations = list(_violations(model))
         regularization = _regularize(model) if violations else None
         effective = regularization.model if (regularization is not None and self.auto_regularize) else model
-        report, error = None, ""
-        try:
-            report = _dimensions(effective)
-        except Exception as err:  # the engine names the problem; show it, keep the app alive
-            error = _error_text(err)
+        report, error, note = self._report_now(effective)
         changed = {} if regularization is None else {n: str(c) for n, c in regularization.changes.items()}
         if selected not in model:
             selected = model.root
@@ -157,6 +199,7 @@ class ModelState(param.Parameterized):
             effective=effective,
             report=report,
             report_error=error,
+            de_note=note,
             direct=None,
             changed=changed,
             highlight=highlight,
@@ -167,10 +210,70 @@ class ModelState(param.Parameterized):
             revision=self.revision + 1,
         )
 
+    def _report_now(self, model: HLCModel) -> tuple[Any, str, str]:
+        """``(report, error, de_note)`` of ``model`` without waiting: cached, quick, or closed forms only.
+
+        A model whose exact de is heavy gets its closed forms now and is left in
+        ``_pending`` for :meth:`_start_pending` to submit as a job.
+        """
+        self._pending = None
+        key = (model, "local")
+        cached = _REPORTS.get(key)
+        if cached is not None:
+            return cached, "", ""
+        try:
+            how, why = self.limits.plan(model, direct=False)
+            if how == "now" or (how == "job" and self.jobs is None):
+                report = tasks.dimensions_task(model, direct=False, max_bytes=self.limits.job_bytes)
+                _REPORTS.put(key, report)
+                return report, "", ""
+            if how == "refuse":
+                note = f"de was not computed: {why}. ds, dc and the bounds dp, db below are exact."
+                return bounds_report(model, note), "", note
+            self._pending = model
+            return bounds_report(model, why), "", f"Computing the exact de ({why})…"
+        except Exception as err:  # the engine names the problem; show it, keep the app alive
+            return None, _error_text(err), ""
+
     def _show(self, model: HLCModel, selected: str | None = None, **extra) -> None:
         """Make ``model`` current: one update with everything derived from it."""
         self._verify_token += 1
-        self.param.update(**self._derive(model, self.selected if selected is None else selected), **extra)
+        self._stop(self.de_job, self.direct_job)
+        self.param.update(**self._derive(model, self.selected if selected is None else selected),
+                          de_job=None, direct_job=None, direct_running=False, **extra)
+        self._start_pending()
+
+    @staticmethod
+    def _stop(*jobs: Job | None) -> None:
+        for job in jobs:
+            if job is not None:
+                job.cancel()
+
+    def _start_pending(self) -> None:
+        """Submit the job for the exact de of ``_pending`` (set by :meth:`_report_now`)."""
+        model, self._pending = self._pending, None
+        if model is None or self.jobs is None:
+            return
+        job = self.jobs.submit(tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes,
+                               label="Exact de")
+        self.de_job = job
+        asyncio.ensure_future(self._finish_de(job, model))
+
+    async def _finish_de(self, job: Job, model: HLCModel) -> None:
+        await job
+        if self.de_job is not job:  # the model changed meanwhile: another job or none
+            return
+        if job.state == "done":
+            _REPORTS.put((model, "local"), job.result)
+            self.param.update(report=job.result, de_note="", de_job=None, revision=self.revision + 1)
+        else:
+            why = job.error if job.state != "cancelled" else "the computation was cancelled."
+            self.param.update(de_note=f"de was not computed: {why} ds, dc and the bounds dp, db below are exact.",
+                              de_job=None, revision=self.revision + 1)
+
+    def cancel_jobs(self) -> None:
+        """Stop this session's computations (the user asked, or the session closed)."""
+        self._stop(self.de_job, self.direct_job)
 
     @param.depends("model", "auto_regularize", watch=True)
     def _model_set(self) -> None:
@@ -195,21 +298,36 @@ class ModelState(param.Parameterized):
             self.param.update(highlight_nodes=nodes, revision=self.revision + 1)
 
     async def verify_direct(self):
-        """The engine's full report (whole-tree Jacobian rank and its float check) in a thread.
+        """The engine's full report (whole-tree Jacobian rank and its float check), as a job.
 
         The interactive report uses Corollary 4.1 only (fast); this computes the
-        second route on demand. Discarded if the model changed meanwhile.
+        second route on demand, within the server's limits. Discarded if the
+        model changed meanwhile.
         """
-        from effdim.dimensions import dimensions
-
         token, model = self._verify_token, self.effective
-        self.param.update(direct_running=True)
-        try:
-            report = await asyncio.to_thread(dimensions, model)
-        except Exception as err:
-            self.param.update(direct_running=False)
-            self._say(f"The direct rank could not be computed: {_error_text(err)}", "danger")
+        how, why = self.limits.plan(model, direct=True)
+        if how == "refuse":
+            self._say(f"The direct rank was not computed: {why}.", "warning")
             return None
+        self.param.update(direct_running=True)
+        if self.jobs is None:
+            try:
+                report = tasks.dimensions_task(model, direct=True, max_bytes=self.limits.job_bytes)
+            except Exception as err:
+                self.param.update(direct_running=False)
+                self._say(f"The direct rank could not be computed: {_error_text(err)}", "danger")
+                return None
+        else:
+            job = self.jobs.submit(tasks.dimensions_task, model, direct=True, max_bytes=self.limits.job_bytes,
+                                   label="Whole-tree rank")
+            self.direct_job = job
+            report = await job
+            if self.direct_job is not job:  # the model changed meanwhile
+                return None
+            self.param.update(direct_job=None, direct_running=False)
+            if job.state != "done":
+                self._say(f"The direct rank was not computed: {job.error}", "danger")
+                return None
         self.param.update(direct_running=False)
         if token != self._verify_token:
             return None
@@ -244,6 +362,7 @@ class ModelState(param.Parameterized):
     def _edit(self, what: str, make, select: str | None = None) -> bool:
         try:
             new = make()
+            self.limits.check_model(new)
         except (ModelError, ValueError, TypeError) as err:
             return self._refuse(err, what)
         return self._commit(new, what, select)
@@ -367,11 +486,15 @@ class ModelState(param.Parameterized):
         return self._commit(self.regularization.model, "Replaced by the regular equivalent")
 
     def set_model(self, model: HLCModel, what: str = "Loaded model") -> bool:
-        return self._commit(model, what, select=model.root)
+        return self._edit(what, lambda: model, select=model.root)
 
     # ------------------------------------------------------------ loading
+    def _parse(self, text: str) -> HLCModel:
+        self.limits.check_text(text, "notation")
+        return parse_model(text.strip())
+
     def load_notation(self, text: str) -> bool:
-        return self._edit("Model from notation", lambda: parse_model(text.strip()), select=None) and self._reselect()
+        return self._edit("Model from notation", lambda: self._parse(text), select=None) and self._reselect()
 
     def load_preset(self, label: str) -> bool:
         if label not in presets.PRESETS:
@@ -380,6 +503,11 @@ class ModelState(param.Parameterized):
         return self._edit(f"Preset {label}", lambda: parse_model(presets.PRESETS[label])) and self._reselect()
 
     def load_json(self, data: str | bytes | dict[str, Any]) -> bool:
+        if isinstance(data, (str, bytes)):
+            try:
+                self.limits.check_text(data, "JSON file")
+            except ModelError as err:
+                return self._refuse(err, "JSON import")
         if isinstance(data, bytes):
             try:
                 data = data.decode("utf-8")
@@ -502,10 +630,16 @@ class ScoresState(param.Parameterized):
     leaf_map = param.List(default=[], doc="Rows (leaf, column, leaf states, column states) of the matching.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
+    job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                              doc="The sweep or climb job, while it waits or runs.")
+    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
+                               doc="Runs sweeps and climbs in worker processes (default: one of its own).")
 
     def __init__(self, models: ModelState, data: DataState, **params):
         super().__init__(models=models, data=data, **params)
-        self._cancel: threading.Event | None = None
+        if self.jobs is None:
+            self.jobs = models.jobs or JobRunner(workers=models.limits.workers, timeout=models.limits.time_limit,
+                                                 max_bytes=models.limits.job_bytes)
         self._key_of_results = None
         models.param.watch(self._inputs_changed, ["effective"])
         data.param.watch(self._inputs_changed, ["dataset"])
@@ -531,8 +665,8 @@ class ScoresState(param.Parameterized):
         choices = self.hidden_choices()
         node = self.node if self.node in choices else (choices[0] if choices else None)
         stale = bool(self.results) or self.climb is not None
-        if self._cancel is not None and self.running:
-            self._cancel.set()
+        if self.job is not None:
+            self.job.cancel()
         mismatch, leaf_map = self._check_mapping()
         with param.parameterized.batch_call_watchers(self):
             self.node = node
@@ -574,8 +708,9 @@ class ScoresState(param.Parameterized):
 
     # ------------------------------------------------------------ runs
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        """Stop the running sweep or climb (its worker process is killed)."""
+        if self.job is not None:
+            self.job.cancel()
             self.status = "Cancelling…"
 
     def _ready(self) -> bool:
@@ -593,46 +728,45 @@ class ScoresState(param.Parameterized):
         return True
 
     def _cards(self) -> list[int] | None:
+        """The swept cardinalities (None: the engine's default range), within the server's limits."""
+        limits = self.models.limits
+        if self.card_max > limits.max_card:
+            raise ValueError(f"the largest cardinality {self.card_max:,} is above this server's limit "
+                             f"of {limits.max_card:,}")
         if self.card_max == 0:
             return None
         if self.card_max < self.card_min:
             return None
+        count = self.card_max - self.card_min + 1
+        if count > limits.max_sweep:
+            raise ValueError(f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
+                             f"server sweeps at most {limits.max_sweep} at a time")
         return list(range(self.card_min, self.card_max + 1))
 
-    async def _run(self, task: str, work) -> Any:
-        """Run ``work(progress, cancel)`` in a thread; keep the event loop free."""
-        from effdim.search import Cancelled
-
+    async def _run(self, task: str, fn, *args, **kwargs) -> Any:
+        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free."""
         key = self.key()
-        cancel = threading.Event()
-        ticks = [0, 0]
+        job = self.jobs.submit(fn, *args, label=task.capitalize(), **kwargs)
 
-        def progress(done: int, total: int) -> None:  # called in the worker thread
-            ticks[0], ticks[1] = done, total
+        def show(*_):
+            text = job.describe()
+            self.param.update(progress=int(100 * job.progress), status=text)
 
-        self._cancel = cancel
-        self.param.update(running=True, task=task, progress=0, status=f"{task.capitalize()} started…", message="")
-        outcome = None
+        watcher = job.param.watch(show, ["state", "done", "total", "position", "seconds"])
+        self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
         try:
-            future = asyncio.ensure_future(asyncio.to_thread(work, progress, cancel))
-            while not future.done():
-                await asyncio.wait([future], timeout=0.2)
-                done, total = ticks
-                if total:
-                    self.param.update(progress=min(100, int(100 * done / total)),
-                                      status=f"{task.capitalize()}: {done} of {total} fits done")
-            outcome = future.result()
-        except Cancelled:
-            self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
-            outcome = None
-        except Exception as err:  # engine errors name the culprit; show them inline
-            self.param.update(status=f"{task.capitalize()} failed.", progress=0,
-                              message=f"{task.capitalize()} failed: {_error_text(err)}", message_kind="danger")
-            outcome = None
+            outcome = await job
         finally:
-            self._cancel = None
-            self.param.update(running=False, task="")
-        if outcome is not None and key != self.key():
+            job.param.unwatch(watcher)
+            self.param.update(running=False, task="", job=None)
+        if job.state == "cancelled":
+            self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
+            return None
+        if job.state != "done":
+            self.param.update(status=f"{task.capitalize()} failed.", progress=0,
+                              message=f"{task.capitalize()} failed: {job.error}", message_kind="danger")
+            return None
+        if key != self.key():
             self.param.update(status=f"{task.capitalize()} finished, but the model or data changed meanwhile: "
                                      "result discarded.", progress=0)
             return None
@@ -641,17 +775,15 @@ class ScoresState(param.Parameterized):
     async def run_sweep(self) -> list | None:
         if not self._ready():
             return None
-        from effdim.search import sweep
-
-        dataset, model, node, cards = self.data.dataset, self.scored_model(), self.node, self._cards()
-        restarts, seed, cs_prior = self.restarts, self.seed, self.cs_prior
+        try:
+            cards = self._cards()
+        except ValueError as err:
+            self.param.update(message=f"Sweep refused: {_error_text(err)}.", message_kind="danger")
+            return None
         self.param.update(results=[], climb=None)
-
-        def work(progress, cancel):
-            return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed,
-                         cs_prior=cs_prior, progress=progress, cancel=cancel)
-
-        results = await self._run("sweep", work)
+        results = await self._run("sweep", tasks.sweep_task, self.data.dataset, model=self.scored_model(),
+                                  node=self.node, cards=cards, restarts=self.restarts, seed=self.seed,
+                                  cs_prior=self.cs_prior)
         if results is not None:
             self._key_of_results = self.key()
             self.param.update(results=list(results), progress=100,
@@ -666,17 +798,9 @@ class ScoresState(param.Parameterized):
             self.param.update(message="Hill climbing needs the model mapping (an HLC model over the data).",
                               message_kind="warning")
             return None
-        from effdim.search import hill_climb
-
-        dataset, score, restarts, seed = self.data.dataset, self.climb_score, self.restarts, self.seed
-        cs_prior = self.cs_prior
         self.param.update(results=[], climb=None)
-
-        def work(progress, cancel):
-            return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
-                              progress=progress, cancel=cancel)
-
-        climb = await self._run("climb", work)
+        climb = await self._run("climb", tasks.climb_task, self.data.dataset, model, score=self.climb_score,
+                                restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
         if climb is not None:
             self._key_of_results = self.key()
             notes = pick_caveats(climb.best)

@@ -20,11 +20,13 @@ def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=N
     return dimensions(model, direct=direct, check_float=direct, max_bytes=max_bytes)
 
 
-def sweep_task(dataset, *, model, node, cards, restarts, seed, progress=None):
+def sweep_task(dataset, *, model, node, cards, restarts, seed, cs_prior, progress=None):
     """:func:`effdim.search.sweep` (progress after each fit)."""
-    return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed, progress=progress)
+    return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed, cs_prior=cs_prior,
+                 progress=progress)
 
 
-def climb_task(dataset, model, *, score, restarts, seed, progress=None):
+def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None):
     """:func:`effdim.search.hill_climb` (progress after each fit)."""
-    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, progress=progress)
+    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
+                      progress=progress)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
-import threading
 
 import pytest
 
-from effdim import parse_model
+from effdim import HLCModel, parse_model
 from effdim_app import presets
 from effdim_app.layout import tree_layout
 from effdim_app.state import DataState, ModelState, ScoresState
@@ -299,26 +299,17 @@ def test_use_lc_model_in_editor(scores):
     assert not scores.mismatch
 
 
-def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
-    import effdim.search as search
+def test_cancel_and_stale_runs_are_discarded(scores):
+    scores.param.update(card_max=12, restarts=20)  # long enough to be cancelled while running
 
-    started = threading.Event()
-
-    def slow_sweep(dataset, *, cancel, progress, **kw):
-        started.set()
-        for i in range(200):
-            progress(i, 200)
-            if cancel.wait(0.01):
-                raise search.Cancelled("cancelled")
-        return []
-
-    monkeypatch.setattr(search, "sweep", slow_sweep)
+    async def until_running():
+        while scores.job is None or scores.job.state != "running":
+            await asyncio.sleep(0.02)
 
     async def cancel_midway():
         task = asyncio.ensure_future(scores.run_sweep())
-        await asyncio.to_thread(started.wait, 5)
-        await asyncio.sleep(0.3)
-        assert scores.running
+        await until_running()
+        assert scores.running and "running" in scores.status
         scores.cancel()
         return await task
 
@@ -327,13 +318,21 @@ def test_cancel_and_stale_runs_are_discarded(scores, monkeypatch):
 
     async def edit_midway():
         task = asyncio.ensure_future(scores.run_sweep())
-        await asyncio.to_thread(started.wait, 5)
+        await until_running()
         scores.data.load_bundled("lc-8-2222")  # new data: the run is cancelled, nothing shown
         return await task
 
-    started.clear()
     assert run(edit_midway()) is None
     assert not scores.results and not scores.running
+
+
+def test_sweep_range_is_checked_against_the_server_limits(scores):
+    scores.card_max = 10**12
+    assert run(scores.run_sweep()) is None
+    assert "above this server's limit" in scores.message and scores.message_kind == "danger"
+    scores.card_max = 500
+    assert run(scores.run_sweep()) is None
+    assert "at most 50 at a time" in scores.message and not scores.running
 
 
 def test_one_revision_per_action():
@@ -387,3 +386,74 @@ def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
     assert scores.best()["bic"][0] == 2 and notes["bic"] == []
     scores.cs_prior = "bdeu:1"
     assert not scores.results  # CS depends on the prior: the old results are stale
+
+
+# ------------------------------------------------------------- limits and jobs
+def test_a_huge_model_shows_its_closed_forms_and_says_why_de_is_missing():
+    s = ModelState(FIG2)
+    assert s.load_notation("3:1000000000,2")
+    assert s.model == parse_model("3:1000000000,2") and s.message_kind == "success"
+    report = s.report
+    assert report.de is None and report.ds == 2_000_000_001 and report.dc == 1_999_999_999  # regular equivalent
+    assert "de was not computed" in s.de_note and "more than one computation may use on this server" in s.de_note
+    assert "sketch" not in s.de_note and "rows=" not in s.de_note
+    s.auto_regularize = False  # the model itself: 1000000000:2,2 asked for 7.45 GiB before
+    assert s.load_notation("1000000000:2,2") and s.report.de is None and s.report.ds == 2_999_999_999
+    s.auto_regularize = True
+    assert s.report.de == 3  # its regular equivalent 2:2,2 is tiny
+
+
+@pytest.mark.parametrize("text, words", [
+    ("3:" + ",".join(["2"] * 300), "at most 200 nodes"),
+    ("3:10000000000,2", "at most 1,000,000,000 states per node"),
+    ("3:" + "2," * 20000 + "2", "characters"),
+])
+def test_models_beyond_the_server_limits_are_refused_and_the_model_kept(text, words):
+    s = ModelState(FIG2)
+    assert not s.load_notation(text)
+    assert words in s.message and "unchanged" in s.message and str(s.model) == FIG2
+
+
+def test_json_of_a_huge_model_is_refused():
+    from effdim import model_to_json
+
+    s = ModelState(FIG2)
+    big = json.dumps(model_to_json(HLCModel.lc(3, [2] * 250)))
+    assert not s.load_json(big.encode())
+    assert "at most 200 nodes" in s.message and str(s.model) == FIG2
+
+
+def test_heavy_dimensions_run_as_a_job_and_arrive_later():
+    from effdim_app.config import ServerLimits
+    from effdim_app.jobs import JobRunner
+
+    async def go():
+        s = ModelState(FIG2, limits=ServerLimits(quick_ms=0), jobs=JobRunner(workers=1))
+        s.load_notation("4:3,3,3,3")
+        job, early = s.de_job, s.report
+        await job
+        return s, job, early
+
+    s, job, early = run(go())
+    assert early.de is None and early.ds == s.report.ds  # closed forms at once
+    assert job.state == "done" and s.de_job is None and s.de_note == ""
+    from effdim import dimensions
+
+    assert s.report.de == dimensions(parse_model("4:3,3,3,3")).de and s.report.de_status == "proven"
+
+
+def test_a_job_past_the_time_limit_is_stopped_and_the_user_told():
+    from effdim_app.config import ServerLimits
+    from effdim_app.jobs import JobRunner
+
+    async def go():
+        s = ModelState(FIG2, limits=ServerLimits(quick_ms=0), jobs=JobRunner(workers=1, timeout=0.01))
+        s.load_notation("20:10,10,10")
+        first = s.de_job
+        s.load_notation("21:10,10,10")  # a new model: the old job is cancelled
+        await s.de_job
+        return s, first
+
+    s, first = run(go())
+    assert first.state == "cancelled"
+    assert s.report.de is None and "time limit" in s.de_note and str(s.model) == "21:10,10,10"
