@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .errors import EffdimError
+from .limits import DEFAULT_MAX_BYTES, SizeLimitError
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 
@@ -55,10 +56,14 @@ def _emit_json(obj: Any) -> None:
 
 # ----------------------------------------------------------------- commands
 def _cmd_dims(args: argparse.Namespace) -> None:
-    from .dimensions import dimensions
+    from .dimensions import bounds_report, dimensions
     from .notation import load_model
 
-    report = dimensions(load_model(args.model), repeats=args.repeats, seed=args.seed)
+    model = load_model(args.model)
+    try:
+        report = dimensions(model, repeats=args.repeats, seed=args.seed, max_bytes=args.max_memory_mb * 1024**2)
+    except SizeLimitError as err:  # the closed forms still hold; say why de is missing
+        report = bounds_report(model, f"not computed: {err}")
     if args.json:
         _emit_json(report.to_json())
         return
@@ -67,8 +72,10 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"  irregular: {message}")
     if report.regularized:
         print(f"  regular equivalent: {report.regularized}")
-    totals = (f"ds {report.ds}   de {report.de} ({report.de_status}; {report.de_basis})   dc {report.dc}"
-              f"   ds-de {report.ds - report.de}")
+    gap = "?" if report.de is None else report.ds - report.de
+    de = "?" if report.de is None else report.de
+    how = report.de_status if report.de is None else f"{report.de_status}; {report.de_basis}"
+    totals = f"ds {report.ds}   de {de} ({how})   dc {report.dc}   ds-de {gap}"
     if report.db is not None:
         totals += f"   dp {report.dp}   db {report.db}"
     print(totals)
@@ -79,11 +86,13 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"float   SVD rank {report.float_rank}, singular-value gap {report.singular_gap:.3g}")
     print()
     rows = [
-        (r.hidden, r.lc, r.ds, r.de, r.dc, r.dp, r.db, r.binding, r.deficit, r.de_status)
+        (r.hidden, r.lc, r.ds, "?" if r.de is None else r.de, r.dc, r.dp, r.db, r.binding,
+         "?" if r.deficit is None else r.deficit, r.de_status)
         for r in report.local
     ]
-    print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows))
-    if len(report.local) > 1:
+    print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows,
+                       right=[False, False, True, True, True, True, True, False, True, False]))
+    if len(report.local) > 1 and report.de is not None:
         print(f"\nsum of local deficits {report.deficit_sum}"
               f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
 
@@ -372,9 +381,16 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
 
 def _cmd_app(args: argparse.Namespace) -> None:
     from effdim_app import serve
+    from effdim_app.config import load_limits
 
-    serve(port=args.port, show=args.show, address=args.address,
-          websocket_origin=args.allow_websocket_origin or None)
+    try:
+        limits = load_limits(args.config, workers=args.workers, time_limit=args.time_limit,
+                             max_memory_mb=args.max_memory_mb, max_nodes=args.max_nodes, max_card=args.max_card,
+                             max_sweep=args.max_sweep, max_upload_mb=args.max_upload_mb)
+    except ValueError as err:
+        raise UsageError(f"effdim app: {err}") from None
+    serve(port=args.port, show=args.show, address=args.address, limits=limits,
+          websocket_origin=args.allow_websocket_origin or None, num_threads=args.threads or None)
 
 
 # ------------------------------------------------------------------- parser
@@ -388,6 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     dims.add_argument("--json", action="store_true", help="print one JSON object")
     dims.add_argument("--repeats", type=_positive_int, default=2, help="random points per unproven rank (default 2)")
     dims.add_argument("--seed", type=int, default=None, help="seed for the random points of the direct rank")
+    dims.add_argument("--max-memory-mb", type=_positive_int, default=DEFAULT_MAX_BYTES // 1024**2,
+                      help=f"memory one rank may use, in MiB (default {DEFAULT_MAX_BYTES // 1024**2})")
     dims.set_defaults(run=_cmd_dims)
 
     reg = sub.add_parser("regularize", help="the regular equivalent of a model and the steps taken")
@@ -459,6 +477,22 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--address", default="localhost")
     app.add_argument("--show", action=argparse.BooleanOptionalAction, default=True, help="open a browser tab")
     app.add_argument("--allow-websocket-origin", action="append", default=[], help="host[:port] allowed to connect")
+    app.add_argument("--config", default=None, help="limits from a TOML or JSON file (keys as the options below)")
+    app.add_argument("--workers", type=_positive_int, default=None,
+                     help="computations running at once, in worker processes (default: 2, or 1 on one core)")
+    app.add_argument("--time-limit", type=_positive_float, default=None,
+                     help="seconds one computation may run before it is stopped (default 60)")
+    app.add_argument("--max-memory-mb", type=_positive_int, default=None,
+                     help="memory one computation may use, in MiB (default 2048)")
+    app.add_argument("--max-nodes", type=_positive_int, default=None, help="nodes of one model (default 200)")
+    app.add_argument("--max-card", type=_positive_int, default=None,
+                     help="states of one node (default 1000000000)")
+    app.add_argument("--max-sweep", type=_positive_int, default=None,
+                     help="cardinalities in one sweep (default 50)")
+    app.add_argument("--max-upload-mb", type=_positive_float, default=None,
+                     help="size of an uploaded data file, in MB (default 10)")
+    app.add_argument("--threads", type=_positive_int, default=None,
+                     help="threads serving the sessions' callbacks (default: none, the event loop alone)")
     app.set_defaults(run=_cmd_app)
 
     return parser
@@ -471,6 +505,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
     return value
 
 

@@ -380,7 +380,7 @@ def bounds_report(model: HLCModel, reason: str = "") -> DimensionReport:
         upper = standard_dimension(target) - sum(r.ds - r.db for r in target_rows)
     lc = model.is_lc
     return _report(model, violations, target, None, ds=standard_dimension(model), de=None,
-                   de_status="not computed", de_basis="none", de_method=reason, failure_bound=1.0,
+                   de_status="not computed", de_basis="", de_method=reason, failure_bound=1.0,
                    upper_bound=upper, de_direct=None, de_local_sum=None, local=local,
                    dp=local[0].dp if lc else None, db=local[0].db if lc else None)
 

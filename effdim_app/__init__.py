@@ -26,11 +26,11 @@ def _extension() -> None:
     pn.extension(*EXTENSIONS)
 
 
-def create_app(model=None):
+def create_app(model=None, limits=None, jobs=None):
     """A fresh :class:`effdim_app.app.EffdimApp` (no extension loading)."""
     from .app import create_app as _create
 
-    return _create(model)
+    return _create(model, limits=limits, jobs=jobs)
 
 
 def app(model=None):
@@ -47,15 +47,29 @@ def app(model=None):
     return dashboard
 
 
-def serve(port: int = 0, show: bool = True, threaded: bool = False, **kwargs):
-    """Serve the templated dashboard, one fresh app per browser session."""
+def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, **kwargs):
+    """Serve the templated dashboard to many browsers, one fresh app per session.
+
+    ``limits`` (:class:`effdim_app.config.ServerLimits`) bound every input;
+    one :class:`effdim_app.jobs.JobRunner` runs all sessions' heavy work in
+    ``limits.workers`` worker processes. Closing a session cancels its jobs
+    and frees its state (docs/robustness.md).
+    """
     import panel as pn
 
     from .app import EXTENSIONS, TITLE
+    from .config import ServerLimits
+    from .jobs import JobRunner
+
+    limits = limits or ServerLimits()
+    jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+    jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
 
     def session():
         pn.extension(*EXTENSIONS)
-        return create_app().template()
+        dashboard = create_app(limits=limits, jobs=jobs)
+        pn.state.on_session_destroyed(lambda _context: dashboard.close())
+        return dashboard.template()
 
     return pn.serve({"effdim": session}, port=port, show=show, threaded=threaded, title=TITLE, **kwargs)
 

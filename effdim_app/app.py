@@ -13,6 +13,8 @@ from panel.viewable import Viewer
 
 from effdim import HLCModel
 
+from .config import ServerLimits
+from .jobs import JobRunner
 from .state import DataState, ModelState, ScoresState
 from .style import ACCENT, TEMPLATE_CSS
 from .experiments_view import ExperimentsPanel
@@ -35,11 +37,15 @@ class EffdimApp(Viewer):
     serve :meth:`template` with ``panel serve``.
     """
 
-    def __init__(self, model: HLCModel | str | None = None, **params):
+    def __init__(self, model: HLCModel | str | None = None, limits: ServerLimits | None = None,
+                 jobs: JobRunner | None = None, **params):
         super().__init__(**params)
-        self.models = ModelState(model)
-        self.data = DataState()
-        self.scores = ScoresState(self.models, self.data)
+        limits = limits or ServerLimits()
+        if jobs is None:
+            jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+        self.models = ModelState(model, limits=limits, jobs=jobs)
+        self.data = DataState(max_bytes=limits.upload_bytes)
+        self.scores = ScoresState(self.models, self.data, jobs=jobs)
         self.tree = TreeView(self.models, height=340)
         self.model_panel = ModelPanel(self.models)
         self.selection = SelectionPanel(self.models)
@@ -86,6 +92,11 @@ class EffdimApp(Viewer):
             sizing_mode="stretch_width",
         )
 
+    def close(self) -> None:
+        """Stop this session's jobs (the session ended); its state then goes with the session."""
+        self.models.cancel_jobs()
+        self.scores.cancel()
+
     def template(self) -> pn.template.FastListTemplate:
         """The served form: a FastListTemplate with the model controls in the sidebar."""
         template = pn.template.FastListTemplate(
@@ -102,6 +113,7 @@ class EffdimApp(Viewer):
         return template
 
 
-def create_app(model: HLCModel | str | None = None) -> EffdimApp:
-    """A fresh dashboard (fresh state) for one session."""
-    return EffdimApp(model)
+def create_app(model: HLCModel | str | None = None, limits: ServerLimits | None = None,
+               jobs: JobRunner | None = None) -> EffdimApp:
+    """A fresh dashboard (fresh state) for one session; a server passes its limits and its one job runner."""
+    return EffdimApp(model, limits=limits, jobs=jobs)

@@ -147,8 +147,8 @@ def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLim
 
                 values = tomllib.loads(text)
         except (ValueError, UnicodeDecodeError) as err:
-            raise ValueError(f"limits file {str(path)!r} is not valid {path.suffix.lstrip('.') or 'TOML'}: "
-                             f"{err}") from None
+            kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
+            raise ValueError(f"limits file {str(path)!r} is not valid {kind}: {err}") from None
         if not isinstance(values, dict):
             raise ValueError(f"limits file {str(path)!r} must hold a table of limits")
         known = {f.name for f in fields(ServerLimits)}

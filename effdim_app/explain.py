@@ -47,14 +47,21 @@ def _ds_terms(model: HLCModel) -> str:
 
 def totals_markdown(model: HLCModel, report) -> str:
     """Where ds, de, dc and ds - de of ``report`` (for ``model``) come from."""
-    gap = report.ds - report.de
     obs = [model.card(o) for o in model.observed]
     lines = [
         f"**ds = {report.ds}** (Section 2.1): every node X contributes (|X|-1)·|Pa(X)| free parameters: "
         f"{_ds_terms(model)} = {report.ds}.",
         f"**dc = {report.dc}** (Section 2.4): the complete model over the {len(obs)} observed variables, "
         f"{_product(obs)} - 1 = {report.dc}; de ≤ dc.",
-        f"**de = {report.de}** ({report.de_status}; {report.de_basis}): the rank of the Jacobian of parameters -> P(O) "
+    ]
+    if report.de is None:
+        lines.append(f"**de is not computed** ({report.de_method}). Theorem 4 on each local LC model, pushed "
+                     f"through Corollary 4.1, bounds it: de ≤ {report.upper_bound}.")
+        return "\n\n".join(lines)
+    gap = report.ds - report.de
+    lines += [
+        f"**de = {report.de}** ({report.de_status}; {report.de_basis}): the rank of the Jacobian of parameters "
+        "-> P(O) "
         f"(Geiger et al. 1996), computed by {report.de_method}. "
         + (
             "*Proven*: a rank modulo a large prime at a random point is a certified lower bound, and it met an "
@@ -130,6 +137,9 @@ def local_markdown(model: HLCModel, row) -> str:
         )
     else:
         de_rule = "the Jacobian rank of this LC model"
+    if row.de is None:
+        lines.append(f"- **de is not computed** here: too large for this server; it is at most db = {row.db}.")
+        return "\n".join(lines)
     tight = "equal to db: the bound of Theorem 4 is tight here" if row.de == row.db else (
         f"{row.db - row.de} below db: one of the rare LC models where Theorem 4 overestimates "
         "(the paper found 3:2,2,2,2 and 4:3,3,3)"

@@ -18,6 +18,8 @@ HTML_CSS = """
   float: left; margin-top: -1.7em; }
 .effdim-proven { background: #d8f0dd; color: #1e6b34; }
 .effdim-probable { background: #fdebd0; color: #8a5200; }
+.effdim-computing { background: #e3ecfa; color: #1d4e89; }
+.effdim-not-computed { background: #eeeeee; color: #555555; }
 .effdim-corollary { margin: 4px 0; padding: 5px 10px; background: #eef3f9; border-left: 4px solid #1d4e89;
   font-variant-numeric: tabular-nums; }
 .effdim-error { color: #a4161a; font-weight: 600; }

@@ -90,6 +90,47 @@ def _alert(obj: param.Parameterized) -> pn.pane.Alert:
     return alert
 
 
+class JobLine(Viewer):
+    """The job in ``state.<name>`` while it waits or runs: what it does, progress, a Cancel button."""
+
+    def __init__(self, state: param.Parameterized, name: str, **params):
+        super().__init__(**params)
+        self.state, self.name = state, name
+        self.text = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-job", f"effdim-{name}"])
+        self.bar = pn.indicators.Progress(value=-1, max=100, active=True, width=120, height=14, margin=(6, 5))
+        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=90, margin=(0, 5),
+                                        css_classes=["effdim-job-cancel"])
+        self.cancel.on_click(lambda _: self._job() and self._job().cancel())
+        self.row = pn.Row(self.bar, self.text, self.cancel, sizing_mode="stretch_width", margin=0, visible=False)
+        self._watcher = None
+        state.param.watch(self._job_changed, [name])
+        self._job_changed()
+
+    def _job(self):
+        return getattr(self.state, self.name)
+
+    def _job_changed(self, *_) -> None:
+        if self._watcher is not None:
+            self._watcher[0].param.unwatch(self._watcher[1])
+            self._watcher = None
+        job = self._job()
+        if job is not None:
+            self._watcher = (job, job.param.watch(self._show, ["state", "done", "total", "position", "seconds"]))
+        self._show()
+
+    def _show(self, *_) -> None:
+        job = self._job()
+        if job is None or job.finished:
+            self.row.visible = False
+            return
+        self.text.object = f"<small>{job.describe()}</small>"
+        self.bar.param.update(value=int(100 * job.progress) if job.total else -1, active=job.total == 0)
+        self.row.visible = True
+
+    def __panel__(self):
+        return self.row
+
+
 def _heading(text: str, help_text: str | None = None) -> pn.viewable.Viewable:
     title = _html(f"<h3 class='effdim-h'>{text}</h3>", margin=(5, 5, 0, 5))
     if help_text is None:
@@ -355,11 +396,14 @@ class DimensionsPanel(Viewer):
                                         css_classes=["effdim-verify"])
         self.verify.on_click(self._verify)
         self.direct_note = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
+        self.de_note = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-de-note"])
+        self.de_job = JobLine(state, "de_job")
+        self.direct_job = JobLine(state, "direct_job")
         state.param.watch(self._update_direct, ["direct", "direct_running"])
         self._hidden_rows: list[str] = []
         self._syncing = False
         self.table.param.watch(self._row_selected, "selection")
-        state.param.watch(self._update, ["report", "report_error", "effective"])
+        state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
         state.param.watch(self._sync_selection, ["highlight"])
         self._update()
 
@@ -370,20 +414,26 @@ class DimensionsPanel(Viewer):
             self.totals.object = f"<div class='effdim-error'>No dimensions: {state.report_error}</div>"
             self.table.value = _typed(**DIM_COLUMNS)
             self.corollary.object = ""
+            self.de_note.object = ""
             return
-        gap = report.ds - report.de
-        badge = "proven" if report.de_status == "proven" else "probable"
+        known = report.de is not None
+        gap = report.ds - report.de if known else None
+        badge = report.de_status if known else ("computing" if state.de_job is not None else "not computed")
+        note = state.de_note
+        self.de_note.object = f"<div class='effdim-corollary'>{note}</div>" if note and state.de_job is None else ""
 
         def stat(key, label, value, extra=""):
-            tip = explain.TOTAL_TOOLTIPS[key] + (f" Exact value: {value:,}." if abs(value) >= BIG else "")
-            return (f"<div class='effdim-stat' title='{tip}'><div class='effdim-stat-label'>{label} "
-                    f"<span class='effdim-i'>i</span></div><div class='effdim-stat-value' data-stat='{key}'>"
-                    f"{_compact(value)}</div>{extra}</div>")
+            exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""
+            shown = "—" if value is None else _compact(value)
+            return (f"<div class='effdim-stat' title='{explain.TOTAL_TOOLTIPS[key]}{exact}'><div "
+                    f"class='effdim-stat-label'>{label} <span class='effdim-i'>i</span></div><div "
+                    f"class='effdim-stat-value' data-stat='{key}'>{shown}</div>{extra}</div>")
 
         self.totals.object = (
             "<div class='effdim-stats'>"
             + stat("ds", "ds · standard", report.ds)
-            + stat("de", "de · effective", report.de, f"<div class='effdim-badge effdim-{badge}'>{badge}</div>")
+            + stat("de", "de · effective", report.de,
+                   f"<div class='effdim-badge effdim-{badge.replace(' ', '-')}'>{badge}</div>")
             + stat("dc", "dc · complete", report.dc)
             + stat("gap", "ds − de", gap)
             + "</div>"
@@ -394,15 +444,17 @@ class DimensionsPanel(Viewer):
             for r in report.local
         ]
         self._hidden_rows = [r.hidden for r in report.local]
-        frame = pd.DataFrame(rows, columns=self.COLUMNS)
+        frame = pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
         self._syncing = True
         try:
             self.table.param.update(value=frame, selection=[])
         finally:
             self._syncing = False
-        total = report.deficit_sum
-        terms = " + ".join(str(r.deficit) for r in report.local)
-        if len(report.local) > 1:
+        if not known:
+            self.corollary.object = ""
+        elif len(report.local) > 1:
+            total = report.deficit_sum
+            terms = " + ".join(str(r.deficit) for r in report.local)
             holds = total == gap
             self.corollary.object = (
                 f"<div class='effdim-corollary' title='Corollary 4.1: for a regular HLC model, ds - de is the sum "
@@ -477,10 +529,13 @@ class DimensionsPanel(Viewer):
                                           "full derivation."), pn.layout.HSpacer(), self.timing,
                    sizing_mode="stretch_width"),
             self.totals,
+            self.de_job,
+            self.de_note,
             self.table,
             self.row_hint,
             self.corollary,
             pn.Row(self.verify, margin=0),
+            self.direct_job,
             self.direct_note,
             self.row_card,
             self.explain_card,

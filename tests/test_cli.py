@@ -102,3 +102,34 @@ def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
     assert "best by BIC  |X| = 2\n" in out
     status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet")
     assert "BDeu, ESS 1" in out and "best by CS+  |X| = 2\n" in out
+
+
+def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(capsys):
+    status, out, err = run(capsys, "dims", "3:1000000000,2")
+    assert status == 0 and not err
+    assert "ds 3000000002   de ? (not computed)   dc 1999999999" in out
+    assert "more than the limit of 2.0 GiB" in out and "sketch" not in out
+    status, out, _ = run(capsys, "dims", "--json", "61:50,50,50", "--max-memory-mb", "100")
+    data = json.loads(out)
+    assert data["de"] is None and data["ds"] == 9027 and "100.0 MiB" in data["de_method"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("workers = 0\n", "limit 'workers' must be at least 1, got 0"),
+    ("wrkers = 1\n", "unknown limit 'wrkers'"),
+    ("time_limit = [\n", "is not valid TOML"),
+])
+def test_app_refuses_a_bad_limits_file_in_one_line(capsys, tmp_path, text, words):
+    path = tmp_path / "limits.toml"
+    path.write_text(text)
+    status, out, err = run(capsys, "app", "--config", str(path), "--no-show")
+    assert status == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_limits_from_json_file_and_options(tmp_path):
+    from effdim_app.config import load_limits
+
+    path = tmp_path / "limits.json"
+    path.write_text('{"max_nodes": 50, "time_limit": 5}')
+    limits = load_limits(path, max_nodes=60, workers=None)
+    assert (limits.max_nodes, limits.time_limit, limits.workers) == (60, 5, load_limits().workers)
