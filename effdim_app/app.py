@@ -56,8 +56,8 @@ class EffdimApp(Viewer):
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
             ("Data & scores", self._data_tab()),
-            ("Experiments", pn.panel(ExperimentsPanel, defer_load=True, sizing_mode="stretch_width")),
-            dynamic=False,
+            ("Experiments", pn.panel(ExperimentsPanel, lazy=True, sizing_mode="stretch_width")),
+            dynamic=True,
             sizing_mode="stretch_width",
             css_classes=["effdim-tabs"],
         )

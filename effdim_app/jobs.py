@@ -70,7 +70,8 @@ class Job(param.Parameterized):
         self._runner = runner
         self._call = (fn, args, kwargs)
         self._cancel_requested = False
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Future | None = None
+        self._callbacks: list[Callable[["Job"], Any]] = []
 
     @property
     def finished(self) -> bool:
@@ -94,15 +95,23 @@ class Job(param.Parameterized):
         return f"{self.label}: {self.error}"
 
     def cancel(self) -> None:
-        """Stop the job: drop it from the queue, or kill its worker process."""
+        """Stop the job: drop it from the queue, or kill its worker process. From any thread."""
         if self.finished:
             return
         self._cancel_requested = True
-        self._runner._cancel_waiting(self)
+        self._runner._call_soon(self._runner._cancel_waiting, self)
+
+    def add_done_callback(self, fn: Callable[["Job"], Any]) -> None:
+        """Call ``fn(job)`` on the runner's event loop once the job is finished (at once if it is)."""
+        if self.finished:
+            self._runner._call_soon(fn, self)
+        else:
+            self._callbacks.append(fn)
 
     def __await__(self):
         if self._task is not None:
-            yield from asyncio.shield(self._task).__await__()
+            yield from asyncio.shield(asyncio.wrap_future(self._task)
+                                      if not asyncio.isfuture(self._task) else self._task).__await__()
         return self.result
 
 
@@ -138,13 +147,43 @@ class JobRunner:
             self._ctx.set_forkserver_preload(PRELOAD)
         self._running: set[Job] = set()
         self._queue: deque[tuple[Job, asyncio.Future]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------ public
     def submit(self, fn: Callable, *args, label: str, timeout: float | None = None, **kwargs) -> Job:
-        """Queue ``fn(*args, progress=..., **kwargs)`` for a worker; call from the event loop."""
+        """Queue ``fn(*args, progress=..., **kwargs)`` for a worker.
+
+        From the event loop, or from another thread once the runner has seen
+        its loop (a server's callback threads, ``effdim app --threads``).
+        """
         job = Job(self, fn, args, kwargs, label=label, timeout=self.timeout if timeout is None else timeout)
-        job._task = asyncio.ensure_future(self._run(job))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self._loop = loop
+            job._task = loop.create_task(self._run(job))
+        elif self._loop is not None and self._loop.is_running():
+            job._task = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+        else:
+            raise RuntimeError("jobs need a running event loop")
         return job
+
+    def attach(self) -> None:
+        """Remember the running event loop (call from it) so that other threads can submit jobs."""
+        self._loop = asyncio.get_running_loop()
+
+    def _call_soon(self, fn: Callable, *args) -> None:
+        """``fn(*args)`` on the runner's loop: now if we are on it, else at its next turn."""
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if self._loop is None or here is self._loop:
+            fn(*args)
+        else:
+            self._loop.call_soon_threadsafe(fn, *args)
 
     @property
     def running(self) -> int:
@@ -162,6 +201,14 @@ class JobRunner:
 
     # ------------------------------------------------------------ queue
     async def _run(self, job: Job) -> None:
+        try:
+            await self._take_turn(job)
+        finally:
+            callbacks, job._callbacks = job._callbacks, []
+            for fn in callbacks:
+                fn(job)
+
+    async def _take_turn(self, job: Job) -> None:
         if len(self._running) < self.workers and not self._queue:
             self._running.add(job)
         else:

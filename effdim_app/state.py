@@ -257,10 +257,9 @@ class ModelState(param.Parameterized):
         job = self.jobs.submit(tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes,
                                label="Exact de")
         self.de_job = job
-        asyncio.ensure_future(self._finish_de(job, model))
+        job.add_done_callback(lambda job: self._finish_de(job, model))
 
-    async def _finish_de(self, job: Job, model: HLCModel) -> None:
-        await job
+    def _finish_de(self, job: Job, model: HLCModel) -> None:
         if self.de_job is not job:  # the model changed meanwhile: another job or none
             return
         if job.state == "done":

@@ -95,7 +95,7 @@ class JobLine(Viewer):
 
     def __init__(self, state: param.Parameterized, name: str, **params):
         super().__init__(**params)
-        self.state, self.name = state, name
+        self.state, self.attr = state, name
         self.text = _html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-job", f"effdim-{name}"])
         self.bar = pn.indicators.Progress(value=-1, max=100, active=True, width=120, height=14, margin=(6, 5))
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=90, margin=(0, 5),
@@ -107,7 +107,7 @@ class JobLine(Viewer):
         self._job_changed()
 
     def _job(self):
-        return getattr(self.state, self.name)
+        return getattr(self.state, self.attr)
 
     def _job_changed(self, *_) -> None:
         if self._watcher is not None:

@@ -1,0 +1,411 @@
+"""A classroom on one ``effdim app``: N students edit while others run heavy and pathological work.
+
+Every simulated student is a real Bokeh/Panel session opened over the
+websocket with the Bokeh protocol (the server builds the whole page as for a
+browser; the client keeps the models as JSON instead of rebuilding them in
+Python as ``bokeh.client`` does, so it spends little CPU; see :class:`Client`).
+Every 1-3 s each student sets the cardinality of the selected hidden node
+(the "States" box) and waits for the server's patch that shows the new ds:
+the **edit round trip**. Meanwhile:
+
+* one *sweeper* session loads a data set and runs long sweeps (in a job);
+* one *attacker* session applies ``3:1000000000,2``, ``61:50,50,50``,
+  ``40:30,30,30,30``, a 10,000-leaf notation and a JSON file of a huge model,
+  over and over;
+* at the end, ``--churn`` sessions are opened and closed one after the other
+  and the server's memory is compared with its memory before them.
+
+Reported: session open time and edit round trip (p50/p95/max), errors
+(an edit whose ds never arrived within 15 s), lost sessions (websocket
+closed by the server), server memory (RSS of the server process, and of its
+worker processes at their peak).
+
+Run (starts its own server with the default limits; ``--url`` to use a running one)::
+
+    python benchmarks/bench_classroom.py --students 30 --minutes 3 --churn 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import html
+import json
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+
+from effdim import HLCModel, model_to_json
+from effdim.bounds import standard_dimension
+
+FIG2 = HLCModel.parse("5(3(2,2),2,3(2,2))")  # the dashboard's default model; H1 is selected
+PATHOLOGICAL = ["3:1000000000,2", "61:50,50,50", "40:30,30,30,30", "3:" + ",".join(["2"] * 10_000)]
+HUGE_JSON = json.dumps(model_to_json(HLCModel.lc(3, [2] * 5000)))
+DS = re.compile(r"data-stat='ds'>([^<]*)<")
+
+
+def _percentiles(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    v = sorted(values)
+    p95 = v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))]
+    return f"p50 {statistics.median(v) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, max {v[-1] * 1000:.0f} ms (n={len(v)})"
+
+
+class Client:
+    """One session over the Bokeh websocket protocol, without building Python Bokeh models.
+
+    ``bokeh.client`` would rebuild the page's ~350-1300 models in Python for
+    every student (2.6 s of CPU each, measured), on the cores the server
+    needs; this client speaks the same protocol (ACK, PULL-DOC, PATCH-DOC
+    with ModelChanged and bokeh_event messages) but keeps each model as its
+    JSON attributes, updated from the server's patches.
+    """
+
+    def __init__(self, url: str):
+        self.url = url
+        self.models: dict[str, dict] = {}  # id -> {"name": ..., "attributes": {...}}
+        self.watchers: dict[tuple[str, str], list] = {}
+        self.open_seconds = float("nan")
+        self.closed = False
+        self._conn = None
+        self._reader = None
+        self._replies: dict[str, asyncio.Future] = {}
+
+    # ------------------------------------------------------------ protocol
+    async def open(self) -> "Client":
+        from bokeh.util.token import generate_jwt_token, generate_session_id
+        from tornado.websocket import websocket_connect
+
+        start = time.perf_counter()
+        ws = self.url.replace("http://", "ws://") + "/ws"
+        token = generate_jwt_token(generate_session_id())
+        self._conn = await websocket_connect(ws, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
+        await self._receive()  # ACK
+        reply = await self._request("PULL-DOC-REQ", {})
+        self._learn(reply)
+        self.open_seconds = time.perf_counter() - start
+        self._reader = asyncio.ensure_future(self._read_forever())
+        await self._patch([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
+            "type": "event", "name": "document_ready", "values": {"type": "map"}}}])  # deferred parts load now
+        return self
+
+    async def _receive(self):
+        header = await self._conn.read_message()
+        if header is None:
+            return None
+        header = json.loads(header)
+        await self._conn.read_message()  # metadata
+        content = json.loads(await self._conn.read_message())
+        for _ in range(2 * header.get("num_buffers", 0)):
+            await self._conn.read_message()
+        return header, content
+
+    async def _send(self, msgtype: str, content: dict, msgid: str) -> None:
+        await self._conn.write_message(json.dumps({"msgid": msgid, "msgtype": msgtype}))
+        await self._conn.write_message("{}")
+        await self._conn.write_message(json.dumps(content))
+
+    async def _request(self, msgtype: str, content: dict) -> dict:
+        msgid = f"c{random.getrandbits(48)}"
+        await self._send(msgtype, content, msgid)
+        while True:
+            header, reply = await self._receive()
+            if header.get("reqid") == msgid:
+                return reply
+
+    async def _patch(self, events: list) -> None:
+        await self._send("PATCH-DOC", {"events": events}, f"c{random.getrandbits(48)}")
+
+    async def _read_forever(self) -> None:
+        while True:
+            message = await self._receive()
+            if message is None:
+                self.closed = True
+                return
+            header, content = message
+            if header["msgtype"] != "PATCH-DOC":
+                continue
+            self._learn(content)
+            for event in content.get("events", []):
+                if event.get("kind") == "ModelChanged":
+                    model_id, attr = event["model"]["id"], event["attr"]
+                    if model_id in self.models:
+                        self.models[model_id]["attributes"][attr] = event["new"]
+                    for fn in self.watchers.get((model_id, attr), []):
+                        fn(event["new"])
+
+    def _learn(self, tree) -> None:
+        """Remember every model defined in a reply or patch (new tabs bring new models)."""
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if node.get("type") == "object" and "id" in node and "attributes" in node:
+                    self.models[node["id"]] = {"name": node.get("name"), "attributes": node["attributes"]}
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+
+    # ------------------------------------------------------------ the page
+    def find(self, css: str | None = None, name: str | None = None, label: str | None = None) -> str:
+        for model_id, model in self.models.items():
+            attrs = model["attributes"]
+            if css is not None and css not in (attrs.get("css_classes") or []):
+                continue
+            if name is not None and not str(model["name"]).split(".")[-1] == name:
+                continue
+            if label is not None and attrs.get("label") != label:
+                continue
+            return model_id
+        raise LookupError(f"no model with css={css!r} name={name!r} label={label!r}")
+
+    def text(self, model_id: str) -> str:
+        return html.unescape(str(self.models[model_id]["attributes"].get("text", "")))
+
+    def watch(self, model_id: str, attr: str, fn) -> None:
+        self.watchers.setdefault((model_id, attr), []).append(fn)
+
+    async def set(self, model_id: str, **values) -> None:
+        for attr, new in values.items():
+            self.models[model_id]["attributes"][attr] = new
+        await self._patch([{"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}
+                           for attr, new in values.items()])
+
+    async def click(self, label: str) -> None:
+        button = self.find(name="Button", label=label)
+        await self._patch([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
+            "type": "event", "name": "button_click", "values": {"type": "map", "entries": [
+                ["model", {"id": button}]]}}}])
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self._conn is not None:
+            self._conn.close()
+
+
+async def student(url: str, seconds: float, seed: int, out: dict) -> None:
+    rng = random.Random(seed)
+    try:
+        client = await Client(url).open()
+    except Exception as err:  # noqa: BLE001 - a failed open is a result
+        out["open_errors"].append(repr(err))
+        return
+    out["opens"].append(client.open_seconds)
+    totals, box = client.find(css="effdim-totals"), client.find(css="effdim-card-input")
+    shown = asyncio.Event()
+    expected = [""]
+
+    def changed(_new) -> None:
+        m = DS.search(client.text(totals))
+        if m and m.group(1) == expected[0]:
+            shown.set()
+
+    client.watch(totals, "text", changed)
+    card = 5
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end and not client.closed:
+        await asyncio.sleep(rng.uniform(1, 3))
+        card = rng.choice([k for k in (2, 3, 4, 5) if k != card])
+        expected[0] = str(standard_dimension(FIG2.with_card("H1", card)))
+        shown.clear()
+        start = time.perf_counter()
+        await client.set(box, value=card)
+        try:
+            await asyncio.wait_for(shown.wait(), 15)
+            out["edits"].append(time.perf_counter() - start)
+        except asyncio.TimeoutError:
+            out["errors"].append(f"edit to |H1| = {card} not shown within 15 s")
+    out["lost"] += int(client.closed)
+    client.close()
+
+
+async def sweeper(url: str, seconds: float, out: dict) -> None:
+    client = await Client(url).open()
+    await client.set(client.find(css="effdim-tabs"), active=1)  # the Data & scores tab (rendered on demand)
+    for _ in range(100):
+        try:
+            status = client.find(css="effdim-status")
+            break
+        except LookupError:
+            await asyncio.sleep(0.1)
+    await client.click("Load data set")
+    await client.set(client.find(css="effdim-card-max"), value=12)
+    await client.set(client.find(css="effdim-restarts"), value=30)
+    done = asyncio.Event()
+
+    def changed(new) -> None:
+        if any(word in html.unescape(str(new)) for word in ("Sweep done", "failed", "cancelled")):
+            done.set()
+
+    client.watch(status, "text", changed)
+    end = time.perf_counter() + seconds
+    await asyncio.sleep(2)
+    while time.perf_counter() < end and not client.closed:
+        done.clear()
+        start = time.perf_counter()
+        await client.click("▶ Sweep cardinality")
+        try:
+            await asyncio.wait_for(done.wait(), max(1.0, end - time.perf_counter()))
+            out["sweeps"].append((client.text(status)[:80], time.perf_counter() - start))
+        except asyncio.TimeoutError:
+            break
+        await asyncio.sleep(1)
+    out["lost"] += int(client.closed)
+    client.close()
+
+
+async def attacker(url: str, seconds: float, out: dict) -> None:
+    client = await Client(url).open()
+    notation = client.find(css="effdim-notation")
+    upload = client.find(name="FileInput")
+    inputs = PATHOLOGICAL + ["json"]
+    end = time.perf_counter() + seconds
+    step = 0
+    await asyncio.sleep(3)
+    while time.perf_counter() < end and not client.closed:
+        what = inputs[step % len(inputs)]
+        step += 1
+        if what == "json":
+            await client.set(upload, value=base64.b64encode(HUGE_JSON.encode()).decode(),
+                             mime_type="application/json", filename="huge.json")
+        else:
+            await client.set(notation, value=what, value_input=what)
+            await client.click("Apply notation")
+        out["attacks"] += 1
+        await asyncio.sleep(4)
+    out["lost"] += int(client.closed)
+    client.close()
+
+
+def memory(pid: int) -> tuple[float, float]:
+    """RSS in MiB of the server process and of all its descendants (forkserver, workers)."""
+    proc = psutil.Process(pid)
+    children = proc.children(recursive=True)
+    kids = 0.0
+    for child in children:
+        try:
+            kids += child.memory_info().rss
+        except psutil.Error:
+            pass
+    return proc.memory_info().rss / 2**20, kids / 2**20
+
+
+async def churn(url: str, count: int, pid: int) -> list[tuple[int, float]]:
+    """Open and close ``count`` sessions one after the other; server RSS every 50."""
+    marks = []
+    for i in range(count):
+        client = await Client(url).open()
+        await asyncio.sleep(0.2)
+        client.close()
+        if (i + 1) % 50 == 0:
+            await asyncio.sleep(3)  # the server notices the closed websockets and destroys the sessions
+            marks.append((i + 1, memory(pid)[0]))
+    return marks
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    cmd = [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--port", str(port), "--address", "127.0.0.1",
+           "--allow-websocket-origin", f"127.0.0.1:{port}", *extra]
+    log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
+    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return server, f"http://127.0.0.1:{port}/effdim"
+        time.sleep(0.3)
+    server.kill()
+    raise RuntimeError(f"the server did not start; see {log.name}")
+
+
+async def classroom(url: str, pid: int | None, args):
+    warm = await Client(url).open()  # the first session pays the imports; not a student's experience
+    await asyncio.sleep(2)
+    warm.close()
+    await asyncio.sleep(2)
+    base = memory(pid) if pid else (float("nan"), float("nan"))
+    out = {"opens": [], "open_errors": [], "edits": [], "errors": [], "lost": 0, "sweeps": [], "attacks": 0}
+    seconds = 60 * args.minutes
+    tasks = [sweeper(url, seconds, out), attacker(url, seconds, out)]
+    tasks += [student(url, seconds, args.seed + i, out) for i in range(args.students)]
+    peak = [0.0, 0.0]
+
+    async def sample():
+        while True:
+            if pid:
+                rss, kids = memory(pid)
+                peak[0], peak[1] = max(peak[0], rss), max(peak[1], kids)
+            await asyncio.sleep(1)
+
+    sampler = asyncio.ensure_future(sample())
+    start = time.perf_counter()
+    await asyncio.gather(*tasks)
+    wall = time.perf_counter() - start
+    sampler.cancel()
+    after_class = memory(pid)[0] if pid else float("nan")
+    marks = await churn(url, args.churn, pid) if (args.churn and pid) else []
+    return out, marks, peak, base, wall, after_class
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--minutes", type=float, default=3.0)
+    parser.add_argument("--churn", type=int, default=200, help="sessions opened and closed at the end")
+    parser.add_argument("--url", default=None, help="a running effdim app (default: start one)")
+    parser.add_argument("--pid", type=int, default=None, help="its process id (for memory, with --url)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("server_args", nargs="*", help="after --: options for 'effdim app' (e.g. --threads 4)")
+    args = parser.parse_args()
+
+    server = None
+    if args.url:
+        url, pid = args.url, args.pid
+    else:
+        server, url = start_server(args.server_args)
+        pid = server.pid
+    try:
+        out, marks, peak, base, wall, after_class = asyncio.run(classroom(url, pid, args))
+        alive = server is None or server.poll() is None
+        print(f"classroom: {args.students} students + 1 sweeper + 1 attacker for {wall:.0f} s against {url}"
+              + (f" (effdim app {' '.join(args.server_args)})" if args.server_args else ""))
+        print(f"session open   {_percentiles(out['opens'])}; failed opens {len(out['open_errors'])}")
+        print(f"edit -> new ds {_percentiles(out['edits'])}")
+        print(f"errors {len(out['errors'])}, lost sessions {out['lost']}, server alive: {alive}")
+        print(f"attacks sent {out['attacks']}; sweeps finished {len(out['sweeps'])}: "
+              + "; ".join(f"{t:.0f} s {text!r}" for text, t in out["sweeps"][:3]))
+        print(f"server RSS: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
+              f" workers' peak {peak[1]:.0f} MiB")
+        if marks:
+            print("after opening and closing sessions one by one: "
+                  + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks))
+        for err in (out["errors"] + out["open_errors"])[:5]:
+            print("  error:", err)
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The views render into a Bokeh document and show the job states (no browser)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bokeh.document import Document
+
+from effdim_app.app import create_app
+from effdim_app.config import ServerLimits
+from effdim_app.jobs import JobRunner
+
+
+def _rendered(app):
+    doc = Document()
+    app.tabs.get_root(doc)
+    app.model_panel.__panel__().get_root(doc)
+    return doc
+
+
+def test_a_huge_model_renders_with_its_closed_forms_and_the_reason():
+    app = create_app("5(3(2,2),2,3(2,2))")
+    _rendered(app)
+    assert app.models.load_notation("3:1000000000,2")
+    totals = app.dimensions.totals.object
+    assert "data-stat='ds'>2" in totals and "data-stat='de'>—" in totals and "not computed" in totals
+    assert "more than one computation may use" in app.dimensions.de_note.object
+    frame = app.dimensions.table.value
+    assert frame["de"].isna().all() and list(frame["dp"]) == [1_999_999_999]
+
+
+def test_a_running_job_shows_progress_line_and_cancel():
+    async def go():
+        jobs = JobRunner(workers=1)
+        app = create_app("5(3(2,2),2,3(2,2))", limits=ServerLimits(quick_ms=0), jobs=jobs)
+        _rendered(app)
+        app.models.load_notation("8:6,6,6")
+        line = app.dimensions.de_job
+        shown = line.row.visible, line.text.object
+        app.dimensions.de_job.cancel.clicks += 1  # the Cancel button
+        await asyncio.sleep(0.3)
+        return app, shown, line
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        app, (visible, text), line = pool.submit(asyncio.run, go()).result()
+    assert visible and "Exact de:" in text
+    assert not line.row.visible and "cancelled" in app.models.de_note
