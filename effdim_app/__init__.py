@@ -67,6 +67,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
 
     def session():
         pn.extension(*EXTENSIONS)
+        jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
         dashboard = create_app(limits=limits, jobs=jobs)
         pn.state.on_session_destroyed(lambda _context: dashboard.close())
         return dashboard.template()

@@ -152,3 +152,18 @@ def test_at_most_workers_run_and_the_rest_wait_in_order(runner):
 def test_fork_is_refused():
     with pytest.raises(ValueError, match="forkserver"):
         JobRunner(start_method="fork")
+
+
+def test_jobs_can_be_submitted_and_cancelled_from_another_thread(runner):
+    async def go():
+        runner.attach()
+        job = await asyncio.to_thread(runner.submit, sleepy, 30.0, label="From a thread")
+        while job.state != "running":
+            await asyncio.sleep(0.02)
+        await asyncio.to_thread(job.cancel)
+        await job
+        done = await asyncio.to_thread(runner.submit, add, 1, 2, label="Sum")
+        return job, await done
+
+    job, total = run(go())
+    assert job.state == "cancelled" and total == 3

@@ -56,20 +56,12 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_url():
-    """The dashboard served on a free port in a thread, one fresh app per session."""
-    import panel as pn
-
-    from effdim_app.app import EXTENSIONS, create_app
-
-    def session():
-        pn.extension(*EXTENSIONS)
-        return create_app().template()
+    """The dashboard served as ``effdim app`` serves it (one job runner, default limits), in a thread."""
+    from effdim_app import serve
 
     port = _free_port()
-    server = pn.serve(
-        {"effdim": session}, port=port, address="127.0.0.1", threaded=True, show=False,
-        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
-    )
+    server = serve(port=port, address="127.0.0.1", threaded=True, show=False,
+                   websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
     deadline = time.time() + 30
     while time.time() < deadline:
         with socket.socket() as sock:

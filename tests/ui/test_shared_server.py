@@ -1,0 +1,76 @@
+"""Two students on one server (issue 8): page A's huge and heavy inputs never delay page B's edits.
+
+Page A applies ``3:1000000000,2`` (once killed the server), ``61:50,50,50``
+(once blocked it for 87 s), a heavy model whose exact de runs as a job, and
+a JSON file of a 2,001-node model; after each, page B changes a cardinality
+and must see its new ds within 2 s. A always shows a clear message and
+keeps a valid model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from effdim import HLCModel, model_to_json, parse_model
+from effdim.bounds import standard_dimension
+from effdim_app.views import _compact
+
+from conftest import VIEWPORT
+from test_dashboard import TIMEOUT, apply_notation, open_app, stat
+
+pytestmark = pytest.mark.browser
+
+FIG2 = parse_model("5(3(2,2),2,3(2,2))")
+
+
+def edit_root(page: Page, card: int) -> float:
+    """Set |H1| (selected at start) on page B; seconds until its new ds is on screen (at most 2)."""
+    box = page.locator(".effdim-card-input input")
+    box.fill(str(card))
+    start = time.perf_counter()
+    box.press("Enter")
+    expect(stat(page, "ds")).to_have_text(str(standard_dimension(FIG2.with_card("H1", card))), timeout=2000)
+    return time.perf_counter() - start
+
+
+def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, shots):
+    a = browser.new_context(viewport=VIEWPORT).new_page()
+    b = browser.new_context(viewport=VIEWPORT).new_page()
+    open_app(a, app_url)
+    open_app(b, app_url)
+    waits = [edit_root(b, 4)]
+
+    apply_notation(a, "3:1000000000,2")
+    expect(a.locator(".effdim-de-note")).to_contain_text("de was not computed", timeout=TIMEOUT)
+    expect(a.locator(".effdim-de-note")).to_contain_text("more than one computation may use on this server")
+    expect(stat(a, "ds")).to_have_text(_compact(2_000_000_001))  # the closed forms of its regular equivalent
+    expect(stat(a, "de")).to_have_text("—")
+    waits.append(edit_root(b, 3))
+
+    apply_notation(a, "61:50,50,50")
+    expect(a.locator(".effdim-de-note")).to_contain_text("de was not computed", timeout=TIMEOUT)
+    expect(stat(a, "ds")).to_have_text("9027")
+    waits.append(edit_root(b, 2))
+
+    apply_notation(a, "40:30,30,30,30")  # heavy: its exact de is computed in a worker process
+    expect(a.locator(".effdim-de_job")).to_contain_text("Exact de:", timeout=TIMEOUT)
+    expect(stat(a, "ds")).to_have_text(str(standard_dimension(parse_model("40:30,30,30,30"))))
+    waits.append(edit_root(b, 5))
+    waits.append(edit_root(b, 3))
+    a.screenshot(path=str(shots / "20-shared-server-job.png"))
+    a.locator(".effdim-de_job-cancel button").click()
+    expect(a.locator(".effdim-de-note")).to_contain_text("cancelled", timeout=TIMEOUT)
+
+    huge = tmp_path / "huge.json"
+    huge.write_text(json.dumps(model_to_json(HLCModel.lc(3, [2] * 2000))))
+    a.locator("input[type=file]").set_input_files(str(huge))
+    expect(a.get_by_text("JSON import refused").first).to_be_visible(timeout=TIMEOUT)
+    expect(a.get_by_text("at most 200 nodes").first).to_be_visible()
+    expect(a.locator(".effdim-notation textarea")).to_have_value("40:30,30,30,30")  # A keeps its valid model
+    waits.append(edit_root(b, 4))
+    a.screenshot(path=str(shots / "21-shared-server-refused.png"))
+    assert max(waits) < 2.0, waits
