@@ -1,7 +1,9 @@
 """The effdim dashboard: ``panel serve apps/effdim.py``.
 
 Panel runs this script once per browser session, and every run builds a
-fresh app (fresh state): sessions never share mutable state.
+fresh app (fresh state): sessions never share mutable state, only the
+process's one job runner (effdim_app.session_page). ``effdim app`` serves the
+same page with configurable limits (docs/robustness.md).
 """
 
 import os
@@ -12,9 +14,6 @@ import sys
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
-import panel as pn  # noqa: E402
+from effdim_app import session_page  # noqa: E402
 
-from effdim_app.app import EXTENSIONS, create_app  # noqa: E402
-
-pn.extension(*EXTENSIONS)
-create_app().template().servable()
+session_page().servable()

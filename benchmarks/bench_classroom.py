@@ -15,6 +15,9 @@ the **edit round trip**. Meanwhile:
 * at the end, ``--churn`` sessions are opened and closed one after the other
   and the server's memory is compared with its memory before them.
 
+Students open the page spread over ``--ramp`` seconds (a class arriving;
+``--ramp 0``: all in the same instant, the worst case).
+
 Reported: session open time and edit round trip (p50/p95/max), errors
 (an edit whose ds never arrived within 15 s), lost sessions (websocket
 closed by the server), server memory (RSS of the server process, and of its
@@ -193,8 +196,9 @@ class Client:
             self._conn.close()
 
 
-async def student(url: str, seconds: float, seed: int, out: dict) -> None:
+async def student(url: str, seconds: float, seed: int, out: dict, delay: float = 0.0) -> None:
     rng = random.Random(seed)
+    await asyncio.sleep(delay)
     try:
         client = await Client(url).open()
     except Exception as err:  # noqa: BLE001 - a failed open is a result
@@ -344,7 +348,8 @@ async def classroom(url: str, pid: int | None, args):
     out = {"opens": [], "open_errors": [], "edits": [], "errors": [], "lost": 0, "sweeps": [], "attacks": 0}
     seconds = 60 * args.minutes
     tasks = [sweeper(url, seconds, out), attacker(url, seconds, out)]
-    tasks += [student(url, seconds, args.seed + i, out) for i in range(args.students)]
+    tasks += [student(url, seconds, args.seed + i, out, delay=args.ramp * i / max(1, args.students))
+              for i in range(args.students)]
     peak = [0.0, 0.0]
 
     async def sample():
@@ -368,6 +373,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=3.0)
+    parser.add_argument("--ramp", type=float, default=30.0,
+                        help="seconds over which the students open the page (0: all at once)")
     parser.add_argument("--churn", type=int, default=200, help="sessions opened and closed at the end")
     parser.add_argument("--url", default=None, help="a running effdim app (default: start one)")
     parser.add_argument("--pid", type=int, default=None, help="its process id (for memory, with --url)")
@@ -384,7 +391,8 @@ def main() -> None:
     try:
         out, marks, peak, base, wall, after_class = asyncio.run(classroom(url, pid, args))
         alive = server is None or server.poll() is None
-        print(f"classroom: {args.students} students + 1 sweeper + 1 attacker for {wall:.0f} s against {url}"
+        print(f"classroom: {args.students} students (opening over {args.ramp:.0f} s) + 1 sweeper + 1 attacker "
+              f"for {wall:.0f} s against {url}"
               + (f" (effdim app {' '.join(args.server_args)})" if args.server_args else ""))
         print(f"session open   {_percentiles(out['opens'])}; failed opens {len(out['open_errors'])}")
         print(f"edit -> new ds {_percentiles(out['edits'])}")

@@ -15,7 +15,7 @@ and testable without a browser.
 
 from __future__ import annotations
 
-__all__ = ["app", "show", "create_app", "serve"]
+__all__ = ["app", "show", "create_app", "serve", "session_page"]
 
 
 def _extension() -> None:
@@ -47,42 +47,56 @@ def app(model=None):
     return dashboard
 
 
+def session_page(limits=None, jobs=None, model=None):
+    """The page of one served session: a fresh app whose jobs go to the server's one runner.
+
+    ``jobs`` defaults to a runner shared by every session of the process
+    (``pn.state.cache``), so ``panel serve apps/effdim.py`` bounds the worker
+    processes as ``effdim app`` does. Closing the session cancels its jobs
+    (docs/robustness.md).
+    """
+    import panel as pn
+
+    from .app import EXTENSIONS
+    from .config import ServerLimits
+    from .jobs import JobRunner
+
+    limits = limits or ServerLimits()
+    if jobs is None:
+        jobs = pn.state.as_cached("effdim_app.jobs", lambda: JobRunner(
+            workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
+    pn.extension(*EXTENSIONS)
+    jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
+    dashboard = create_app(model, limits=limits, jobs=jobs)
+    pn.state.on_session_destroyed(lambda _context: dashboard.close())
+    return dashboard.template()
+
+
 def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, **kwargs):
     """Serve the templated dashboard to many browsers, one fresh app per session.
 
     ``limits`` (:class:`effdim_app.config.ServerLimits`) bound every input;
     one :class:`effdim_app.jobs.JobRunner` runs all sessions' heavy work in
-    ``limits.workers`` worker processes. Closing a session cancels its jobs
-    and frees its state (docs/robustness.md).
+    ``limits.workers`` worker processes.
     """
     import panel as pn
 
-    from .app import EXTENSIONS, TITLE
+    from .app import TITLE
     from .config import ServerLimits
     from .jobs import JobRunner
 
     limits = limits or ServerLimits()
     jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
     jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
-
-    def session():
-        pn.extension(*EXTENSIONS)
-        jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
-        dashboard = create_app(limits=limits, jobs=jobs)
-        pn.state.on_session_destroyed(lambda _context: dashboard.close())
-        return dashboard.template()
-
-    return pn.serve({"effdim": session}, port=port, show=show, threaded=threaded, title=TITLE, **kwargs)
+    return pn.serve({"effdim": lambda: session_page(limits, jobs)}, port=port, show=show, threaded=threaded,
+                    title=TITLE, **kwargs)
 
 
 def show(model=None, port: int = 0):
     """Open the templated dashboard in a new browser tab (from a notebook or a script)."""
     import panel as pn
 
-    from .app import EXTENSIONS, TITLE
+    from .app import TITLE
 
-    def session():
-        pn.extension(*EXTENSIONS)
-        return create_app(model).template()
-
-    return pn.serve({"effdim": session}, port=port, show=True, threaded=True, title=TITLE)
+    return pn.serve({"effdim": lambda: session_page(model=model)}, port=port, show=True, threaded=True,
+                    title=TITLE)
