@@ -390,7 +390,8 @@ def _cmd_app(args: argparse.Namespace) -> None:
     except ValueError as err:
         raise UsageError(f"effdim app: {err}") from None
     serve(port=args.port, show=args.show, address=args.address, limits=limits,
-          websocket_origin=args.allow_websocket_origin or None, num_threads=args.threads or None)
+          websocket_origin=args.allow_websocket_origin or None, num_threads=args.threads or None,
+          num_procs=args.processes)
 
 
 # ------------------------------------------------------------------- parser
@@ -493,6 +494,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="size of an uploaded data file, in MB (default 10)")
     app.add_argument("--threads", type=_positive_int, default=None,
                      help="threads serving the sessions' callbacks (default: none, the event loop alone)")
+    app.add_argument("--processes", type=_positive_int, default=1,
+                     help="server processes sharing the sessions (default 1; more only on Linux/macOS)")
     app.set_defaults(run=_cmd_app)
 
     return parser

@@ -47,7 +47,7 @@ def app(model=None):
     return dashboard
 
 
-def session_page(limits=None, jobs=None, model=None):
+def session_page(limits=None, jobs=None, model=None, workers=None):
     """The page of one served session: a fresh app whose jobs go to the server's one runner.
 
     ``jobs`` defaults to a runner shared by every session of the process
@@ -64,7 +64,7 @@ def session_page(limits=None, jobs=None, model=None):
     limits = limits or ServerLimits()
     if jobs is None:
         jobs = pn.state.as_cached("effdim_app.jobs", lambda: JobRunner(
-            workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
+            workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
     pn.extension(*EXTENSIONS)
     jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
     dashboard = create_app(model, limits=limits, jobs=jobs)
@@ -72,12 +72,15 @@ def session_page(limits=None, jobs=None, model=None):
     return dashboard.template()
 
 
-def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, **kwargs):
+def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, num_procs: int = 1, **kwargs):
     """Serve the templated dashboard to many browsers, one fresh app per session.
 
     ``limits`` (:class:`effdim_app.config.ServerLimits`) bound every input;
     one :class:`effdim_app.jobs.JobRunner` runs all sessions' heavy work in
-    ``limits.workers`` worker processes.
+    ``limits.workers`` worker processes. With ``num_procs > 1`` the server
+    forks into that many session-serving processes at start (before any
+    session or worker exists); each then gets its own runner with its share
+    of the workers (docs/robustness.md).
     """
     import panel as pn
 
@@ -86,10 +89,15 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     from .jobs import JobRunner
 
     limits = limits or ServerLimits()
-    jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
-    jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
-    return pn.serve({"effdim": lambda: session_page(limits, jobs)}, port=port, show=show, threaded=threaded,
-                    title=TITLE, **kwargs)
+    if num_procs > 1:
+        share = max(1, limits.workers // num_procs)
+        page = lambda: session_page(limits, workers=share)  # noqa: E731 - one runner per forked process
+        kwargs["num_procs"] = num_procs
+    else:
+        jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+        jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
+        page = lambda: session_page(limits, jobs)  # noqa: E731
+    return pn.serve({"effdim": page}, port=port, show=show, threaded=threaded, title=TITLE, **kwargs)
 
 
 def show(model=None, port: int = 0):

@@ -483,13 +483,16 @@ class DimensionsPanel(Viewer):
             return
         quick = state.report
         rank = full.de_direct if full.de_direct is not None else full.de
-        same = quick is not None and rank == quick.de
+        same = quick is not None and quick.de is not None and rank == quick.de
         float_part = ""
         if full.float_rank is not None:
             gap = f", singular-value gap {full.singular_gap:.3g}" if full.singular_gap else ""
             float_part = f"; floating-point SVD rank {full.float_rank}{gap} (a second opinion, not a proof)"
-        verdict = ("<b>agrees</b> with Corollary 4.1" if same
-                   else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de if quick else '?'})")
+        if quick is None or quick.de is None:
+            verdict = "the Corollary 4.1 route has not computed de to compare"
+        else:
+            verdict = ("<b>agrees</b> with Corollary 4.1" if same
+                       else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de})")
         self.direct_note.object = (
             f"<div class='effdim-corollary'><b>Direct route:</b> rank of the whole model's Jacobian "
             f"(Section 2.4) = <b>{rank}</b>, {full.de_status}{float_part}; {verdict}.</div>")
