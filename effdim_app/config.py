@@ -27,7 +27,9 @@ from pathlib import Path
 
 from effdim import HLCModel, ModelError
 from effdim.dimensions import dimensions_cost
+from effdim.errors import InvalidArgument
 from effdim.limits import format_bytes
+from effdim.validation import check_int
 
 __all__ = ["ServerLimits", "load_limits", "LimitError", "WORK_PER_SECOND"]
 
@@ -56,13 +58,12 @@ class ServerLimits:
     def __post_init__(self):
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"limit {f.name!r} must be a number, got {value!r}")
             low = 0 if f.name == "quick_ms" else 1
-            if value < low:
-                raise ValueError(f"limit {f.name!r} must be at least {low}, got {value!r}")
-            if f.type in ("int", int) and not float(value).is_integer():
-                raise ValueError(f"limit {f.name!r} must be a whole number, got {value!r}")
+            if f.type in ("int", int):
+                check_int(f"limit {f.name!r}", value, low)
+            elif (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                  or value < low):
+                raise InvalidArgument(f"limit {f.name!r} must be a number of at least {low}, got {value!r}")
 
     # ------------------------------------------------------------ derived sizes
     @property
