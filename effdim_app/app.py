@@ -44,7 +44,7 @@ class EffdimApp(Viewer):
         if jobs is None:
             jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
         self.models = ModelState(model, limits=limits, jobs=jobs)
-        self.data = DataState(max_bytes=limits.upload_bytes)
+        self.data = DataState(max_bytes=limits.upload_bytes, jobs=jobs)
         self.scores = ScoresState(self.models, self.data, jobs=jobs)
         self.tree = TreeView(self.models, height=340)
         self.model_panel = ModelPanel(self.models)
@@ -96,6 +96,8 @@ class EffdimApp(Viewer):
         """Stop this session's jobs (the session ended); its state then goes with the session."""
         self.models.cancel_jobs()
         self.scores.cancel()
+        if self.data.load_job is not None:
+            self.data.load_job.cancel()
 
     def template(self) -> pn.template.FastListTemplate:
         """The served form: a FastListTemplate with the model controls in the sidebar."""

@@ -8,11 +8,14 @@ through it, the engine.
 
 from __future__ import annotations
 
+import io
+
 from effdim import HLCModel
+from effdim.data import load_csv
 from effdim.dimensions import dimensions
 from effdim.search import hill_climb, sweep
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task"]
+__all__ = ["dimensions_task", "sweep_task", "climb_task", "load_csv_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -30,3 +33,8 @@ def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None
     """:func:`effdim.search.hill_climb` (progress after each fit)."""
     return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
                       progress=progress)
+
+
+def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, progress=None):
+    """:func:`effdim.data.load_csv` of an uploaded file's bytes (its limits, its messages)."""
+    return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes)

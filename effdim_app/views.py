@@ -571,6 +571,7 @@ class DataPanel(Viewer):
                                             selectable=False, sizing_mode="stretch_width",
                                             layout="fit_data_stretch", max_height=220, visible=False)
         self.message = _alert(state)
+        self.load_job = JobLine(state, "load_job")
         state.param.watch(self._update, ["dataset"])
 
     def _uploaded(self, event) -> None:
@@ -600,6 +601,7 @@ class DataPanel(Viewer):
             _html("<small>… or pick a bundled data set:</small>", margin=(0, 5)),
             self.bundled,
             self.load_bundled,
+            self.load_job,
             self.message,
             self.columns,
             sizing_mode="stretch_width",

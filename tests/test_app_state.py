@@ -457,3 +457,27 @@ def test_a_job_past_the_time_limit_is_stopped_and_the_user_told():
     s, first = run(go())
     assert first.state == "cancelled"
     assert s.report.de is None and "time limit" in s.de_note and str(s.model) == "21:10,10,10"
+
+
+def test_a_large_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
+    from effdim_app.jobs import JobRunner
+
+    rows = "\n".join(f"{i % 3},{i % 2},{(i // 2) % 4}" for i in range(50_000))
+    good = ("A,B,C\n" + rows + "\n").encode()
+    bad = ("A,B\n" + "1,2\n" * 70_000 + "1\n").encode()
+
+    async def go():
+        d = DataState(jobs=JobRunner(workers=1))
+        assert len(good) > d.QUICK_UPLOAD_BYTES
+        d.load_upload("big.csv", good)
+        first = (d.load_job is not None, d.message)
+        await d.load_job
+        loaded = d.dataset
+        d.load_upload("bad.csv", bad)
+        await d.load_job
+        return d, first, loaded
+
+    d, (had_job, reading), loaded = run(go())
+    assert had_job and "Reading upload 'big.csv'" in reading
+    assert loaded.columns == ("A", "B", "C") and loaded.n_rows == 50_000
+    assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
