@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from effdim import HLCModel, ModelError
@@ -113,9 +113,6 @@ class ServerLimits:
         if seconds * 1000 <= self.quick_ms:
             return "now", ""
         return "job", f"estimated {_duration(seconds)} of computation"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _duration(seconds: float) -> str:
