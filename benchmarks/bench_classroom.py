@@ -35,8 +35,10 @@ import asyncio
 import base64
 import html
 import json
+import os
 import random
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -328,7 +330,8 @@ def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
     cmd = [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--port", str(port), "--address", "127.0.0.1",
            "--allow-websocket-origin", f"127.0.0.1:{port}", *extra]
     log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
-    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    # its own process group: with --processes N the forked servers go with it (see stop_server)
+    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as sock:
@@ -367,6 +370,18 @@ async def classroom(url: str, pid: int | None, args):
     after_class = memory(pid)[0] if pid else float("nan")
     marks = await churn(url, args.churn, pid) if (args.churn and pid) else []
     return out, marks, peak, base, wall, after_class
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """Stop the server's whole process group: SIGTERM to the parent alone would orphan
+    the processes that ``--processes N`` forked (a terminal's Ctrl-C reaches them all)."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def main() -> None:
@@ -408,11 +423,7 @@ def main() -> None:
             print("  error:", err)
     finally:
         if server is not None:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
 
 
 if __name__ == "__main__":
