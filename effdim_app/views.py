@@ -383,10 +383,15 @@ class DimensionsPanel(Viewer):
         self.row_note = pn.pane.Markdown("*Click a row of the table to see where its numbers come from, and to "
                                          "highlight the hidden node and its neighbours in the tree.*",
                                          sizing_mode="stretch_width")
+        # The notes are written only while the card is open: a collapsed Card
+        # hides its children from the browser side, so updating a hidden child
+        # made browser and server toggle its visibility back and forth after
+        # every edit, each toggle re-laying out the page (hundreds of ms).
         self.explain_card = pn.Card(
             self.totals_note, title="Where do these numbers come from?", collapsed=True,
             sizing_mode="stretch_width", margin=(5, 5),
         )
+        self.explain_card.param.watch(self._update_notes, "collapsed")
         self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
                                 sizing_mode="stretch_width", margin=(5, 5), visible=False)
         self.row_hint = _html("<small><i>Click a row to highlight its hidden node and neighbours in the tree "
@@ -465,9 +470,14 @@ class DimensionsPanel(Viewer):
         else:
             self.corollary.object = ("<div class='effdim-corollary'>An LC model: its single row is the whole model "
                                      "(Table 1).</div>")
-        self.totals_note.object = explain.totals_markdown(state.effective, report)
+        self._update_notes()
         self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
         self._sync_selection()
+
+    def _update_notes(self, *_) -> None:
+        state = self.state
+        if not self.explain_card.collapsed and state.report is not None:
+            self.totals_note.object = explain.totals_markdown(state.effective, state.report)
 
     async def _verify(self, _=None) -> None:
         await self.state.verify_direct()
