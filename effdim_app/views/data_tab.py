@@ -1,0 +1,322 @@
+"""The "Data & scores" tab: loading data, and scoring the model on it (sweeps and hill climbs)."""
+
+from __future__ import annotations
+
+import html as html_text
+import io
+
+import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
+import pandas as pd
+import panel as pn
+from panel.viewable import Viewer
+
+from effdim.scores import SCORES
+
+from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
+from ..style import ALERT_CSS
+from .widgets import JobLine, alert, heading, html, typed
+
+try:  # without hv.extension (scripts, pn.serve) the option builders need a backend
+    hv.opts.Overlay
+except AttributeError:
+    hv.Store.set_current_backend("bokeh")
+
+__all__ = ["DataPanel", "ScoresPanel"]
+
+RESULT_COLUMNS = {"|H|": "int64", "loglik": "float64", "BIC": "float64", "BIC+": "float64", "CS": "float64",
+                  "CS+": "float64", "AIC": "float64", "ds": "int64", "de": "int64", "n": "int64"}
+PATH_COLUMNS = {"step": "int64", "model": "object", "hidden cards": "object", "score": "float64",
+                "loglik": "float64", "ds": "int64", "de": "int64"}
+LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
+DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
+
+
+def _caveat_html(notes: list[str]) -> str:
+    """A pick's caveats (top of the range, saturated: effdim.search.pick_caveats) as a small note."""
+    return f" <small>({html_text.escape('; '.join(notes))})</small>" if notes else ""
+
+
+class DataPanel(Viewer):
+    """Upload a CSV or pick a bundled data set; the loader's messages inline."""
+
+    def __init__(self, state: DataState, **params):
+        super().__init__(**params)
+        self.state = state
+        limit_mb = max(1, state.max_bytes // 1_000_000)
+        self.upload = pn.widgets.FileDropper(
+            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
+            multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
+        )
+        self.upload.param.watch(self._uploaded, "value")
+        self._last: dict = {}
+        from effdim import datasets
+
+        names = list(datasets.names())
+        self.bundled = pn.widgets.Select(label="Bundled data set", options=names,
+                                         value=names[0] if names else None, sizing_mode="stretch_width")
+        self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
+        self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
+        self.columns = pn.widgets.Tabulator(typed(**DATA_COLUMNS), show_index=False, disabled=True,
+                                            selectable=False, sizing_mode="stretch_width",
+                                            layout="fit_data_stretch", max_height=220, visible=False)
+        self.message = alert(state)
+        self.load_job = JobLine(state, "load_job")
+        state.param.watch(self._update, ["dataset"])
+
+    def _uploaded(self, event) -> None:
+        """Load each file that is new since the last event (the dropper's value keeps old files)."""
+        current = dict(event.new or {})
+        fresh = [(name, content) for name, content in current.items() if self._last.get(name) is not content]
+        self._last = current
+        for name, content in fresh:
+            if isinstance(content, str):  # Panel decodes text/* uploads; the loader wants the bytes
+                content = content.encode("utf-8")
+            self.state.load_upload(name, content)
+
+    def _update(self, *_) -> None:
+        ds = self.state.dataset
+        if ds is None:
+            return
+        self.columns.param.update(value=self.state.columns_frame(), visible=True)
+
+    def __panel__(self):
+        limit = f"{self.state.max_bytes / 1e6:.0f} MB"
+        return pn.Column(
+            heading("Data", f"A CSV file with a header row; one column per observed variable, categorical values "
+                             f"(at most {self.state.max_states} states each); an optional 'count' column of "
+                             f"pattern counts; at most {limit}."),
+            html(f"<small>Upload a CSV file (at most {limit}) …</small>", margin=(0, 5)),
+            self.upload,
+            html("<small>… or pick a bundled data set:</small>", margin=(0, 5)),
+            self.bundled,
+            self.load_bundled,
+            self.load_job,
+            self.message,
+            self.columns,
+            sizing_mode="stretch_width",
+        )
+
+
+class ScoresPanel(Viewer):
+    """Mapping, sweep and hill climb controls, progress, curves, table, CSV download."""
+
+    def __init__(self, state: ScoresState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.mapping = pn.widgets.RadioButtonGroup(
+            options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
+            value=state.mapping, sizing_mode="stretch_width", color="primary",
+        )
+        self.mapping.link(state, value="mapping")
+        self.leaf_map = pn.widgets.Tabulator(typed(**LEAF_COLUMNS),
+                                             show_index=False, disabled=True, selectable=False,
+                                             sizing_mode="stretch_width", layout="fit_data_stretch",
+                                             max_height=200, visible=False)
+        self.mismatch = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width",
+                                      stylesheets=[ALERT_CSS])
+        self.to_editor = pn.widgets.Button(label="Edit the LC model over these columns in the tree editor",
+                                           sizing_mode="stretch_width")
+        self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())
+        self.node = pn.widgets.Select(label="Hidden node to sweep", options=[], sizing_mode="stretch_width")
+        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
+        self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = largest regular)",
+                                                       width=150, css_classes=["effdim-card-max"])
+        self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90,
+                                                       css_classes=["effdim-restarts"])
+        self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
+        self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
+        self.climb_score = pn.widgets.Select(label="Hill-climb score", options={SCORES[name].label: name for name in
+                                                                                SHOWN_SCORES},
+                                             value=state.climb_score, width=130)
+        self.climb_score.link(state, value="climb_score")
+        self.cs_prior = pn.widgets.Select(label="CS prior", options={label: key for key, label in CS_PRIORS.items()},
+                                          value=state.cs_prior, width=150)
+        self.cs_prior.link(state, value="cs_prior")
+        self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
+        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
+        self.run.on_click(self._run_sweep)
+        self.climb.on_click(self._run_climb)
+        self.cancel.on_click(lambda _: state.cancel())
+        self.progress = pn.indicators.Progress(value=0, max=100, active=False, sizing_mode="stretch_width",
+                                               height=18, margin=(10, 10))
+        self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
+        self.message = alert(state)
+        self.plot = pn.pane.HoloViews(
+            hv.DynamicMap(pn.bind(self._curves, results=state.param.results)),
+            sizing_mode="stretch_width", height=330, css_classes=["effdim-curves"],
+        )
+        self.climb_plot = pn.pane.HoloViews(
+            hv.DynamicMap(pn.bind(self._climb_plot, climb=state.param.climb)),
+            sizing_mode="stretch_width", height=300, css_classes=["effdim-climb"],
+        )
+        # visibility is toggled on wrapping columns: toggling it on a rendered
+        # HoloViews pane trips Panel 1.9 (stylesheets synced back as objects)
+        self.plot_box = pn.Column(self.plot, sizing_mode="stretch_width", margin=0)
+        self.climb_box = pn.Column(self.climb_plot, sizing_mode="stretch_width", margin=0, visible=False)
+        self.table = pn.widgets.Tabulator(
+            typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False, sortable=False,
+            sizing_mode="stretch_width", layout="fit_columns", css_classes=["effdim-results"], visible=False,
+            header_align={c: "right" for c in RESULT_COLUMNS}, text_align={c: "right" for c in RESULT_COLUMNS},
+            configuration={"columnDefaults": {"resizable": False}},
+        )
+        self.best = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])
+        self.download = pn.widgets.FileDownload(label="Download curves (CSV)", callback=self._csv,
+                                                filename="effdim-scores.csv", embed=False, visible=False,
+                                                width=220)
+        self.path = pn.widgets.Tabulator(typed(**PATH_COLUMNS), show_index=False, disabled=True, selectable=False,
+                                         sizing_mode="stretch_width", layout="fit_data_stretch", visible=False)
+        state.param.watch(self._update_inputs, ["mismatch", "leaf_map", "node", "mapping"])
+        state.models.param.watch(self._update_inputs, ["effective"])
+        state.data.param.watch(self._update_inputs, ["dataset"])
+        state.param.watch(self._update_running, ["running", "progress", "status"])
+        state.param.watch(self._update_results, ["results", "climb"])
+        self._update_inputs()
+        self._update_running()
+        self._update_results()
+
+    async def _run_sweep(self, _=None) -> None:
+        await self.state.run_sweep()
+
+    async def _run_climb(self, _=None) -> None:
+        await self.state.run_climb()
+
+    def _csv(self):
+        return io.StringIO(self.state.results_csv())
+
+    def _update_inputs(self, *_) -> None:
+        state = self.state
+        choices = state.hidden_choices()
+        self.node.param.update(options=choices, value=state.node if state.node in choices else None,
+                               visible=state.mapping == "model")
+        self.climb_score.disabled = state.mapping != "model"
+        self.to_editor.visible = state.mapping == "lc" and state.data.dataset is not None
+        if state.leaf_map:
+            frame = pd.DataFrame(state.leaf_map, columns=["leaf", "column", "leaf states", "column states"])
+            frame["leaf states"] = frame["leaf states"].astype("Int64")
+            self.leaf_map.param.update(value=frame, visible=True)
+        else:
+            self.leaf_map.visible = False
+        self._update_running()
+        text = "\n".join(f"- {m}" for m in state.mismatch)
+        self.mismatch.param.update(object=f"**The model does not match the data:**\n{text}" if text else "",
+                                   visible=bool(text))
+
+    def _update_running(self, *_) -> None:
+        state = self.state
+        self.progress.param.update(value=state.progress, active=state.running and state.progress == 0,
+                                   visible=state.running)
+        self.status.object = state.status
+        blocked = state.running or state.data.dataset is None or bool(state.mismatch)
+        self.run.disabled = blocked
+        self.climb.disabled = blocked or state.mapping != "model"
+        self.cancel.disabled = not state.running
+
+    def _update_results(self, *_) -> None:
+        state = self.state
+        if state.results:
+            frame = state.results_frame()
+            labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
+            keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in frame.columns]
+            frame = frame[keep].rename(columns={"card": "|H|", **labels})
+            floats = {c: {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
+                      for c in ["loglik", *labels.values()] if c in frame.columns}
+            self.table.param.update(value=frame, formatters=floats, visible=True)
+            self.download.visible = True
+            notes = state.pick_notes()
+            cells = "".join(
+                f"<span class='effdim-best-item' style='border-color:{SCORES[name].color}'>{SCORES[name].label} "
+                f"<b>{card}</b>{_caveat_html(notes[name])}"
+                f"</span>" for name, (card, _) in state.best().items())
+            prior = CS_PRIORS.get(state.results[0].scores.cs_prior, state.results[0].scores.cs_prior)
+            self.best.object = (f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
+                                f"<small>CS and CS+ with the Dirichlet prior {html_text.escape(prior)}</small>")
+        else:
+            self.table.visible = False
+            self.download.visible = False
+            self.best.object = ""
+        climb = state.climb
+        if climb is not None:
+            money = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
+            self.path.param.update(value=state.climb_frame(), formatters={"score": money, "loglik": money},
+                                   visible=True)
+            self.climb_box.visible = True
+            self.plot_box.visible = False
+        else:
+            self.path.visible = False
+            self.climb_box.visible = False
+            self.plot_box.visible = True
+
+    # One DynamicMap per plot, each returning the same layers every time (a
+    # DynamicMap cannot switch element types); empty layers stand in for data
+    # not there yet.
+    def _curves(self, results):
+        frame = self.state.results_frame() if results else None
+        best = self.state.best() if results else {}
+        layers = []
+        for name in SHOWN_SCORES:
+            criterion = SCORES[name]
+            attr, label, color = criterion.key, criterion.label, criterion.color
+            if frame is not None and attr in frame:
+                data = pd.DataFrame({"card": frame["card"], "score": frame[attr]})
+            else:
+                data = pd.DataFrame({"card": pd.Series(dtype=int), "score": pd.Series(dtype=float)})
+            star = pd.DataFrame([best[name]], columns=["card", "score"]) if name in best else data.iloc[:0]
+            layers.append(hv.Curve(data, "card", "score", label=label).opts(
+                color=color, line_width=2, line_dash=criterion.dash, framewise=True))
+            layers.append(hv.Scatter(data, "card", "score", label=label).opts(color=color, size=6,
+                                                                             tools=["hover"], framewise=True))
+            layers.append(hv.Scatter(star, "card", "score", label=label).opts(
+                color=color, marker="star", size=20, line_color="black", framewise=True))
+        if frame is None:
+            title = "Load data, then press ▶ Sweep cardinality: BIC, BIC+, CS, CS+ and AIC appear here"
+        else:
+            n = int(frame["n"].iloc[0]) if "n" in frame else 0
+            title = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
+        ticks = {"xticks": sorted(int(c) for c in frame["card"])} if frame is not None and len(frame) <= 30 else {}
+        return hv.Overlay(layers).opts(hv.opts.Overlay(
+            title=title, responsive=True, min_height=280, show_grid=True, framewise=True, **ticks,
+            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
+            xlabel="cardinality of the swept hidden node", ylabel="score (higher is better)",
+            legend_position="right", toolbar="above", default_tools=["save", "reset"], padding=0.08))
+
+    def _climb_plot(self, climb):
+        frame = self.state.climb_frame() if climb is not None else typed(**PATH_COLUMNS)
+        key = climb.score if climb is not None else self.state.climb_score
+        label, color = SCORES[key].label, SCORES[key].color
+        vdims = ["score", "hidden cards"]
+        curve = hv.Curve(frame, "step", "score", label=f"{label} along the path").opts(
+            color=color, line_width=2, framewise=True)
+        pts = hv.Scatter(frame, "step", vdims).opts(color=color, size=9, tools=["hover"], framewise=True)
+        best = hv.Scatter(frame.tail(1), "step", vdims, label="best model").opts(
+            color="#ffd23f", marker="star", size=22, line_color="black", framewise=True)
+        title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
+        return (curve * pts * best).opts(hv.opts.Overlay(
+            title=title, responsive=True, min_height=260, show_grid=True, framewise=True, xlabel="step",
+            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
+            ylabel=f"{label} (higher is better)", legend_position="right", toolbar="above",
+            default_tools=["save", "reset"], padding=0.08))
+
+    def __panel__(self):
+        return pn.Column(
+            heading("Scores", "BIC and AIC penalise with the standard dimension ds; BIC+ and CS+ with the "
+                               "effective dimension de (Section 2.3). CS is the Cheeseman-Stutz score."),
+            html("<small>Which model is scored:</small>", margin=(0, 5)),
+            self.mapping,
+            self.to_editor,
+            self.mismatch,
+            self.leaf_map,
+            pn.Row(self.node, self.card_min, self.card_max, self.restarts, self.seed, sizing_mode="stretch_width"),
+            pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, sizing_mode="stretch_width"),
+            self.progress,
+            self.status,
+            self.message,
+            self.plot_box,
+            self.climb_box,
+            self.best,
+            self.download,
+            self.table,
+            self.path,
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,369 @@
+"""The "Model & dimensions" tab: the selected node's controls, regularity, and the dimension totals and table.
+
+The tree drawing itself is :mod:`effdim_app.tree_view`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import panel as pn
+from panel.viewable import Viewer
+
+from .. import explain
+from ..state import ModelState
+from ..style import ALERT_CSS, CARD_CSS
+from .widgets import BIG, JobLine, alert, compact, heading, html, typed
+
+__all__ = ["SelectionPanel", "RegularizationPanel", "DimensionsPanel"]
+
+NUMERIC_DIM_COLUMNS = ("ds", "de", "dc", "dp", "db", "deficit")
+STEP_COLUMNS = dict(step="int64", node="object", rule="object", **{"old → new": "object"})
+DIM_COLUMNS = {"hidden": "object", "LC model": "object", "ds": "int64", "de": "int64", "dc": "int64",
+               "dp": "int64", "db": "int64", "binding": "object", "deficit": "int64"}
+
+
+class SelectionPanel(Viewer):
+    """Controls acting on the selected node."""
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.info = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-selinfo"])
+        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=80,
+                                        css_classes=["effdim-card-input"])
+        self.name_input = pn.widgets.TextInput(label="Name", width=95, css_classes=["effdim-name-input"])
+        self.rename = pn.widgets.Button(label="Rename", width=75, margin=(24, 5, 5, 0))
+        self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=130)
+        self.add_obs = pn.widgets.Button(label="+ Observed child", sizing_mode="stretch_width")
+        self.add_hid = pn.widgets.Button(label="+ Hidden child", sizing_mode="stretch_width")
+        self.delete = pn.widgets.Button(label="Delete", color="danger", sizing_mode="stretch_width")
+        self.make_root = pn.widgets.Button(label="Make root", sizing_mode="stretch_width")
+        self.message = alert(state)
+
+        self.card.param.watch(self._card_entered, "value")
+        self.rename.on_click(lambda _: state.rename(self.name_input.value_input or self.name_input.value))
+        self.add_obs.on_click(lambda _: state.add_observed_child(card=self.new_card.value))
+        self.add_hid.on_click(lambda _: state.add_hidden_child(card=self.new_card.value))
+        self.delete.on_click(lambda _: state.delete())
+        self.make_root.on_click(lambda _: state.make_root())
+        self._syncing = False
+        state.param.watch(self._sync, ["selected", "model"])
+        self._sync()
+
+    def _card_entered(self, event) -> None:
+        if self._syncing:
+            return
+        node = self.state.selected
+        if node is not None and node in self.state.model and event.new is not None \
+                and event.new != self.state.model.card(node):
+            self.state.set_card(event.new)
+
+    def _sync(self, *_) -> None:
+        state, node = self.state, self.state.selected
+        model = state.model
+        self._syncing = True
+        try:
+            if node is None or node not in model:
+                self.info.object = "<p>Click a node in the tree to select it.</p>"
+                for w in (self.card, self.name_input, self.rename, self.add_obs, self.add_hid,
+                          self.delete, self.make_root):
+                    w.disabled = True
+                return
+            hidden = model.is_hidden(node)
+            kind = "hidden" if hidden else "observed"
+            ne = ", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node))
+            role = " (root)" if node == model.root else ""
+            self.info.object = (
+                f"<div class='effdim-sel'><b>Selected: {node}</b>{role}<br>"
+                f"{kind}, {model.card(node)} states<br><small>Ne({node}) = {{{ne}}}</small></div>"
+            )
+            self.card.param.update(value=model.card(node), start=1 if hidden else 2, disabled=False)
+            self.name_input.param.update(value=node, disabled=False)
+            self.rename.disabled = False
+            self.add_obs.disabled = not hidden
+            self.add_hid.disabled = not hidden
+            self.make_root.disabled = (not hidden) or node == model.root
+            self.delete.disabled = node == model.root
+        finally:
+            self._syncing = False
+
+    def __panel__(self):
+        return pn.Column(
+            heading("Selected node", "Click a node in the tree. Edits the engine refuses leave the model unchanged "
+                     "and say why below."),
+            self.info,
+            pn.Row(self.card, self.name_input, self.rename, margin=0),
+            html("<small>A new number of states applies on Enter.</small>", margin=(0, 10)),
+            self.new_card,
+            pn.Row(self.add_obs, self.add_hid, margin=0, sizing_mode="stretch_width"),
+            pn.Row(self.make_root, self.delete, margin=0, sizing_mode="stretch_width"),
+            width=310,
+            css_classes=["effdim-card"],
+            stylesheets=[CARD_CSS],
+        )
+
+
+class RegularizationPanel(Viewer):
+    """Regular or not; with auto-regularize, the regular equivalent and the step log."""
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5),
+                                     stylesheets=[ALERT_CSS])
+        self.steps = pn.widgets.Tabulator(
+            typed(**STEP_COLUMNS),
+            show_index=False, disabled=True, selectable=False, sizing_mode="stretch_width",
+            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"],
+            header_tooltips={
+                "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
+                        "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
+            },
+        )
+        self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent",
+                                       visible=False, color="warning")
+        self.adopt.on_click(lambda _: state.adopt_regular())
+        state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
+        self._update()
+
+    def _update(self, *_) -> None:
+        state = self.state
+        if state.is_regular:
+            self.summary.param.update(
+                alert_type="success",
+                object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
+                       "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
+            )
+            self.steps.visible = False
+            self.adopt.visible = False
+            return
+        reasons = "\n".join(f"- {v.message}" for v in state.violations)
+        reg = state.regularization
+        if state.auto_regularize:
+            self.summary.param.update(
+                alert_type="warning",
+                object=f"**Irregular; dimensions are those of the regular equivalent** "
+                       f"`{reg.model}` (same distributions over the observed variables, so the same de; "
+                       f"Lemma 4.1). Why:\n{reasons}",
+            )
+            rows = [
+                {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
+                for i, s in enumerate(reg.steps)
+            ]
+            self.steps.value = pd.DataFrame(rows)
+            self.steps.visible = True
+            self.adopt.visible = True
+        else:
+            self.summary.param.update(
+                alert_type="danger",
+                object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
+                       f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
+            )
+            self.steps.visible = False
+            self.adopt.visible = False
+
+    def __panel__(self):
+        return pn.Column(
+            heading("Regularity", explain.regularity_rules_markdown()),
+            self.summary, self.steps, self.adopt,
+            sizing_mode="stretch_width",
+        )
+
+
+class DimensionsPanel(Viewer):
+    """Totals, the per-hidden-node table (row click highlights), and the rules behind each number."""
+
+    COLUMNS = ["hidden", "LC model", "ds", "de", "dc", "dp", "db", "binding", "deficit"]
+
+    def __init__(self, state: ModelState, **params):
+        super().__init__(**params)
+        self.state = state
+        self.totals = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-totals"])
+        self.table = pn.widgets.Tabulator(
+            typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
+            sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
+            widths={"hidden": 75, "LC model": 120, "binding": 75},
+            text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
+            # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
+            # stuck on screen after a row re-render; the row note spells out the full LC model.)
+            configuration={"columnDefaults": {"resizable": False}},
+            css_classes=["effdim-dims"], height=None, min_height=80,
+        )
+        self.corollary = html("", sizing_mode="stretch_width", margin=(0, 5))
+        self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.row_note = pn.pane.Markdown("*Click a row of the table to see where its numbers come from, and to "
+                                         "highlight the hidden node and its neighbours in the tree.*",
+                                         sizing_mode="stretch_width")
+        # The notes are written only while the card is open: a collapsed Card
+        # hides its children from the browser side, so updating a hidden child
+        # made browser and server toggle its visibility back and forth after
+        # every edit, each toggle re-laying out the page (hundreds of ms).
+        self.explain_card = pn.Card(
+            self.totals_note, title="Where do these numbers come from?", collapsed=True,
+            sizing_mode="stretch_width", margin=(5, 5),
+        )
+        self.explain_card.param.watch(self._update_notes, "collapsed")
+        self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
+                                sizing_mode="stretch_width", margin=(5, 5), visible=False)
+        self.row_hint = html("<small><i>Click a row to highlight its hidden node and neighbours in the tree "
+                              "and to see where each of its numbers comes from.</i></small>", margin=(0, 10))
+        self.timing = html("", margin=(0, 5))
+        self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
+                                        css_classes=["effdim-verify"])
+        self.verify.on_click(self._verify)
+        self.direct_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
+        self.de_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-de-note"])
+        self.de_job = JobLine(state, "de_job")
+        self.direct_job = JobLine(state, "direct_job")
+        state.param.watch(self._update_direct, ["direct", "direct_running"])
+        self._hidden_rows: list[str] = []
+        self._syncing = False
+        self.table.param.watch(self._row_selected, "selection")
+        state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
+        state.param.watch(self._sync_selection, ["highlight"])
+        self._update()
+
+    def _update(self, *_) -> None:
+        state = self.state
+        report = state.report
+        if report is None:
+            self.totals.object = f"<div class='effdim-error'>No dimensions: {state.report_error}</div>"
+            self.table.value = typed(**DIM_COLUMNS)
+            self.corollary.object = ""
+            self.de_note.object = ""
+            return
+        known = report.de is not None
+        gap = report.ds - report.de if known else None
+        badge = report.de_status if known else ("computing" if state.de_job is not None else "not computed")
+        note = state.de_note
+        self.de_note.object = f"<div class='effdim-corollary'>{note}</div>" if note and state.de_job is None else ""
+
+        def stat(key, label, value, extra=""):
+            exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""
+            shown = "—" if value is None else compact(value)
+            return (f"<div class='effdim-stat' title='{explain.TOTAL_TOOLTIPS[key]}{exact}'><div "
+                    f"class='effdim-stat-label'>{label} <span class='effdim-i'>i</span></div><div "
+                    f"class='effdim-stat-value' data-stat='{key}'>{shown}</div>{extra}</div>")
+
+        self.totals.object = (
+            "<div class='effdim-stats'>"
+            + stat("ds", "ds · standard", report.ds)
+            + stat("de", "de · effective", report.de,
+                   f"<div class='effdim-badge effdim-{badge.replace(' ', '-')}'>{badge}</div>")
+            + stat("dc", "dc · complete", report.dc)
+            + stat("gap", "ds − de", gap)
+            + "</div>"
+        )
+        rows = [
+            {"hidden": r.hidden, "LC model": r.lc, "ds": r.ds, "de": r.de, "dc": r.dc, "dp": r.dp, "db": r.db,
+             "binding": r.binding, "deficit": r.deficit}
+            for r in report.local
+        ]
+        self._hidden_rows = [r.hidden for r in report.local]
+        frame = pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
+        self._syncing = True
+        try:
+            self.table.param.update(value=frame, selection=[])
+        finally:
+            self._syncing = False
+        if not known:
+            self.corollary.object = ""
+        elif len(report.local) > 1:
+            total = report.deficit_sum
+            terms = " + ".join(str(r.deficit) for r in report.local)
+            holds = total == gap
+            self.corollary.object = (
+                f"<div class='effdim-corollary' title='Corollary 4.1: for a regular HLC model, ds - de is the sum "
+                f"of the deficits of the local LC models.'><b>Corollary 4.1:</b> Σ deficits = {terms} = "
+                f"<b>{total}</b> {'=' if holds else '≠'} ds − de = {gap}"
+                + ("" if holds else " (Corollary 4.1 needs a regular model)") + "</div>"
+            )
+        else:
+            self.corollary.object = ("<div class='effdim-corollary'>An LC model: its single row is the whole model "
+                                     "(Table 1).</div>")
+        self._update_notes()
+        self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
+        self._sync_selection()
+
+    def _update_notes(self, *_) -> None:
+        state = self.state
+        if not self.explain_card.collapsed and state.report is not None:
+            self.totals_note.object = explain.totals_markdown(state.effective, state.report)
+
+    async def _verify(self, _=None) -> None:
+        await self.state.verify_direct()
+
+    def _update_direct(self, *_) -> None:
+        state, full = self.state, self.state.direct
+        self.verify.disabled = state.direct_running
+        if state.direct_running:
+            self.direct_note.object = "<small>Computing the rank of the whole model's Jacobian…</small>"
+            return
+        if full is None:
+            self.direct_note.object = ""
+            return
+        quick = state.report
+        rank = full.de_direct if full.de_direct is not None else full.de
+        same = quick is not None and quick.de is not None and rank == quick.de
+        float_part = ""
+        if full.float_rank is not None:
+            gap = f", singular-value gap {full.singular_gap:.3g}" if full.singular_gap else ""
+            float_part = f"; floating-point SVD rank {full.float_rank}{gap} (a second opinion, not a proof)"
+        if quick is None or quick.de is None:
+            verdict = "the Corollary 4.1 route has not computed de to compare"
+        else:
+            verdict = ("<b>agrees</b> with Corollary 4.1" if same
+                       else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de})")
+        self.direct_note.object = (
+            f"<div class='effdim-corollary'><b>Direct route:</b> rank of the whole model's Jacobian "
+            f"(Section 2.4) = <b>{rank}</b>, {full.de_status}{float_part}; {verdict}.</div>")
+
+    def _row_selected(self, event) -> None:
+        if self._syncing:
+            return
+        if event.new:
+            i = event.new[0]
+            if 0 <= i < len(self._hidden_rows):
+                self.state.highlight = self._hidden_rows[i]
+                return
+        self.state.highlight = None
+
+    def _sync_selection(self, *_) -> None:
+        node = self.state.highlight
+        report = self.state.report
+        want = [self._hidden_rows.index(node)] if node in self._hidden_rows else []
+        if self.table.selection != want:
+            self._syncing = True
+            try:
+                self.table.selection = want
+            finally:
+                self._syncing = False
+        if node is not None and report is not None:
+            row = next(r for r in report.local if r.hidden == node)
+            self.row_note.object = explain.local_markdown(self.state.effective, row)
+            self.row_card.param.update(title=f"Row {node} explained", visible=True)
+            self.row_hint.visible = False
+        else:
+            self.row_card.visible = False
+            self.row_hint.visible = True
+
+    def __panel__(self):
+        return pn.Column(
+            pn.Row(heading("Dimensions", "Hover a number for its rule; open the notes below for the "
+                                          "full derivation."), pn.layout.HSpacer(), self.timing,
+                   sizing_mode="stretch_width"),
+            self.totals,
+            self.de_job,
+            self.de_note,
+            self.table,
+            self.row_hint,
+            self.corollary,
+            pn.Row(self.verify, margin=0),
+            self.direct_job,
+            self.direct_note,
+            self.row_card,
+            self.explain_card,
+            sizing_mode="stretch_width",
+        )
