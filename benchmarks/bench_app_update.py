@@ -193,7 +193,12 @@ def time_browser(model: HLCModel, count: int, rng: random.Random) -> dict[str, l
     def measure(page, action, selector, expected, kind):
         page.evaluate(ARM, [selector, expected, kind])
         action()
-        page.wait_for_function("() => window.__effdimMs !== null", polling="raf", timeout=30_000)
+        try:
+            page.wait_for_function("() => window.__effdimMs !== null", polling="raf", timeout=30_000)
+        except Exception:
+            page.screenshot(path="/tmp/bench-fail.png")
+            print(page.evaluate("() => window.__effdimFind('.effdim-sel')?.textContent"), page.evaluate("() => window.__effdimFind('.effdim-message')?.textContent"))
+            raise
         return page.evaluate("() => window.__effdimMs") / 1000
 
     try:

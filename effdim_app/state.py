@@ -109,6 +109,18 @@ class _Reports:
 _REPORTS = _Reports()
 
 
+def _whole_number(value: int | str) -> int:
+    """``value`` as an int: an int, or text such as ' 3 ' (ValueError for '2.5', 'abc', '')."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if not text.lstrip("+-").isdigit():
+        raise ValueError(value)
+    return int(text)
+
+
 def _error_text(err: BaseException) -> str:
     text = str(err).strip()
     return text or type(err).__name__
@@ -420,11 +432,18 @@ class ModelState(param.Parameterized):
             k += 1
         return f"{prefix}{k}"
 
-    def set_card(self, card: int, node: str | None = None) -> bool:
+    def set_card(self, card: int | str, node: str | None = None) -> bool:
+        """Set the number of states of ``node`` (default: the selected node); ``card`` may be typed text."""
         node = node or self._need_selection()
         if node is None:
             return False
-        return self._edit(f"Set |{node}| = {card}", lambda: self.model.with_card(node, int(card)))
+        what = f"Set |{node}| = {str(card).strip()}"
+        try:
+            number = _whole_number(card)
+        except ValueError:
+            return self._refuse(ValueError(f"the number of states must be a whole number, not {str(card).strip()!r}"),
+                                what)
+        return self._edit(what, lambda: self.model.with_card(node, number))
 
     def rename(self, new: str, node: str | None = None) -> bool:
         node = node or self._need_selection()

@@ -31,6 +31,13 @@ HTML_CSS = """
 .effdim-best-row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 2px 0 6px 0; }
 .effdim-best-item { border: 2px solid; border-radius: 12px; padding: 1px 9px; font-variant-numeric: tabular-nums; }
 code, .effdim-code { word-break: break-all; }
+.effdim-msg { min-height: 1.4em; padding: 5px 12px; border-radius: 5px; border: 1px solid transparent;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.effdim-msg:empty { padding: 0 12px; border-color: transparent; background: none; }
+.effdim-msg-info { background: #e7f1fb; border-color: #b6d4f2; color: #0b3d6b; }
+.effdim-msg-success { background: #e3f4e7; border-color: #b7e0c1; color: #1e5631; }
+.effdim-msg-warning { background: #fff4d6; border-color: #f3d98b; color: #6b4e00; }
+.effdim-msg-danger { background: #fbe3e4; border-color: #f1b5b8; color: #7d1419; font-weight: 600; }
 """
 
 CARD_CSS = """

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import panel as pn
 import param
-from bokeh.events import Tap
+from bokeh.events import DoubleTap, Tap
 from bokeh.models import ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
 from panel.viewable import Viewer
@@ -27,6 +27,7 @@ from panel.viewable import Viewer
 from .layout import tree_layout
 from .state import ModelState
 from .style import HTML_CSS
+from .views.widgets import in_one_message
 
 __all__ = ["TreeView", "PALETTE", "tree_data"]
 
@@ -152,7 +153,10 @@ class TreeView(Viewer):
                  background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
         fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
                                                              ("states", "@states"), ("", "@note")]))
-        fig.on_event(Tap, self._on_tap)
+        # two clicks within Bokeh's double-tap interval arrive as one DoubleTap:
+        # the second one selects too
+        for event in (Tap, DoubleTap):
+            fig.on_event(event, in_one_message(self._on_tap))
         self.figure = fig
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
         self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",

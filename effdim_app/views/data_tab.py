@@ -15,7 +15,7 @@ from effdim.scores import SCORES
 
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
-from .widgets import JobLine, alert, heading, html, typed
+from .widgets import JobLine, heading, html, message, typed
 
 try:  # without hv.extension (scripts, pn.serve) the option builders need a backend
     hv.opts.Overlay
@@ -60,7 +60,7 @@ class DataPanel(Viewer):
         self.columns = pn.widgets.Tabulator(typed(**DATA_COLUMNS), show_index=False, disabled=True,
                                             selectable=False, sizing_mode="stretch_width",
                                             layout="fit_data_stretch", max_height=220, visible=False)
-        self.message = alert(state)
+        self.message = message(state)
         self.load_job = JobLine(state, "load_job")
         state.param.watch(self._update, ["dataset"])
 
@@ -142,7 +142,7 @@ class ScoresPanel(Viewer):
         self.progress = pn.indicators.Progress(value=0, max=100, active=False, sizing_mode="stretch_width",
                                                height=18, margin=(10, 10))
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
-        self.message = alert(state)
+        self.message = message(state)
         self.plot = pn.pane.HoloViews(
             hv.DynamicMap(pn.bind(self._curves, results=state.param.results)),
             sizing_mode="stretch_width", height=330, css_classes=["effdim-curves"],

@@ -12,7 +12,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import ALERT_CSS, CARD_CSS
-from .widgets import BIG, JobLine, alert, compact, heading, html, typed
+from .widgets import BIG, JobLine, compact, heading, html, in_one_message, message, typed
 
 __all__ = ["SelectionPanel", "RegularizationPanel", "DimensionsPanel"]
 
@@ -29,71 +29,75 @@ class SelectionPanel(Viewer):
         super().__init__(**params)
         self.state = state
         self.info = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-selinfo"])
-        self.card = pn.widgets.IntInput(label="States", start=1, end=1000, value=2, width=80,
-                                        css_classes=["effdim-card-input"])
-        self.name_input = pn.widgets.TextInput(label="Name", width=95, css_classes=["effdim-name-input"])
-        self.rename = pn.widgets.Button(label="Rename", width=75, margin=(24, 5, 5, 0))
+        # Text, not a number spinner: a spinner clamps or drops out-of-range
+        # values silently, and its value reaches the server only after
+        # Panel's 50 ms debounce; Enter on a TextInput is an event, sent at once.
+        self.card = pn.widgets.TextInput(label="States", value="2", width=55, css_classes=["effdim-card-input"])
+        self.set_card = pn.widgets.Button(label="Set", width=55, margin=(24, 5, 5, 0),
+                                          css_classes=["effdim-card-set"])
+        self.name_input = pn.widgets.TextInput(label="Name", width=70, css_classes=["effdim-name-input"])
+        self.rename = pn.widgets.Button(label="Rename", width=70, margin=(24, 5, 5, 0))
         self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=130)
         self.add_obs = pn.widgets.Button(label="+ Observed child", sizing_mode="stretch_width")
         self.add_hid = pn.widgets.Button(label="+ Hidden child", sizing_mode="stretch_width")
         self.delete = pn.widgets.Button(label="Delete", color="danger", sizing_mode="stretch_width")
         self.make_root = pn.widgets.Button(label="Make root", sizing_mode="stretch_width")
-        self.message = alert(state)
+        self.message = message(state)
 
-        self.card.param.watch(self._card_entered, "value")
-        self.rename.on_click(lambda _: state.rename(self.name_input.value_input or self.name_input.value))
-        self.add_obs.on_click(lambda _: state.add_observed_child(card=self.new_card.value))
-        self.add_hid.on_click(lambda _: state.add_hidden_child(card=self.new_card.value))
-        self.delete.on_click(lambda _: state.delete())
-        self.make_root.on_click(lambda _: state.make_root())
-        self._syncing = False
+        self.card.param.watch(in_one_message(self._card_entered), "enter_pressed")
+        self.set_card.on_click(in_one_message(self._card_entered))  # Enter can be swallowed (JupyterLab)
+        self.rename.on_click(in_one_message(
+            lambda _: state.rename(self.name_input.value_input or self.name_input.value)))
+        self.add_obs.on_click(in_one_message(lambda _: state.add_observed_child(card=self.new_card.value)))
+        self.add_hid.on_click(in_one_message(lambda _: state.add_hidden_child(card=self.new_card.value)))
+        self.delete.on_click(in_one_message(lambda _: state.delete()))
+        self.make_root.on_click(in_one_message(lambda _: state.make_root()))
         state.param.watch(self._sync, ["selected", "model"])
         self._sync()
 
-    def _card_entered(self, event) -> None:
-        if self._syncing:
+    def _card_entered(self, _=None) -> None:
+        """Apply the States box; whatever the outcome, the box then shows the node's states."""
+        node, model = self.state.selected, self.state.model
+        if node is None or node not in model:
             return
-        node = self.state.selected
-        if node is not None and node in self.state.model and event.new is not None \
-                and event.new != self.state.model.card(node):
-            self.state.set_card(event.new)
+        text = self.card.value_input if self.card.value_input is not None else self.card.value
+        if text.strip() != str(model.card(node)):
+            self.state.set_card(text)
+        self._sync()  # a refused value does not stay in the box
 
     def _sync(self, *_) -> None:
         state, node = self.state, self.state.selected
         model = state.model
-        self._syncing = True
-        try:
-            if node is None or node not in model:
-                self.info.object = "<p>Click a node in the tree to select it.</p>"
-                for w in (self.card, self.name_input, self.rename, self.add_obs, self.add_hid,
-                          self.delete, self.make_root):
-                    w.disabled = True
-                return
-            hidden = model.is_hidden(node)
-            kind = "hidden" if hidden else "observed"
-            ne = ", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node))
-            role = " (root)" if node == model.root else ""
-            self.info.object = (
-                f"<div class='effdim-sel'><b>Selected: {node}</b>{role}<br>"
-                f"{kind}, {model.card(node)} states<br><small>Ne({node}) = {{{ne}}}</small></div>"
-            )
-            self.card.param.update(value=model.card(node), start=1 if hidden else 2, disabled=False)
-            self.name_input.param.update(value=node, disabled=False)
-            self.rename.disabled = False
-            self.add_obs.disabled = not hidden
-            self.add_hid.disabled = not hidden
-            self.make_root.disabled = (not hidden) or node == model.root
-            self.delete.disabled = node == model.root
-        finally:
-            self._syncing = False
+        if node is None or node not in model:
+            self.info.object = "<p>Click a node in the tree to select it.</p>"
+            for w in (self.card, self.set_card, self.name_input, self.rename, self.add_obs, self.add_hid,
+                      self.delete, self.make_root):
+                w.disabled = True
+            return
+        hidden = model.is_hidden(node)
+        kind = "hidden" if hidden else "observed"
+        ne = ", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node))
+        role = " (root)" if node == model.root else ""
+        self.info.object = (
+            f"<div class='effdim-sel'><b>Selected: {node}</b>{role}<br>"
+            f"{kind}, {model.card(node)} states<br><small>Ne({node}) = {{{ne}}}</small></div>"
+        )
+        self.card.param.update(value=str(model.card(node)), value_input=str(model.card(node)), disabled=False)
+        self.set_card.disabled = False
+        self.name_input.param.update(value=node, disabled=False)
+        self.rename.disabled = False
+        self.add_obs.disabled = not hidden
+        self.add_hid.disabled = not hidden
+        self.make_root.disabled = (not hidden) or node == model.root
+        self.delete.disabled = node == model.root
 
     def __panel__(self):
         return pn.Column(
             heading("Selected node", "Click a node in the tree. Edits the engine refuses leave the model unchanged "
                      "and say why below."),
             self.info,
-            pn.Row(self.card, self.name_input, self.rename, margin=0),
-            html("<small>A new number of states applies on Enter.</small>", margin=(0, 10)),
+            pn.Row(self.card, self.set_card, self.name_input, self.rename, margin=0),
+            html("<small>A new number of states applies on Enter or Set.</small>", margin=(0, 10)),
             self.new_card,
             pn.Row(self.add_obs, self.add_hid, margin=0, sizing_mode="stretch_width"),
             pn.Row(self.make_root, self.delete, margin=0, sizing_mode="stretch_width"),
@@ -122,7 +126,7 @@ class RegularizationPanel(Viewer):
         )
         self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent",
                                        visible=False, color="warning")
-        self.adopt.on_click(lambda _: state.adopt_regular())
+        self.adopt.on_click(in_one_message(lambda _: state.adopt_regular()))
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
 
@@ -220,7 +224,7 @@ class DimensionsPanel(Viewer):
         state.param.watch(self._update_direct, ["direct", "direct_running"])
         self._hidden_rows: list[str] = []
         self._syncing = False
-        self.table.param.watch(self._row_selected, "selection")
+        self.table.param.watch(in_one_message(self._row_selected), "selection")
         state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
         state.param.watch(self._sync_selection, ["highlight"])
         self._update()

@@ -9,7 +9,7 @@ from panel.viewable import Viewer
 
 from .. import explain, presets
 from ..state import ModelState
-from .widgets import heading, html
+from .widgets import heading, html, in_one_message
 
 __all__ = ["ModelPanel"]
 
@@ -27,14 +27,14 @@ class ModelPanel(Viewer):
             sizing_mode="stretch_width",
         )
         self.load_preset = pn.widgets.Button(label="Load preset", color="primary", sizing_mode="stretch_width")
-        self.load_preset.on_click(lambda _: state.load_preset(self.preset.value))
+        self.load_preset.on_click(in_one_message(lambda _: state.load_preset(self.preset.value)))
         self.notation = pn.widgets.TextAreaInput(
             label="Model notation", value=state.notation, height=90, sizing_mode="stretch_width",
             placeholder="3:2,2,2,2  or  5(3(2,2),2,3(2,2))  or  H1:5(H2:3(O1:2,O2:2),O3:2)",
             css_classes=["effdim-notation"],
         )
         self.apply = pn.widgets.Button(label="Apply notation", color="primary", sizing_mode="stretch_width")
-        self.apply.on_click(self._apply_notation)
+        self.apply.on_click(in_one_message(self._apply_notation))
         state.param.watch(lambda e: setattr(self.notation, "value", e.new), "notation")
 
         self.export = pn.widgets.FileDownload(
@@ -42,14 +42,14 @@ class ModelPanel(Viewer):
             sizing_mode="stretch_width", embed=False,
         )
         self.import_json = pn.widgets.FileInput(accept=".json,application/json", sizing_mode="stretch_width")
-        self.import_json.param.watch(self._import, "value")
+        self.import_json.param.watch(in_one_message(self._import), "value")
 
         self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5),
                                                  css_classes=["effdim-auto"])
         self.undo = pn.widgets.Button(label="↶ Undo", sizing_mode="stretch_width", disabled=not state.can_undo)
         self.redo = pn.widgets.Button(label="↷ Redo", sizing_mode="stretch_width", disabled=not state.can_redo)
-        self.undo.on_click(lambda _: state.undo())
-        self.redo.on_click(lambda _: state.redo())
+        self.undo.on_click(in_one_message(lambda _: state.undo()))
+        self.redo.on_click(in_one_message(lambda _: state.redo()))
         state.param.watch(lambda e: setattr(self.undo, "disabled", not e.new), "can_undo")
         state.param.watch(lambda e: setattr(self.redo, "disabled", not e.new), "can_redo")
 

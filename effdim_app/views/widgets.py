@@ -6,14 +6,17 @@ Nothing here knows a tab; each tab's module (:mod:`.sidebar`,
 
 from __future__ import annotations
 
+import functools
+import html as html_text
+
 import pandas as pd
 import panel as pn
 import param
 from panel.viewable import Viewer
 
-from ..style import ALERT_CSS, HTML_CSS
+from ..style import HTML_CSS
 
-__all__ = ["BIG", "compact", "typed", "html", "alert", "heading", "JobLine"]
+__all__ = ["BIG", "compact", "typed", "html", "message", "heading", "in_one_message", "JobLine"]
 
 BIG = 10_000_000
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -38,15 +41,22 @@ def html(obj="", **params) -> pn.pane.HTML:
     return pn.pane.HTML(obj, **params)
 
 
-def alert(obj: param.Parameterized) -> pn.pane.Alert:
-    """An alert showing ``obj.message`` in the colour of ``obj.message_kind``; hidden when empty."""
-    pane = pn.pane.Alert(obj.message, alert_type=obj.message_kind, visible=bool(obj.message),
-                         sizing_mode="stretch_width", margin=(5, 5), stylesheets=[ALERT_CSS])
+def message(obj: param.Parameterized) -> pn.pane.HTML:
+    """A line showing ``obj.message`` in the colour of ``obj.message_kind``.
+
+    Plain text, never Markdown: messages quote what the user typed (names
+    with underscores, stars, backquotes) and must show it as typed. The line
+    keeps its height when empty, so a message appearing does not push the
+    rest of the page down.
+    """
+    pane = html(sizing_mode="stretch_width", margin=(2, 5), css_classes=["effdim-message"])
 
     def update(*_):
-        pane.param.update(object=obj.message, alert_type=obj.message_kind, visible=bool(obj.message))
+        text = html_text.escape(obj.message)
+        pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}' role='status'>{text}</div>"
 
     obj.param.watch(update, ["message", "message_kind"])
+    update()
     return pane
 
 
@@ -89,6 +99,24 @@ class JobLine(Viewer):
 
     def __panel__(self):
         return self.row
+
+
+def in_one_message(callback):
+    """``callback`` (a widget handler) with every screen change it causes sent to the browser at once.
+
+    Without this each pane's change travels as its own message, and the
+    browser lays the page out again after each one; held, the browser gets
+    one message per user action (measured with
+    ``benchmarks/bench_app_update.py --browser``; Panel's ``freeze=True``
+    measured slower here).
+    """
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        with pn.io.hold():
+            return callback(*args, **kwargs)
+
+    return run
 
 
 def heading(text: str, help_text: str | None = None) -> pn.viewable.Viewable:

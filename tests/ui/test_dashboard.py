@@ -5,61 +5,14 @@ Each test opens a fresh browser page, hence a fresh server session.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim.dimensions import dimensions
-from effdim_app.layout import tree_layout
+from pages import DATA, FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, table_rows, upload
 
 pytestmark = pytest.mark.browser
-
-FIG2 = "5(3(2,2),2,3(2,2))"
-TIMEOUT = 60_000
-DATA = Path(__file__).resolve().parents[2] / "core" / "datasets" / "stouffer_toby.csv"
-
-# Screen position of a layout point in the tree plot (the Bokeh figure named "effdim-tree").
-TREE_XY = """
-([x, y]) => {
-  const views = [];
-  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
-  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
-  const plot = views.find((v) => v.model && v.model.name === "effdim-tree" && v.frame);
-  if (!plot) return null;
-  const box = plot.canvas_view.el.getBoundingClientRect();
-  return [box.left + plot.frame.x_scale.compute(x), box.top + plot.frame.y_scale.compute(y)];
-}
-"""
-
-
-def open_app(page: Page, url: str) -> None:
-    page.goto(url)
-    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)
-
-
-def stat(page: Page, key: str):
-    return page.locator(f"[data-stat={key}]")
-
-
-def table_rows(page: Page):
-    return page.locator(".effdim-dims .tabulator-row")
-
-
-def click_node(page: Page, model_text: str, node: str) -> None:
-    """Click ``node`` of the drawn model (positions from the app's own layout function)."""
-    x, y = tree_layout(parse_model(model_text))[node]
-    point = page.evaluate(TREE_XY, [x, y])
-    assert point is not None, "tree plot not found"
-    page.mouse.click(*point)
-
-
-def apply_notation(page: Page, text: str) -> None:
-    box = page.locator(".effdim-notation textarea")
-    box.fill(text)
-    page.get_by_role("button", name="Apply notation").click()
 
 
 def test_load(page: Page, app_url, shots):
@@ -137,19 +90,10 @@ def test_irregular_model_shows_regularization_log(page: Page, app_url, shots):
     expect(page.get_by_text("The model is irregular")).to_be_visible(timeout=TIMEOUT)
 
 
-def _data_tab(page: Page) -> None:
-    page.get_by_text("Data & scores", exact=True).click()
-
-
-def _upload(page: Page, name: str, content: bytes) -> None:
-    page.locator("input.filepond--browser").set_input_files(
-        {"name": name, "mimeType": "text/csv", "buffer": content})
-
-
 def test_upload_csv_and_see_curves(page: Page, app_url, shots):
     open_app(page, app_url)
-    _data_tab(page)
-    _upload(page, "stouffer-toby.csv", DATA.read_bytes())
+    data_tab(page)
+    upload(page, "stouffer-toby.csv", DATA.read_bytes())
     expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
     to = page.locator(".effdim-card-max input")
     to.fill("4")
@@ -172,8 +116,8 @@ def test_bad_file_message_and_model_intact(page: Page, app_url, shots):
     open_app(page, app_url)
     click_node(page, FIG2, "H3")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
-    _data_tab(page)
-    _upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
+    data_tab(page)
+    upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
     expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
     page.screenshot(path=str(shots / "07-bad-file.png"))
     page.get_by_text("Model & dimensions", exact=True).click()

@@ -1,0 +1,67 @@
+"""What the browser tests do on the dashboard's page: open it, click a node, apply a notation, find a number.
+
+(pytest puts this folder on ``sys.path``: tests import it as ``pages``.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from effdim import parse_model
+from effdim_app.layout import tree_layout
+
+FIG2 = "5(3(2,2),2,3(2,2))"
+TIMEOUT = 60_000
+DATA = Path(__file__).resolve().parents[2] / "core" / "datasets" / "stouffer_toby.csv"
+
+# Screen position of a layout point in the tree plot (the Bokeh figure named "effdim-tree").
+TREE_XY = """
+([x, y]) => {
+  const views = [];
+  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const plot = views.find((v) => v.model && v.model.name === "effdim-tree" && v.frame);
+  if (!plot) return null;
+  const box = plot.canvas_view.el.getBoundingClientRect();
+  return [box.left + plot.frame.x_scale.compute(x), box.top + plot.frame.y_scale.compute(y)];
+}
+"""
+
+
+def open_app(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)
+
+
+def stat(page: Page, key: str):
+    return page.locator(f"[data-stat={key}]")
+
+
+def table_rows(page: Page):
+    return page.locator(".effdim-dims .tabulator-row")
+
+
+def click_node(page: Page, model_text: str, node: str) -> None:
+    """Click ``node`` of the drawn model (positions from the app's own layout function)."""
+    x, y = tree_layout(parse_model(model_text))[node]
+    point = page.evaluate(TREE_XY, [x, y])
+    assert point is not None, "tree plot not found"
+    page.mouse.click(*point)
+
+
+def apply_notation(page: Page, text: str) -> None:
+    box = page.locator(".effdim-notation textarea")
+    box.fill(text)
+    page.get_by_role("button", name="Apply notation").click()
+
+
+def data_tab(page: Page) -> None:
+    page.get_by_text("Data & scores", exact=True).click()
+
+
+def upload(page: Page, name: str, content: bytes) -> None:
+    page.locator("input.filepond--browser").set_input_files(
+        {"name": name, "mimeType": "text/csv", "buffer": content})
