@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import math
 import time
@@ -532,6 +533,9 @@ class ModelState(param.Parameterized):
             except UnicodeDecodeError:
                 self._say("JSON import refused: the file is not UTF-8 text. The model is unchanged.", "danger")
                 return False
+        if isinstance(data, str) and not data.strip():
+            self._say("JSON import refused: the file is empty. The model is unchanged.", "danger")
+            return False
         return self._edit("Model from JSON", lambda: model_from_json(data)) and self._reselect()
 
     def _reselect(self) -> bool:
@@ -662,6 +666,8 @@ class ScoresState(param.Parameterized):
     climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
     cs_prior = param.Selector(default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS),
                               doc="Dirichlet prior of CS and CS+ (effdim.priors).")
+    past_saturation = param.Boolean(
+        default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc.")
 
     running = param.Boolean(default=False)
     task = param.String(default="", doc="'sweep' or 'climb' while running.")
@@ -684,6 +690,7 @@ class ScoresState(param.Parameterized):
             self.jobs = models.jobs or JobRunner(workers=models.limits.workers, timeout=models.limits.time_limit,
                                                  max_bytes=models.limits.job_bytes)
         self._key_of_results = None
+        self._scored = None  # (mapping, scored model, data, CS prior) the last inputs check saw
         models.param.watch(self._inputs_changed, ["effective"])
         data.param.watch(self._inputs_changed, ["dataset"])
         self.param.watch(self._inputs_changed, ["mapping", "cs_prior"])
@@ -705,6 +712,10 @@ class ScoresState(param.Parameterized):
         return (self.mapping, self.scored_model(), id(self.data.dataset), self.node, self.cs_prior)
 
     def _inputs_changed(self, *events) -> None:
+        scored = (self.mapping, self.scored_model(), id(self.data.dataset), self.cs_prior)
+        if scored == self._scored:
+            return  # e.g. a tree edit while the LC model over all columns is scored: runs and results stand
+        self._scored = scored
         choices = self.hidden_choices()
         node = self.node if self.node in choices else (choices[0] if choices else None)
         stale = bool(self.results) or self.climb is not None
@@ -771,13 +782,17 @@ class ScoresState(param.Parameterized):
         return True
 
     def _cards(self) -> list[int] | None:
-        """The swept cardinalities (None: the engine's default range), within the server's limits."""
+        """The swept cardinalities (None: the engine's default range), within the server's limits.
+
+        With 'to' = 0 the sweep stops at saturation (:meth:`saturation_card`) unless ``past_saturation``.
+        """
         limits = self.models.limits
         if self.card_max > limits.max_card:
             raise ValueError(f"the largest cardinality {self.card_max:,} is above this server's limit "
                              f"of {limits.max_card:,}")
         if self.card_max == 0:
-            return None
+            saturated = None if self.past_saturation else self.saturation_card()
+            return None if saturated is None else list(range(self.card_min, max(saturated, self.card_min) + 1))
         if self.card_max < self.card_min:
             return None
         count = self.card_max - self.card_min + 1
@@ -785,6 +800,31 @@ class ScoresState(param.Parameterized):
             raise ValueError(f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
                              f"server sweeps at most {limits.max_sweep} at a time")
         return list(range(self.card_min, self.card_max + 1))
+
+    def saturation_card(self) -> int | None:
+        """The least cardinality of the swept node at which de = dc (None: not before the model turns
+        irregular, or too heavy to check here).
+
+        From there on every larger cardinality has the same de and fits the
+        data as well as the complete model: sweeping further shows flat
+        curves only. Uses the interactive (Corollary 4.1) dimensions.
+        """
+        from effdim.search import lc_model_for
+
+        dataset = self.data.dataset
+        if dataset is None:
+            return None
+        model = self.scored_model() or lc_model_for(dataset)
+        node = self.node if self.node in model else model.root
+        limits = self.models.limits
+        for card in itertools.count(1):
+            candidate = model.with_card(node, card)
+            if _violations(candidate) or limits.plan(candidate, direct=False)[0] != "now":
+                return None
+            report = tasks.dimensions_task(candidate, direct=False, max_bytes=limits.job_bytes)
+            if report.de >= report.dc:
+                return card
+        return None
 
     async def _run(self, task: str, fn, *args, **kwargs) -> Any:
         """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free."""
@@ -829,8 +869,11 @@ class ScoresState(param.Parameterized):
                                   cs_prior=self.cs_prior)
         if results is not None:
             self._key_of_results = self.key()
+            saturated = cards is not None and self.card_max == 0
+            note = (f" Stopped at |H| = {cards[-1]}, where de = dc: larger cardinalities score alike "
+                    "(tick 'past saturation' to go on)." if saturated else "")
             self.param.update(results=list(results), progress=100,
-                              status=f"Sweep done: {len(results)} cardinalities scored.")
+                              status=f"Sweep done: {len(results)} cardinalities scored.{note}")
         return results
 
     async def run_climb(self) -> Any:

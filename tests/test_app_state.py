@@ -377,6 +377,7 @@ def test_tree_data_marks_selection_highlight_and_regularization():
 
 def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
     scores.card_max = 0  # up to the largest regular |X|, 8 for four binary items
+    scores.past_saturation = True
     scores.cs_prior = "k2:1"
     results = run(scores.run_sweep())
     assert {r.scores.cs_prior for r in results} == {"k2:1"}
@@ -481,3 +482,31 @@ def test_a_large_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
     assert had_job and "Reading upload 'big.csv'" in reading
     assert loaded.columns == ("A", "B", "C") and loaded.n_rows == 50_000
     assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
+
+
+def test_tree_edit_keeps_lc_sweep_results_but_clears_model_sweep_results():
+    """The LC model over all columns does not use the edited tree: editing the tree leaves its results."""
+    scores = ScoresState(ModelState(), DataState())
+    assert scores.data.load_bundled("stouffer-toby")
+    scores.results = ["stand-in result"]
+    scores.models.set_card(2, node="O2")
+    assert scores.results == ["stand-in result"]
+    scores.mapping = "model"
+    assert scores.results == []
+
+
+def test_empty_json_file_is_refused_by_name():
+    s = ModelState()
+    assert not s.load_json(b"")
+    assert "the file is empty" in s.message
+
+
+def test_default_sweep_stops_where_de_reaches_dc():
+    scores = ScoresState(ModelState(), DataState())
+    scores.data.load_bundled("stouffer-toby")  # four binary items: dc = 15, LC 4:2,2,2,2 has de = 15
+    assert scores.saturation_card() == 4
+    assert scores._cards() == [1, 2, 3, 4]
+    scores.past_saturation = True
+    assert scores._cards() is None  # the engine's default: up to the largest regular cardinality
+    scores.card_max = 6
+    assert scores._cards() == [1, 2, 3, 4, 5, 6]

@@ -104,11 +104,13 @@ class ScoresPanel(Viewer):
     def __init__(self, state: ScoresState, **params):
         super().__init__(**params)
         self.state = state
-        self.mapping = pn.widgets.RadioButtonGroup(
+        # from_param: two-way, so the toggle follows when the state switches the mapping
+        # (after "Edit the LC model over these columns in the tree editor")
+        self.mapping = pn.widgets.RadioButtonGroup.from_param(
+            state.param.mapping, label="", sizing_mode="stretch_width", color="primary",
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
-            value=state.mapping, sizing_mode="stretch_width", color="primary",
+            css_classes=["effdim-mapping"],
         )
-        self.mapping.link(state, value="mapping")
         self.leaf_map = pn.widgets.Tabulator(typed(**LEAF_COLUMNS),
                                              show_index=False, disabled=True, selectable=False,
                                              sizing_mode="stretch_width", layout="fit_data_stretch",
@@ -121,8 +123,11 @@ class ScoresPanel(Viewer):
         self.node = pn.widgets.Select(label="Hidden node to sweep", options=[], sizing_mode="stretch_width")
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
-        self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = largest regular)",
+        self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = until de = dc)",
                                                        width=150, css_classes=["effdim-card-max"])
+        self.past_saturation = pn.widgets.Checkbox.from_param(
+            state.param.past_saturation, label="past saturation", margin=(30, 5, 5, 5),
+            css_classes=["effdim-past-saturation"])
         self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90,
                                                        css_classes=["effdim-restarts"])
         self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
@@ -157,7 +162,7 @@ class ScoresPanel(Viewer):
         self.climb_box = pn.Column(self.climb_plot, sizing_mode="stretch_width", margin=0, visible=False)
         self.table = pn.widgets.Tabulator(
             typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False, sortable=False,
-            sizing_mode="stretch_width", layout="fit_columns", css_classes=["effdim-results"], visible=False,
+            sizing_mode="stretch_width", layout="fit_data_table", css_classes=["effdim-results"], visible=False,
             header_align={c: "right" for c in RESULT_COLUMNS}, text_align={c: "right" for c in RESULT_COLUMNS},
             configuration={"columnDefaults": {"resizable": False}},
         )
@@ -263,8 +268,10 @@ class ScoresPanel(Viewer):
             else:
                 data = pd.DataFrame({"card": pd.Series(dtype=int), "score": pd.Series(dtype=float)})
             star = pd.DataFrame([best[name]], columns=["card", "score"]) if name in best else data.iloc[:0]
+            # scores with de (BIC+, CS+) dashed and thinner over the wide solid ds ones:
+            # where de = ds the two coincide, and both stay visible
             layers.append(hv.Curve(data, "card", "score", label=label).opts(
-                color=color, line_width=2, line_dash=criterion.dash, framewise=True))
+                color=color, line_width=2 if criterion.uses_de else 5, line_dash=criterion.dash, framewise=True))
             layers.append(hv.Scatter(data, "card", "score", label=label).opts(color=color, size=6,
                                                                              tools=["hover"], framewise=True))
             layers.append(hv.Scatter(star, "card", "score", label=label).opts(
@@ -307,7 +314,8 @@ class ScoresPanel(Viewer):
             self.to_editor,
             self.mismatch,
             self.leaf_map,
-            pn.Row(self.node, self.card_min, self.card_max, self.restarts, self.seed, sizing_mode="stretch_width"),
+            pn.Row(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
+                   sizing_mode="stretch_width"),
             pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, sizing_mode="stretch_width"),
             self.progress,
             self.status,

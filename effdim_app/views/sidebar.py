@@ -58,8 +58,10 @@ class ModelPanel(Viewer):
         self.state.load_notation(text or "")
 
     def _import(self, event) -> None:
-        if event.new:
-            self.state.load_json(event.new)
+        if event.new is None:  # cleared below
+            return
+        self.state.load_json(event.new)  # an empty file too: the state says what is wrong
+        self.import_json.clear()  # choosing the same file again is a new import
 
     def __panel__(self):
         return pn.Column(

@@ -47,8 +47,8 @@ def table_rows(page: Page):
 def click_node(page: Page, model_text: str, node: str) -> None:
     """Click ``node`` of the drawn model (positions from the app's own layout function)."""
     x, y = tree_layout(parse_model(model_text))[node]
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)  # drawn (tab shown)
     point = page.evaluate(TREE_XY, [x, y])
-    assert point is not None, "tree plot not found"
     page.mouse.click(*point)
 
 

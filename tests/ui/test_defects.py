@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from pages import FIG2, TIMEOUT, apply_notation, click_node, open_app, stat
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat
 
 pytestmark = pytest.mark.browser
 
@@ -49,3 +49,89 @@ def test_messages_are_plain_text_underscores_kept(page: Page, app_url):
     apply_notation(page, "3(2,2")  # the engine's refusal, shown as written
     expect(message(page)).to_contain_text("Model from notation refused", timeout=TIMEOUT)
     assert message(page).locator("em, strong, code").count() == 0
+
+
+# True when some cell of the table shows less than its text (Tabulator cuts it with an ellipsis).
+CUT_CELLS = """(selector) => {
+  const cut = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.matches(selector + ' .tabulator-cell') && el.scrollWidth > el.clientWidth + 1) cut.push(el.textContent);
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return cut;
+}"""
+
+
+def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Page, app_url, shots):
+    open_app(page, app_url)
+    data_tab(page)
+    page.get_by_role("button", name="Load data set").click()
+    expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
+    for css, value in ((".effdim-card-max input", "3"), (".effdim-restarts input", "60")):
+        box = page.locator(css)
+        box.fill(value)
+        box.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.get_by_role("button", name="■ Cancel")).to_be_enabled(timeout=TIMEOUT)
+    # a tree edit while the LC model over all columns is swept: the sweep goes on
+    page.get_by_text("Model & dimensions", exact=True).click()
+    click_node(page, FIG2, "O3")
+    box = page.locator(".effdim-card-input input")
+    box.fill("3")
+    box.press("Enter")
+    expect(stat(page, "ds")).to_have_text("46", timeout=TIMEOUT)
+    data_tab(page)
+    expect(page.locator(".effdim-best")).to_contain_text("Best cardinality by score", timeout=TIMEOUT)
+    expect(page.get_by_text("cancelled")).to_have_count(0)
+    page.locator(".effdim-results").scroll_into_view_if_needed()
+    expect(page.locator(".effdim-results .tabulator-row")).to_have_count(3)
+    assert page.evaluate(CUT_CELLS, ".effdim-results") == []
+    page.screenshot(path=str(shots / "10-lc-sweep-after-tree-edit.png"))
+    # the editor takes the LC model: the toggle shows the mapping now scored
+    page.get_by_role("button", name="Edit the LC model over these columns in the tree editor").click()
+    mapping = page.locator(".effdim-mapping")
+    expect(mapping.locator(".bk-active")).to_have_text("Edited model (leaves = columns)", timeout=TIMEOUT)
+    mapping.get_by_text("LC model over all columns").click()
+    expect(mapping.locator(".bk-active")).to_have_text("LC model over all columns", timeout=TIMEOUT)
+
+
+# Line styles of the score curves (the Bokeh plot whose y axis reads "score ...").
+CURVE_STYLES = """() => {
+  const views = [];
+  const walk = (v) => {
+    views.push(v);
+    for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const out = [];
+  for (const v of views) {
+    const g = v.model && v.model.glyph;
+    if (g && g.type === "Line" && v.model.data_source.get_length() > 0)
+      out.push([g.line_dash.value.length > 0, g.line_width.value]);  // [dashed?, width]
+  }
+  return out;
+}"""
+
+
+def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(page: Page, app_url, shots):
+    open_app(page, app_url)
+    data_tab(page)
+    page.get_by_role("button", name="Load data set").click()  # hlc-figure2: 5 binary columns, dc = 31
+    expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
+    box = page.locator(".effdim-restarts input")
+    box.fill("1")
+    box.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.get_by_text("Stopped at |H| = 6, where de = dc")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".effdim-results .tabulator-row")).to_have_count(6)
+    styles = page.evaluate(CURVE_STYLES)
+    assert sorted(styles) == [[False, 5]] * 3 + [[True, 2]] * 2, styles  # BIC+, CS+ dashed over BIC, CS
+    page.locator(".effdim-curves").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "11-sweep-to-saturation.png"))
+    page.locator(".effdim-past-saturation input").check()
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.get_by_text("of 16 fits done")).to_be_visible(timeout=TIMEOUT)  # on to the largest regular |H|
+    page.get_by_role("button", name="■ Cancel").click()
