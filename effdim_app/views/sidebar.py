@@ -42,7 +42,7 @@ class ModelPanel(Viewer):
             sizing_mode="stretch_width", embed=False,
         )
         self.import_json = pn.widgets.FileInput(accept=".json,application/json", sizing_mode="stretch_width")
-        self.import_json.param.watch(in_one_message(self._import), "value")
+        self.import_json.param.watch(in_one_message(self._import), ["value", "filename"])
 
         self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5),
                                                  css_classes=["effdim-auto"])
@@ -57,11 +57,12 @@ class ModelPanel(Viewer):
         text = self.notation.value_input if self.notation.value_input is not None else self.notation.value
         self.state.load_notation(text or "")
 
-    def _import(self, event) -> None:
-        if event.new is None:  # cleared below
+    def _import(self, *_) -> None:
+        chooser = self.import_json
+        if not chooser.filename:  # cleared below
             return
-        self.state.load_json(event.new)  # an empty file too: the state says what is wrong
-        self.import_json.clear()  # choosing the same file again is a new import
+        self.state.load_json(chooser.value or b"")  # Panel reads an empty file as no value
+        chooser.clear()  # choosing the same file again is a new import
 
     def __panel__(self):
         return pn.Column(

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from playwright.sync_api import Page, expect
+
+from effdim import model_to_json, parse_model
 
 from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat
 
@@ -135,3 +139,18 @@ def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(pa
     page.get_by_role("button", name="▶ Sweep cardinality").click()
     expect(page.get_by_text("of 16 fits done")).to_be_visible(timeout=TIMEOUT)  # on to the largest regular |H|
     page.get_by_role("button", name="■ Cancel").click()
+
+
+def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
+    open_app(page, app_url)
+    chooser = page.locator("input[type=file][accept*=json]")
+    chooser.set_input_files({"name": "empty.json", "mimeType": "application/json", "buffer": b""})
+    expect(message(page)).to_contain_text("the file is empty", timeout=TIMEOUT)
+    saved = {"name": "lc.json", "mimeType": "application/json",
+             "buffer": json.dumps(model_to_json(parse_model("3:2,2,2"))).encode()}
+    chooser.set_input_files(saved)
+    expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
+    apply_notation(page, FIG2)
+    expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
+    chooser.set_input_files(saved)  # the same file again, after editing
+    expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
