@@ -43,13 +43,7 @@ class DataPanel(Viewer):
     def __init__(self, state: DataState, **params):
         super().__init__(**params)
         self.state = state
-        limit_mb = max(1, state.max_bytes // 1_000_000)
-        self.upload = pn.widgets.FileDropper(
-            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
-            multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
-        )
-        self.upload.param.watch(self._uploaded, "value")
-        self._last: dict = {}
+        self.drop_zone = pn.Column(self._dropper(), sizing_mode="stretch_width", margin=0)
         from effdim import datasets
 
         names = list(datasets.names())
@@ -64,15 +58,27 @@ class DataPanel(Viewer):
         self.load_job = JobLine(state, "load_job")
         state.param.watch(self._update, ["dataset"])
 
+    def _dropper(self) -> pn.widgets.FileDropper:
+        limit_mb = max(1, self.state.max_bytes // 1_000_000)
+        dropper = pn.widgets.FileDropper(
+            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
+            multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
+        )
+        dropper.param.watch(self._uploaded, "value")
+        return dropper
+
     def _uploaded(self, event) -> None:
-        """Load each file that is new since the last event (the dropper's value keeps old files)."""
-        current = dict(event.new or {})
-        fresh = [(name, content) for name, content in current.items() if self._last.get(name) is not content]
-        self._last = current
-        for name, content in fresh:
+        """Load the dropped file, then offer a fresh drop zone.
+
+        The message below says whether the file was accepted; the dropper's own
+        green "Upload complete" only means the bytes arrived, and stayed beside
+        a red refusal.
+        """
+        for name, content in (event.new or {}).items():
             if isinstance(content, str):  # Panel decodes text/* uploads; the loader wants the bytes
                 content = content.encode("utf-8")
             self.state.load_upload(name, content)
+        self.drop_zone[:] = [self._dropper()]
 
     def _update(self, *_) -> None:
         ds = self.state.dataset
@@ -87,7 +93,7 @@ class DataPanel(Viewer):
                              f"(at most {self.state.max_states} states each); an optional 'count' column of "
                              f"pattern counts; at most {limit}."),
             html(f"<small>Upload a CSV file (at most {limit}) …</small>", margin=(0, 5)),
-            self.upload,
+            self.drop_zone,
             html("<small>… or pick a bundled data set:</small>", margin=(0, 5)),
             self.bundled,
             self.load_bundled,

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
 
-from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -154,3 +154,14 @@ def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
     expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
     chooser.set_input_files(saved)  # the same file again, after editing
     expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
+
+
+def test_refused_upload_leaves_no_upload_complete_beside_the_refusal(page: Page, app_url, shots):
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
+    expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Upload complete")).to_have_count(0, timeout=TIMEOUT)
+    upload(page, "ok.csv", b"A,B,C\n1,2,3\n1,2,2\n2,1,3\n")  # the fresh drop zone takes the next file
+    expect(page.get_by_text("Loaded upload 'ok.csv'")).to_be_visible(timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "12-upload-after-refusal.png"))
