@@ -52,6 +52,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -790,13 +791,19 @@ def _encode_column(
     return lookup[raw_codes], tuple(states)  # raw code -1 (NA) picks the trailing -1
 
 
+_LEADING_NUMBER = re.compile(r"\s*(\d+)")
+
+
 def _natural_states(values: list[Any]) -> tuple[list, dict]:
-    """Distinct values sorted naturally, and a map from each value to its state.
+    """Distinct values in their natural order, and a map from each value to its state.
 
     Strings that all read as integers become ``int`` (sorted numerically),
     else as finite decimals ``float``, unless two spellings would merge
-    (``"1"`` and ``"01"``), in which case they stay strings. Integral floats
-    (a pandas int column with NaN) become ``int``.
+    (``"1"`` and ``"01"``), in which case they stay strings. Other strings
+    keep the order in which they first appear (a survey's "never, sometimes,
+    often" is not alphabetical), except labels that all start with a number
+    ("1 Extremely well", ..., "10 Not at all"), sorted by that number.
+    Integral floats (a pandas int column with NaN) become ``int``.
     """
     distinct = list(dict.fromkeys(values))
     if all(isinstance(v, str) for v in distinct):
@@ -810,7 +817,10 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
             if len(set(converted)) == len(converted):
                 states = sorted(converted)
                 return states, dict(zip(distinct, converted))
-        return sorted(distinct), {v: v for v in distinct}
+        numbered = [_LEADING_NUMBER.match(v) for v in distinct]
+        if all(numbered):
+            distinct = sorted(distinct, key=lambda v: (int(_LEADING_NUMBER.match(v).group(1)), v))
+        return distinct, {v: v for v in distinct}
     mapping: dict[Any, Any] = {}
     for v in distinct:
         if isinstance(v, (bool, np.bool_)):

@@ -156,12 +156,15 @@ def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
     expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
 
 
-def test_refused_upload_leaves_no_upload_complete_beside_the_refusal(page: Page, app_url, shots):
+def test_refused_upload_leaves_no_upload_complete_and_categories_keep_file_order(page: Page, app_url, shots):
     open_app(page, app_url)
     data_tab(page)
     upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
     expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("Upload complete")).to_have_count(0, timeout=TIMEOUT)
-    upload(page, "ok.csv", b"A,B,C\n1,2,3\n1,2,2\n2,1,3\n")  # the fresh drop zone takes the next file
+    # the fresh drop zone takes the next file; categories keep the file's order, numbered ones by number
+    upload(page, "ok.csv", b"freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\n")
     expect(page.get_by_text("Loaded upload 'ok.csv'")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("sometimes, never, often")).to_be_visible()
+    expect(page.get_by_text("1 Extremely well, 2 Very well, 10 Not at all")).to_be_visible()
     page.screenshot(path=str(shots / "12-upload-after-refusal.png"))
