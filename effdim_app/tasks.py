@@ -35,6 +35,7 @@ def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None
                       progress=progress)
 
 
-def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, progress=None):
+def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, sep: str = ",", name: str | None = None,
+                  progress=None):
     """:func:`effdim.data.load_csv` of an uploaded file's bytes (its limits, its messages)."""
-    return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes)
+    return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes, sep=sep, name=name)

@@ -510,3 +510,17 @@ def test_default_sweep_stops_where_de_reaches_dc():
     assert scores._cards() is None  # the engine's default: up to the largest regular cardinality
     scores.card_max = 6
     assert scores._cards() == [1, 2, 3, 4, 5, 6]
+
+
+def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
+    d = DataState()
+    rows = ["id;A;B"] + [f"{i};{'é' if i % 2 else 'e'};{i % 3}" for i in range(60)]
+    assert d.load_upload("ids.csv", "\n".join(rows).encode("latin-1"))
+    assert d.dataset.columns == ("A", "B") and d.full.columns == ("id", "A", "B")
+    assert "Left out 'id' (60 distinct values" in d.message
+    assert "semicolons" in d.message and "Latin-1" in d.message
+    assert not d.use_columns(["id", "A"]) and "Column 'id' has 60 distinct values" in d.message
+    assert d.dataset.columns == ("A", "B")  # refused: unchanged
+    assert not d.use_columns(["A"]) and d.dataset.columns == ("A", "B")
+    assert d.load_upload("plain.csv", b"A,B,C\n1,2,3\n2,1,4\n")
+    assert d.use_columns(["C", "A"]) and d.dataset.columns == ("A", "C")  # the file's order

@@ -15,7 +15,7 @@ from effdim.scores import SCORES
 
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
-from .widgets import JobLine, heading, html, message, typed
+from .widgets import JobLine, heading, html, in_one_message, message, typed
 
 try:  # without hv.extension (scripts, pn.serve) the option builders need a backend
     hv.opts.Overlay
@@ -56,7 +56,11 @@ class DataPanel(Viewer):
                                             layout="fit_data_stretch", max_height=220, visible=False)
         self.message = message(state)
         self.load_job = JobLine(state, "load_job")
-        state.param.watch(self._update, ["dataset"])
+        self.use = pn.widgets.MultiChoice(label="Columns used (remove an ID column here)", options=[],
+                                          sizing_mode="stretch_width", visible=False,
+                                          css_classes=["effdim-columns-used"])
+        self.use.param.watch(in_one_message(self._columns_picked), "value")
+        state.param.watch(self._update, ["dataset", "full", "columns"])
 
     def _dropper(self) -> pn.widgets.FileDropper:
         limit_mb = max(1, self.state.max_bytes // 1_000_000)
@@ -80,11 +84,16 @@ class DataPanel(Viewer):
             self.state.load_upload(name, content)
         self.drop_zone[:] = [self._dropper()]
 
+    def _columns_picked(self, event) -> None:
+        if list(event.new) != self.state.columns and not self.state.use_columns(list(event.new)):
+            self.use.value = list(self.state.columns)  # refused: show the columns still in use
+
     def _update(self, *_) -> None:
-        ds = self.state.dataset
-        if ds is None:
+        state = self.state
+        if state.dataset is None:
             return
-        self.columns.param.update(value=self.state.columns_frame(), visible=True)
+        self.use.param.update(options=list(state.full.columns), value=list(state.columns), visible=True)
+        self.columns.param.update(value=state.columns_frame(), visible=True)
 
     def __panel__(self):
         limit = f"{self.state.max_bytes / 1e6:.0f} MB"
@@ -99,6 +108,7 @@ class DataPanel(Viewer):
             self.load_bundled,
             self.load_job,
             self.message,
+            self.use,
             self.columns,
             sizing_mode="stretch_width",
         )

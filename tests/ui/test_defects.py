@@ -168,3 +168,20 @@ def test_refused_upload_leaves_no_upload_complete_and_categories_keep_file_order
     expect(page.get_by_text("sometimes, never, often")).to_be_visible()
     expect(page.get_by_text("1 Extremely well, 2 Very well, 10 Not at all")).to_be_visible()
     page.screenshot(path=str(shots / "12-upload-after-refusal.png"))
+
+
+def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(page: Page, app_url, shots):
+    rows = ["id;Fréquence;Qualité"] + [f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}"
+                                        for i in range(1, 61)]
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "enquête.csv", "\n".join(rows).encode("latin-1"))
+    for said in ("Left out 'id' (60 distinct values", "semicolons", "Latin-1"):
+        expect(message(page)).to_contain_text(said, timeout=TIMEOUT)
+    expect(page.get_by_text("jamais, souvent")).to_be_visible()
+    picker = page.locator(".effdim-columns-used")
+    expect(picker).to_contain_text("Fréquence")
+    picker.locator(".choices__inner").click()
+    page.get_by_role("option", name="id").click()  # an identifier cannot be a variable: refused, by name
+    expect(message(page)).to_contain_text("Column 'id' has 60 distinct values", timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "13-csv-id-column.png"))
