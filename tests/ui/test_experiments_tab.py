@@ -26,6 +26,10 @@ def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
     page.get_by_text("Experiments", exact=True).click()
     expect(page.get_by_text("Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score")).to_be_visible(timeout=TIMEOUT)
     expect(page.locator("table").filter(has_text="243k").first).to_be_visible(timeout=TIMEOUT)
+    # units, abbreviations and a takeaway per figure, in words
+    for said in ("in 1e-3 bits", "SS", "|X|", "docs/experiments.md"):
+        expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
+    expect(page.get_by_text("Takeaway:")).to_have_count(2)
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
     assert any(t.startswith("KL of the selected model, 50 replicates") for t in page.evaluate(TITLES))
     page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
