@@ -19,11 +19,15 @@ __all__ = ["app", "show", "create_app", "serve", "session_page"]
 
 
 def _extension() -> None:
+    """Load Panel's extensions; in a notebook with BokehJS inline, so the output is not empty offline.
+
+    (Served, the server sends the resources itself.)
+    """
     import panel as pn
 
     from .app import EXTENSIONS
 
-    pn.extension(*EXTENSIONS)
+    pn.extension(*EXTENSIONS, inline=not pn.state.served)
 
 
 def create_app(model=None, limits=None, jobs=None):

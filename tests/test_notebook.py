@@ -25,3 +25,5 @@ def test_example_notebook_executes():
     dashboard = next(c for c in nb.cells if c.cell_type == "code" and "effdim_app.app(" in c.source)
     results = [o for o in dashboard.outputs if o.get("output_type") == "execute_result"]
     assert results and "application/vnd.holoviews_exec.v0+json" in results[0]["data"]
+    # BokehJS is in the notebook itself, not fetched from a CDN (classrooms without internet)
+    assert "cdn.bokeh.org" not in nbformat.writes(nb)
