@@ -27,6 +27,7 @@ __all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE"]
 EXTENSIONS = ("tabulator", "filedropper")
 TITLE = "effdim · effective dimension of HLC models"
 SIDEBAR_WIDTH = 300
+INLINE_SIDEBAR_WIDTH = 250
 
 
 class EffdimApp(Viewer):
@@ -63,16 +64,22 @@ class EffdimApp(Viewer):
         )
 
     def _model_tab(self):
+        # FlexBoxes wrap: below about 900 px (a notebook cell, a projector at 1024 px with the
+        # sidebar open) the Selected-node card goes under the tree and Regularity under the
+        # Dimensions, instead of being cut off at the right edge.
         return pn.Column(
-            pn.Row(
-                pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width", min_width=420),
+            pn.FlexBox(
+                pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
+                          styles={"flex": "1 1 420px"}, min_width=360),
                 self.selection,
-                sizing_mode="stretch_width",
+                flex_wrap="wrap", sizing_mode="stretch_width",
             ),
-            pn.Row(
-                pn.Column(self.dimensions, sizing_mode="stretch_width", min_width=460),
-                pn.Column(self.regularity, width=380),
-                sizing_mode="stretch_width",
+            pn.FlexBox(
+                pn.Column(self.dimensions, sizing_mode="stretch_width", styles={"flex": "1 1 460px"},
+                          min_width=360),
+                pn.Column(self.regularity, sizing_mode="stretch_width", styles={"flex": "1 1 300px"},
+                          max_width=420),
+                flex_wrap="wrap", sizing_mode="stretch_width",
             ),
             sizing_mode="stretch_width",
         )
@@ -85,11 +92,11 @@ class EffdimApp(Viewer):
         )
 
     def __panel__(self):
-        """Inline form (notebooks): the sidebar to the left of the tabs."""
-        return pn.Row(
-            pn.Column(self.model_panel, width=SIDEBAR_WIDTH),
-            self.tabs,
-            sizing_mode="stretch_width",
+        """Inline form (notebooks): the model controls to the left of the tabs, above them in a narrow cell."""
+        return pn.FlexBox(
+            pn.Column(self.model_panel, width=INLINE_SIDEBAR_WIDTH),
+            pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
+            flex_wrap="wrap", sizing_mode="stretch_width",
         )
 
     def close(self) -> None:

@@ -73,6 +73,30 @@ def app_url():
 
 
 @pytest.fixture(scope="session")
+def inline_url():
+    """The dashboard's inline (notebook) form, without the page template, one fresh app per session."""
+    import panel as pn
+
+    from effdim_app.app import EXTENSIONS, create_app
+
+    def inline():
+        pn.extension(*EXTENSIONS)
+        return create_app()
+
+    port = _free_port()
+    server = pn.serve({"inline": inline}, port=port, address="127.0.0.1", threaded=True, show=False,
+                      websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}/inline"
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def shots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS

@@ -83,6 +83,7 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     # a tree edit while the LC model over all columns is swept: the sweep goes on
     page.get_by_text("Model & dimensions", exact=True).click()
     click_node(page, FIG2, "O3")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3", timeout=TIMEOUT)
     box = page.locator(".effdim-card-input input")
     box.fill("3")
     box.press("Enter")
@@ -185,3 +186,24 @@ def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(
     page.get_by_role("option", name="id").click()  # an identifier cannot be a variable: refused, by name
     expect(message(page)).to_contain_text("Column 'id' has 60 distinct values", timeout=TIMEOUT)
     page.screenshot(path=str(shots / "13-csv-id-column.png"))
+
+
+# Right edge of the Selected-node card and the page's scroll width (inside Panel's shadow roots).
+EDGES = """() => {
+  const find = (root) => {
+    const hit = root.querySelector('.effdim-card');
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { const f = find(el.shadowRoot); if (f) return f; }
+    return null;
+  };
+  return [find(document).getBoundingClientRect().right, document.scrollingElement.scrollWidth];
+}"""
+
+
+@pytest.mark.parametrize("form, width", [("inline", 900), ("served", 1024)])
+def test_nothing_cut_off_in_a_notebook_cell_or_at_1024_px(page: Page, app_url, inline_url, shots, form, width):
+    page.set_viewport_size({"width": width, "height": 768})
+    open_app(page, inline_url if form == "inline" else app_url)
+    right, scroll_width = page.evaluate(EDGES)
+    assert scroll_width <= width and right <= width, (right, scroll_width)
+    page.screenshot(path=str(shots / f"14-{form}-{width}.png"), full_page=True)
