@@ -16,7 +16,7 @@ from effdim import HLCModel
 from .config import ServerLimits
 from .jobs import JobRunner
 from .state import DataState, ModelState, ScoresState
-from .style import ACCENT, TEMPLATE_CSS
+from .style import ACCENT, HTML_CSS, TEMPLATE_CSS
 from .experiments_view import ExperimentsPanel
 from .tree_view import TreeView
 from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
@@ -27,6 +27,13 @@ __all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE"]
 EXTENSIONS = ("tabulator", "filedropper")
 TITLE = "effdim · effective dimension of HLC models"
 SIDEBAR_WIDTH = 300
+#: The first thing the Model tab says: what the numbers are and what to try.
+FIRST_SENTENCE = (
+    "<p class='effdim-lead'><b>ds</b> counts a model's free parameters; <b>de</b>, its effective dimension "
+    "(Kocka &amp; Zhang 2002), counts only those the observed variables can pin down, and is what BIC+ and "
+    "CS+ penalise. Try it: click a node and type a new number of states, or load the preset "
+    "<i>Table 1: LC 4:3,3,3</i>, where de falls below every bound.</p>"
+)
 INLINE_SIDEBAR_WIDTH = 250
 
 
@@ -68,6 +75,8 @@ class EffdimApp(Viewer):
         # sidebar open) the Selected-node card goes under the tree and Regularity under the
         # Dimensions, instead of being cut off at the right edge.
         return pn.Column(
+            pn.pane.HTML(FIRST_SENTENCE, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[HTML_CSS],
+                         css_classes=["effdim-first"]),
             pn.FlexBox(
                 pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
                           styles={"flex": "1 1 420px"}, min_width=360),

@@ -110,6 +110,13 @@ class _Reports:
 _REPORTS = _Reports()
 
 
+@lru_cache(maxsize=512)
+def _standard_dimension(model: HLCModel) -> int:
+    from effdim.bounds import standard_dimension
+
+    return standard_dimension(model)
+
+
 def _whole_number(value: int | str) -> int:
     """``value`` as an int: an int, or text such as ' 3 ' (ValueError for '2.5', 'abc', '')."""
     if isinstance(value, bool):
@@ -150,6 +157,7 @@ class ModelState(param.Parameterized):
     report = param.Parameter(
         default=None, doc="effdim DimensionReport of `effective`; its de is None until computed (see de_note)."
     )
+    drawn_ds = param.Integer(default=0, doc="ds of the model as edited (differs from report.ds when regularized).")
     report_error = param.String(default="", doc="Why the report could not be computed.")
     de_note = param.String(default="", doc="Plain words on the exact de when the report lacks it.")
     de_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
@@ -211,6 +219,7 @@ class ModelState(param.Parameterized):
             regularization=regularization,
             effective=effective,
             report=report,
+            drawn_ds=_standard_dimension(model),
             report_error=error,
             de_note=note,
             direct=None,

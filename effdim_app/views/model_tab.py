@@ -253,7 +253,9 @@ class DimensionsPanel(Viewer):
 
         self.totals.object = (
             "<div class='effdim-stats'>"
-            + stat("ds", "ds · standard", report.ds)
+            + (stat("ds", "ds · regular equivalent", report.ds,
+                    f"<div class='effdim-drawn' data-stat='drawn-ds'>as drawn: {compact(state.drawn_ds)}</div>")
+               if state.effective is not state.model else stat("ds", "ds · standard", report.ds))
             + stat("de", "de · effective", report.de,
                    f"<div class='effdim-badge effdim-{badge.replace(' ', '-')}'>{badge}</div>")
             + stat("dc", "dc · complete", report.dc)

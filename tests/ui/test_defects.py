@@ -207,3 +207,13 @@ def test_nothing_cut_off_in_a_notebook_cell_or_at_1024_px(page: Page, app_url, i
     right, scroll_width = page.evaluate(EDGES)
     assert scroll_width <= width and right <= width, (right, scroll_width)
     page.screenshot(path=str(shots / f"14-{form}-{width}.png"), full_page=True)
+
+
+def test_first_screen_says_what_the_numbers_are_and_irregular_totals_show_both(page: Page, app_url, shots):
+    open_app(page, app_url)
+    expect(page.locator(".effdim-lead")).to_contain_text("ds counts a model's free parameters")
+    apply_notation(page, "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))")  # H2 irregular
+    expect(stat(page, "ds")).to_have_text("31", timeout=TIMEOUT)  # the regular equivalent's
+    expect(stat(page, "drawn-ds")).to_have_text("as drawn: 66")
+    expect(page.get_by_text("ds · regular equivalent")).to_be_visible()
+    page.screenshot(path=str(shots / "15-irregular-totals.png"))
