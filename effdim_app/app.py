@@ -128,7 +128,27 @@ class EffdimApp(Viewer):
             main_layout=None,
         )
         template.config.raw_css.append(TEMPLATE_CSS)
+        self._share_in_url()
         return template
+
+    def _share_in_url(self) -> None:
+        """Keep the model (notation) and the tab in the page's address: a link opens the same view.
+
+        ``?model=5(3(2,2),2,3(2,2))&tab=1``; a bad notation in a link is refused
+        like a typed one (the message says why; the default model stays).
+        """
+        location = pn.state.location
+        if location is None:
+            return
+        args = pn.state.session_args or {}
+        model = args.get("model", [b""])[0].decode("utf-8", "replace")
+        if model:
+            self.models.load_notation(model)
+        tab = args.get("tab", [b""])[0].decode("ascii", "replace")
+        if tab.isdigit() and int(tab) < len(self.tabs):
+            self.tabs.active = int(tab)
+        self.models.param.watch(lambda e: location.update_query(model=e.new), "notation")
+        self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
 
 
 def create_app(model: HLCModel | str | None = None, limits: ServerLimits | None = None,

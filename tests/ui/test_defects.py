@@ -217,3 +217,13 @@ def test_first_screen_says_what_the_numbers_are_and_irregular_totals_show_both(p
     expect(stat(page, "drawn-ds")).to_have_text("as drawn: 66")
     expect(page.get_by_text("ds · regular equivalent")).to_be_visible()
     page.screenshot(path=str(shots / "15-irregular-totals.png"))
+
+
+def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_url):
+    page.goto(app_url + "?model=3:2,2,2&tab=0")
+    expect(stat(page, "ds")).to_have_text("11", timeout=TIMEOUT)
+    apply_notation(page, "2:3,3")
+    expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
+    page.wait_for_function("() => decodeURIComponent(location.search).includes('model=2:3,3')", timeout=TIMEOUT)
+    page.goto(page.url)  # the link as copied from the address bar
+    expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
