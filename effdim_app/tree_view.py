@@ -20,7 +20,7 @@ from __future__ import annotations
 import panel as pn
 import param
 from bokeh.events import DoubleTap, Tap
-from bokeh.models import ColumnDataSource, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, HoverTool, Range1d, SaveTool
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
@@ -140,8 +140,12 @@ class TreeView(Viewer):
         self._y = Range1d(0, 1)
         fig = figure(
             name="effdim-tree", height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y,
-            tools="", toolbar_location=None, outline_line_color=None, min_border=5,
+            tools="", toolbar_location="right", outline_line_color=None, min_border=5,
         )
+        # the toolbar's save button writes the drawing as a PNG file
+        fig.add_tools(SaveTool(filename="effdim-tree"))
+        fig.toolbar.autohide = True
+        fig.toolbar.logo = None
         fig.axis.visible = False
         fig.grid.visible = False
         fig.segment("x0", "y0", "x1", "y1", source=self._edges, line_color="color", line_width="width")

@@ -5,6 +5,8 @@ The tree drawing itself is :mod:`effdim_app.tree_view`.
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
 import panel as pn
 from panel.viewable import Viewer
@@ -217,6 +219,9 @@ class DimensionsPanel(Viewer):
         self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
                                         css_classes=["effdim-verify"])
         self.verify.on_click(self._verify)
+        self.download = pn.widgets.FileDownload(
+            label="Download this table (CSV)", filename="effdim-dimensions.csv", embed=False, width=230,
+            callback=lambda: io.StringIO(self._frame().to_csv(index=False)), css_classes=["effdim-dims-csv"])
         self.direct_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
         self.de_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-de-note"])
         self.de_job = JobLine(state, "de_job")
@@ -262,13 +267,8 @@ class DimensionsPanel(Viewer):
             + stat("gap", "ds − de", gap)
             + "</div>"
         )
-        rows = [
-            {"hidden": r.hidden, "LC model": r.lc, "ds": r.ds, "de": r.de, "dc": r.dc, "dp": r.dp, "db": r.db,
-             "binding": r.binding, "deficit": r.deficit}
-            for r in report.local
-        ]
         self._hidden_rows = [r.hidden for r in report.local]
-        frame = pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
+        frame = self._frame()
         self._syncing = True
         try:
             self.table.param.update(value=frame, selection=[])
@@ -292,6 +292,16 @@ class DimensionsPanel(Viewer):
         self._update_notes()
         self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
         self._sync_selection()
+
+    def _frame(self) -> pd.DataFrame:
+        """One row per hidden node of the report (the table, and its CSV)."""
+        report = self.state.report
+        rows = [] if report is None else [
+            {"hidden": r.hidden, "LC model": r.lc, "ds": r.ds, "de": r.de, "dc": r.dc, "dp": r.dp, "db": r.db,
+             "binding": r.binding, "deficit": r.deficit}
+            for r in report.local
+        ]
+        return pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
 
     def _update_notes(self, *_) -> None:
         state = self.state
@@ -366,7 +376,7 @@ class DimensionsPanel(Viewer):
             self.table,
             self.row_hint,
             self.corollary,
-            pn.Row(self.verify, margin=0),
+            pn.Row(self.verify, self.download, margin=0),
             self.direct_job,
             self.direct_note,
             self.row_card,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -227,3 +228,17 @@ def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_u
     page.wait_for_function("() => decodeURIComponent(location.search).includes('model=2:3,3')", timeout=TIMEOUT)
     page.goto(page.url)  # the link as copied from the address bar
     expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
+
+
+def test_dimension_table_as_csv_and_tree_as_png(page: Page, app_url):
+    open_app(page, app_url)
+    with page.expect_download() as table:
+        page.get_by_role("button", name="Download this table (CSV)").click()
+    text = Path(table.value.path()).read_text()
+    assert text.splitlines()[0] == "hidden,LC model,ds,de,dc,dp,db,binding,deficit"
+    assert text.splitlines()[1] == 'H1,"5:3,3,2",29,17,17,17,17,dc,12'
+    page.locator(".bk-Canvas").first.hover()  # the toolbar shows on hover
+    with page.expect_download() as drawing:
+        page.locator(".bk-tool-icon-save").first.click()
+    assert drawing.value.suggested_filename == "effdim-tree.png"
+    assert Path(drawing.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
