@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from effdim import HLCModel, model_to_json, parse_model
 from effdim.bounds import standard_dimension
-from effdim_app.views import _compact
+from effdim_app.views.widgets import compact
 
 from conftest import VIEWPORT
 from test_dashboard import TIMEOUT, apply_notation, open_app, stat
@@ -47,7 +47,7 @@ def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, sh
     apply_notation(a, "3:1000000000,2")
     expect(a.locator(".effdim-de-note")).to_contain_text("de was not computed", timeout=TIMEOUT)
     expect(a.locator(".effdim-de-note")).to_contain_text("more than one computation may use on this server")
-    expect(stat(a, "ds")).to_have_text(_compact(2_000_000_001))  # the closed forms of its regular equivalent
+    expect(stat(a, "ds")).to_have_text(compact(2_000_000_001))  # the closed forms of its regular equivalent
     expect(stat(a, "de")).to_have_text("—")
     waits.append(edit_root(b, 3))
 
