@@ -20,7 +20,7 @@ from effdim.bounds import standard_dimension
 from effdim_app.views.widgets import compact
 
 from conftest import VIEWPORT
-from test_dashboard import TIMEOUT, apply_notation, open_app, stat
+from pages import TIMEOUT, apply_notation, open_app, stat
 
 pytestmark = pytest.mark.browser
 
