@@ -9,6 +9,7 @@ from panel.viewable import Viewer
 
 from .. import explain, presets
 from ..state import ModelState
+from .shortcuts import Shortcuts, shortcut_hint
 from .widgets import heading, html, in_one_message
 
 __all__ = ["ModelPanel"]
@@ -52,6 +53,7 @@ class ModelPanel(Viewer):
         self.redo.on_click(in_one_message(lambda _: state.redo()))
         state.param.watch(lambda e: setattr(self.undo, "disabled", not e.new), "can_undo")
         state.param.watch(lambda e: setattr(self.redo, "disabled", not e.new), "can_redo")
+        self.shortcuts = Shortcuts.for_editor(state, self._apply_notation)
 
     def _apply_notation(self, _=None) -> None:
         text = self.notation.value_input if self.notation.value_input is not None else self.notation.value
@@ -72,6 +74,8 @@ class ModelPanel(Viewer):
             self.notation,
             self.apply,
             pn.Row(self.undo, self.redo, sizing_mode="stretch_width"),
+            shortcut_hint(),
+            self.shortcuts,
             pn.Row(
                 self.auto,
                 html("<b>Auto-regularize</b> (Lemma 4.1)", margin=(10, 0, 0, 0)),
