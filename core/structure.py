@@ -81,10 +81,13 @@ __all__ = [
     "Step",
     "StructureProgress",
     "StructureResult",
+    "EXPANSION",
     "OPERATORS",
     "candidate_moves",
     "islands_model",
+    "leaf_bipartitions",
     "learn_structure",
+    "robinson_foulds",
     "mutual_information",
     "transfer_parameters",
 ]
@@ -172,6 +175,34 @@ def _fresh(taken: Iterable[str], count: int) -> list[str]:
             out.append(name)
         k += 1
     return out
+
+
+def leaf_bipartitions(model: HLCModel) -> set[frozenset]:
+    """The non-trivial splits of the leaves made by cutting each edge between hidden nodes.
+
+    Each split is given by the side without the alphabetically first leaf, so
+    splits compare across models and roots (Robinson & Foulds 1981).
+    """
+    graph = model.graph
+    leaves = set(model.observed)
+    first = min(leaves)
+    out = set()
+    for u, v in graph.edges:
+        if not (model.is_hidden(u) and model.is_hidden(v)):
+            continue
+        graph.remove_edge(u, v)
+        side = leaves & nx.node_connected_component(graph, u)
+        graph.add_edge(u, v)
+        if 2 <= len(side) <= len(leaves) - 2:
+            out.add(frozenset(leaves - side if first in side else side))
+    return out
+
+
+def robinson_foulds(a: HLCModel, b: HLCModel) -> int:
+    """Robinson-Foulds distance: the number of leaf splits in one tree but not the other."""
+    if set(a.observed) != set(b.observed):
+        raise ValueError("the trees have different leaves")
+    return len(leaf_bipartitions(a) ^ leaf_bipartitions(b))
 
 
 # --------------------------------------------------------------------------- moves
