@@ -87,6 +87,7 @@ __all__ = [
     "islands_model",
     "leaf_bipartitions",
     "learn_structure",
+    "local_fit",
     "robinson_foulds",
     "mutual_information",
     "transfer_parameters",
@@ -402,11 +403,29 @@ def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
 def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator, weight: float) -> Parameters:
     """``params`` with the CPTs of ``free`` mixed with random Dirichlet(1) rows (``weight`` of noise)."""
     cpts = dict(params.cpts)
-    for node in free:
+    for node in sorted(free):  # sorted: the random stream must not depend on set order (hash seed)
         table = cpts[node]
         noise = rng.dirichlet(np.ones(table.shape[-1]), size=table.shape[:-1] or None)
         cpts[node] = (1 - weight) * table + weight * noise
     return Parameters(params.model, cpts)
+
+
+def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 2, max_iter: int = 16,
+              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None) -> EMResult:
+    """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
+
+    Only the CPTs of ``move.free`` are re-estimated; every other CPT keeps its
+    value in ``params`` (the current fit), through
+    :func:`transfer_parameters`. Starts: the exact transfer, then
+    ``starts - 1`` with the free CPTs half mixed with random rows. No
+    pruning: the exact transfer is often a fixed point of EM (an identity
+    table, a state split in two equal halves) that pruning would keep.
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    warm = transfer_parameters(params, move.model)
+    inits = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, starts - 1))]
+    return fit_em(data, move.model, restarts=0, init=inits, free=move.free, tol=tol, max_iter=max_iter,
+                  prune=False, prior=prior, cancel=cancel)
 
 
 # --------------------------------------------------------------- local de updates
@@ -708,11 +727,9 @@ def learn_structure(
             if out_of_time():
                 break
             ds, de = dims.dims(move.model)
-            warm = transfer_parameters(cur_em.params, move.model)
-            starts = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, local_starts - 1))]
             t = time.perf_counter()
-            local = fit_em(data, move.model, restarts=0, init=starts, free=move.free, tol=search_tol,
-                           max_iter=local_iter, prune=False, **em_common)
+            local = local_fit(data, move, cur_em.params, starts=local_starts, max_iter=local_iter, tol=search_tol,
+                              seed=rng, **em_common)
             clock["local"] += time.perf_counter() - t
             n_candidates += 1
             gain = scored(local, ds, de) - cur_score

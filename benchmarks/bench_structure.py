@@ -1,0 +1,145 @@
+"""Speed of the structure search (issue 11, item 2).
+
+1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
+   on 10,000 rows sampled from a random latent tree over 20 observed
+   variables (target: under 60 s) and over 50 (target: under 10 minutes).
+   Also reported: steps, candidates, the Robinson-Foulds distance to the
+   generating tree and the score gap to the generating structure's own fit.
+2. ``local``: the cost of scoring one candidate move by local EM (the
+   restricted likelihood: only the families the move touches are free,
+   warm-started from the current fit) against full EM of the same candidate
+   (every family free, from the same warm start, and from 5 random starts as
+   a fixed-structure fit would do). Candidates: every move of the islands
+   start of the 20-variable data.
+
+The generating trees: hidden nodes each with 4-6 leaves (binary or ternary),
+joined in a random tree; hidden cardinalities 2-3; CPT rows Dirichlet(0.5).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 20
+    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 50 --repeats 1
+    .venv/bin/python benchmarks/bench_structure.py --only local
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+from effdim.distribution import random_parameters, sample
+from effdim.em import fit_em
+from effdim.model import HLCModel
+from effdim.search import fit
+from effdim.structure import (
+    LocalDe,
+    candidate_moves,
+    islands_model,
+    learn_structure,
+    local_fit,
+    mutual_information,
+    robinson_foulds,
+    transfer_parameters,
+)
+
+
+def random_tree(n_leaves: int, rng: np.random.Generator) -> HLCModel:
+    """A random latent tree: hidden nodes with 4-6 leaves each, joined in a random tree."""
+    sizes = []
+    while sum(sizes) < n_leaves:
+        sizes.append(int(rng.integers(4, 7)))
+    sizes[-1] -= sum(sizes) - n_leaves
+    if sizes[-1] < 2:
+        sizes[-2] += sizes.pop()
+    hidden = [f"H{i + 1}" for i in range(len(sizes))]
+    cards = {h: int(rng.integers(2, 4)) for h in hidden}
+    edges = [(hidden[int(rng.integers(0, i))], hidden[i]) for i in range(1, len(hidden))]
+    k = 0
+    for h, size in zip(hidden, sizes):
+        for _ in range(size):
+            k += 1
+            cards[f"V{k:02d}"] = int(rng.choice([2, 3]))
+            edges.append((h, f"V{k:02d}"))
+    return HLCModel(cards, hidden, edges)
+
+
+def make_data(n_leaves: int, n_rows: int, seed: int):
+    rng = np.random.default_rng(seed)
+    truth = random_tree(n_leaves, rng)
+    params = random_parameters(truth, rng, concentration=0.5)
+    return truth, sample(params, n_rows, rng)
+
+
+def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int) -> dict:
+    truth, data = make_data(n_leaves, n_rows, seed)
+    runs = []
+    for r in range(repeats):
+        t = time.perf_counter()
+        result = learn_structure(data, score="bic+", seed=r)
+        runs.append((time.perf_counter() - t, result))
+    seconds = [s for s, _ in runs]
+    result = runs[-1][1]
+    reference = fit(data, truth, restarts=5, seed=0)
+    return {
+        "leaves": n_leaves, "rows": n_rows, "patterns": data.n_patterns, "truth": str(truth),
+        "seconds": seconds, "median_seconds": statistics.median(seconds),
+        "steps": len(result.steps), "candidates": result.candidates, "refits": result.local_refits,
+        "local_em_seconds": round(result.local_em_seconds, 2), "full_em_seconds": round(result.full_em_seconds, 2),
+        "learned": str(result.model), "rf_to_truth": robinson_foulds(result.model, truth),
+        "bic_plus_learned": result.fit.bic_plus, "bic_plus_truth_structure": reference.bic_plus,
+        "stopped": result.stopped,
+    }
+
+
+def bench_local(n_leaves: int, n_rows: int, seed: int) -> dict:
+    _, data = make_data(n_leaves, n_rows, seed)
+    start = islands_model(data)
+    current = fit(data, start, restarts=5, seed=0)
+    mi = mutual_information(data)
+    moves = candidate_moves(start, mi, {c: i for i, c in enumerate(data.columns)})
+    dims = LocalDe(start)
+    rng = np.random.default_rng(0)
+    local_t, warm_t, cold_t = [], [], []
+    for move in moves:
+        dims.dims(move.model)
+        warm = transfer_parameters(current.params, move.model)
+        t = time.perf_counter()
+        local_fit(data, move, current.params, seed=rng)
+        local_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        fit_em(data, move.model, restarts=0, init=warm, tol=1e-6, max_iter=1000)
+        warm_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        fit_em(data, move.model, restarts=5, seed=0, tol=1e-6, max_iter=1000)
+        cold_t.append(time.perf_counter() - t)
+    med = statistics.median
+    return {
+        "leaves": n_leaves, "rows": n_rows, "candidates": len(moves),
+        "local_median_s": med(local_t), "full_warm_median_s": med(warm_t), "full_5_starts_median_s": med(cold_t),
+        "speedup_vs_full_warm": med(w / loc for w, loc in zip(warm_t, local_t)),
+        "speedup_vs_full_5_starts": med(c / loc for c, loc in zip(cold_t, local_t)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=["learn", "local"], default=None)
+    parser.add_argument("--leaves", type=int, action="append", default=None, help="observed variables (repeatable)")
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    out = {}
+    if args.only in (None, "learn"):
+        out["learn"] = [bench_learn(n, args.rows, args.repeats, args.seed) for n in (args.leaves or [20])]
+    if args.only in (None, "local"):
+        out["local"] = bench_local(20, args.rows, args.seed)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
