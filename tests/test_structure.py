@@ -194,3 +194,52 @@ def test_cli_learn_bad_max_time_is_one_line(capsys):
     assert main(["learn", "hlc-figure2", "--max-time", "0"]) == 2
     err = capsys.readouterr().err
     assert "--max-time" in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ the study
+def test_random_latent_trees_are_regular_with_the_asked_sizes():
+    from effdim.experiments.structure import random_latent_tree
+
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        tree = random_latent_tree(rng, (8, 12), (2, 4))
+        assert 2 <= len(tree.hidden) <= 4 and 8 <= len(tree.observed) <= 12
+        assert all(len(tree.neighbors(h)) >= 3 for h in tree.hidden)
+        assert set(tree.card(o) for o in tree.observed) <= {2, 3}
+
+
+def test_hidden_signatures_match_nodes_across_roots_and_names():
+    from effdim.experiments.structure import hidden_signatures
+
+    a = parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2,E:2))")
+    b = parse_model("X:3(C:2,D:2,E:2,Y:2(A:2,B:2))")
+    sa, sb = hidden_signatures(a), hidden_signatures(b)
+    assert sa.keys() == sb.keys()
+    assert {a.card(sa[k]) for k in sa} == {b.card(sb[k]) for k in sb} == {2, 3}
+
+
+def test_monte_carlo_kl_agrees_with_the_exact_one(monkeypatch):
+    from effdim.experiments import structure as study
+
+    truth = clear_cut(TRUTH, 0.8)
+    other = random_parameters(TRUTH, np.random.default_rng(5))
+    exact, was_exact = study.kl_to_truth(truth, other, np.random.default_rng(0))
+    monkeypatch.setattr(study, "EXACT_KL_STATES", 0)
+    estimate, was_mc = study.kl_to_truth(truth, other, np.random.default_rng(0))
+    assert was_exact and not was_mc
+    assert estimate == pytest.approx(exact, rel=0.05)
+
+
+def test_structure_job_reports_every_metric_per_score():
+    from effdim.experiments.structure import structure_job
+
+    config = {"replicate": 0, "n": 600, "seed": 0, "scores": ["bic", "bic+"], "leaves": [6, 6], "hidden": [2, 2],
+              "restarts": 2, "max_time": 30.0}
+    out = structure_job(config)
+    assert [r["score"] for r in out["runs"]] == ["bic", "bic+"]
+    for r in out["runs"]:
+        assert r["rf"] >= 0 and r["kl_bits"] >= 0 and r["hidden_true"] == 2
+        assert r["exact"] == (r["rf"] == 0 and r["card_errors"] == 0 and r["hidden_learned"] == 2)
+    again = structure_job({**config, "scores": ["bic"]})  # seeded per score: a rerun gives the same rows
+    timeless = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
+    assert timeless(again["runs"][0]) == timeless(out["runs"][0])
