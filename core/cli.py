@@ -316,7 +316,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
         if bar is not None:
             bar.close()
     if args.json:
-        _emit_json(result.to_json())
+        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance()})
         return
     print(f"structure search by {result.score} from {args.start} ({result.start.model})   "
           f"data {data.source or args.data}: n = {_n(result.fit.n)}")
@@ -325,7 +325,8 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     rows += [[i + 1, s.operator, s.text, s.score, s.gain, s.loglik, s.ds, s.de] for i, s in enumerate(result.steps)]
     print(format_table(["step", "op", "move", result.score, "gain", "loglik", "ds", "de"], rows))
     print(f"\nlearned: {result.model}")
-    print(format_table(_SCORE_HEADERS, [_score_row(result.fit)]))
+    print(format_table(_score_headers(args), [_score_row(result.fit, args)]))
+    print(_scale_note(args))
     print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
           f"{result.seconds:.1f} s; stopped: {result.stopped}")
 
@@ -502,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
     learn_p.add_argument("data", help="a CSV file or a bundled data set name; every column is a leaf")
-    learn_p.add_argument("--score", default="bic+", choices=["bic", "bic+", "cs", "cs+", "aic"],
+    learn_p.add_argument("--score", default="bic+", choices=list(SCORES),
                          help="the score that drives the search (default bic+)")
     learn_p.add_argument("--start", default="islands", choices=["islands", "lc"],
                          help="start from mutual-information islands (default) or the LC model")

@@ -47,8 +47,10 @@ Acceptance
     Candidates are ranked by their restricted score; the best ones are refit
     by full EM (every family free) warm-started from their restricted
     estimate, so the refit log-likelihood is never below the restricted one;
-    the first whose refit score beats the current score by ``min_gain`` is
-    accepted. The search stops when no candidate does, at ``max_time`` or
+    the first that wins against the current model under the one tie rule of
+    :func:`effdim.scores.best_index` (better by more than the tie tolerance,
+    or tied and smaller) is accepted. Models already visited are never
+    proposed again. The search stops when no candidate does, at ``max_time`` or
     when ``cancel`` is set (:class:`effdim.em.Cancelled`).
 """
 
@@ -67,12 +69,14 @@ import numpy as np
 from .data import DataError, Dataset
 from .dimensions import local_dimensions
 from .distribution import Parameters
-from .em import Cancelled, EMResult, ModelData, fit_em
+from .em import Cancelled, EMResult, fit_em
+from .errors import InvalidArgument
 from .model import NAME_PATTERN, HLCModel
 from .notation import format_model
 from .regularity import is_regular
-from .scores import SCORE_NAMES, Scores, score_fit
+from .scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from .search import FitResult
+from .validation import as_dataset, as_seed, check_int
 
 __all__ = [
     "Cancelled",
@@ -202,7 +206,7 @@ def leaf_bipartitions(model: HLCModel) -> set[frozenset]:
 def robinson_foulds(a: HLCModel, b: HLCModel) -> int:
     """Robinson-Foulds distance: the number of leaf splits in one tree but not the other."""
     if set(a.observed) != set(b.observed):
-        raise ValueError("the trees have different leaves")
+        raise InvalidArgument("the trees have different leaves")
     return len(leaf_bipartitions(a) ^ leaf_bipartitions(b))
 
 
@@ -562,18 +566,9 @@ class StructureResult:
 
 
 # ------------------------------------------------------------------------- search
-def _score_key(score: str) -> str:
-    key = SCORE_NAMES.get(str(score).lower())
-    if key is None or key == "loglik":
-        raise ValueError(f"unknown score {score!r}; choose from bic, bic+, cs, cs+, aic")
-    return key
-
-
 def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dataset, dict[str, str]]:
     """The data with every column renamed to its leaf name (``mapping`` is leaf -> column)."""
-    from .search import _as_dataset
-
-    dataset = _as_dataset(dataset)
+    dataset = as_dataset(dataset)
     mapping = dict(mapping or {})
     leaf_of = {}
     for leaf, column in mapping.items():
@@ -617,10 +612,9 @@ def learn_structure(
     max_time: float | None = None,
     pairs_per_node: int = 3,
     tries: int = 3,
-    min_gain: float = 0.5,
     local_starts: int = 2,
     local_iter: int = 16,
-    search_tol: float = 1e-6,
+    local_tol: float = 1e-6,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
 ) -> StructureResult:
@@ -632,7 +626,7 @@ def learn_structure(
         A :class:`effdim.data.Dataset` or pandas DataFrame; every column is a leaf,
         named after the column (or as ``mapping``, leaf -> column, says).
     score:
-        The score that drives the search: ``bic``, ``bic+``, ``cs``, ``cs+``, ``aic``.
+        The score that drives the search: any name of :data:`effdim.scores.SCORES`.
     start:
         ``"islands"`` (mutual-information grouping, :func:`islands_model`),
         ``"lc"`` (the binary LC model), or an :class:`~effdim.model.HLCModel`
@@ -642,13 +636,13 @@ def learn_structure(
     restarts, seed, tol, max_iter, prior:
         EM settings (:func:`effdim.em.fit_em`): ``restarts`` random starts fit
         the start model; ``tol`` and ``max_iter`` govern the start and final
-        fits, ``search_tol`` the refits during the search.
+        fits and the refit of each accepted move; ``local_tol`` the local EM.
     max_time:
         Seconds after which no new candidate is evaluated; the best model so
         far is refit and returned (``stopped == "max_time"``).
-    pairs_per_node, tries, min_gain:
+    pairs_per_node, tries:
         ``NI`` pairs tried per hidden node (by mutual information); candidates
-        refit per step; the least refit score gain that counts.
+        refit per step.
     local_starts, local_iter:
         Starts and EM steps of the restricted (local) EM of each candidate.
     progress:
@@ -659,15 +653,18 @@ def learn_structure(
     from .search import fit
 
     t0 = time.perf_counter()
-    key = _score_key(score)
+    score = criterion(score).name
+    for name, value, low in (("pairs_per_node", pairs_per_node, 1), ("tries", tries, 1),
+                             ("local_starts", local_starts, 1), ("local_iter", local_iter, 1)):
+        check_int(name, value, low=low)
     data, columns = _named_dataset(dataset, mapping)
     operators = tuple(operators)
     bad = [o for o in operators if o not in OPERATORS]
     if bad:
-        raise ValueError(f"unknown operator {bad[0]!r}; choose from {', '.join(OPERATORS)}")
+        raise InvalidArgument(f"unknown operator {bad[0]!r}; choose from {', '.join(OPERATORS)}")
     if max_time is not None and not (max_time > 0):
-        raise ValueError(f"max_time must be a positive number of seconds, got {max_time!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        raise InvalidArgument(f"max_time must be a positive number of seconds, got {max_time!r}")
+    rng = as_seed(seed)
     mi = mutual_information(data)
     index = {c: i for i, c in enumerate(data.columns)}
     if isinstance(start, HLCModel):
@@ -678,12 +675,12 @@ def learn_structure(
         current = HLCModel.lc(2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0],
                               observed_names=data.columns)
     else:
-        raise ValueError(f"unknown start {start!r}; choose islands, lc or a model")
+        raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
     if sorted(current.observed) != sorted(data.columns):
-        raise ValueError(f"the start model's leaves ({', '.join(current.observed)}) are not the data's columns "
+        raise InvalidArgument(f"the start model's leaves ({', '.join(current.observed)}) are not the data's columns "
                          f"({', '.join(data.columns)})")
     if not is_regular(current):
-        raise ValueError(f"the start model {current} is not regular; regularize it first")
+        raise InvalidArgument(f"the start model {current} is not regular; regularize it first")
 
     def check_cancel() -> None:
         if cancel is not None and cancel.is_set():
@@ -700,7 +697,7 @@ def learn_structure(
     clock["full"] += time.perf_counter() - t
     dims = LocalDe(current)
     cur_em: EMResult = first.em
-    cur_score = first.score(key)
+    cur_score = first.score(score)
     steps: list[Step] = []
     n_candidates = 0
 
@@ -714,6 +711,7 @@ def learn_structure(
     report("start")
     stopped = "converged"
     visited = {current}
+    tie = TIE_TOLERANCE * data.n_rows
 
     def evaluate(ops: tuple[str, ...]) -> list:
         """Local EM of every candidate of ``ops``: ``(rank, move, local fit, ds, de)``, best rank first."""
@@ -721,35 +719,37 @@ def learn_structure(
         cur_ds = dims.dims(current)[0]
         out = []
         for move in candidate_moves(current, mi, index, operators=ops, pairs_per_node=pairs_per_node):
-            if move.model in visited:  # never go back: a tie within min_gain could otherwise cycle
+            if move.model in visited:  # never go back: ties could otherwise cycle
                 continue
             check_cancel()
             if out_of_time():
                 break
             ds, de = dims.dims(move.model)
             t = time.perf_counter()
-            local = local_fit(data, move, cur_em.params, starts=local_starts, max_iter=local_iter, tol=search_tol,
+            local = local_fit(data, move, cur_em.params, starts=local_starts, max_iter=local_iter, tol=local_tol,
                               seed=rng, **em_common)
             clock["local"] += time.perf_counter() - t
             n_candidates += 1
             gain = scored(local, ds, de) - cur_score
-            if gain > min_gain:  # expansion is ranked by EAST's improvement ratio: gain per added parameter
-                rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION else gain
-                out.append((rank, move, local, ds, de))
+            if move.operator in EXPANSION and gain > tie:  # ranked by EAST's improvement ratio
+                out.append((gain / max(1, ds - cur_ds), move, local, ds, de))  # gain per added parameter
+            elif move.operator not in EXPANSION and gain > -tie:  # a tie goes to the smaller model
+                out.append((gain, move, local, ds, de))
             report(f"candidate {move.operator}")
         return sorted(out, key=lambda e: -e[0])
 
     def accept(ranked: list) -> bool:
         nonlocal current, cur_em, cur_score
+        cur_ds = dims.dims(current)[0]
         for _, move, local, ds, de in ranked[:tries]:
             check_cancel()
             t = time.perf_counter()
-            full = fit_em(data, move.model, restarts=0, init=local.params, tol=search_tol, max_iter=max_iter,
+            full = fit_em(data, move.model, restarts=0, init=local.params, tol=tol, max_iter=max_iter,
                           **em_common)
             clock["full"] += time.perf_counter() - t
             clock["refits"] += 1
             new_score = scored(full, ds, de)
-            if new_score > cur_score + min_gain:
+            if best_index([cur_score, new_score], [cur_ds, ds], data.n_rows) == 1:  # the one tie rule
                 dims.update(move.model)
                 steps.append(Step(move.operator, move.text, move.model, new_score, new_score - cur_score,
                                   full.loglik, local.loglik, ds, de))

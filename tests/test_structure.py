@@ -103,7 +103,7 @@ def test_max_time_returns_the_best_so_far(clear_data):
 
 
 # ------------------------------------------------------------- parts
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(regular_hlc_models(max_hidden=3, max_card=3), st.integers(0, 2**16))
 def test_local_de_agrees_with_the_whole_tree_for_every_candidate(model, seed):
     leaves = model.observed

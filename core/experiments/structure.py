@@ -40,8 +40,8 @@ from ..model import HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
 from ..structure import learn_structure, robinson_foulds
-from .common import SCORES, Study, check_config, kl_bits, rng_for
-from .lc import _score_title
+from ..scores import PAPER_SCORES, SCORES
+from .common import Study, check_config, kl_bits, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mean_se
 
@@ -133,7 +133,7 @@ class StructureStudy(Study):
 
     replicates: int = 20
     sizes: tuple[int, ...] = (1000, 3000, 10000, 30000, 100000)
-    scores: tuple[str, ...] = SCORES
+    scores: tuple[str, ...] = PAPER_SCORES
     leaves: tuple[int, int] = (8, 20)
     hidden: tuple[int, int] = (2, 6)
     restarts: int = 5
@@ -226,7 +226,7 @@ class StructureResult:
                                        ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3", 1),
                                        ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se", 1),
                                        ("Exact recoveries (tree and cardinalities), share", "exact_share", None, 1)):
-            out += ["", f"**{title}**", "", "| n | " + " | ".join(_score_title(s) for s in scores) + " |",
+            out += ["", f"**{title}**", "", "| n | " + " | ".join(SCORES[s].label for s in scores) + " |",
                     "|---:|" + "---:|" * len(scores)]
             for n, g in t.groupby("n", sort=True):
                 g = g.set_index("score")
