@@ -414,7 +414,7 @@ def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator
     return Parameters(params.model, cpts)
 
 
-def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 2, max_iter: int = 16,
+def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
               tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None) -> EMResult:
     """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
 
@@ -612,8 +612,8 @@ def learn_structure(
     max_time: float | None = None,
     pairs_per_node: int = 3,
     tries: int = 3,
-    local_starts: int = 2,
-    local_iter: int = 16,
+    local_starts: int = 3,
+    local_iter: int = 32,
     local_tol: float = 1e-6,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
