@@ -37,11 +37,13 @@ Operators (EAST, Section 4)
 
 Candidates: restricted likelihood (EAST, Section 5)
     Each candidate inherits every CPT of the current fit that it shares
-    (:func:`transfer_parameters`), and EM (:func:`effdim.em.fit_em` with
-    ``free=``) re-estimates only the families the move touches, from three
-    starts: the exact inheritance (which reproduces the current distribution
-    for ``NI`` and ``SI``, so their restricted log-likelihood never falls
-    below the current one) and two with the touched families perturbed.
+    (:func:`transfer_parameters`); only the families the move changes
+    (:func:`changed_families`) are re-estimated, by EM on the few nodes
+    around them with the rest of the tree entering as fixed per-pattern
+    messages (:func:`local_fit`). Three starts: the exact inheritance (which
+    reproduces the current distribution for ``NI`` and ``SI``, so their
+    restricted log-likelihood never falls below the current one) and two
+    with the touched families perturbed.
 
 Acceptance
     Candidates are ranked by their restricted score; the best ones are refit
@@ -88,10 +90,12 @@ __all__ = [
     "EXPANSION",
     "OPERATORS",
     "candidate_moves",
+    "changed_families",
     "islands_model",
     "leaf_bipartitions",
     "learn_structure",
     "local_fit",
+    "LocalFit",
     "robinson_foulds",
     "mutual_information",
     "transfer_parameters",
@@ -214,7 +218,8 @@ def robinson_foulds(a: HLCModel, b: HLCModel) -> int:
 @dataclass(frozen=True)
 class Move:
     """One candidate: the ``operator`` (see :data:`OPERATORS`), a sentence, the new ``model``
-    and the nodes whose CPTs the move touches (``free``, re-estimated by local EM)."""
+    and the nodes whose families the move changes (``free``: :func:`changed_families`,
+    re-estimated by local EM)."""
 
     operator: str
     text: str
@@ -244,7 +249,7 @@ def _affinity(mi: np.ndarray, index: dict[str, int], a: Iterable[str], b: Iterab
     return float(mi[np.ix_(ia, ib)].mean())
 
 
-def _node_introductions(model: HLCModel, mi, index, pairs_per_node: int) -> list[Move]:
+def _node_introductions(model: HLCModel, mi, index, pairs_per_node: int) -> list[tuple]:
     moves = []
     taken = set(model.nodes)
     for h in model.hidden:
@@ -258,12 +263,12 @@ def _node_introductions(model: HLCModel, mi, index, pairs_per_node: int) -> list
             cards = {n: model.card(n) for n in model.nodes}
             cards[new] = model.card(h)
             edges = [(u, v) for u, v in model.edges if v not in (a, b)] + [(h, new), (new, a), (new, b)]
-            moves.append(Move("NI", f"introduce {new} over {a}, {b} under {h}",
-                              _rebuild(model, cards, model.hidden + [new], edges), frozenset({new, a, b})))
+            moves.append(("NI", f"introduce {new} over {a}, {b} under {h}",
+                          _rebuild(model, cards, model.hidden + [new], edges)))
     return moves
 
 
-def _node_deletions(model: HLCModel) -> list[Move]:
+def _node_deletions(model: HLCModel) -> list[tuple]:
     moves = []
     cards = {n: model.card(n) for n in model.nodes}
     for u, v in model.edges:
@@ -274,13 +279,12 @@ def _node_deletions(model: HLCModel) -> list[Move]:
         edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
         root = keep if gone == model.root else model.root
         new_cards = {n: k for n, k in cards.items() if n != gone}
-        moves.append(Move("ND", f"delete {gone}, its neighbours join {keep}",
-                          HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root),
-                          frozenset(others)))
+        moves.append(("ND", f"delete {gone}, its neighbours join {keep}",
+                      HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root)))
     return moves
 
 
-def _node_relocations(model: HLCModel, mi, index) -> list[Move]:
+def _node_relocations(model: HLCModel, mi, index) -> list[tuple]:
     moves = []
     cards = {n: model.card(n) for n in model.nodes}
     direct = {g: [x for x in model.neighbors(g) if not model.is_hidden(x)] for g in model.hidden}
@@ -300,19 +304,17 @@ def _node_relocations(model: HLCModel, mi, index) -> list[Move]:
                 if g in inside:
                     continue
                 edges = [(p, c) for p, c in model.edges if c != x] + [(g, x)]
-                moves.append(Move("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges),
-                                  frozenset({x})))
+                moves.append(("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges)))
     return moves
 
 
-def _state_changes(model: HLCModel) -> list[Move]:
+def _state_changes(model: HLCModel) -> list[tuple]:
     moves = []
     for h in model.hidden:
-        touched = frozenset([h, *model.children(h)])
         k = model.card(h)
-        moves.append(Move("SI", f"{h}: {k} -> {k + 1} states", model.with_card(h, k + 1), touched))
+        moves.append(("SI", f"{h}: {k} -> {k + 1} states", model.with_card(h, k + 1)))
         if k > 2:
-            moves.append(Move("SD", f"{h}: {k} -> {k - 1} states", model.with_card(h, k - 1), touched))
+            moves.append(("SD", f"{h}: {k} -> {k - 1} states", model.with_card(h, k - 1)))
     return moves
 
 
@@ -331,12 +333,12 @@ def candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *
         moves += _node_relocations(model, mi, index)
     if "ND" in operators:
         moves += _node_deletions(model)
-    moves += [m for m in _state_changes(model) if m.operator in operators]
+    moves += [m for m in _state_changes(model) if m[0] in operators]
     seen, out = set(), []
-    for m in moves:
-        if m.model not in seen and is_regular(m.model):
-            seen.add(m.model)
-            out.append(m)
+    for operator, text, new in moves:
+        if new not in seen and is_regular(new):
+            seen.add(new)
+            out.append(Move(operator, text, new, changed_families(model, new)))
     return out
 
 
@@ -414,22 +416,159 @@ def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator
     return Parameters(params.model, cpts)
 
 
+def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
+    """Nodes of ``new`` whose family differs from ``old``'s: new nodes, nodes with another
+    parent, and nodes whose own or whose parent's cardinality changed (both rooted as ``new``)."""
+    if new.root in old and old.is_hidden(new.root) and old.root != new.root:
+        old = old.rerooted(new.root)
+    out = set()
+    for x in new.nodes:
+        parent = new.parent(x)
+        if (x not in old or old.parent(x) != parent or old.card(x) != new.card(x)
+                or (parent is not None and old.card(parent) != new.card(parent))):
+            out.add(x)
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class LocalFit:
+    """A candidate fitted by :func:`local_fit`: the ``model``, its ``params`` (untouched families as in
+    the current fit), ``loglik`` and ``expected_counts`` of one exact E-step there, ``n``, EM ``n_iter``."""
+
+    model: HLCModel
+    params: Parameters
+    loglik: float
+    expected_counts: dict
+    n: float
+    n_iter: int
+
+
 def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
-              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None) -> EMResult:
+              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None) -> LocalFit:
     """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
 
-    Only the CPTs of ``move.free`` are re-estimated; every other CPT keeps its
-    value in ``params`` (the current fit), through
-    :func:`transfer_parameters`. Starts: the exact transfer, then
-    ``starts - 1`` with the free CPTs half mixed with random rows. No
-    pruning: the exact transfer is often a fixed point of EM (an identity
-    table, a state split in two equal halves) that pruning would keep.
+    Only the CPTs of ``move.free`` (:func:`changed_families`) are fitted; every
+    other CPT keeps its value in ``params`` (the current fit), carried over by
+    :func:`transfer_parameters`. With those held fixed, the likelihood of each
+    data pattern depends on the free families only through fixed messages:
+    one exact E-step of the candidate (:func:`effdim.em.messages`) gives, for
+    every hidden node of the *region* (the free nodes and their parents), the
+    evidence of its untouched subtrees and, at the region's top node, of the
+    rest of the tree. EM then runs on the region alone (a few nodes per
+    pattern instead of the whole tree) and one more exact E-step scores the
+    result. Starts: the exact transfer, then ``starts - 1`` with the free CPTs
+    half mixed with random rows; no pruning (the exact transfer is often a
+    fixed point of EM, an identity table or a state split in two equal
+    halves). ``prior`` adds pseudo-counts as in :func:`effdim.em.fit_em`.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    warm = transfer_parameters(params, move.model)
-    inits = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, starts - 1))]
-    return fit_em(data, move.model, restarts=0, init=inits, free=move.free, tol=tol, max_iter=max_iter,
-                  prune=False, prior=prior, cancel=cancel)
+    from .em import e_step, messages
+
+    rng = as_seed(seed)
+    model, free = move.model, move.free
+    warm = transfer_parameters(params, model)
+    md, below, outside = messages(warm, data)
+    region = _Region(model, free, md, warm, below, outside)
+    inits = [warm] + [_perturbed(warm, free, rng, 0.5) for _ in range(max(0, starts - 1))]
+    best = None
+    for init in inits:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("structure search cancelled")
+        thetas, ll, n_iter = region.fit({x: init.cpts[x] for x in free}, max_iter, tol, float(prior or 0.0))
+        if best is None or ll > best[1]:
+            best = (thetas, ll, n_iter)
+    fitted = Parameters(model, {**warm.cpts, **best[0]})
+    loglik, counts = e_step(fitted, md)
+    return LocalFit(model, fitted, loglik, counts, md.n, best[2])
+
+
+class _Region:
+    """The free families of a candidate and the fixed per-pattern evidence around them (:func:`local_fit`)."""
+
+    def __init__(self, model: HLCModel, free: frozenset, md: Any, warm: Parameters, below: dict, outside: dict):
+        from .em import TINY
+
+        nodes = set(free) | {model.parent(x) for x in free if model.parent(x) is not None}
+        order = [x for x in model.nodes if x in nodes]  # pre-order: the region's top first
+        top = order[0]
+        self.order, self.free, self.top = order, free, top
+        self.parent = {x: model.parent(x) for x in order if x != top}
+        self.kids = {x: [c for c in order if self.parent.get(c) == x] for x in order}
+        self.w, self.n = md.w, md.n
+        self.root_free = top in free  # the model's root, its prior free
+        col = {o: j for j, o in enumerate(md.observed)}
+        log_floor = np.log(TINY)
+        evidence = {}
+        for x in order:
+            if not model.is_hidden(x):  # an observed leaf of the region: its value, or nothing when missing
+                values = md.patterns[:, col[x]]
+                e = np.where(np.arange(model.card(x))[:, None] == values[None, :], 0.0, log_floor)
+                e[:, values < 0] = 0.0
+                evidence[x] = e
+                continue
+            e = below[x].copy()
+            for c in self.kids[x]:  # take out what the free children contributed at the warm start
+                table = np.log(np.maximum(warm.cpts[c], TINY))
+                if model.is_hidden(c):
+                    e -= _logmatvec(table, below[c])
+                else:
+                    values = md.patterns[:, col[c]]
+                    e -= np.where(values[None, :] >= 0, table[:, np.maximum(values, 0)], 0.0)
+            if x == top and not self.root_free:
+                e += outside[x]  # the rest of the tree, with the top's own (fixed) family
+            evidence[x] = e
+        self.evidence = evidence
+
+    def fit(self, thetas: dict, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
+        """EM on the region from ``thetas`` (free node -> CPT); returns (CPTs, log-likelihood, steps)."""
+        thetas = {x: np.asarray(t, dtype=float).copy() for x, t in thetas.items()}
+        ll, counts = self._estep(thetas)
+        steps = 0
+        for steps in range(1, max_iter + 1):
+            for x, c in counts.items():
+                c = c + prior
+                rows = c.sum(axis=-1, keepdims=True)
+                thetas[x] = np.divide(c, rows, out=thetas[x].copy(), where=rows > 0)
+            new_ll, counts = self._estep(thetas)
+            rise, ll = new_ll - ll, new_ll
+            if rise < tol * self.n:
+                break
+        return thetas, ll, steps
+
+    def _estep(self, thetas: dict) -> tuple[float, dict]:
+        from .em import TINY
+
+        logt = {x: np.log(np.maximum(t, TINY)) for x, t in thetas.items()}
+        up, msg = {}, {}
+        for x in reversed(self.order):
+            u = self.evidence[x].copy()
+            for c in self.kids[x]:
+                u += msg[c]
+            up[x] = u
+            if x != self.top:
+                msg[x] = _logmatvec(logt[x], u)
+        root = up[self.top] + (logt[self.top][:, None] if self.root_free else 0.0)
+        llp = _logsumexp(root)
+        out = {self.top: root - up[self.top] - llp}  # log P(outside of x, x) - log P(pattern)
+        counts = {}
+        if self.root_free:
+            counts[self.top] = np.exp(root - llp) @ self.w
+        for x in self.order[1:]:
+            p = self.parent[x]
+            a = out[p] + up[p] - msg[x]  # (k_p, m): everything but x's subtree, given the parent's state
+            joint = a[:, None, :] + logt[x][:, :, None] + up[x][None, :, :]  # (k_p, k_x, m)
+            counts[x] = np.exp(joint) @ self.w
+            out[x] = _logsumexp(a[:, None, :] + logt[x][:, :, None], axis=0)
+        return float(llp @ self.w), counts
+
+
+def _logsumexp(a: np.ndarray, axis: int = 0) -> np.ndarray:
+    top = a.max(axis=axis, keepdims=True)
+    return np.squeeze(top, axis=axis) + np.log(np.exp(a - top).sum(axis=axis))
+
+
+def _logmatvec(log_table: np.ndarray, log_vec: np.ndarray) -> np.ndarray:
+    """``log sum_c exp(log_table[h, c] + log_vec[c, p])`` for every ``h, p``: a message up one edge."""
+    return _logsumexp(log_table[:, :, None] + log_vec[None, :, :], axis=1)
 
 
 # --------------------------------------------------------------- local de updates

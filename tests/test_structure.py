@@ -12,7 +12,7 @@ from effdim.cli import main
 from effdim.data import DataError, from_patterns
 from effdim.dimensions import dimensions
 from effdim.distribution import Parameters, random_parameters, sample
-from effdim.em import Cancelled, fit_em, loglikelihood
+from effdim.em import Cancelled, loglikelihood
 from effdim.model import HLCModel
 from effdim.notation import parse_model
 from effdim.search import fit
@@ -129,13 +129,23 @@ def test_node_and_state_introduction_start_at_the_current_distribution(model, se
         assert loglikelihood(warm, data) == pytest.approx(before, abs=1e-6), move.text
 
 
-def test_free_holds_every_other_cpt():
-    params = clear_cut(TRUTH)
-    data = sample(params, 2000, np.random.default_rng(0))
-    result = fit_em(data, TRUTH, restarts=2, init=params, free={"D", "E"}, seed=0, max_iter=50)
-    for node, table in params.cpts.items():
-        same = np.allclose(result.params.cpts[node], table)
-        assert same == (node not in {"D", "E"}), node
+@settings(max_examples=15, deadline=None)
+@given(regular_hlc_models(max_hidden=3, max_card=3), st.integers(0, 2**16))
+def test_local_fit_is_the_restricted_likelihood_of_the_whole_tree(model, seed):
+    from effdim.structure import local_fit
+
+    rng = np.random.default_rng(seed)
+    params = random_parameters(model, rng)
+    data = sample(params, 200, rng)
+    mi = rng.random((len(model.observed),) * 2)
+    for move in candidate_moves(model, mi + mi.T, {o: i for i, o in enumerate(model.observed)}):
+        fitted = local_fit(data, move, params, seed=0, max_iter=5)
+        warm = transfer_parameters(params, move.model)
+        for node in move.model.nodes:  # only the changed families moved
+            if node not in move.free:
+                assert np.allclose(fitted.params.cpts[node], warm.cpts[node]), (move.text, node)
+        assert fitted.loglik == pytest.approx(loglikelihood(fitted.params, data), abs=1e-6)
+        assert fitted.loglik >= loglikelihood(warm, data) - 1e-6, move.text  # EM from the exact start
 
 
 def test_mutual_information_of_independent_and_copied_columns():
