@@ -71,7 +71,7 @@ import numpy as np
 from .data import DataError, Dataset
 from .dimensions import local_dimensions
 from .distribution import Parameters
-from .em import Cancelled, EMResult, fit_em
+from .em import Cancelled, EMResult, e_step, fit_em
 from .errors import InvalidArgument
 from .model import NAME_PATTERN, HLCModel
 from .notation import format_model
@@ -432,143 +432,185 @@ def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
 
 @dataclass(frozen=True)
 class LocalFit:
-    """A candidate fitted by :func:`local_fit`: the ``model``, its ``params`` (untouched families as in
-    the current fit), ``loglik`` and ``expected_counts`` of one exact E-step there, ``n``, EM ``n_iter``."""
+    """A candidate fitted by :func:`local_fit`: the ``model``, its ``params`` (untouched families
+    as in the current fit), the restricted ``loglik`` (the whole tree's log-likelihood at ``params``),
+    ``n`` and the EM ``n_iter`` of the best start."""
+
+    model: HLCModel
+    params: Parameters
+    loglik: float
+    n: float
+    n_iter: int
+
+
+@dataclass(frozen=True)
+class LocalCounts:
+    """A :class:`LocalFit` with the expected counts of one exact E-step: what
+    :func:`effdim.scores.score_fit` needs for the Cheeseman-Stutz scores."""
 
     model: HLCModel
     params: Parameters
     loglik: float
     expected_counts: dict
     n: float
-    n_iter: int
+
+
+class Messages:
+    """The current fit and its per-pattern messages (:func:`effdim.em.messages`), computed once per
+    search step and shared by every candidate's :func:`local_fit`."""
+
+    def __init__(self, params: Parameters, data: Any):
+        from .em import messages
+
+        self.params = params
+        self.md, self.below, self.outside = messages(params, data)
 
 
 def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
-              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None) -> LocalFit:
+              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None,
+              messages: Messages | None = None) -> LocalFit:
     """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
 
-    Only the CPTs of ``move.free`` (:func:`changed_families`) are fitted; every
-    other CPT keeps its value in ``params`` (the current fit), carried over by
-    :func:`transfer_parameters`. With those held fixed, the likelihood of each
-    data pattern depends on the free families only through fixed messages:
-    one exact E-step of the candidate (:func:`effdim.em.messages`) gives, for
-    every hidden node of the *region* (the free nodes and their parents), the
-    evidence of its untouched subtrees and, at the region's top node, of the
-    rest of the tree. EM then runs on the region alone (a few nodes per
-    pattern instead of the whole tree) and one more exact E-step scores the
-    result. Starts: the exact transfer, then ``starts - 1`` with the free CPTs
-    half mixed with random rows; no pruning (the exact transfer is often a
-    fixed point of EM, an identity table or a state split in two equal
-    halves). ``prior`` adds pseudo-counts as in :func:`effdim.em.fit_em`.
-    """
-    from .em import e_step, messages
+    Only the CPTs of ``move.free`` (:func:`changed_families`) are fitted;
+    every other CPT keeps its value in ``params``, the current fit (carried
+    over by :func:`transfer_parameters`). With those fixed, each pattern's
+    likelihood depends on the free families only through fixed messages: the
+    *region* is the smallest subtree holding the free nodes with their old
+    and new parents; the subtrees hanging off it are unchanged from the
+    current model, and so is everything outside its top node, so the
+    current fit's messages (``messages``, computed once per search step)
+    give their evidence exactly. EM then runs on the region alone, a few
+    nodes per pattern instead of the whole tree, and its log-likelihood *is*
+    the whole tree's at the returned parameters.
 
+    Starts: the exact transfer, then ``starts - 1`` with the free CPTs half
+    mixed with random rows, all run together; no pruning (the exact transfer
+    is often a fixed point of EM: an identity table, a state split in two
+    equal halves). ``prior`` adds pseudo-counts as in :func:`effdim.em.fit_em`.
+    """
     rng = as_seed(seed)
-    model, free = move.model, move.free
-    warm = transfer_parameters(params, model)
-    md, below, outside = messages(warm, data)
-    region = _Region(model, free, md, warm, below, outside)
-    inits = [warm] + [_perturbed(warm, free, rng, 0.5) for _ in range(max(0, starts - 1))]
-    best = None
-    for init in inits:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("structure search cancelled")
-        thetas, ll, n_iter = region.fit({x: init.cpts[x] for x in free}, max_iter, tol, float(prior or 0.0))
-        if best is None or ll > best[1]:
-            best = (thetas, ll, n_iter)
-    fitted = Parameters(model, {**warm.cpts, **best[0]})
-    loglik, counts = e_step(fitted, md)
-    return LocalFit(model, fitted, loglik, counts, md.n, best[2])
+    if messages is None:
+        messages = Messages(params, data)
+    warm = transfer_parameters(messages.params, move.model)
+    region = _Region(move, messages, warm)
+    inits = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, starts - 1))]
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("structure search cancelled")
+    thetas, ll, n_iter = region.fit(inits, max_iter, tol, float(prior or 0.0))
+    fitted = Parameters(move.model, {**warm.cpts, **thetas})
+    return LocalFit(move.model, fitted, ll, messages.md.n, n_iter)
 
 
 class _Region:
-    """The free families of a candidate and the fixed per-pattern evidence around them (:func:`local_fit`)."""
+    """The nodes around a move's free families and the fixed per-pattern evidence at its boundary.
 
-    def __init__(self, model: HLCModel, free: frozenset, md: Any, warm: Parameters, below: dict, outside: dict):
+    Linear space with per-pattern scaling: ``U[x]`` is proportional to
+    ``P(evidence below x | x)`` within the region, ``M[x] = theta_x U[x]`` its
+    message to the parent; posteriors follow as ``post_p theta U / M``.
+    Arrays carry the starts on their first axis.
+    """
+
+    def __init__(self, move: Move, cur: Messages, warm: Parameters):
         from .em import TINY
 
-        nodes = set(free) | {model.parent(x) for x in free if model.parent(x) is not None}
-        order = [x for x in model.nodes if x in nodes]  # pre-order: the region's top first
+        model, free = move.model, move.free
+        old = cur.params.model
+        anchor = set(free) | {model.parent(x) for x in free if model.parent(x) is not None}
+        anchor |= {old.parent(x) for x in free if x in old and old.parent(x) in model}
+        graph = model.graph
+        first = next(iter(sorted(anchor)))
+        nodes = set()
+        for x in anchor:
+            nodes.update(nx.shortest_path(graph, x, first))
+        order = [x for x in model.nodes if x in nodes]  # pre-order of the candidate: the top first
         top = order[0]
-        self.order, self.free, self.top = order, free, top
-        self.parent = {x: model.parent(x) for x in order if x != top}
+        self.order, self.top, self.free = order, top, free
+        self.parent = {x: model.parent(x) for x in order[1:]}
         self.kids = {x: [c for c in order if self.parent.get(c) == x] for x in order}
+        self.top_free = top in free  # the candidate's root with a changed prior
+        md = cur.md
         self.w, self.n = md.w, md.n
-        self.root_free = top in free  # the model's root, its prior free
         col = {o: j for j, o in enumerate(md.observed)}
-        log_floor = np.log(TINY)
-        evidence = {}
+        log_ev: dict[str, np.ndarray] = {}
         for x in order:
-            if not model.is_hidden(x):  # an observed leaf of the region: its value, or nothing when missing
+            if not model.is_hidden(x):  # a leaf of the region: its value (or nothing, when missing)
                 values = md.patterns[:, col[x]]
-                e = np.where(np.arange(model.card(x))[:, None] == values[None, :], 0.0, log_floor)
+                e = np.where(np.arange(model.card(x))[:, None] == values[None, :], 0.0, np.log(TINY))
                 e[:, values < 0] = 0.0
-                evidence[x] = e
+                log_ev[x] = e
                 continue
-            e = below[x].copy()
-            for c in self.kids[x]:  # take out what the free children contributed at the warm start
-                table = np.log(np.maximum(warm.cpts[c], TINY))
+            e = np.zeros((model.card(x), md.m))
+            for c in model.children(x):
+                if c in nodes:
+                    continue
+                table = np.log(np.maximum(warm.cpts[c], TINY))  # frozen: the current fit's table
                 if model.is_hidden(c):
-                    e -= _logmatvec(table, below[c])
+                    e += _logmatvec(table, cur.below[c])
                 else:
                     values = md.patterns[:, col[c]]
-                    e -= np.where(values[None, :] >= 0, table[:, np.maximum(values, 0)], 0.0)
-            if x == top and not self.root_free:
-                e += outside[x]  # the rest of the tree, with the top's own (fixed) family
-            evidence[x] = e
-        self.evidence = evidence
+                    e += np.where(values[None, :] >= 0, table[:, np.maximum(values, 0)], 0.0)
+            if x == top and not self.top_free:
+                e += np.log(np.maximum(warm.cpts[x], TINY))[:, None] if model.parent(x) is None else cur.outside[x]
+            log_ev[x] = e
+        self.scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
+        self.ev = {x: np.exp(e - e.max(axis=0)) for x, e in log_ev.items()}
 
-    def fit(self, thetas: dict, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
-        """EM on the region from ``thetas`` (free node -> CPT); returns (CPTs, log-likelihood, steps)."""
-        thetas = {x: np.asarray(t, dtype=float).copy() for x, t in thetas.items()}
+    def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
+        """EM from every start at once; the free CPTs, log-likelihood and steps of the best start."""
+        learn = [x for x in self.order if x in self.free and (x != self.top or self.top_free)]
+        thetas = {x: np.stack([np.atleast_2d(p.cpts[x]) for p in inits]) for x in self.order if x != self.top}
+        if self.top_free:
+            thetas[self.top] = np.stack([np.atleast_2d(p.cpts[self.top]) for p in inits])  # (S, 1, k)
         ll, counts = self._estep(thetas)
         steps = 0
         for steps in range(1, max_iter + 1):
-            for x, c in counts.items():
-                c = c + prior
+            for x in learn:
+                c = counts[x] + prior
                 rows = c.sum(axis=-1, keepdims=True)
                 thetas[x] = np.divide(c, rows, out=thetas[x].copy(), where=rows > 0)
-            new_ll, counts = self._estep(thetas)
-            rise, ll = new_ll - ll, new_ll
-            if rise < tol * self.n:
+            new, counts = self._estep(thetas)
+            rise, ll = new - ll, new
+            if np.max(rise) < tol * self.n:
                 break
-        return thetas, ll, steps
+        s = int(np.argmax(ll))
+        out = {x: (thetas[x][s, 0] if x == self.top else thetas[x][s]) for x in learn}
+        return out, float(ll[s]), steps
 
-    def _estep(self, thetas: dict) -> tuple[float, dict]:
-        from .em import TINY
-
-        logt = {x: np.log(np.maximum(t, TINY)) for x, t in thetas.items()}
-        up, msg = {}, {}
+    def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
+        U, M, logc = {}, {}, self.scale.copy()
+        S = next(iter(thetas.values())).shape[0] if thetas else 1
+        logc = np.broadcast_to(logc, (S, logc.size)).copy()
         for x in reversed(self.order):
-            u = self.evidence[x].copy()
+            u = np.broadcast_to(self.ev[x], (S, *self.ev[x].shape)).copy()
             for c in self.kids[x]:
-                u += msg[c]
-            up[x] = u
+                u *= M[c]
+            top = u.max(axis=1, keepdims=True)  # rescale per pattern against underflow
+            top = np.maximum(top, 1e-300)
+            u /= top
+            logc += np.log(top[:, 0, :])
+            U[x] = u
             if x != self.top:
-                msg[x] = _logmatvec(logt[x], u)
-        root = up[self.top] + (logt[self.top][:, None] if self.root_free else 0.0)
-        llp = _logsumexp(root)
-        out = {self.top: root - up[self.top] - llp}  # log P(outside of x, x) - log P(pattern)
+                M[x] = np.maximum(np.einsum("spk,skm->spm", thetas[x], u), 1e-300)
+        root = U[self.top] * thetas[self.top][:, 0, :, None] if self.top_free else U[self.top]
+        total = root.sum(axis=1)  # (S, m)
+        ll = (np.log(total) + logc) @ self.w
+        post = {self.top: root / total[:, None, :]}
         counts = {}
-        if self.root_free:
-            counts[self.top] = np.exp(root - llp) @ self.w
+        if self.top_free:
+            counts[self.top] = (post[self.top] @ self.w)[:, None, :]
         for x in self.order[1:]:
             p = self.parent[x]
-            a = out[p] + up[p] - msg[x]  # (k_p, m): everything but x's subtree, given the parent's state
-            joint = a[:, None, :] + logt[x][:, :, None] + up[x][None, :, :]  # (k_p, k_x, m)
-            counts[x] = np.exp(joint) @ self.w
-            out[x] = _logsumexp(a[:, None, :] + logt[x][:, :, None], axis=0)
-        return float(llp @ self.w), counts
-
-
-def _logsumexp(a: np.ndarray, axis: int = 0) -> np.ndarray:
-    top = a.max(axis=axis, keepdims=True)
-    return np.squeeze(top, axis=axis) + np.log(np.exp(a - top).sum(axis=axis))
+            joint = (post[p] / M[x])[:, :, None, :] * thetas[x][:, :, :, None] * U[x][:, None, :, :]
+            counts[x] = joint @ self.w
+            post[x] = joint.sum(axis=1)
+        return ll, counts
 
 
 def _logmatvec(log_table: np.ndarray, log_vec: np.ndarray) -> np.ndarray:
     """``log sum_c exp(log_table[h, c] + log_vec[c, p])`` for every ``h, p``: a message up one edge."""
-    return _logsumexp(log_table[:, :, None] + log_vec[None, :, :], axis=1)
+    from scipy.special import logsumexp
+
+    return logsumexp(log_table[:, :, None] + log_vec[None, :, :], axis=1)
 
 
 # --------------------------------------------------------------- local de updates
@@ -847,6 +889,18 @@ def learn_structure(
     def scored(em: EMResult, ds: int, de: int) -> float:
         return score_fit(em, ds=ds, de=de).get(score)
 
+    crit = criterion(score)
+
+    def local_score(local: LocalFit, ds: int, de: int) -> float:
+        """A penalised likelihood needs only the restricted log-likelihood; CS needs the expected
+        counts of every family, so one exact E-step of the candidate."""
+        if crit.rate is not None:
+            return local.loglik - (de if crit.uses_de else ds) * crit.rate(local.n)
+        loglik, counts = e_step(local.params, data)
+        return score_fit(LocalCounts(local.model, local.params, loglik, counts, local.n), ds=ds, de=de).get(score)
+
+    msgs = [Messages(cur_em.params, data)]  # the current fit's messages, renewed after each accepted move
+
     report("start")
     stopped = "converged"
     visited = {current}
@@ -866,10 +920,10 @@ def learn_structure(
             ds, de = dims.dims(move.model)
             t = time.perf_counter()
             local = local_fit(data, move, cur_em.params, starts=local_starts, max_iter=local_iter, tol=local_tol,
-                              seed=rng, **em_common)
+                              seed=rng, messages=msgs[0], **em_common)
+            gain = local_score(local, ds, de) - cur_score
             clock["local"] += time.perf_counter() - t
             n_candidates += 1
-            gain = scored(local, ds, de) - cur_score
             if move.operator in EXPANSION and gain > tie:  # ranked by EAST's improvement ratio
                 out.append((gain / max(1, ds - cur_ds), move, local, ds, de))  # gain per added parameter
             elif move.operator not in EXPANSION and gain > -tie:  # a tie goes to the smaller model
@@ -893,6 +947,7 @@ def learn_structure(
                 steps.append(Step(move.operator, move.text, move.model, new_score, new_score - cur_score,
                                   full.loglik, local.loglik, ds, de))
                 current, cur_em, cur_score = move.model, full, new_score
+                msgs[0] = Messages(cur_em.params, data)
                 visited.add(current)
                 report(f"accepted {move.operator}")
                 return True

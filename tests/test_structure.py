@@ -61,8 +61,9 @@ def test_clear_cut_tree_recovered_exactly_at_large_n(clear_data, start):
     assert result.stopped == "converged"
 
 
-def test_loglik_never_decreases_on_accepted_moves(clear_data):
-    result = learn_structure(clear_data, score="bic", start="lc", seed=3)
+@pytest.mark.parametrize("score", ["bic", "cs+"])  # a penalised likelihood, and CS (scored by an exact E-step)
+def test_loglik_never_decreases_on_accepted_moves(clear_data, score):
+    result = learn_structure(clear_data, score=score, start="lc", seed=3)
     assert result.steps, "the LC start is wrong for these data: the search must move"
     previous = result.start.loglik
     for step in result.steps:
