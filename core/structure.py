@@ -59,7 +59,6 @@ Acceptance
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -768,8 +767,8 @@ def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dat
         raise DataError(f"two columns would give leaves named {dup!r}; rename one with a mapping")
     for column, states in zip(dataset.columns, dataset.states):
         if len(states) < 2:
-            raise DataError(f"column {column!r} has a single value ({states[0]!r} if any); it carries no "
-                            "information about the others: drop it")
+            what = f"a single value ({states[0]!r})" if states else "no values (every cell is missing)"
+            raise DataError(f"column {column!r} has {what}; it carries no information about the others: drop it")
     if len(names) < 3:
         raise DataError(f"a latent tree needs at least 3 columns; the data have {len(names)}")
     renamed = Dataset(columns=tuple(names), states=dataset.states, patterns=dataset.patterns,
