@@ -207,7 +207,14 @@ def leaf_bipartitions(model: HLCModel) -> set[frozenset]:
 
 
 def robinson_foulds(a: HLCModel, b: HLCModel) -> int:
-    """Robinson-Foulds distance: the number of leaf splits in one tree but not the other."""
+    """Robinson-Foulds distance: the number of leaf splits in one tree but not the other.
+
+    >>> from effdim import parse_model
+    >>> a = parse_model("H1:2(A:2,B:2,H2:2(C:2,D:2,E:2))")
+    >>> robinson_foulds(a, parse_model("X:2(C:2,D:2,E:2,Y:3(A:2,B:2))")), robinson_foulds(a, parse_model(
+    ...     "H1:2(A:2,C:2,H2:2(B:2,D:2,E:2))"))
+    (0, 2)
+    """
     if set(a.observed) != set(b.observed):
         raise InvalidArgument("the trees have different leaves")
     return len(leaf_bipartitions(a) ^ leaf_bipartitions(b))
@@ -829,6 +836,18 @@ def learn_structure(
         Called with a :class:`StructureProgress` after every candidate and step.
     cancel:
         A ``threading.Event``; when set, :class:`Cancelled` is raised.
+
+    Examples
+    --------
+    Data from a tree with two groups of three leaves; the search finds the groups:
+
+    >>> from effdim import parse_model
+    >>> from effdim.distribution import random_parameters, sample
+    >>> truth = parse_model("2(2,2,2,2(2,2,2))")
+    >>> data = sample(random_parameters(truth, 0, concentration=0.3), 5000, 1)
+    >>> result = learn_structure(data, score="bic+", seed=0)
+    >>> print(result.model, robinson_foulds(result.model, truth), result.stopped)
+    H1:2(H2:2(O4:2,O5:2,O6:2),O1:2,O2:2,O3:2) 0 converged
     """
     from .search import fit
 
