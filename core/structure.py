@@ -89,6 +89,7 @@ __all__ = [
     "EXPANSION",
     "OPERATORS",
     "candidate_moves",
+    "candidate_starts",
     "changed_families",
     "islands_model",
     "leaf_bipartitions",
@@ -472,6 +473,15 @@ class Messages:
         self.md, self.below, self.outside = messages(params, data)
 
 
+def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
+    """Starting points of a candidate's EM: the exact transfer of the current fit ``params``
+    (:func:`transfer_parameters`), then ``count - 1`` with the changed families half mixed
+    with random Dirichlet(1) rows."""
+    rng = as_seed(seed)
+    warm = transfer_parameters(params, move.model)
+    return [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
+
+
 def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
               tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None,
               messages: Messages | None = None) -> LocalFit:
@@ -494,12 +504,11 @@ def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max
     is often a fixed point of EM: an identity table, a state split in two
     equal halves). ``prior`` adds pseudo-counts as in :func:`effdim.em.fit_em`.
     """
-    rng = as_seed(seed)
     if messages is None:
         messages = Messages(params, data)
-    warm = transfer_parameters(messages.params, move.model)
+    inits = candidate_starts(messages.params, move, starts, seed)
+    warm = inits[0]
     region = _Region(move, messages, warm)
-    inits = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, starts - 1))]
     if cancel is not None and cancel.is_set():
         raise Cancelled("structure search cancelled")
     thetas, ll, n_iter = region.fit(inits, max_iter, tol, float(prior or 0.0))
