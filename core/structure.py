@@ -46,7 +46,10 @@ Candidates: restricted likelihood (EAST, Section 5)
     with the touched families perturbed.
 
 Acceptance
-    Candidates are ranked by their restricted score; the best ones are refit
+    EAST's phases: the moves that never add parameters (NR, ND, SD) first,
+    ranked by restricted score gain; when none is accepted, the expansions
+    (NI, SI), ranked by EAST's improvement ratio (gain per added parameter).
+    The best ones are refit
     by full EM (every family free) warm-started from their restricted
     estimate, so the refit log-likelihood is never below the restricted one;
     the first that wins against the current model under the one tie rule of
