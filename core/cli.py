@@ -326,7 +326,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(format_table(["step", "op", "move", result.score, "gain", "loglik", "ds", "de"], rows))
     print(f"\nlearned: {result.model}")
     print(format_table(_score_headers(args), [_score_row(result.fit, args)]))
-    print(_scale_note(args))
+    print(_scale_note(args, result.fit))
     print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
           f"{result.seconds:.1f} s; stopped: {result.stopped}")
 

@@ -463,6 +463,7 @@ class LocalCounts:
     loglik: float
     expected_counts: dict
     n: float
+    prior: float | None = None
 
 
 class Messages:
@@ -516,7 +517,7 @@ def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max
         raise Cancelled("structure search cancelled")
     thetas, ll, n_iter = region.fit(inits, max_iter, tol, float(prior or 0.0))
     fitted = Parameters(move.model, {**warm.cpts, **thetas})
-    return LocalFit(move.model, fitted, ll, messages.md.n, n_iter)
+    return LocalFit(move.model, fitted, ll, messages.md.n_rows, n_iter)
 
 
 class _Region:
@@ -547,7 +548,7 @@ class _Region:
         self.kids = {x: [c for c in order if self.parent.get(c) == x] for x in order}
         self.top_free = top in free  # the candidate's root with a changed prior
         md = cur.md
-        self.w, self.n = md.w, md.n
+        self.w, self.n = md.counts, md.n_rows
         col = {o: j for j, o in enumerate(md.observed)}
         log_ev: dict[str, np.ndarray] = {}
         for x in order:
@@ -557,7 +558,7 @@ class _Region:
                 e[:, values < 0] = 0.0
                 log_ev[x] = e
                 continue
-            e = np.zeros((model.card(x), md.m))
+            e = np.zeros((model.card(x), md.n_patterns))
             for c in model.children(x):
                 if c in nodes:
                     continue
@@ -808,6 +809,7 @@ def learn_structure(
     tol: float = 1e-8,
     max_iter: int = 1000,
     prior: float | None = None,
+    cs_prior: Any = None,
     max_time: float | None = None,
     pairs_per_node: int = 3,
     tries: int = 3,
@@ -836,6 +838,8 @@ def learn_structure(
         EM settings (:func:`effdim.em.fit_em`): ``restarts`` random starts fit
         the start model; ``tol`` and ``max_iter`` govern the start and final
         fits and the refit of each accepted move; ``local_tol`` the local EM.
+    cs_prior:
+        The Dirichlet prior of CS and CS+ (:func:`effdim.scores.score_fit`).
     max_time:
         Seconds after which no new candidate is evaluated; the best model so
         far is refit and returned (``stopped == "max_time"``).
@@ -904,7 +908,8 @@ def learn_structure(
     clock = {"local": 0.0, "full": 0.0, "refits": 0}
     check_cancel()
     t = time.perf_counter()
-    first = fit(data, current, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, **em_common)
+    first = fit(data, current, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, cs_prior=cs_prior,
+                **em_common)
     clock["full"] += time.perf_counter() - t
     dims = LocalDe(current)
     cur_em: EMResult = first.em
@@ -917,7 +922,7 @@ def learn_structure(
             progress(StructureProgress(current, cur_score, len(steps), n_candidates, time.perf_counter() - t0, phase))
 
     def scored(em: EMResult, ds: int, de: int) -> float:
-        return score_fit(em, ds=ds, de=de).get(score)
+        return score_fit(em, ds=ds, de=de, cs_prior=cs_prior).get(score)
 
     crit = criterion(score)
 
@@ -927,7 +932,8 @@ def learn_structure(
         if crit.rate is not None:
             return local.loglik - (de if crit.uses_de else ds) * crit.rate(local.n)
         loglik, counts = e_step(local.params, data)
-        return score_fit(LocalCounts(local.model, local.params, loglik, counts, local.n), ds=ds, de=de).get(score)
+        counted = LocalCounts(local.model, local.params, loglik, counts, local.n, prior)
+        return score_fit(counted, ds=ds, de=de, cs_prior=cs_prior).get(score)
 
     msgs = [Messages(cur_em.params, data)]  # the current fit's messages, renewed after each accepted move
 
@@ -993,7 +999,8 @@ def learn_structure(
             break
     check_cancel()
     t = time.perf_counter()
-    final = fit(data, current, restarts=0, init=cur_em.params, tol=tol, max_iter=max_iter, **em_common)
+    final = fit(data, current, restarts=0, init=cur_em.params, tol=tol, max_iter=max_iter, cs_prior=cs_prior,
+                **em_common)
     clock["full"] += time.perf_counter() - t
     report("done")
     return StructureResult(

@@ -254,3 +254,10 @@ def test_structure_job_reports_every_metric_per_score():
     again = structure_job({**config, "scores": ["bic"]})  # seeded per score: a rerun gives the same rows
     timeless = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
     assert timeless(again["runs"][0]) == timeless(out["runs"][0])
+
+
+def test_cli_learn_prints_steps_and_the_learned_model(capsys):
+    assert main(["learn", "hlc-figure2", "--quiet", "--seed", "0", "--start", "lc"]) == 0
+    out = capsys.readouterr().out
+    assert "structure search by bic+ from lc" in out and "learned: " in out and "stopped: converged" in out
+    assert "NI" in out  # the LC start is wrong for these data (two groups of leaves): a node is introduced
