@@ -411,7 +411,8 @@ def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
             elif table.shape[0] != kp:  # moved under a parent of another size: no rows to reuse
                 table = np.repeat(resize_cols(marg[node][None, :], node, k), kp, axis=0)
         table = np.maximum(np.asarray(table, dtype=float), 0.0)
-        table = table / table.sum(axis=-1, keepdims=True)
+        sums = table.sum(axis=-1, keepdims=True)  # 0 where SD dropped the only state a row used: uniform then
+        table = np.where(sums > 0, table / np.where(sums > 0, sums, 1.0), 1.0 / table.shape[-1])
         cpts[node] = table[0] if parent is None else table
     return Parameters(model, cpts)
 

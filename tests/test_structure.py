@@ -149,6 +149,15 @@ def test_local_fit_is_the_restricted_likelihood_of_the_whole_tree(model, seed):
         assert fitted.loglik >= loglikelihood(warm, data) - 1e-6, move.text  # EM from the exact start
 
 
+def test_state_deletion_of_the_only_state_a_row_uses_gives_valid_parameters():
+    model = parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2,E:2))")
+    params = random_parameters(model, np.random.default_rng(0))
+    params = Parameters(model, {**params.cpts, "H1": np.array([0.05, 0.95]),
+                                "H2": np.array([[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])})  # H2's state 2: least used
+    smaller = transfer_parameters(params, model.with_card("H2", 2))  # drops state 2, all of row 0's mass
+    assert np.allclose(smaller.cpts["H2"], [[0.5, 0.5], [0.5, 0.5]])
+
+
 def test_mutual_information_of_independent_and_copied_columns():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2, 4000)
