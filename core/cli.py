@@ -302,6 +302,63 @@ def _cmd_search(args: argparse.Namespace) -> None:
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
 
 
+def _cmd_learn(args: argparse.Namespace) -> None:
+    """``effdim learn``: structure search (logic in :mod:`effdim.structure`)."""
+    from .structure import learn_structure
+
+    data = _load_data(args.data)
+    options = _em_kwargs(args)
+    bar = None if args.quiet or args.json else _StructureBar()
+    try:
+        result = _engine(learn_structure, data, score=args.score, start=args.start, max_time=args.max_time,
+                         progress=bar, **options)
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.json:
+        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance()})
+        return
+    print(f"structure search by {result.score} from {args.start} ({result.start.model})   "
+          f"data {data.source or args.data}: n = {_n(result.fit.n)}")
+    rows = [[0, "start", "", result.start.score(result.score), "", result.start.loglik, result.start.ds,
+             result.start.de]]
+    rows += [[i + 1, s.operator, s.text, s.score, s.gain, s.loglik, s.ds, s.de] for i, s in enumerate(result.steps)]
+    print(format_table(["step", "op", "move", result.score, "gain", "loglik", "ds", "de"], rows))
+    print(f"\nlearned: {result.model}")
+    print(format_table(_score_headers(args), [_score_row(result.fit, args)]))
+    print(_scale_note(args, result.fit))
+    print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
+          f"{result.seconds:.1f} s; stopped: {result.stopped}")
+
+
+class _StructureBar:
+    """One status line on stderr for ``effdim learn`` (steps, candidates, best score so far)."""
+
+    def __init__(self):
+        self.shown = False
+
+    def __call__(self, p) -> None:
+        sys.stderr.write(f"\rlearn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, "
+                         f"{p.elapsed:.0f} s  ")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
 def _em_kwargs(args: argparse.Namespace) -> dict:
     """The EM settings and leaf -> column mapping shared by fit, sweep and search."""
     mapping = {}
@@ -366,7 +423,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
                                  preset="quick" if args.quick else "full", command=" ".join(sys.argv[1:]))
     stats = result.stats
     if args.json:
-        table = result.summary() if args.study == "lc" else result.table2()
+        table = result.table2() if args.study == "hlc" else result.summary()
         _emit_json({"run": stats.to_json(), "files": [str(p) for p in paths], "notes": notes,
                     "summary": json.loads(table.to_json(orient="records"))})
         return
@@ -444,8 +501,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(search_p)
     search_p.set_defaults(run=_cmd_search)
 
+    learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
+    learn_p.add_argument("data", help="a CSV file or a bundled data set name; every column is a leaf")
+    learn_p.add_argument("--score", default="bic+", choices=list(SCORES),
+                         help="the score that drives the search (default bic+)")
+    learn_p.add_argument("--start", default="islands", choices=["islands", "lc"],
+                         help="start from mutual-information islands (default) or the LC model")
+    learn_p.add_argument("--max-time", type=_seconds, default=None, metavar="S",
+                         help="stop searching after S seconds and return the best tree so far")
+    _add_em_options(learn_p)
+    learn_p.set_defaults(run=_cmd_learn)
+
     exp = sub.add_parser("experiment", help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)")
-    exp.add_argument("study", choices=["lc", "hlc"], help="lc: Figures 4-5; hlc: Table 2")
+    exp.add_argument("study", choices=["lc", "hlc", "structure"],
+                     help="lc: Figures 4-5; hlc: Table 2; structure: latent trees learned per score")
     exp.add_argument("--quick", action="store_true", help="small preset (minutes on 2 cores) instead of the paper's")
     exp.add_argument("--replicates", type=_positive_int, default=None, help="random parametrizations per model")
     exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")

@@ -57,6 +57,7 @@ __all__ = [
     "dimensions",
     "bounds_report",
     "dimensions_cost",
+    "local_dimensions",
     "lc_notation",
     "DIRECT_ROUTE_MAX_DS",
     "DIRECT",
@@ -202,6 +203,16 @@ def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int,
     seed = zlib.crc32(f"{hidden_card}:{cards}".encode())
     return effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False,
                                max_bytes=max_bytes)
+
+
+def local_dimensions(model: HLCModel, hidden: str, *, repeats: int = 2) -> LocalDimensions:
+    """The dimensions of the local LC model of ``hidden`` alone (one row of :func:`dimensions`).
+
+    Cached per ``(|H|, neighbour cardinalities)``, so a structure search that
+    changes a few hidden nodes pays only for those (Corollary 4.1;
+    :mod:`effdim.structure`).
+    """
+    return _local_row(model, hidden, repeats)
 
 
 def _local_row(model: HLCModel, hidden: str, repeats: int, max_bytes: int | None = None) -> LocalDimensions:

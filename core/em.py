@@ -103,6 +103,7 @@ __all__ = [
     "loglikelihood",
     "posterior",
     "pattern_loglik",
+    "messages",
 ]
 
 #: Probabilities are floored here before taking logarithms.
@@ -403,6 +404,8 @@ class _Stats:
     mass: np.ndarray | None = None  # (S, K) expected count of each hidden state
     post: list | None = None  # per hidden index: (S, k_i, m) posteriors
     llp: np.ndarray | None = None  # (S, m) log P(pattern)
+    up: list | None = None  # per hidden index: (S, k_i, m) log P(evidence below i | i)
+    belief: list | None = None  # per hidden index: (S, k_i, m) log P(evidence, i)
 
     def select(self, idx: np.ndarray) -> "_Stats":
         """The statistics of the starts ``idx`` (E-step fields only; no posteriors)."""
@@ -517,7 +520,7 @@ def _estep(md: ModelData, st: _State, prior: float, counts: bool = True, keep_po
     mass = R.sum(axis=2)
     root = mass[:, md.hidden_slices[0]].copy()
     if keep_post:
-        return _Stats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :])
+        return _Stats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], up, belief)
     return _Stats(ll, obj, root, pair, leafc, mass)
 
 
@@ -969,3 +972,21 @@ def posterior(params: Any, data: Any, node: str | None = None) -> tuple[ModelDat
         raise ValueError(f"{node!r} is not a hidden node of {md.model}; hidden nodes: {', '.join(md.hidden)}")
     stats = _estep(md, st, 0.0, keep_post=True)
     return md, np.ascontiguousarray(stats.post[md.hidden_index[node]][0].T)
+
+
+def messages(params: Any, data: Any) -> tuple[ModelData, dict, dict]:
+    """The per-pattern messages of one exact E-step at ``params``.
+
+    Returns ``(ModelData, below, outside)``: for every hidden node ``H``,
+    ``below[H]`` is ``log P(evidence below H | H)`` and ``outside[H]`` is
+    ``log P(evidence outside the subtree of H, H)``, each ``(|H|, m)`` with
+    patterns ordered as ``ModelData.patterns``; ``below + outside`` is
+    ``log P(pattern, H)``. :mod:`effdim.structure` uses them to hold the
+    untouched part of a tree fixed while it fits the touched families
+    (the restricted likelihood of EAST).
+    """
+    md, st = _single(params, data)
+    stats = _estep(md, st, 0.0, keep_post=True)
+    below = {h: stats.up[i][0] for i, h in enumerate(md.hidden)}
+    outside = {h: stats.belief[i][0] - stats.up[i][0] for i, h in enumerate(md.hidden)}
+    return md, below, outside

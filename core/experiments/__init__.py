@@ -5,6 +5,9 @@
   by BIC, BIC+, CS, CS+; KL of the selected model and its ``|X|``.
 * :class:`HLCStudy` - Section 6, Table 2: HLC ``5,3,3:2,2,2,2,2``, hill
   climbing of the hidden cardinalities per score; KL of the selected model.
+* :class:`StructureStudy` - beyond the paper: latent trees learned from data
+  per score (:mod:`effdim.structure`); Robinson-Foulds distance, KL,
+  cardinality errors (docs/structure.md).
 
 Both split into independent jobs run by :func:`run_jobs` (local processes, or
 a Dask cluster), cached per job on disk so that interrupted runs resume.
@@ -15,6 +18,7 @@ from .hlc import PAPER_TABLE2, HLCResult, HLCStudy, climb_all, hlc_job
 from .lc import LCResult, LCStudy, deterministic_parameters, lc_job
 from .runner import DEFAULT_CACHE_DIR, ExperimentError, JobRecord, Progress, RunStats, job_key, run_jobs
 from .output import write_outputs
+from .structure import StructureResult, StructureStudy, structure_job
 from .stats import TESTS, mark_best, mean_se, paired_pvalue
 
 __all__ = [
@@ -30,6 +34,8 @@ __all__ = [
     "PAPER_TABLE2",
     "Progress",
     "RunStats",
+    "StructureResult",
+    "StructureStudy",
     "TESTS",
     "climb_all",
     "deterministic_parameters",
@@ -40,11 +46,12 @@ __all__ = [
     "mean_se",
     "paired_pvalue",
     "run_jobs",
+    "structure_job",
 ]
 
 
 def build_study(name: str, *, quick: bool = False, sizes: str | tuple | None = None, **changes):
-    """The study ``name`` (``"lc"``: Section 5, ``"hlc"``: Section 6) from a preset and overrides.
+    """The study ``name`` (``"lc"``: Section 5, ``"hlc"``: Section 6, ``"structure"``) from a preset and overrides.
 
     ``quick`` chooses the quick preset instead of the paper's (``full``);
     ``sizes`` may be a string such as ``"1k,3k,9k"``; other ``changes``
@@ -54,9 +61,9 @@ def build_study(name: str, *, quick: bool = False, sizes: str | tuple | None = N
     """
     from .common import parse_sizes
 
-    cls = {"lc": LCStudy, "hlc": HLCStudy}.get(name)
+    cls = {"lc": LCStudy, "hlc": HLCStudy, "structure": StructureStudy}.get(name)
     if cls is None:
-        raise ValueError(f"unknown study {name!r}; choose lc or hlc")
+        raise ValueError(f"unknown study {name!r}; choose lc, hlc or structure")
     if isinstance(sizes, str):
         sizes = parse_sizes(sizes)
     for key in ("generators", "deterministic"):

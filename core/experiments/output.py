@@ -11,7 +11,9 @@ File names are stable (a dashboard reads them); for the LC study (Section 5):
 
 For the HLC study (Section 6): ``hlc_fits.csv``, ``hlc_runs.csv``,
 ``hlc_table2.csv``, ``hlc_table2.md``, ``hlc_figure.html|png``,
-``hlc_run.json``. ``docs/experiments.md`` describes every column.
+``hlc_run.json``. For the structure study: ``structure_fits.csv``,
+``structure_runs.csv``, ``structure_summary.csv|md``,
+``structure_figure.html|png``, ``structure_run.json``. ``docs/experiments.md`` describes every column.
 """
 
 from __future__ import annotations
@@ -100,6 +102,14 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
                                 f"Section 5, Figure 5: data from {det_labels[0]}"))
             if len(labels) > 1:
                 figures.append((P.lc_overview(result), "lc_all", "Section 5: every generating model"))
+    elif name == "structure":
+        csv(result.summary(), "structure_summary.csv")
+        text(result.markdown(), "structure_summary.md")
+        if plots:
+            from . import plots as P
+
+            figures.append((P.structure_figure(result.summary()), "structure_figure",
+                            "Latent trees learned per score"))
     else:
         table = result.table2()
         csv(table, "hlc_table2.csv")

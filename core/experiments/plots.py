@@ -23,7 +23,7 @@ from typing import Any
 
 from ..scores import SCORES
 
-__all__ = ["lc_figure", "lc_overview", "hlc_figure", "save_html", "render_png", "find_chromium"]
+__all__ = ["lc_figure", "lc_overview", "hlc_figure", "structure_figure", "save_html", "render_png", "find_chromium"]
 
 PANEL = {"width": 520, "height": 320}
 
@@ -125,6 +125,22 @@ def table2_figure(table: Any):
     reps = int(table["replicates"].min())
     return _curves(hv, table, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
                    f"KL of the selected model, {reps} replicates", logy=True, legend="bottom_left")
+
+
+def structure_figure(summary: Any):
+    """The structure study (``StructureResult.summary()`` or ``structure_summary.csv``): Robinson-Foulds
+    distance, KL (1e-3 bits) and cardinality errors of the learned trees against ``n``, per score."""
+    hv = _hv()
+    reps = int(summary["replicates"].min())
+    panels = [
+        _curves(hv, summary, "rf_mean", "rf_se", "Robinson-Foulds distance", f"Tree errors, {reps} replicates",
+                logy=False),
+        _curves(hv, summary, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)", "KL of the learned model",
+                logy=True, legend="bottom_left"),
+        _curves(hv, summary, "card_errors_mean", "card_errors_se", "hidden-cardinality errors",
+                "Cardinality errors", logy=False),
+    ]
+    return hv.Layout(panels).cols(2).opts(shared_axes=False)
 
 
 def save_html(obj: Any, path: str | os.PathLike, title: str, *, inline: bool = False) -> Path:

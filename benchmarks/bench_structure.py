@@ -1,0 +1,158 @@
+"""Speed of the structure search (issue 11, item 2).
+
+1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
+   on 10,000 rows sampled from a random latent tree over 20 observed
+   variables (target: under 60 s) and over 50 (target: under 10 minutes).
+   Also reported: steps, candidates, the Robinson-Foulds distance to the
+   generating tree and the score gap to the generating structure's own fit.
+2. ``local``: the cost of scoring one candidate move by local EM (the
+   restricted likelihood: only the families the move touches are free,
+   warm-started from the current fit, on the region around them; the
+   current fit's messages, computed once per step, are shared by all
+   candidates and their cost is spread over them here) against full EM of
+   the same candidate (every family free, from the same three starts for
+   the same 32 steps, and from 5 random starts to convergence as a
+   fixed-structure fit would do). Candidates: every move of the islands
+   start.
+
+Wall and CPU seconds are both reported: on a shared machine the wall time
+counts the other processes' share of the cores.
+
+The generating trees: hidden nodes each with 4-6 leaves (binary or ternary),
+joined in a random tree; hidden cardinalities 2-3; CPT rows Dirichlet(0.5).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 20
+    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 50 --repeats 1
+    .venv/bin/python benchmarks/bench_structure.py --only local --leaves 20 --leaves 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+from effdim.distribution import random_parameters, sample
+from effdim.em import fit_em
+from effdim.model import HLCModel
+from effdim.search import fit
+from effdim.structure import (
+    Messages,
+    candidate_moves,
+    candidate_starts,
+    islands_model,
+    learn_structure,
+    local_fit,
+    mutual_information,
+    robinson_foulds,
+)
+
+
+def random_tree(n_leaves: int, rng: np.random.Generator) -> HLCModel:
+    """A random latent tree: hidden nodes with 4-6 leaves each, joined in a random tree."""
+    sizes = []
+    while sum(sizes) < n_leaves:
+        sizes.append(int(rng.integers(4, 7)))
+    sizes[-1] -= sum(sizes) - n_leaves
+    if sizes[-1] < 2:
+        sizes[-2] += sizes.pop()
+    hidden = [f"H{i + 1}" for i in range(len(sizes))]
+    cards = {h: int(rng.integers(2, 4)) for h in hidden}
+    edges = [(hidden[int(rng.integers(0, i))], hidden[i]) for i in range(1, len(hidden))]
+    k = 0
+    for h, size in zip(hidden, sizes):
+        for _ in range(size):
+            k += 1
+            cards[f"V{k:02d}"] = int(rng.choice([2, 3]))
+            edges.append((h, f"V{k:02d}"))
+    return HLCModel(cards, hidden, edges)
+
+
+def make_data(n_leaves: int, n_rows: int, seed: int):
+    rng = np.random.default_rng(seed)
+    truth = random_tree(n_leaves, rng)
+    params = random_parameters(truth, rng, concentration=0.5)
+    return truth, sample(params, n_rows, rng)
+
+
+def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int) -> dict:
+    truth, data = make_data(n_leaves, n_rows, seed)
+    runs, cpu = [], []
+    for r in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        result = learn_structure(data, score="bic+", seed=r)
+        runs.append((time.perf_counter() - t, result))
+        cpu.append(time.process_time() - c)
+    seconds = [s for s, _ in runs]
+    result = runs[-1][1]
+    reference = fit(data, truth, restarts=5, seed=0)
+    return {
+        "leaves": n_leaves, "rows": n_rows, "patterns": data.n_patterns, "truth": str(truth),
+        "seconds": seconds, "median_seconds": statistics.median(seconds),
+        "cpu_seconds": cpu, "median_cpu_seconds": statistics.median(cpu),
+        "steps": len(result.steps), "candidates": result.candidates, "refits": result.local_refits,
+        "local_em_seconds": round(result.local_em_seconds, 2), "full_em_seconds": round(result.full_em_seconds, 2),
+        "learned": str(result.model), "rf_to_truth": robinson_foulds(result.model, truth),
+        "bic_plus_learned": result.fit.score("bic+"), "bic_plus_truth_structure": reference.score("bic+"),
+        "stopped": result.stopped,
+    }
+
+
+def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
+    _, data = make_data(n_leaves, n_rows, seed)
+    start = islands_model(data)
+    current = fit(data, start, restarts=5, seed=0)
+    mi = mutual_information(data)
+    moves = candidate_moves(start, mi, {c: i for i, c in enumerate(data.columns)})
+    t = time.perf_counter()
+    messages = Messages(current.params, data)
+    shared = (time.perf_counter() - t) / len(moves)  # spread over every candidate of the step
+    moves = moves[::max(1, len(moves) // most)][:most]  # an even sample of them
+    local_t, same_t, cold_t, gaps = [], [], [], []
+    for i, move in enumerate(moves):
+        starts = candidate_starts(current.params, move, 3, seed=i)
+        t = time.perf_counter()
+        local = local_fit(data, move, current.params, seed=i, messages=messages)
+        local_t.append(time.perf_counter() - t + shared)
+        t = time.perf_counter()
+        full = fit_em(data, move.model, restarts=0, init=starts, tol=1e-6, max_iter=32, prune=False)
+        same_t.append(time.perf_counter() - t)
+        gaps.append(full.loglik - local.loglik)
+        t = time.perf_counter()
+        fit_em(data, move.model, restarts=5, seed=0, tol=1e-6, max_iter=1000)
+        cold_t.append(time.perf_counter() - t)
+    med = statistics.median
+    return {
+        "leaves": n_leaves, "rows": n_rows, "patterns": data.n_patterns, "candidates_timed": len(moves),
+        "local_median_s": med(local_t), "full_same_starts_median_s": med(same_t),
+        "full_5_starts_median_s": med(cold_t),
+        "speedup_vs_full_same_starts": med(f / loc for f, loc in zip(same_t, local_t)),
+        "speedup_vs_full_5_starts": med(c / loc for c, loc in zip(cold_t, local_t)),
+        "loglik_full_minus_local_median": med(gaps),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=["learn", "local"], default=None)
+    parser.add_argument("--leaves", type=int, action="append", default=None, help="observed variables (repeatable)")
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--candidates", type=int, default=12, help="local: candidates timed per size")
+    args = parser.parse_args()
+    out = {}
+    if args.only in (None, "learn"):
+        out["learn"] = [bench_learn(n, args.rows, args.repeats, args.seed) for n in (args.leaves or [20])]
+    if args.only in (None, "local"):
+        out["local"] = [bench_local(n, args.rows, args.seed, args.candidates) for n in (args.leaves or [20])]
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

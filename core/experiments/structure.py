@@ -1,0 +1,237 @@
+"""Do de-corrected scores learn better latent trees? (issue 11; docs/structure.md)
+
+The design:
+
+* Generating models: random latent trees (:func:`random_latent_tree`) with
+  ``leaves`` observed variables (binary or ternary) and ``hidden`` hidden
+  nodes (cardinality 2 or 3), every hidden node with at least three
+  neighbours, regular (Section 4 of Kocka & Zhang 2002); CPT rows from
+  Dirichlet(1), as the paper's Section 6. One tree and parametrization per
+  replicate, shared by all sample sizes.
+* From each, one data set per sample size; the structure is learned by
+  :func:`effdim.structure.learn_structure` once per score (BIC, BIC+, CS,
+  CS+), all from the same mutual-information start.
+* Metrics per (replicate, size, score): the Robinson-Foulds distance between
+  the leaf bipartitions of the learned and the true tree
+  (:func:`effdim.structure.robinson_foulds`); the KL divergence from the
+  truth to the learned model in bits (exact over the observed space up to
+  2^16 states, else a Monte Carlo estimate from 20,000 draws of the truth);
+  the number of hidden nodes; hidden-cardinality errors (true hidden nodes
+  whose learned counterpart, the node that splits the leaves the same way,
+  has another cardinality, plus true hidden nodes without a counterpart);
+  ``exact`` (tree and cardinalities both right).
+
+One job is one (replicate, size), cached and run like the Section 5-6 studies
+(:mod:`effdim.experiments.runner`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..distribution import random_parameters, sample
+from ..em import loglikelihood
+from ..model import HLCModel
+from ..notation import format_model
+from ..regularity import is_regular
+from ..structure import learn_structure, robinson_foulds
+from ..scores import PAPER_SCORES, SCORES
+from .common import Study, check_config, kl_bits, rng_for
+from .runner import JobRecord, RunStats
+from .stats import mean_se
+
+__all__ = ["StructureStudy", "StructureResult", "structure_job", "random_latent_tree", "hidden_signatures"]
+
+#: Exact KL up to this many observed states; a Monte Carlo estimate beyond.
+EXACT_KL_STATES = 1 << 16
+#: Draws of the Monte Carlo KL estimate.
+KL_DRAWS = 20_000
+
+
+def random_latent_tree(rng: np.random.Generator, leaves: tuple[int, int], hidden: tuple[int, int]) -> HLCModel:
+    """A random regular latent tree with ``leaves[0]..leaves[1]`` observed and ``hidden[0]..hidden[1]`` hidden nodes.
+
+    Hidden nodes form a random tree (each joins a random earlier one); leaves
+    are dealt so that every hidden node has at least three neighbours, the
+    rest at random. Hidden cardinalities 2-3, leaves 2-3. Redrawn until regular.
+    """
+    while True:
+        n_hidden = int(rng.integers(hidden[0], hidden[1] + 1))
+        names = [f"H{i + 1}" for i in range(n_hidden)]
+        edges = [(names[int(rng.integers(0, i))], names[i]) for i in range(1, n_hidden)]
+        degree = {h: sum(h in e for e in edges) for h in names}
+        need = {h: max(0, 3 - degree[h]) for h in names}
+        n_leaves = max(int(rng.integers(leaves[0], leaves[1] + 1)), sum(need.values()))
+        owners = [h for h in names for _ in range(need[h])]
+        owners += [names[int(rng.integers(0, n_hidden))] for _ in range(n_leaves - len(owners))]
+        cards = {h: int(rng.integers(2, 4)) for h in names}
+        for i, h in enumerate(owners):
+            cards[f"V{i + 1:02d}"] = int(rng.integers(2, 4))
+            edges.append((h, f"V{i + 1:02d}"))
+        model = HLCModel(cards, names, edges)
+        if is_regular(model):
+            return model
+
+
+def hidden_signatures(model: HLCModel) -> dict[frozenset, str]:
+    """Each hidden node keyed by how it splits the leaves: the set of leaf sets of its branches."""
+    graph = model.graph
+    leaves = set(model.observed)
+    out = {}
+    for h in model.hidden:
+        g = graph.copy()
+        g.remove_node(h)
+        out[frozenset(frozenset(leaves & c) for c in nx.connected_components(g))] = h
+    return out
+
+
+def kl_to_truth(truth, learned, rng: np.random.Generator) -> tuple[float, bool]:
+    """``(KL(truth || learned) in bits, exact?)``: exact over small observed spaces, else Monte Carlo."""
+    states = math.prod(truth.model.card(o) for o in truth.model.observed)
+    if states <= EXACT_KL_STATES:
+        return kl_bits(truth, learned), True
+    draws = sample(truth, KL_DRAWS, rng)
+    value = (loglikelihood(truth, draws) - loglikelihood(learned, draws)) / draws.n_rows / math.log(2)
+    return max(value, 0.0), False
+
+
+def structure_job(config: dict) -> dict:
+    """One job: a random tree and data set, the structure learned per score. JSON in, JSON out."""
+    rep, n, seed = config["replicate"], config["n"], config["seed"]
+    tree_rng = rng_for(seed, "structure-tree", rep)
+    truth_model = random_latent_tree(tree_rng, tuple(config["leaves"]), tuple(config["hidden"]))
+    truth = random_parameters(truth_model, tree_rng)
+    data = sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
+    signatures = hidden_signatures(truth_model)
+    rows = []
+    for score in config["scores"]:
+        # the same stream for every score: identical decisions give identical fits, so the scores differ only
+        # where their choices do (a paired comparison)
+        result = learn_structure(data, score=score, restarts=config["restarts"], max_time=config["max_time"],
+                                 seed=rng_for(seed, "structure-fit", rep, n))
+        learned = result.model
+        found = hidden_signatures(learned)
+        card_errors = sum(1 for sig, h in signatures.items()
+                          if sig not in found or learned.card(found[sig]) != truth_model.card(h))
+        kl, exact_kl = kl_to_truth(truth, result.fit.params, rng_for(seed, "structure-kl", rep, n, score))
+        rf = robinson_foulds(learned, truth_model)
+        rows.append({"score": score, "learned": format_model(learned), "rf": rf, "kl_bits": kl,
+                     "kl_exact": exact_kl, "hidden_true": len(truth_model.hidden),
+                     "hidden_learned": len(learned.hidden), "card_errors": card_errors,
+                     "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
+                     "steps": len(result.steps), "seconds": round(result.seconds, 3), "stopped": result.stopped,
+                     "ds": result.fit.ds, "de": result.fit.de})
+    return {"truth": format_model(truth_model), "leaves": len(truth_model.observed), "runs": rows}
+
+
+@dataclass(frozen=True)
+class StructureStudy(Study):
+    """Configuration of the structure study (issue 11, item 4)."""
+
+    replicates: int = 20
+    sizes: tuple[int, ...] = (1000, 3000, 10000, 30000, 100000)
+    scores: tuple[str, ...] = PAPER_SCORES
+    leaves: tuple[int, int] = (8, 20)
+    hidden: tuple[int, int] = (2, 6)
+    restarts: int = 5
+    max_time: float = 600.0
+    seed: int = 0
+
+    name = "structure"
+
+    #: ``"full"``: 20 replicates x 5 sizes (1k-100k), 8-20 leaves, 2-6 hidden nodes;
+    #: ``"quick"``: 6 replicates of 1k and 10k with 8-12 leaves and 2-4 hidden nodes.
+    presets = {"full": {}, "quick": {"replicates": 6, "sizes": (1000, 10000), "leaves": (8, 12), "hidden": (2, 4),
+                                     "max_time": 120.0}}
+
+    def __post_init__(self) -> None:
+        check_config(self.replicates, self.sizes, self.scores, self.restarts)
+        for label, (low, high), least in (("leaves", self.leaves, 3), ("hidden", self.hidden, 1)):
+            if not least <= low <= high:
+                raise ValueError(f"{label} must be a range low..high with low >= {least}, got {low}..{high}")
+
+    def jobs(self) -> list[dict]:
+        """One configuration per (replicate, size)."""
+        common = {"scores": list(self.scores), "leaves": list(self.leaves), "hidden": list(self.hidden),
+                  "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed}
+        return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    job = staticmethod(structure_job)
+    prefix = "structure"
+
+    def result(self, records: list, stats: RunStats) -> "StructureResult":
+        return StructureResult(self, records, stats)
+
+
+@dataclass
+class StructureResult:
+    """The finished structure study: configuration, job records, run statistics."""
+
+    study: StructureStudy
+    records: list[JobRecord]
+    stats: RunStats
+    test: str = "t"
+    _frames: dict = field(default_factory=dict, repr=False)
+
+    def runs(self):
+        """One row per (replicate, n, score): the true and learned trees and every metric."""
+        import pandas as pd
+
+        rows = []
+        for rec in self.records:
+            for r in rec.result["runs"]:
+                rows.append({"replicate": rec.config["replicate"], "n": rec.config["n"],
+                             "truth": rec.result["truth"], "leaves": rec.result["leaves"], **r})
+        return pd.DataFrame(rows)
+
+    def fits(self):
+        """The learned models (one per run), for the common ``<study>_fits.csv`` file."""
+        return self.runs()[["replicate", "n", "score", "learned", "ds", "de", "kl_bits", "seconds"]]
+
+    def summary(self):
+        """Per (n, score): mean ± standard error of RF distance, KL (1e-3 bits) and cardinality
+        errors; the share of exact recoveries; mean hidden nodes learned and true."""
+        import pandas as pd
+
+        runs = self.runs()
+        rows = []
+        for (n, score), g in runs.groupby(["n", "score"], sort=True):
+            rf, rf_se = mean_se(g["rf"])
+            kl, kl_se = mean_se(g["kl_bits"] * 1e3)
+            ce, ce_se = mean_se(g["card_errors"])
+            rows.append({"n": int(n), "score": score, "replicates": len(g), "rf_mean": rf, "rf_se": rf_se,
+                         "kl_mean_1e3": kl, "kl_se_1e3": kl_se, "card_errors_mean": ce, "card_errors_se": ce_se,
+                         "exact_share": float(g["exact"].mean()),
+                         "hidden_learned_mean": float(g["hidden_learned"].mean()),
+                         "hidden_true_mean": float(g["hidden_true"].mean()),
+                         "seconds_mean": float(g["seconds"].mean()),
+                         "timed_out": int((g["stopped"] == "max_time").sum())})
+        order = {s: i for i, s in enumerate(self.study.scores)}
+        return pd.DataFrame(rows).sort_values(["n", "score"], key=lambda c: c.map(order) if c.name == "score"
+                                              else c).reset_index(drop=True)
+
+    def markdown(self) -> str:
+        """The summary as markdown tables, one block per metric."""
+        t = self.summary()
+        scores = list(self.study.scores)
+        reps = int(t["replicates"].min()) if len(t) else 0
+        out = [f"Mean ± standard error over {reps} replicates (random trees); lower is better except exact."]
+        for title, mean, se, scale in (("Robinson-Foulds distance to the true tree", "rf_mean", "rf_se", 1),
+                                       ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3", 1),
+                                       ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se", 1),
+                                       ("Exact recoveries (tree and cardinalities), share", "exact_share", None, 1)):
+            out += ["", f"**{title}**", "", "| n | " + " | ".join(SCORES[s].label for s in scores) + " |",
+                    "|---:|" + "---:|" * len(scores)]
+            for n, g in t.groupby("n", sort=True):
+                g = g.set_index("score")
+                cells = [f"{g.at[s, mean] * scale:.3g}" + (f" ± {g.at[s, se]:.2g}" if se else "") for s in scores]
+                out.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+        return "\n".join(out)
