@@ -60,6 +60,7 @@ class Job(param.Parameterized):
     position = param.Integer(default=0, doc="Jobs ahead of this one in the queue (while waiting).")
     done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
     total = param.Integer(default=0, doc="Steps in all (0: unknown).")
+    note = param.String(default="", doc="What the worker last said of its progress, in words.")
     error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
     seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
     timeout = param.Number(default=60.0, doc="Seconds the job may run before it is killed.")
@@ -89,7 +90,9 @@ class Job(param.Parameterized):
             return f"{self.label}: waiting for a free worker ({ahead})."
         if self.state == "running":
             steps = f", {self.done} of {self.total} done" if self.total else ""
-            return f"{self.label}: running for {self.seconds:.0f} s{steps} (stopped after {self.timeout:.0f} s)."
+            note = f"; {self.note}" if self.note else ""
+            return (f"{self.label}: running for {self.seconds:.0f} s{steps}{note} "
+                    f"(stopped after {self.timeout:.0f} s).")
         if self.state == "done":
             return f"{self.label}: done in {self.seconds:.1f} s."
         return f"{self.label}: {self.error}"
@@ -303,7 +306,7 @@ class JobRunner:
             return ("failed", _death_note(proc.exitcode, self.max_bytes))
         kind = message[0]
         if kind == "progress":
-            job.param.update(done=int(message[1]), total=int(message[2]))
+            job.param.update(done=int(message[1]), total=int(message[2]), note=message[3])
             return None
         if kind == "done":
             return ("done", message[1])
@@ -345,8 +348,8 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int) -> No
     """Body of a worker process: run ``fn``, send progress and the outcome up the pipe."""
     _cap_memory(max_bytes)
 
-    def progress(done: int, total: int) -> None:
-        send.send(("progress", done, total))
+    def progress(done: int, total: int, note: str = "") -> None:
+        send.send(("progress", done, total, str(note)))
 
     try:
         result = fn(*args, progress=progress, **kwargs)

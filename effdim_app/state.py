@@ -29,8 +29,6 @@ methods, so everything here is testable without a browser.
 
 from __future__ import annotations
 
-import asyncio
-import io
 import itertools
 import json
 import math
@@ -44,7 +42,7 @@ import param
 from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
 from effdim.dimensions import bounds_report
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
-from effdim.scores import PAPER_SCORES, best
+from effdim.scores import PAPER_SCORES, SCORES, best
 from effdim.search import pick_caveats
 
 from . import presets, tasks
@@ -736,13 +734,15 @@ class ScoresState(param.Parameterized):
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
     climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
+    learn_score = param.Selector(default="bic+", objects=list(SHOWN_SCORES),
+                                 doc="Score that drives the structure search (effdim.structure).")
     cs_prior = param.Selector(default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS),
                               doc="Dirichlet prior of CS and CS+ (effdim.priors).")
     past_saturation = param.Boolean(
         default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc.")
 
     running = param.Boolean(default=False)
-    task = param.String(default="", doc="'sweep' or 'climb' while running.")
+    task = param.String(default="", doc="'sweep', 'climb' or 'learn' while running.")
     progress = param.Integer(default=0, bounds=(0, 100))
     status = param.String(default="")
     results = param.List(default=[], doc="FitResults of the last sweep (current model and data only).")
@@ -787,11 +787,12 @@ class ScoresState(param.Parameterized):
         scored = (self.mapping, self.scored_model(), id(self.data.dataset), self.cs_prior)
         if scored == self._scored:
             return  # e.g. a tree edit while the LC model over all columns is scored: runs and results stand
+        data_changed = self._scored is None or scored[2] != self._scored[2]
         self._scored = scored
         choices = self.hidden_choices()
         node = self.node if self.node in choices else (choices[0] if choices else None)
         stale = bool(self.results) or self.climb is not None
-        if self.job is not None:
+        if self.job is not None and (self.task != "learn" or data_changed):  # a structure search reads data only
             self.job.cancel()
         mismatch, leaf_map = self._check_mapping()
         with param.parameterized.batch_call_watchers(self):
@@ -898,16 +899,20 @@ class ScoresState(param.Parameterized):
                 return card
         return None
 
-    async def _run(self, task: str, fn, *args, **kwargs) -> Any:
-        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free."""
-        key = self.key()
-        job = self.jobs.submit(fn, *args, label=task.capitalize(), **kwargs)
+    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, **kwargs) -> Any:
+        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free.
+
+        The result is discarded when ``depends()`` (default :meth:`key`) changed meanwhile.
+        """
+        depends = depends or self.key
+        key = depends()
+        job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
 
         def show(*_):
             text = job.describe()
             self.param.update(progress=int(100 * job.progress), status=text)
 
-        watcher = job.param.watch(show, ["state", "done", "total", "position", "seconds"])
+        watcher = job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])
         self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
         try:
             outcome = await job
@@ -921,7 +926,7 @@ class ScoresState(param.Parameterized):
             self.param.update(status=f"{task.capitalize()} failed.", progress=0,
                               message=f"{task.capitalize()} failed: {job.error}", message_kind="danger")
             return None
-        if key != self.key():
+        if key != depends():
             self.param.update(status=f"{task.capitalize()} finished, but the model or data changed meanwhile: "
                                      "result discarded.", progress=0)
             return None
@@ -966,6 +971,32 @@ class ScoresState(param.Parameterized):
                               status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
                                      + (f"; the best model: {'; '.join(notes)}." if notes else "."))
         return climb
+
+    async def run_learn(self) -> Any:
+        """Learn a tree over all data columns (:func:`effdim.structure.learn_structure`) as a job, then open
+        it in the tree editor (undoable) and score it. Edits meanwhile do not stop it; new data does."""
+        if self.running:
+            self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
+            return None
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return None
+        label = SCORES[self.learn_score].label
+        budget = max(5.0, self.jobs.timeout - 5.0)  # stop with the best tree before the job's time limit
+        learned = await self._run("learn", tasks.learn_task, self.data.dataset, score=self.learn_score,
+                                  restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior, max_time=budget,
+                                  depends=lambda: id(self.data.dataset), label=f"Learn structure ({label})")
+        if learned is None:
+            return None
+        fit = learned.fit
+        ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
+        self.models.set_model(learned.model, f"Learned structure ({label})")
+        self.mapping = "model"
+        self.param.update(progress=100, status=(
+            f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
+            f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
+            "it is now in the tree editor (Undo brings back your model)."))
+        return learned
 
     # ------------------------------------------------------------ outputs
     def results_frame(self):

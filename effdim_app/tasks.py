@@ -1,7 +1,7 @@
 """The computations the dashboard submits as jobs (:mod:`effdim_app.jobs`).
 
 Each runs in a worker process: a module-level function (so it pickles by
-name) taking the keyword ``progress(done, total)`` and returning a picklable
+name) taking the keyword ``progress(done, total, note="")`` and returning a picklable
 engine result. No Panel import: the forkserver preloads this module and,
 through it, the engine.
 """
@@ -13,9 +13,11 @@ import io
 from effdim import HLCModel
 from effdim.data import load_csv
 from effdim.dimensions import dimensions
+from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
+from effdim.structure import learn_structure
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task", "load_csv_task"]
+__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "load_csv_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -33,6 +35,20 @@ def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None
     """:func:`effdim.search.hill_climb` (progress after each fit)."""
     return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
                       progress=progress)
+
+
+def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=None):
+    """:func:`effdim.structure.learn_structure` from all columns of ``dataset``, stopping after ``max_time``
+    seconds with the best tree so far; each progress call says the accepted steps and that tree."""
+    label = SCORES[score].label
+
+    def report(state) -> None:
+        if progress is not None:
+            progress(state.steps, 0, f"{state.steps} moves accepted, {state.candidates} candidates tried; "
+                                     f"best so far {state.model} ({label} {state.score:,.2f})")
+
+    return learn_structure(dataset, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
+                           max_time=max_time, progress=report)
 
 
 def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, sep: str = ",", name: str | None = None,

@@ -524,3 +524,22 @@ def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
     assert not d.use_columns(["A"]) and d.dataset.columns == ("A", "B")
     assert d.load_upload("plain.csv", b"A,B,C\n1,2,3\n2,1,4\n")
     assert d.use_columns(["C", "A"]) and d.dataset.columns == ("A", "C")  # the file's order
+
+
+def test_learn_structure_opens_the_learned_tree_in_the_editor_and_undo_brings_back_the_model(scores):
+    before = scores.models.model
+    notes = []
+    scores.param.watch(lambda e: notes.append(e.new), "status")
+    learned = run(scores.run_learn())
+    assert learned is not None and not scores.running
+    assert scores.models.model == learned.model and scores.mapping == "model"
+    assert set(learned.model.observed) == set(scores.data.dataset.columns)  # leaves named after the columns
+    assert scores.status.startswith("Structure learned") and f"de {learned.fit.de}" in scores.status
+    assert any("best so far" in n for n in notes)  # the worker's progress reached the status line
+    assert scores.models.undo() and scores.models.model == before
+
+
+def test_learn_structure_needs_data():
+    s = ScoresState(ModelState(FIG2), DataState())
+    assert run(s.run_learn()) is None
+    assert s.message == "Load a data set first."

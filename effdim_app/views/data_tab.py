@@ -136,7 +136,7 @@ class ScoresPanel(Viewer):
         self.to_editor = pn.widgets.Button(label="Edit the LC model over these columns in the tree editor",
                                            sizing_mode="stretch_width")
         self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())
-        self.node = pn.widgets.Select(label="Hidden node to sweep", options=[], sizing_mode="stretch_width")
+        self.node = pn.widgets.Select(label="Node to sweep", options=[], width=120)
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = until de = dc)",
@@ -156,9 +156,17 @@ class ScoresPanel(Viewer):
                                           value=state.cs_prior, width=150)
         self.cs_prior.link(state, value="cs_prior")
         self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
+        self.learn_score = pn.widgets.Select(label="Structure score", options={SCORES[name].label: name for name in
+                                                                               SHOWN_SCORES},
+                                             value=state.learn_score, width=130)
+        self.learn_score.link(state, value="learn_score")
+        self.learn = pn.widgets.Button(label="Learn structure", width=170, margin=(24, 5, 5, 5),
+                                       description="Search for a latent tree over all columns (EAST moves, "
+                                                   "docs/structure.md) and open it in the tree editor")
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
+        self.learn.on_click(self._run_learn)
         self.cancel.on_click(lambda _: state.cancel())
         self.progress = pn.indicators.Progress(value=0, max=100, active=False, sizing_mode="stretch_width",
                                                height=18, margin=(10, 10))
@@ -203,6 +211,9 @@ class ScoresPanel(Viewer):
     async def _run_climb(self, _=None) -> None:
         await self.state.run_climb()
 
+    async def _run_learn(self, _=None) -> None:
+        await self.state.run_learn()
+
     def _csv(self):
         return io.StringIO(self.state.results_csv())
 
@@ -232,6 +243,7 @@ class ScoresPanel(Viewer):
         blocked = state.running or state.data.dataset is None or bool(state.mismatch)
         self.run.disabled = blocked
         self.climb.disabled = blocked or state.mapping != "model"
+        self.learn.disabled = state.running or state.data.dataset is None
         self.cancel.disabled = not state.running
 
     def _update_results(self, *_) -> None:
@@ -293,7 +305,7 @@ class ScoresPanel(Viewer):
             layers.append(hv.Scatter(star, "card", "score", label=label).opts(
                 color=color, marker="star", size=20, line_color="black", framewise=True))
         if frame is None:
-            title = "Load data, then press ▶ Sweep cardinality: BIC, BIC+, CS, CS+ and AIC appear here"
+            title = "Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+ and AIC appear here"
         else:
             n = int(frame["n"].iloc[0]) if "n" in frame else 0
             title = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
@@ -330,9 +342,15 @@ class ScoresPanel(Viewer):
             self.to_editor,
             self.mismatch,
             self.leaf_map,
-            pn.Row(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
-                   sizing_mode="stretch_width"),
-            pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, sizing_mode="stretch_width"),
+            # FlexBoxes wrap instead of pushing the last controls past the right edge at 1366 px
+            pn.FlexBox(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
+                       flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.FlexBox(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, flex_wrap="wrap",
+                       sizing_mode="stretch_width"),
+            pn.FlexBox(self.learn_score, self.learn,
+                       html("<small>Learn the tree itself from all columns; the best tree so far is named "
+                            "below while it runs.</small>", margin=(30, 5, 5, 5), width=260),
+                       flex_wrap="wrap", sizing_mode="stretch_width"),
             self.progress,
             self.status,
             self.message,
