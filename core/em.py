@@ -72,6 +72,11 @@ E-step in the last iteration (one step of plain EM, a whole SQUAREM cycle
 divided by its E-steps), or ``max_iter`` E-steps were made. The objective
 never falls; :attr:`EMResult.trace` records it for the returned start.
 
+Hidden states are returned in a stable order: every hidden node's states by
+decreasing marginal probability, so state 1 (state 0 in code) is the largest
+class (:meth:`effdim.distribution.Parameters.size_order`;
+:meth:`~effdim.distribution.Parameters.relabeled` reorders them).
+
 The returned parameters are the ones of the final E-step: the expected
 counts, the log-likelihood and the parameters belong together, as the
 Cheeseman-Stutz score requires (:mod:`effdim.scores`).
@@ -689,6 +694,26 @@ def _degeneracies(md: ModelData, st: _State, mass: np.ndarray, s: int, mass_tol:
     return tuple(found)
 
 
+def _by_size(model: HLCModel, params: Any, counts: dict, degenerate: tuple) -> tuple[Any, dict, tuple]:
+    """The fit with every hidden node's states ordered by decreasing share (state 1 is the largest).
+
+    :meth:`effdim.distribution.Parameters.size_order`; the expected counts and
+    the state numbers of the degeneracy findings follow the same order.
+    """
+    from .distribution import permute_states
+
+    orders = params.size_order()
+    cpts = params.cpts
+    for node, order in orders.items():
+        cpts = permute_states(model, cpts, node, order)
+        counts = permute_states(model, counts, node, order)
+    new_index = {node: {old: new for new, old in enumerate(order)} for node, order in orders.items()}
+    degenerate = tuple(
+        Degeneracy(d.node, d.kind, tuple(sorted(new_index[d.node][s] for s in d.states)), d.value) for d in degenerate
+    )
+    return type(params)(model, cpts), counts, degenerate
+
+
 # ------------------------------------------------------------------------ the driver
 def fit_em(
     dataset: Any,
@@ -708,6 +733,7 @@ def fit_em(
     dup_tol: float = 1e-3,
     mapping: dict[str, str] | None = None,
     cancel: Any = None,
+    order_states: bool = True,
 ) -> EMResult:
     """Fit ``model`` to ``dataset`` by EM with random restarts and pruning.
 
@@ -763,6 +789,10 @@ def fit_em(
     cancel:
         A ``threading.Event``; when set, :class:`Cancelled` is raised at the
         next EM step.
+    order_states:
+        Return every hidden node's states by decreasing share (the default;
+        see the module docstring); ``False`` keeps the order EM ended in
+        (e.g. the labels of ``init``).
     """
     if isinstance(model, str):
         model = HLCModel.parse(model)
@@ -808,9 +838,14 @@ def fit_em(
     best = int(run.ids[pos])
     best_ll = float(run.last_ll[best])
     n_best = int(np.sum(run.last_ll >= best_ll - agree_tol))
+    params = _params_from_state(md, run.st, pos)
+    counts = _expected_counts(md, run.stats, pos)
+    degenerate = _degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol)
+    if order_states:
+        params, counts, degenerate = _by_size(model, params, counts, degenerate)
     return EMResult(
         model=model,
-        params=_params_from_state(md, run.st, pos),
+        params=params,
         loglik=best_ll,
         objective=float(run.last_obj[best]),
         n=md.n_rows,
@@ -821,8 +856,8 @@ def fit_em(
         start_iters=run.n_iter.copy(),
         best_start=best,
         n_best=n_best,
-        expected_counts=_expected_counts(md, run.stats, pos),
-        degenerate=_degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol),
+        expected_counts=counts,
+        degenerate=degenerate,
         prior=prior or None,
         tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,

@@ -180,7 +180,7 @@ def test_missing_value_em_equals_complete_data_em_when_nothing_is_missing():
         pi = resp.sum(axis=0) / rows.shape[0]
         cond = [np.stack([resp[rows[:, j] == v].sum(axis=0) for v in range(t.shape[1])], axis=1) for j, t in enumerate(cond)]
         cond = [c / c.sum(axis=1, keepdims=True) for c in cond]
-    result = fit_em(data, model, restarts=0, init=init, max_iter=25, tol=0.0, accelerate=False)
+    result = fit_em(data, model, restarts=0, init=init, max_iter=25, tol=0.0, accelerate=False, order_states=False)
     assert result.n_iter == 25
     np.testing.assert_allclose(result.params.cpts["H1"], pi, rtol=1e-9)
     for o, c in zip(model.observed, cond):
@@ -275,7 +275,7 @@ def test_relabelling_data_values_and_columns_changes_nothing():
     truth = random_parameters(model, rng)
     data = sample(truth, 800, rng)
     init = random_parameters(model, 99)
-    base = fit_em(data, model, restarts=0, init=init, max_iter=50, tol=0.0)
+    base = fit_em(data, model, restarts=0, init=init, max_iter=50, tol=0.0, order_states=False)
     # relabel the values of column C by a permutation and reorder the columns
     perm = np.array([2, 0, 1])
     codes = data.patterns.copy()
@@ -293,9 +293,15 @@ def test_relabelling_data_values_and_columns_changes_nothing():
     cpts["A"] = init.cpts["A"][hp]
     for o in ("B", "C", "D"):
         cpts[o] = init.cpts[o][hp]
-    swapped = fit_em(data, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0)
+    swapped = fit_em(data, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0, order_states=False)
     assert swapped.loglik == pytest.approx(base.loglik, rel=1e-12)
     np.testing.assert_allclose(swapped.expected_counts["A"], base.expected_counts["A"][hp], rtol=1e-9)
+    # by default both come back in the documented order: hidden states by decreasing share
+    ordered = [fit_em(data, model, restarts=0, init=p, max_iter=50, tol=0.0) for p in (init, Parameters(model, cpts))]
+    for node in ("A", "B", "C", "D"):
+        np.testing.assert_allclose(ordered[0].params.cpts[node], ordered[1].params.cpts[node], rtol=1e-9)
+    np.testing.assert_allclose(ordered[0].expected_counts["A"], ordered[1].expected_counts["A"], rtol=1e-9)
+    assert ordered[0].params.cpts["A"][0] >= ordered[0].params.cpts["A"][1]
 
 
 def test_degenerate_solutions_are_flagged():
