@@ -100,6 +100,7 @@ from .squarem import adapt_step_max, extrapolate
 
 __all__ = [
     "Cancelled",
+    "ConvergenceWarning",
     "Degeneracy",
     "EMResult",
     "ModelData",
@@ -144,6 +145,11 @@ def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 class Cancelled(Exception):
     """Raised when the ``cancel`` event was set; the computation stopped cleanly."""
+
+
+class ConvergenceWarning(UserWarning):
+    """EM's best start did not converge, or no other start reached its log-likelihood
+    (as scikit-learn's warning of the same name; :meth:`EMResult.convergence_notes`)."""
 
 
 # ---------------------------------------------------------------------------- data
@@ -645,6 +651,30 @@ class EMResult:
     def restarts(self) -> int:
         """Number of starts."""
         return int(len(self.start_logliks))
+
+    def convergence_notes(self) -> list[str]:
+        """Sentences on doubtful convergence (empty when all is well).
+
+        The best start stopped at ``max_iter`` before its log-likelihood
+        settled; or, with several starts, it was the only one to reach the
+        best log-likelihood (the optimum may not be global: more restarts
+        would tell).
+        """
+        notes = []
+        if not self.converged:
+            notes.append(f"the best EM start stopped after {self.n_iter} steps without converging; "
+                         "raise the step limit (max_iter, --max-iter)")
+        if self.restarts > 1 and self.n_best < 2:
+            notes.append(f"only 1 of {self.restarts} EM starts reached the best log-likelihood; "
+                         "more restarts may find a better one")
+        return notes
+
+    def warn(self) -> None:
+        """Issue a :class:`ConvergenceWarning` for each of :meth:`convergence_notes`."""
+        import warnings
+
+        for note in self.convergence_notes():
+            warnings.warn(f"{self.model}: {note}", ConvergenceWarning, stacklevel=3)
 
     def restarts_info(self) -> dict:
         """A JSON-ready summary of the restarts."""

@@ -121,6 +121,7 @@ class LatentTreeLearner:
         result = fit_em(
             md, model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter, prior=self.prior
         )
+        result.warn()
         scores = score_fit(result)
         self.model_ = model
         self.states_ = {leaf: md.dataset.states[j] for j, leaf in enumerate(model.observed)}
