@@ -227,7 +227,7 @@ def relax_pair(model: Any, a: str, b: str, card: int = 2) -> Any:
     parent and gets ``a`` and ``b`` as its children (node introduction,
     EAST; Chen et al. 2012). The new node is named ``H1``, ``H2``, ... (the
     first name not taken). Raises :class:`effdim.model.ModelError` when
-    moving ``b`` would leave a hidden node without children.
+    moving ``b`` would leave a hidden node as a leaf.
     """
     from .model import HLCModel, ModelError
 
@@ -242,11 +242,7 @@ def relax_pair(model: Any, a: str, b: str, card: int = 2) -> Any:
     edges += [(top, name), (name, a), (name, b)]
     cards = {n: model.card(n) for n in model.nodes}
     cards[name] = int(card)
-    moved = HLCModel(cards, model.hidden + [name], edges, model.root)
-    for h in moved.hidden:
-        if not moved.children(h):
-            raise ModelError(f"moving {b!r} would leave hidden node {h!r} without children")
-    return moved
+    return HLCModel(cards, model.hidden + [name], edges, model.root)
 
 
 # ---------------------------------------------------------------------- identification

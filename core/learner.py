@@ -123,8 +123,9 @@ class LatentTreeLearner:
         model = as_model(self.model)
         result = fit(
             as_dataset(X), model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter,
-            prior=self.prior, mapping=self.mapping,
+            prior=self.prior, mapping=self.mapping, warn=False,
         )
+        result.em.warn()  # points at the caller of this method
         self.model_ = model
         self.columns_ = result.columns  # leaf -> column of X
         self.states_ = {leaf: result.data.states[j] for j, leaf in enumerate(model.observed)}
