@@ -1,0 +1,264 @@
+"""The "Fitted model" view of the Data & scores tab (issue 10).
+
+After a sweep or a hill climb, pick one of the fits and see what an analyst
+coming from poLCA or StepMix looks at first:
+
+* the profile plot: ``P(item = category | class)`` for every item
+  (:meth:`effdim.search.FitResult.profiles`), one line per state of the
+  chosen hidden node, and the class shares;
+* the fit statistics with the true degrees of freedom ``df = dc - de``
+  beside what other tools report (``dc - ds``), entropy R2, the average
+  posterior per class, the Jacobian rank at the estimate, and convergence
+  warnings (:mod:`effdim.diagnostics`);
+* the bivariate residuals as a heatmap: clicking a pair puts the model with
+  a new hidden node over that pair (:func:`effdim.diagnostics.relax_pair`)
+  into the tree editor (undoable there) and opens the editor;
+* the posterior membership of every row as a CSV download.
+
+:class:`FittedState` holds the fits offered and the chosen one; it keeps
+them when the scores state clears its results (the model or data changed),
+so the analyst's view survives opening a proposal in the editor.
+:class:`FittedView` only displays it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Callable
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+from panel.viewable import Viewer
+
+from .state import ModelState, ScoresState
+from .style import HTML_CSS
+
+__all__ = ["FittedState", "FittedView"]
+
+CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
+STATS_CSS = """
+.effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
+.effdim-fit-table td { padding: 2px 10px 2px 0; }
+.effdim-fit-table td.v { text-align: right; font-weight: 600; }
+.effdim-note { color: #4a5a6a; font-size: 0.9em; margin: 2px 0; }
+.effdim-warn { color: #8a5200; font-size: 0.9em; margin: 2px 0; }
+"""
+
+
+class FittedState(param.Parameterized):
+    """The fits of the last sweep or climb and the one shown."""
+
+    scores = param.ClassSelector(class_=ScoresState, instantiate=False)
+    models = param.ClassSelector(class_=ModelState, instantiate=False)
+    fits = param.Dict(default={}, doc="Label -> FitResult of the last sweep or climb.")
+    chosen = param.String(default=None, allow_None=True)
+    node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
+    proposal = param.String(default="")
+
+    def __init__(self, scores: ScoresState, models: ModelState, **params):
+        super().__init__(scores=scores, models=models, **params)
+        scores.param.watch(self._results_changed, ["results", "climb"])
+
+    def _results_changed(self, *_) -> None:
+        scores = self.scores
+        fits: dict[str, Any] = {}
+        best = None
+        if scores.results:
+            for f in scores.results:
+                node = f.model.root if scores.node is None else scores.node
+                fits[f"|{node}| = {f.card}: {f.model}"] = f
+            best = max(fits, key=lambda k: fits[k].bic_plus)
+        elif scores.climb is not None:
+            for i, f in enumerate(scores.climb.path):
+                fits[f"step {i}: {f.model}"] = f
+            best = list(fits)[-1]
+        if not fits:  # results cleared: keep showing what the analyst was looking at
+            return
+        self.param.update(fits=fits, chosen=best, node=fits[best].model.root, proposal="")
+
+    @property
+    def fit(self):
+        return self.fits.get(self.chosen) if self.chosen else None
+
+    @param.depends("chosen", watch=True)
+    def _chosen_changed(self) -> None:
+        fit = self.fit
+        if fit is not None and self.node not in fit.model.hidden:
+            self.node = fit.model.root
+
+    def propose(self, a: str, b: str) -> bool:
+        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor."""
+        from effdim.diagnostics import relax_pair
+        from effdim.model import ModelError
+
+        fit = self.fit
+        if fit is None or a == b:
+            return False
+        leaf = {fit.labels.name(x): x for x in fit.model.observed}
+        try:
+            moved = relax_pair(fit.model, leaf[a], leaf[b])
+        except (KeyError, ModelError) as err:
+            self.proposal = f"No new hidden node over {a} and {b}: {err}"
+            return False
+        done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
+        self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
+                         "(Undo there goes back)." if done else f"The editor refused {moved}.")
+        return done
+
+    def posteriors_csv(self) -> str:
+        fit = self.fit
+        return "" if fit is None else fit.posteriors().to_csv(index=False)
+
+
+class FittedView(Viewer):
+    """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
+
+    def __init__(self, state: FittedState, open_editor: Callable[[], Any] | None = None, **params):
+        super().__init__(**params)
+        self.state = state
+        self.open_editor = open_editor
+        self.choice = pn.widgets.Select(name="Fitted model", options=[], width=330,
+                                        css_classes=["effdim-fit-choice"])
+        self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
+        self.node = pn.widgets.Select(name="Profiles of hidden node", options=[], width=170)
+        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
+                                  stylesheets=[HTML_CSS, STATS_CSS])
+        self.profile = pn.pane.HoloViews(None, sizing_mode="stretch_width", height=330,
+                                         css_classes=["effdim-profile"])
+        self.shares = pn.pane.HoloViews(None, width=300, height=260, css_classes=["effdim-shares"])
+        self.heatmap = pn.pane.HoloViews(None, width=420, height=340, css_classes=["effdim-bvr"])
+        self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
+                                     stylesheets=[STATS_CSS])
+        self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
+                                                filename="effdim-posteriors.csv", embed=False, width=240)
+        self.placeholder = pn.pane.HTML(
+            "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
+            stylesheets=[STATS_CSS])
+        # visibility is toggled on this wrapping column only (see ScoresPanel)
+        self.body = pn.Column(
+            pn.Row(self.choice, self.node, self.download, sizing_mode="stretch_width"),
+            self.profile,
+            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, self.proposal, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", visible=False,
+        )
+        state.param.watch(self._update_choices, ["fits"])
+        state.param.watch(self._render, ["chosen", "node"])
+        state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
+
+    def _csv(self):
+        return io.StringIO(self.state.posteriors_csv())
+
+    def _update_choices(self, *_) -> None:
+        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
+        self._render()
+
+    def _render(self, *_) -> None:
+        fit = self.state.fit
+        self.placeholder.visible = fit is None
+        self.body.visible = fit is not None
+        if fit is None:
+            return
+        node = self.state.node if self.state.node in fit.model.hidden else fit.model.root
+        self.choice.value = self.state.chosen
+        self.node.param.update(options=list(fit.model.hidden), value=node)
+        try:
+            self.profile.object = _profile_plot(fit, node)
+            self.shares.object = _shares_plot(fit, node)
+            self.stats.object = _stats_html(fit)
+            heat = _bvr_heatmap(fit)
+            tap = hv.streams.Tap(source=heat, x=None, y=None)
+            tap.add_subscriber(self._tapped)
+            self.heatmap.object = heat
+        except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
+            self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
+
+    def _tapped(self, x=None, y=None) -> None:
+        if x is None or y is None or x == y:
+            return
+        if self.state.propose(str(x), str(y)) and self.open_editor is not None:
+            self.open_editor()
+
+    def __panel__(self):
+        return pn.Column(
+            pn.pane.HTML("<div class='effdim-h'>Fitted model</div>", stylesheets=[HTML_CSS], margin=(10, 5, 0, 5)),
+            self.placeholder,
+            self.body,
+            sizing_mode="stretch_width",
+            css_classes=["effdim-fitted"],
+        )
+
+
+# ------------------------------------------------------------------ plots and text
+def _p(text: str) -> str:
+    return f"<p class='effdim-note'>{html.escape(text)}</p>" if text else ""
+
+
+def _profile_plot(fit, node: str):
+    prof = fit.profiles(node)
+    prof["x"] = prof["item"].astype(str) + ": " + prof["category"].astype(str)
+    shares = fit.params.marginals()[node]
+    curves = []
+    for i, (cls, group) in enumerate(prof.groupby("class", sort=True)):
+        label = f"{node} = {cls} ({shares[int(cls) - 1]:.0%})"
+        color = CLASS_COLORS[i % len(CLASS_COLORS)]
+        curves.append(hv.Curve(group, "x", "probability", label=label).opts(color=color, line_width=2))
+        curves.append(hv.Scatter(group, "x", ["probability", "item", "category"], label=label).opts(
+            color=color, size=7, tools=["hover"]))
+    return hv.Overlay(curves).opts(hv.opts.Overlay(
+        title=f"Profiles: P(item = category | {node}) for {fit.model}", responsive=True, min_height=300,
+        show_grid=True, xrotation=45, ylim=(0, 1.02), xlabel="item: category", ylabel="probability",
+        legend_position="right", toolbar="above", default_tools=["save", "reset"]))
+
+
+def _shares_plot(fit, node: str):
+    shares = fit.class_shares()
+    rows = shares[shares["node"] == fit.labels.name(node)].assign(state=lambda d: d["state"].astype(str))
+    return hv.Bars(rows, "state", "share").opts(
+        title=f"Shares of {node} (largest first)", color="#1d4e89", ylim=(0, 1), width=300, height=250,
+        tools=["hover"], toolbar=None, xlabel=f"state of {node}")
+
+
+def _bvr_heatmap(fit):
+    bvr = fit.bivariate_residuals()
+    names = [str(c) for c in bvr.columns]
+    rows = [(a, b, float(bvr.iloc[i, j])) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]
+    frame = pd.DataFrame(rows, columns=["item", "with", "bvr"])
+    top = max(3.0, float(np.nanmax(frame["bvr"]))) if len(frame) else 3.0
+    return hv.HeatMap(frame, ["item", "with"], "bvr").opts(
+        title="Bivariate residuals (above 1: local dependence); click a pair", cmap="Reds", clim=(0, top),
+        colorbar=True, tools=["hover", "tap"], width=420, height=340, xrotation=45, toolbar="above",
+        default_tools=["save"])
+
+
+def _stats_html(fit) -> str:
+    s = fit.fit_statistics()
+    ident = fit.identification()
+
+    def num(v, fmt=".4f"):
+        return "n/a" if v is None else format(v, fmt)
+
+    avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in s.avepp)
+    rows = [
+        ("G²", f"{s.g2:.4f}", f"p = {num(s.p_g2)}"),
+        ("X²", f"{s.x2:.4f}", f"p = {num(s.p_x2)}"),
+        ("df = dc − de", str(s.df), f"other tools: dc − ds = {s.df_standard}"),
+        ("entropy R²", num(s.entropy_r2, ".3f"), "1 = perfectly separated classes"),
+        (f"mean posterior of the modal {fit.model.root}", avepp, "per state"),
+        ("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"),
+    ]
+    table = "".join(f"<tr><td>{html.escape(a)}</td><td class='v'>{html.escape(b)}</td>"
+                    f"<td class='effdim-note'>{html.escape(c)}</td></tr>" for a, b, c in rows)
+    notes = [s.df_sentence()] + list(s.notes)
+    if not ident.identified:
+        notes.append(ident.sentence())
+    text = "".join(f"<p class='effdim-note'>{html.escape(n)}</p>" for n in notes if n)
+    warnings = fit.em.convergence_notes() + list(fit.degenerate)
+    text += "".join(f"<p class='effdim-warn'>⚠ {html.escape(w)}</p>" for w in warnings)
+    return f"<table class='effdim-fit-table'>{table}</table>{text}"
