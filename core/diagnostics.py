@@ -155,7 +155,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         small = max(0.0, 1.0 - n_used / (5.0 * cells))
     if small > 0.2:
         notes.append(f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
-                     "use the bootstrap p-value")
+                     "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)")
     df, df_standard = dc - de, dc - ds
     ok = n_used > 0
     p_g2 = float(stats.chi2.sf(g2, df)) if df > 0 and ok else None

@@ -122,10 +122,10 @@ class FittedView(Viewer):
         super().__init__(**params)
         self.state = state
         self.open_editor = open_editor
-        self.choice = pn.widgets.Select(name="Fitted model", options=[], width=330,
+        self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
                                         css_classes=["effdim-fit-choice"])
         self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
-        self.node = pn.widgets.Select(name="Profiles of hidden node", options=[], width=170)
+        self.node = pn.widgets.Select(label="Profiles of hidden node", options=[], width=170)
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
         self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
                                   stylesheets=[HTML_CSS, STATS_CSS])
@@ -133,6 +133,10 @@ class FittedView(Viewer):
                                          css_classes=["effdim-profile"])
         self.shares = pn.pane.HoloViews(None, width=300, height=260, css_classes=["effdim-shares"])
         self.heatmap = pn.pane.HoloViews(None, width=420, height=340, css_classes=["effdim-bvr"])
+        self.bvr_help = pn.pane.HTML(
+            "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
+            "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
+            "Click the pair to put a new hidden node over it into the tree editor.</p>", stylesheets=[STATS_CSS])
         self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
@@ -145,7 +149,7 @@ class FittedView(Viewer):
             pn.Row(self.choice, self.node, self.download, sizing_mode="stretch_width"),
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
-            pn.Row(self.heatmap, self.proposal, sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
         state.param.watch(self._update_choices, ["fits"])
@@ -232,7 +236,7 @@ def _bvr_heatmap(fit):
     frame = pd.DataFrame(rows, columns=["item", "with", "bvr"])
     top = max(3.0, float(np.nanmax(frame["bvr"]))) if len(frame) else 3.0
     return hv.HeatMap(frame, ["item", "with"], "bvr").opts(
-        title="Bivariate residuals (above 1: local dependence); click a pair", cmap="Reds", clim=(0, top),
+        title="Bivariate residuals: click a pair", cmap="Reds", clim=(0, top),
         colorbar=True, tools=["hover", "tap"], width=420, height=340, xrotation=45, toolbar="above",
         default_tools=["save"])
 
