@@ -574,7 +574,9 @@ class Degeneracy:
     ``states[0]`` and ``states[1]`` of ``node`` give near-identical
     distributions to every child; ``value`` = the largest total-variation
     distance between their conditional rows). Either way the model uses fewer
-    effective hidden states than its cardinality.
+    effective hidden states than its cardinality. ``states`` are 0-based codes;
+    the sentence numbers states from 1, as the readable tables do
+    (:mod:`effdim.profiles`).
     """
 
     node: str
@@ -584,9 +586,9 @@ class Degeneracy:
 
     def __str__(self) -> str:
         if self.kind == "empty":
-            return f"{self.node}: state {self.states[0]} has near-zero mass ({self.value:.2g})"
+            return f"{self.node}: state {self.states[0] + 1} has near-zero mass ({self.value:.2g})"
         return (
-            f"{self.node}: states {self.states[0]} and {self.states[1]} are near-duplicates "
+            f"{self.node}: states {self.states[0] + 1} and {self.states[1] + 1} are near-duplicates "
             f"(children's rows differ by at most {self.value:.2g} in total variation)"
         )
 
