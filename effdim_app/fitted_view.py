@@ -35,11 +35,15 @@ import panel as pn
 import param
 from panel.viewable import Viewer
 
+from effdim.scores import best
+
 from .state import ModelState, ScoresState
 from .style import HTML_CSS
 
 __all__ = ["FittedState", "FittedView"]
 
+#: The fit shown first after a sweep: the best by BIC+ (the paper's correction of BIC).
+DEFAULT_SCORE = "bic+"
 CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
 STATS_CSS = """
 .effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
@@ -67,19 +71,19 @@ class FittedState(param.Parameterized):
     def _results_changed(self, *_) -> None:
         scores = self.scores
         fits: dict[str, Any] = {}
-        best = None
         if scores.results:
             for f in scores.results:
                 node = f.model.root if scores.node is None else scores.node
                 fits[f"|{node}| = {f.card}: {f.model}"] = f
-            best = max(fits, key=lambda k: fits[k].bic_plus)
+            shown = best(scores.results, DEFAULT_SCORE)
         elif scores.climb is not None:
             for i, f in enumerate(scores.climb.path):
                 fits[f"step {i}: {f.model}"] = f
-            best = list(fits)[-1]
-        if not fits:  # results cleared: keep showing what the analyst was looking at
+            shown = scores.climb.best
+        else:  # results cleared: keep showing what the analyst was looking at
             return
-        self.param.update(fits=fits, chosen=best, node=fits[best].model.root, proposal="")
+        chosen = next(label for label, f in fits.items() if f is shown)
+        self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="")
 
     @property
     def fit(self):
