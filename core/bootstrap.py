@@ -33,7 +33,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .em import Cancelled
+from .errors import InvalidArgument
 from .experiments.runner import Progress, run_jobs
+from .validation import as_model, as_seed, check_int
 
 __all__ = ["BootstrapResult", "bootstrap_g2", "blrt", "bootstrap_job"]
 
@@ -90,7 +92,7 @@ def bootstrap_job(config: dict) -> dict:
     em = config["em"]
     values = []
     for seed in config["seeds"]:
-        rng = np.random.default_rng(seed)
+        rng = as_seed(seed)
         data = sample(params, int(config["n"]), rng)
         small = fit_em(data, null, seed=rng, **em)
         if config["test"] == "g2":
@@ -144,11 +146,12 @@ class _Relay(Progress):
             self.relay(min(sum(self.sizes[:done]), sum(self.sizes)), sum(self.sizes))
 
 
+def _check_B(B: Any) -> int:
+    return check_int("the number of bootstrap replicates B", B, low=1)
+
+
 def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers, scheduler) -> np.ndarray:
-    if isinstance(B, bool) or int(B) != B or B < 1:
-        raise ValueError(f"the number of bootstrap replicates must be a whole number of at least 1, got {B!r}")
-    B = int(B)
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(B)]
+    seeds = [int(x) for x in as_seed(seed).integers(2**63, size=B)]  # JSON-ready, one stream per replicate
     chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
     configs = [{**config, "seeds": chunk} for chunk in chunks]
     relay = _Relay([len(c) for c in chunks], progress, cancel)
@@ -163,7 +166,7 @@ def _config(result: Any, test: str, em: dict, n: float) -> dict:
     from .notation import format_model
 
     if not float(n).is_integer():
-        raise ValueError("the parametric bootstrap needs whole-number counts (the data have weighted rows)")
+        raise InvalidArgument("the parametric bootstrap needs whole-number counts (the data have weighted rows)")
     params = result.params
     return {
         "test": test,
@@ -181,6 +184,7 @@ def bootstrap_g2(
     scheduler: Any = None,
 ) -> BootstrapResult:
     """Parametric bootstrap p-value of ``G2`` for a :class:`effdim.search.FitResult` (module docstring)."""
+    B = _check_B(B)
     stats = fitted.fit_statistics()
     em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
     config = _config(fitted, "g2", em, stats.n_used)
@@ -205,17 +209,15 @@ def blrt(
     from .notation import format_model
     from .search import fit
 
-    if isinstance(model, str):
-        from .notation import parse_model
-
-        model = parse_model(model)
+    B = _check_B(B)
+    model = as_model(model)
     node = model.root if node is None else node
     if node not in model or not model.is_hidden(node):
-        raise ValueError(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     k = model.card(node)
     if k < 2:
-        raise ValueError(f"the test compares k - 1 with k states of {node}; {node} has {k}")
-    rng = np.random.default_rng(seed)
+        raise InvalidArgument(f"the test compares k - 1 with k states of {node}; {node} has {k}")
+    rng = as_seed(seed)
     em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
     extra = {"mapping": mapping} if mapping else {}
     small = fit(data, model.with_card(node, k - 1), seed=rng, **em, **extra)

@@ -124,12 +124,14 @@ class Parameters:
         of its children's tables are permuted. ``P(O)`` is unchanged; hidden
         states carry no meaning of their own, so any order is equally valid.
         """
+        from .errors import InvalidArgument
+
         model = self.model
         if node not in model or not model.is_hidden(node):
-            raise ValueError(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+            raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
         order = [int(i) for i in order]
         if sorted(order) != list(range(model.card(node))):
-            raise ValueError(
+            raise InvalidArgument(
                 f"the new order of {node}'s states must list each of 1..{model.card(node)} once, "
                 f"got {', '.join(str(i + 1) for i in order)}"
             )

@@ -188,5 +188,7 @@ def _positions(patterns: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 def _check_hidden(model: Any, node: str) -> None:
+    from .errors import InvalidArgument
+
     if node not in model or not model.is_hidden(node):
-        raise ValueError(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")

@@ -9,6 +9,7 @@ from scipy import stats
 from effdim.bootstrap import blrt, bootstrap_g2, p_value, split_state
 from effdim.distribution import Parameters, observed_distribution, random_parameters, sample
 from effdim.em import Cancelled, loglikelihood
+from effdim.errors import EffdimError
 from effdim.model import HLCModel
 from effdim.search import fit
 
@@ -81,7 +82,9 @@ def test_blrt_can_be_cancelled_and_checks_its_input():
 
     with pytest.raises(Cancelled):
         blrt(data, "2:2,2,2,2", B=25, seed=0, restarts=1, executor="serial", progress=progress, cancel=stop)
-    with pytest.raises(ValueError, match="whole number"):
+    with pytest.raises(EffdimError, match="replicates B must be at least 1"):
         blrt(data, "2:2,2,2,2", B=0, executor="serial")
-    with pytest.raises(ValueError, match="not a hidden node"):
+    with pytest.raises(EffdimError, match="replicates B must be a whole number"):
+        blrt(data, "2:2,2,2,2", B=2.5, executor="serial")
+    with pytest.raises(EffdimError, match="not a hidden node"):
         blrt(data, "2:2,2,2,2", node="O1", B=5, executor="serial")
