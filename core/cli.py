@@ -247,7 +247,10 @@ def _cmd_fit(args: argparse.Namespace) -> None:
                            max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
         finally:
             bar.close()
-    ident = result.identification()
+    try:
+        ident = result.identification()
+    except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
+        ident = err
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
@@ -258,7 +261,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         payload["fit"] = stats.to_json()
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
-        payload["identification"] = ident.to_json()
+        payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
         payload["bvr"] = _bvr_pairs(bvr)
         payload["convergence"] = notes
         _emit_json(payload)
@@ -294,7 +297,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
-    print(ident.sentence())
+    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
         print("largest bivariate residuals (above 1: local dependence): "

@@ -183,14 +183,20 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
 
 
 # ------------------------------------------------------------------ bivariate residuals
-def pair_marginal(params: Any, a: str, b: str) -> np.ndarray:
-    """The model's two-way marginal ``P(O_a, O_b)`` of two observed leaves, shape ``(|O_a|, |O_b|)``."""
+def pair_marginal(params: Any, a: str, b: str, _cache: dict | None = None) -> np.ndarray:
+    """The model's two-way marginal ``P(O_a, O_b)`` of two observed leaves, shape ``(|O_a|, |O_b|)``.
+
+    ``P(O_a, O_b) = sum_h P(H = h) P(O_a | h) P(O_b | h)`` with ``H`` the parent
+    of ``O_a`` and ``P(. | H)`` taken along the tree
+    (:func:`effdim.profiles.conditionals`); ``_cache`` keeps those per ``H``.
+    """
     from .profiles import conditionals
 
-    model = params.model
-    top = model.parent(a)
-    cond = conditionals(params, top)  # P(X | top) for every X
-    share = params.marginals()[top]
+    top = params.model.parent(a)
+    cache = {} if _cache is None else _cache
+    if top not in cache:
+        cache[top] = (params.marginals()[top], conditionals(params, top))
+    share, cond = cache[top]
     return (share[:, None] * cond[a]).T @ cond[b]
 
 
@@ -205,14 +211,15 @@ def bivariate_residuals(params: Any, data: Any, labels: Labels | None = None) ->
     patterns = np.asarray(data.patterns)
     counts = np.asarray(data.counts, dtype=np.float64)
     out = np.full((len(leaves), len(leaves)), np.nan)
+    cache: dict = {}
     for i, a in enumerate(leaves):
         for j in range(i + 1, len(leaves)):
             b = leaves[j]
             ka, kb = model.card(a), model.card(b)
             both = (patterns[:, i] >= 0) & (patterns[:, j] >= 0)
-            observed = np.zeros((ka, kb))
-            np.add.at(observed, (patterns[both, i], patterns[both, j]), counts[both])
-            expected = observed.sum() * pair_marginal(params, a, b)
+            cell = patterns[both, i] * kb + patterns[both, j]
+            observed = np.bincount(cell, weights=counts[both], minlength=ka * kb).reshape(ka, kb)
+            expected = observed.sum() * pair_marginal(params, a, b, cache)
             cells = expected > 0
             x2 = float(np.sum((observed[cells] - expected[cells]) ** 2 / expected[cells]))
             out[i, j] = out[j, i] = x2 / ((ka - 1) * (kb - 1))
@@ -281,11 +288,21 @@ class Identification:
 
 
 def identification(params: Any, *, de: int, labels: Labels | None = None, rng: Any = 0) -> Identification:
-    """:class:`Identification` of the estimate ``params`` (module docstring)."""
-    from .rank import jacobian_at, parameter_labels
+    """:class:`Identification` of the estimate ``params`` (module docstring).
+
+    Refused (:class:`effdim.errors.InvalidArgument`) above
+    :data:`effdim.rank.FLOAT_MAX_COLUMNS` free parameters, where the SVD would
+    hold up a shared server.
+    """
+    from .bounds import standard_dimension
+    from .errors import InvalidArgument
+    from .rank import FLOAT_MAX_COLUMNS, jacobian_at, parameter_labels
 
     model = params.model
     labels = labels or Labels.of(model)
+    if standard_dimension(model) > FLOAT_MAX_COLUMNS:
+        raise InvalidArgument(f"the rank at the estimate is not computed for more than {FLOAT_MAX_COLUMNS} "
+                              f"parameters (this model has {standard_dimension(model)}): the SVD would take too long")
     jac = jacobian_at(params, rng)
     ds = jac.shape[1]
     norm = np.linalg.norm(jac, axis=1, keepdims=True)

@@ -246,8 +246,13 @@ def _bvr_heatmap(fit):
 
 
 def _stats_html(fit) -> str:
+    from effdim.errors import EffdimError
+
     s = fit.fit_statistics()
-    ident = fit.identification()
+    try:
+        ident = fit.identification()
+    except EffdimError as err:  # too many parameters for the SVD at the estimate
+        ident = err
 
     def num(v, fmt=".4f"):
         return "n/a" if v is None else format(v, fmt)
@@ -259,12 +264,15 @@ def _stats_html(fit) -> str:
         ("df = dc − de", str(s.df), f"other tools: dc − ds = {s.df_standard}"),
         ("entropy R²", num(s.entropy_r2, ".3f"), "1 = perfectly separated classes"),
         (f"mean posterior of the modal {fit.model.root}", avepp, "per state"),
-        ("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"),
     ]
+    if not isinstance(ident, EffdimError):
+        rows.append(("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"))
     table = "".join(f"<tr><td>{html.escape(a)}</td><td class='v'>{html.escape(b)}</td>"
                     f"<td class='effdim-note'>{html.escape(c)}</td></tr>" for a, b, c in rows)
     notes = [s.df_sentence()] + list(s.notes)
-    if not ident.identified:
+    if isinstance(ident, EffdimError):
+        notes.append(str(ident))
+    elif not ident.identified:
         notes.append(ident.sentence())
     text = "".join(f"<p class='effdim-note'>{html.escape(n)}</p>" for n in notes if n)
     warnings = fit.em.convergence_notes() + list(fit.degenerate)

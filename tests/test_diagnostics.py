@@ -154,3 +154,11 @@ def test_fit_statistics_function_agrees_with_the_fit_object():
     direct = fit_statistics(result.params, result.data, ds=result.ds, de=result.de)
     assert direct == result.fit_statistics()
     assert math.isfinite(direct.x2) and direct.to_json()["g2"] == direct.g2
+
+
+def test_identification_refuses_models_too_large_for_an_svd():
+    from effdim.errors import EffdimError
+
+    model = HLCModel.lc(2, [2] * 800)  # ds = 1601
+    with pytest.raises(EffdimError, match="not computed for more than 1500 parameters"):
+        identification(random_parameters(model, 0), de=1601)
