@@ -12,10 +12,11 @@ Hinkley 1997, Section 4.2), so ``p`` is never 0.
 * :func:`blrt` -- McLachlan (1987), Nylund, Asparouhov & Muthen (2007), Mplus
   TECH14, StepMix ``blrt``: ``T = LR = 2 (LL_k - LL_{k-1})`` for ``k`` against
   ``k - 1`` states of one hidden node, drawn from the ``k - 1`` fit. Each
-  replicate is refitted with several random starts (else the test is biased,
-  GUIDE notes), and the ``k``-state refit also starts from the ``k - 1``
-  refit with its largest state split in two, so ``LR_b`` cannot go negative
-  through a poor local optimum.
+  replicate is refitted with several random starts (with one start a local
+  optimum biases the test; Nylund et al. 2007), and the ``k``-state refit
+  also starts from the ``k - 1`` refit with its largest state split in two
+  (the nested start of docs/theory.md, section 8), so ``LR_b`` cannot go
+  negative through a poor local optimum.
 
 Replicates run in chunks as jobs of :func:`effdim.experiments.runner.run_jobs`,
 the executor of the experiments: local processes (default), this process

@@ -1,8 +1,8 @@
 """Judging a fitted model: goodness of fit with the true degrees of freedom, classification
 quality, local dependence and identification at the estimate.
 
-Goodness of fit (Agresti, *Categorical Data Analysis*, 2002, Section 1.5)
----------------------------------------------------------------------------------
+Goodness of fit (docs/theory.md, section 9; Agresti, *Categorical Data Analysis*, 2002)
+----------------------------------------------------------------------------------------
 Over the table of all ``C = prod |O_i|`` response patterns, with observed
 counts ``n`` and expected counts ``m = N P(o | theta)``:
 
