@@ -7,7 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
+from strategies import hlc_models
 
 from effdim import datasets
 from effdim.data import check_matches_model, from_patterns, load_csv
@@ -162,3 +165,33 @@ def test_identification_refuses_models_too_large_for_an_svd():
     model = HLCModel.lc(2, [2] * 800)  # ds = 1601
     with pytest.raises(EffdimError, match="not computed for more than 1500 parameters"):
         identification(random_parameters(model, 0), de=1601)
+
+
+@settings(max_examples=20, deadline=None)
+@given(model=hlc_models(max_hidden=3, max_card=3), seed=st.integers(0, 10_000))
+def test_fit_statistics_invariants_on_random_trees_with_missing_cells(model, seed):
+    # any parameters, not only an ML estimate: G2 >= 0 (Gibbs), X2 >= 0, df = dc - de,
+    # posteriors sum to one per row and hidden node, BVR symmetric and >= 0
+    rng = np.random.default_rng(seed)
+    params = random_parameters(model, rng)
+    data = sample(params, 60, rng)
+    codes = np.repeat(data.patterns, data.counts.astype(int), axis=0)
+    codes[rng.random(codes.shape) < 0.1] = -1
+    data = from_patterns(codes, columns=model.observed, cardinalities=[model.card(o) for o in model.observed])
+    arranged = check_matches_model(data, model)
+    from effdim.dimensions import dimensions
+    from effdim.profiles import posterior_table
+
+    report = dimensions(model)
+    s = fit_statistics(params, arranged, ds=report.ds, de=report.de)
+    if s.n_used > 0:
+        assert s.g2 >= -1e-9 and s.x2 >= 0
+    assert s.df == report.dc - report.de and s.df_standard == report.dc - report.ds
+    table = posterior_table(params, arranged, Labels.of(model, arranged))
+    assert len(table) == 60
+    for h in model.hidden:
+        cols = [f"P({h}={k + 1})" for k in range(model.card(h))]
+        np.testing.assert_allclose(table[cols].sum(axis=1), 1.0, rtol=1e-9)
+    bvr = bivariate_residuals(params, arranged).to_numpy()
+    off = ~np.eye(len(model.observed), dtype=bool)
+    assert np.all(bvr[off] >= 0) and np.allclose(bvr, bvr.T, equal_nan=True)
