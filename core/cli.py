@@ -336,24 +336,32 @@ def _executor_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _cmd_blrt(args: argparse.Namespace) -> None:
+    import warnings
+
     from .bootstrap import blrt
+    from .em import ConvergenceWarning
     from .notation import load_model
 
     data = _load_data(args.data)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
     options = _em_kwargs(args)
-    try:
-        result = _engine(blrt, data, model, args.node, args.bootstrap, **options, progress=bar,
-                         **_executor_kwargs(args))
-    finally:
-        bar.close()
+    with warnings.catch_warnings(record=True) as caught:  # the fits' ConvergenceWarnings, printed as lines
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            result = _engine(blrt, data, model, args.node, args.bootstrap, **options, progress=bar,
+                             **_executor_kwargs(args))
+        finally:
+            bar.close()
+    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     if args.json:
-        _emit_json(result.to_json())
+        _emit_json({**result.to_json(), "convergence": notes})
         return
     print(f"bootstrap likelihood-ratio test: {result.null_model} (null) against {result.alternative}")
     print(f"LR = 2 (LL_k - LL_k-1) = {result.statistic:.4f}   bootstrap p = {result.p_value:.4f}   (B = {result.B})")
     print("a small p favours the model with more states")
+    for note in notes:
+        print(f"warning: {note}")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> None:
