@@ -15,10 +15,8 @@ coming from poLCA or StepMix looks at first:
   into the tree editor (undoable there) and opens the editor;
 * the posterior membership of every row as a CSV download.
 
-:class:`FittedState` holds the fits offered and the chosen one; it keeps
-them when the scores state clears its results (the model or data changed),
-so the analyst's view survives opening a proposal in the editor.
-:class:`FittedView` only displays it.
+:class:`effdim_app.fitted_state.FittedState` holds the fits offered and the
+chosen one; :class:`FittedView` only displays it.
 """
 
 from __future__ import annotations
@@ -32,18 +30,13 @@ import holoviews as hv
 import numpy as np
 import pandas as pd
 import panel as pn
-import param
 from panel.viewable import Viewer
 
-from effdim.scores import best
-
-from .state import ModelState, ScoresState
+from .fitted_state import FittedState
 from .style import HTML_CSS
 
 __all__ = ["FittedState", "FittedView"]
 
-#: The fit shown first after a sweep: the best by BIC+ (the paper's correction of BIC).
-DEFAULT_SCORE = "bic+"
 CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
 STATS_CSS = """
 .effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
@@ -52,71 +45,6 @@ STATS_CSS = """
 .effdim-note { color: #4a5a6a; font-size: 0.9em; margin: 2px 0; }
 .effdim-warn { color: #8a5200; font-size: 0.9em; margin: 2px 0; }
 """
-
-
-class FittedState(param.Parameterized):
-    """The fits of the last sweep or climb and the one shown."""
-
-    scores = param.ClassSelector(class_=ScoresState, instantiate=False)
-    models = param.ClassSelector(class_=ModelState, instantiate=False)
-    fits = param.Dict(default={}, doc="Label -> FitResult of the last sweep or climb.")
-    chosen = param.String(default=None, allow_None=True)
-    node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
-    proposal = param.String(default="")
-
-    def __init__(self, scores: ScoresState, models: ModelState, **params):
-        super().__init__(scores=scores, models=models, **params)
-        scores.param.watch(self._results_changed, ["results", "climb"])
-
-    def _results_changed(self, *_) -> None:
-        scores = self.scores
-        fits: dict[str, Any] = {}
-        if scores.results:
-            for f in scores.results:
-                node = f.model.root if scores.node is None else scores.node
-                fits[f"|{node}| = {f.card}: {f.model}"] = f
-            shown = best(scores.results, DEFAULT_SCORE)
-        elif scores.climb is not None:
-            for i, f in enumerate(scores.climb.path):
-                fits[f"step {i}: {f.model}"] = f
-            shown = scores.climb.best
-        else:  # results cleared: keep showing what the analyst was looking at
-            return
-        chosen = next(label for label, f in fits.items() if f is shown)
-        self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="")
-
-    @property
-    def fit(self):
-        return self.fits.get(self.chosen) if self.chosen else None
-
-    @param.depends("chosen", watch=True)
-    def _chosen_changed(self) -> None:
-        fit = self.fit
-        if fit is not None and self.node not in fit.model.hidden:
-            self.node = fit.model.root
-
-    def propose(self, a: str, b: str) -> bool:
-        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor."""
-        from effdim.diagnostics import relax_pair
-        from effdim.model import ModelError
-
-        fit = self.fit
-        if fit is None or a == b:
-            return False
-        leaf = {fit.labels.name(x): x for x in fit.model.observed}
-        try:
-            moved = relax_pair(fit.model, leaf[a], leaf[b])
-        except (KeyError, ModelError) as err:
-            self.proposal = f"No new hidden node over {a} and {b}: {err}"
-            return False
-        done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
-        self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
-                         "(Undo there goes back)." if done else f"The editor refused {moved}.")
-        return done
-
-    def posteriors_csv(self) -> str:
-        fit = self.fit
-        return "" if fit is None else fit.posteriors().to_csv(index=False)
 
 
 class FittedView(Viewer):
@@ -131,6 +59,9 @@ class FittedView(Viewer):
         self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
         self.node = pn.widgets.Select(label="Profiles of hidden node", options=[], width=170)
         self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.order = pn.widgets.TextInput(label="Reorder its states (e.g. 2,1,3)", width=190,
+                                          css_classes=["effdim-order"])
+        self.order.param.watch(self._reorder, "value")
         self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
                                   stylesheets=[HTML_CSS, STATS_CSS])
         self.profile = pn.pane.HoloViews(None, sizing_mode="stretch_width", height=330,
@@ -150,7 +81,7 @@ class FittedView(Viewer):
             stylesheets=[STATS_CSS])
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
-            pn.Row(self.choice, self.node, self.download, sizing_mode="stretch_width"),
+            pn.Row(self.choice, self.node, self.order, self.download, sizing_mode="stretch_width"),
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
@@ -159,6 +90,10 @@ class FittedView(Viewer):
         state.param.watch(self._update_choices, ["fits"])
         state.param.watch(self._render, ["chosen", "node"])
         state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
+
+    def _reorder(self, event) -> None:
+        if event.new and self.state.reorder(event.new):
+            self.order.value = ""
 
     def _csv(self):
         return io.StringIO(self.state.posteriors_csv())
