@@ -263,6 +263,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
         payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
         payload["bvr"] = _bvr_pairs(bvr)
+        # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
+        payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
         payload["convergence"] = notes
         _emit_json(payload)
         return
@@ -304,6 +306,10 @@ def _cmd_fit(args: argparse.Namespace) -> None:
               + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
+
+
+#: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
+WORST_PATTERNS = 20
 
 
 def _bvr_pairs(bvr) -> list[dict]:

@@ -70,6 +70,7 @@ from .profiles import Labels
 __all__ = [
     "FitStatistics",
     "fit_statistics",
+    "pattern_table",
     "bivariate_residuals",
     "relax_pair",
     "Identification",
@@ -180,6 +181,31 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
         cells=int(cells), share_expected_below_5=small, entropy_r2=entropy_r2, avepp=avepp, notes=tuple(notes),
     )
+
+
+def pattern_table(params: Any, data: Any, labels: Labels | None = None) -> pd.DataFrame:
+    """Observed against expected counts of every observed complete response pattern (poLCA's ``predcell``).
+
+    One row per complete pattern that occurs, in the data's column names and
+    category labels: ``observed`` ``n``, ``expected`` ``m = n_used P(o)`` (as in
+    :func:`fit_statistics`), and the Pearson residual ``(n - m) / sqrt(m)``;
+    largest absolute residual first. Patterns that never occur are not listed
+    (their residual is ``-sqrt(m)``; they enter ``X2`` through ``N - sum m``).
+    """
+    from .em import pattern_loglik
+
+    model = params.model
+    labels = labels or Labels.of(model, data)
+    md, llp = pattern_loglik(params, data)
+    complete = ~(md.patterns < 0).any(axis=1)
+    n = md.w[complete]
+    m = float(n.sum()) * np.exp(llp[complete])
+    frame = pd.DataFrame({labels.name(leaf): [labels.state(leaf, c) for c in md.patterns[complete, j]]
+                          for j, leaf in enumerate(model.observed)})
+    frame["observed"] = n
+    frame["expected"] = m
+    frame["residual"] = (n - m) / np.sqrt(m)
+    return frame.sort_values("residual", key=np.abs, ascending=False, kind="stable").reset_index(drop=True)
 
 
 # ------------------------------------------------------------------ bivariate residuals

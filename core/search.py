@@ -59,7 +59,7 @@ class FitResult:
     (:func:`effdim.data.check_matches_model`) and ``columns`` maps each leaf
     to its data column; :meth:`parameter_table`, :meth:`profiles`,
     :meth:`class_shares`, :meth:`posteriors` (:mod:`effdim.profiles`) and
-    :meth:`fit_statistics`, :meth:`bivariate_residuals`,
+    :meth:`fit_statistics`, :meth:`pattern_table`, :meth:`bivariate_residuals`,
     :meth:`identification` (:mod:`effdim.diagnostics`) read them. Hidden
     states come by decreasing share; :meth:`relabeled` reorders them.
     """
@@ -136,6 +136,12 @@ class FitResult:
     def fit_statistics(self):
         """G2, X2, df = dc - de, p-values, entropy R2 (:func:`effdim.diagnostics.fit_statistics`)."""
         return self._statistics
+
+    def pattern_table(self):
+        """Observed against expected counts per response pattern (:func:`effdim.diagnostics.pattern_table`)."""
+        from .diagnostics import pattern_table
+
+        return pattern_table(self.params, self._data(), self.labels)
 
     def bivariate_residuals(self):
         """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`)."""

@@ -28,6 +28,8 @@ def test_fit_json_has_readable_params_fit_statistics_and_diagnostics(capsys):
     assert shares == sorted(shares, reverse=True)
     assert payload["identification"]["rank"] == 13
     assert len(payload["bvr"]) == 6 and payload["bvr"][0]["bvr"] >= payload["bvr"][-1]["bvr"]
+    worst = payload["worst_patterns"]
+    assert len(worst) == 16 and set(worst[0]) == {"A", "B", "C", "D", "observed", "expected", "residual"}
 
 
 def test_fit_prints_tables_and_writes_posteriors_in_input_order(capsys, tmp_path):

@@ -56,8 +56,12 @@ def test_stouffer_toby_against_published_values(k, loglik, df, df_standard):
     assert s.g2 == pytest.approx(2 * (saturated - result.loglik), rel=1e-9)
     assert (s.df, s.df_standard) == (df, df_standard)
     assert (s.df_sentence() is None) == (df == df_standard)
+    cells = result.pattern_table()
+    assert len(cells) == 16 and cells["observed"].sum() == 216
+    assert 2 * np.sum(cells["observed"] * np.log(cells["observed"] / cells["expected"])) == pytest.approx(s.g2)
+    assert np.all(np.diff(cells["residual"].abs()) <= 0) and set(cells["A"]) == {"+", "-"}
     if k == 2:
-        assert s.g2 == pytest.approx(2.72, abs=0.01)  # Goodman (1974): 2.72 on 6 df
+        assert s.g2 == pytest.approx(2.72, abs=0.01)  # implied by poLCA's published -504.4677: 2.72 on 6 df
         assert 0.0 < s.entropy_r2 < 1.0 and all(0.5 < v <= 1.0 for v in s.avepp)
 
 

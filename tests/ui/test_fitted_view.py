@@ -41,7 +41,7 @@ def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page:
     stats = page.locator(".effdim-fit-stats")
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")
-    expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+ (Goodman: 2.72)
+    expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
     page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('Profiles: P(item = category | X)'))",
                            timeout=TIMEOUT)
     # the 3-class fit: de < ds, and the view says so
