@@ -37,7 +37,8 @@ __all__ = ["Labels", "conditionals", "parameter_table", "profiles", "class_share
 class Labels:
     """Readable names of a model's nodes and states.
 
-    ``columns`` maps each observed leaf to its data column, ``states`` each
+    ``columns`` maps each observed leaf to its data column (and each hidden
+    node to its name, ``"H (hidden)"`` if a column is called ``H``), ``states`` each
     leaf to the column's category labels (code ``j`` means ``states[leaf][j]``;
     a leaf with more states than the column observed gets ``"state j+1"`` for
     the rest). Hidden nodes keep their names; their states are ``1 .. k``.
@@ -50,17 +51,20 @@ class Labels:
     @classmethod
     def of(cls, model: Any, data: Any = None, columns: dict | None = None) -> "Labels":
         """Labels from the data arranged for ``model`` (:func:`effdim.data.check_matches_model`)."""
-        columns = dict(columns or {})
+        columns = {leaf: str(columns.get(leaf, leaf)) for leaf in model.observed} if columns else {
+            leaf: leaf for leaf in model.observed}
         states = {}
         for j, leaf in enumerate(model.observed):
-            columns.setdefault(leaf, leaf)
             known = list(data.states[j]) if data is not None else []
             states[leaf] = tuple(known) + tuple(f"state {i + 1}" for i in range(len(known), model.card(leaf)))
+        shown = set(columns.values())
+        for h in model.hidden:  # a hidden node named like a data column is told apart
+            columns[h] = f"{h} (hidden)" if h in shown else h
         return cls(model, columns, states)
 
     def name(self, node: str) -> str:
         """The column name of a leaf, the node name of a hidden node."""
-        return str(self.columns.get(node, node))
+        return self.columns[node]
 
     def state(self, node: str, code: int) -> Any:
         """The category label of a leaf's state, ``1 .. k`` for a hidden node's."""

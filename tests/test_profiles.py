@@ -133,3 +133,12 @@ def test_learner_predicts_any_hidden_node_and_reorders():
     np.testing.assert_allclose(learner.predict_proba(frame), before[:, [1, 2, 0]], rtol=1e-9)
     assert learner.predict(frame).tolist() == np.argmax(before[:, [1, 2, 0]], axis=1).tolist()
     assert learner.profiles()["class"].max() == 3
+
+
+def test_a_hidden_node_named_like_a_data_column_does_not_overwrite_it():
+    data = datasets.load("stouffer-toby")
+    result = fit(data, "A:2(O1:2,O2:2,O3:2,O4:2)", restarts=2, seed=0, warn=False)  # leaves by position
+    table = result.posteriors()
+    assert list(table.columns[:4]) == ["A", "B", "C", "D"] and set(table["A"]) == {"+", "-"}
+    assert set(table["A (hidden)"]) <= {1, 2} and "P(A (hidden)=1)" in table
+    assert set(result.parameters_json()["tables"]) == {"A", "B", "C", "D", "A (hidden)"}
