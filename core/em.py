@@ -678,6 +678,25 @@ class EMResult:
         for note in self.convergence_notes():
             warnings.warn(f"{self.model}: {note}", ConvergenceWarning, stacklevel=3)
 
+    def relabeled(self, node: str, order: Any) -> "EMResult":
+        """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``.
+
+        Parameters (:meth:`effdim.distribution.Parameters.relabeled`),
+        expected counts and the state numbers of :attr:`degenerate` follow.
+        """
+        from dataclasses import replace
+
+        from .distribution import permute_states
+
+        params = self.params.relabeled(node, order)  # checks node and order
+        new = {int(old): i for i, old in enumerate(order)}
+        degenerate = tuple(
+            Degeneracy(d.node, d.kind, tuple(sorted(new[s] for s in d.states)), d.value) if d.node == node else d
+            for d in self.degenerate
+        )
+        counts = permute_states(self.model, self.expected_counts, node, list(order))
+        return replace(self, params=params, expected_counts=counts, degenerate=degenerate)
+
     def restarts_info(self) -> dict:
         """A JSON-ready summary of the restarts."""
         return {
@@ -724,26 +743,6 @@ def _degeneracies(md: ModelData, st: _State, mass: np.ndarray, s: int, mass_tol:
                 if tv <= dup_tol:
                     found.append(Degeneracy(h, "duplicate", (x, y), tv))
     return tuple(found)
-
-
-def _by_size(model: HLCModel, params: Any, counts: dict, degenerate: tuple) -> tuple[Any, dict, tuple]:
-    """The fit with every hidden node's states ordered by decreasing share (state 1 is the largest).
-
-    :meth:`effdim.distribution.Parameters.size_order`; the expected counts and
-    the state numbers of the degeneracy findings follow the same order.
-    """
-    from .distribution import permute_states
-
-    orders = params.size_order()
-    cpts = params.cpts
-    for node, order in orders.items():
-        cpts = permute_states(model, cpts, node, order)
-        counts = permute_states(model, counts, node, order)
-    new_index = {node: {old: new for new, old in enumerate(order)} for node, order in orders.items()}
-    degenerate = tuple(
-        Degeneracy(d.node, d.kind, tuple(sorted(new_index[d.node][s] for s in d.states)), d.value) for d in degenerate
-    )
-    return type(params)(model, cpts), counts, degenerate
 
 
 # ------------------------------------------------------------------------ the driver
@@ -873,9 +872,7 @@ def fit_em(
     params = _params_from_state(md, run.st, pos)
     counts = _expected_counts(md, run.stats, pos)
     degenerate = _degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol)
-    if order_states:
-        params, counts, degenerate = _by_size(model, params, counts, degenerate)
-    return EMResult(
+    result = EMResult(
         model=model,
         params=params,
         loglik=best_ll,
@@ -894,6 +891,10 @@ def fit_em(
         tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,
     )
+    if order_states:  # every hidden node's states by decreasing share (module docstring)
+        for node, order in params.size_order().items():
+            result = result.relabeled(node, order)
+    return result
 
 
 class _Run:

@@ -118,13 +118,9 @@ class FitResult:
 
     def relabeled(self, node: str, order: Iterable[int]) -> "FitResult":
         """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``
-        (0-based, as :meth:`effdim.distribution.Parameters.relabeled`)."""
-        from .distribution import permute_states
-
-        order = list(order)
-        params = self.params.relabeled(node, order)
-        counts = permute_states(self.model, self.em.expected_counts, node, order)
-        return replace(self, em=replace(self.em, params=params, expected_counts=counts))
+        (0-based; :meth:`effdim.em.EMResult.relabeled`)."""
+        em = self.em.relabeled(node, list(order))
+        return replace(self, em=em, degenerate=tuple(str(d) for d in em.degenerate))
 
     # ------------------------------------------------------------- diagnostics
     @functools.cached_property
@@ -157,7 +153,7 @@ class FitResult:
 
     def _data(self):
         if self.data is None:
-            raise ValueError("this fit does not keep its data; fit it with effdim.search.fit")
+            raise InvalidArgument("this fit does not keep its data; fit it with effdim.search.fit")
         return self.data
 
     @property

@@ -319,6 +319,11 @@ def test_degenerate_solutions_are_flagged():
     assert ("empty", (2,)) in kinds
     assert ("duplicate", (0, 1)) in kinds
     assert all(str(d) for d in result.degenerate)
+    # renumbering the classes renumbers the findings: old 2 (empty) becomes 0, old 0 and 1 become 2 and 1
+    moved = result.relabeled("H1", [2, 1, 0])
+    assert {(d.kind, d.states) for d in moved.degenerate} == {("empty", (0,)), ("duplicate", (1, 2))}
+    assert "state 1 has near-zero mass" in " ".join(str(d) for d in moved.degenerate)
+    np.testing.assert_allclose(moved.expected_counts["H1"], result.expected_counts["H1"][[2, 1, 0]])
     healthy = fit_em(data, HLCModel.parse("1:2,2,2"), restarts=1, seed=0)
     assert healthy.degenerate == ()
 
