@@ -156,13 +156,6 @@ def test_convergence_warning():
         fit(data, "1:2,2,2,2", restarts=3, seed=0)  # closed form: every start reaches it at once
 
 
-def test_fit_statistics_function_agrees_with_the_fit_object():
-    result = fit(datasets.load("stouffer-toby"), "2:2,2,2,2", restarts=3, seed=1, warn=False)
-    direct = fit_statistics(result.params, result.data, ds=result.ds, de=result.de)
-    assert direct == result.fit_statistics()
-    assert math.isfinite(direct.x2) and direct.to_json()["g2"] == direct.g2
-
-
 def test_identification_refuses_models_too_large_for_an_svd():
     from effdim.errors import EffdimError
 
