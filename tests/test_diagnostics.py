@@ -2,7 +2,6 @@
 
 import io
 import itertools
-import math
 import warnings
 
 import numpy as np
