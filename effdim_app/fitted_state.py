@@ -81,8 +81,11 @@ class FittedState(param.Parameterized):
             self.proposal = f"No new hidden node over {a} and {b}: {err}"
             return False
         done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
+        if done:  # score the edited model next, as ScoresState.use_lc_model_in_editor does
+            self.scores.mapping = "model"
         self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
-                         "(Undo there goes back)." if done else f"The editor refused {moved}.")
+                         "(Undo there goes back) and chosen for the next sweep or climb." if done
+                         else f"The editor refused {moved}.")
         return done
 
     def posteriors_csv(self) -> str:
