@@ -117,7 +117,8 @@ class FitStatistics:
                 f"(poLCA, Latent GOLD, Mplus) report dc - ds = {self.df_standard}.")
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        """A JSON-ready dict; ``NaN`` (no complete row) becomes ``None``."""
+        out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
         out["notes"] = list(self.notes)
         sentence = self.df_sentence()
         if sentence:
@@ -154,7 +155,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         small = float(np.mean(expected < 5))
     else:  # at most n_used / 5 cells can hold 5 or more
         small = max(0.0, 1.0 - n_used / (5.0 * cells))
-    if small > 0.2:
+    if small > 0.2 and n_used > 0:
         notes.append(f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
                      "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)")
     df, df_standard = dc - de, dc - ds

@@ -78,6 +78,11 @@ def test_missing_cells_use_complete_rows_for_g2_and_all_rows_for_the_posteriors(
     m = 6 * np.array([p[tuple(r)] for r in complete])
     assert s.g2 == pytest.approx(2 * np.sum(counts * np.log(counts / m)), rel=1e-9)
     assert len(result.posteriors()) == 8
+    # no complete row at all: no G2, said plainly, and valid JSON
+    holes = load_csv(io.BytesIO(b"A,B\n1,\n,2\n2,\n,1\n"))
+    empty = fit(holes, "1:2,2", restarts=1, seed=0, warn=False).fit_statistics()
+    assert empty.n_used == 0 and empty.to_json()["g2"] is None and empty.p_g2 is None
+    assert any("no row is complete" in note for note in empty.notes)
 
 
 def test_bivariate_residuals_by_hand():
