@@ -291,8 +291,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     print(format_table(["item", "category", *[f"{root}={c}" for c in wide.columns]],
                        [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())]))
     print("\nfit (complete table of response patterns)")
-    p = lambda v: "n/a" if v is None else f"{v:.4f}"  # noqa: E731
-    print(f"G2 {stats.g2:.4f}   X2 {stats.x2:.4f}   df = dc - de = {stats.df}   "
+    p = lambda v: "n/a" if v is None or v != v else f"{v:.4f}"  # noqa: E731  (None, NaN: not defined)
+    print(f"G2 {p(stats.g2)}   X2 {p(stats.x2)}   df = dc - de = {stats.df}   "
           f"p(G2) {p(stats.p_g2)}   p(X2) {p(stats.p_x2)}"
           + (f"   bootstrap p(G2) {boot.p_value:.4f} (B = {boot.B})" if boot is not None else ""))
     for note in stats.to_json()["notes"]:
