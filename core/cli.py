@@ -313,10 +313,10 @@ WORST_PATTERNS = 20
 
 
 def _bvr_pairs(bvr) -> list[dict]:
-    """The bivariate residuals as a list of pairs, largest first."""
+    """The bivariate residuals as a list of pairs, largest first (pairs never answered together left out)."""
     names = list(bvr.index)
     pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
-             for i, a in enumerate(names) for j, b in enumerate(names) if i < j]
+             for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
     return sorted(pairs, key=lambda q: -q["bvr"])
 
 

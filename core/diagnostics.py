@@ -231,7 +231,8 @@ def bivariate_residuals(params: Any, data: Any, labels: Labels | None = None) ->
     """Latent GOLD's bivariate residuals of every pair of observed items (module docstring).
 
     A symmetric DataFrame indexed both ways by the items (column names when
-    ``labels`` are given); the diagonal is ``NaN``.
+    ``labels`` are given); the diagonal, and pairs never answered together,
+    are ``NaN``.
     """
     model = params.model
     leaves = model.observed
@@ -246,6 +247,8 @@ def bivariate_residuals(params: Any, data: Any, labels: Labels | None = None) ->
             both = (patterns[:, i] >= 0) & (patterns[:, j] >= 0)
             cell = patterns[both, i] * kb + patterns[both, j]
             observed = np.bincount(cell, weights=counts[both], minlength=ka * kb).reshape(ka, kb)
+            if not observed.sum() > 0:
+                continue  # never answered together: no residual (NaN)
             expected = observed.sum() * pair_marginal(params, a, b, cache)
             cells = expected > 0
             x2 = float(np.sum((observed[cells] - expected[cells]) ** 2 / expected[cells]))
