@@ -87,8 +87,7 @@ class FittedView(Viewer):
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
-        state.param.watch(self._update_choices, ["fits"])
-        state.param.watch(self._render, ["chosen", "node"])
+        state.param.watch(self._render, ["fits", "chosen", "node"])  # one watcher: one render per change
         state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
 
     def _reorder(self, event) -> None:
@@ -98,10 +97,6 @@ class FittedView(Viewer):
     def _csv(self):
         return io.StringIO(self.state.posteriors_csv())
 
-    def _update_choices(self, *_) -> None:
-        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
-        self._render()
-
     def _render(self, *_) -> None:
         fit = self.state.fit
         self.placeholder.visible = fit is None
@@ -109,7 +104,7 @@ class FittedView(Viewer):
         if fit is None:
             return
         node = self.state.node if self.state.node in fit.model.hidden else fit.model.root
-        self.choice.value = self.state.chosen
+        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
         self.node.param.update(options=list(fit.model.hidden), value=node)
         try:
             self.profile.object = _profile_plot(fit, node)
