@@ -15,8 +15,8 @@ Hinkley 1997, Section 4.2), so ``p`` is never 0.
   replicate is refitted with several random starts (with one start a local
   optimum biases the test; Nylund et al. 2007), and the ``k``-state refit
   also starts from the ``k - 1`` refit with its largest state split in two
-  (the nested start of docs/theory.md, section 8), so ``LR_b`` cannot go
-  negative through a poor local optimum.
+  (:func:`effdim.nested.nested_start`; docs/theory.md, section 8), so
+  ``LR_b`` cannot go negative through a poor local optimum.
 
 Replicates run in chunks as jobs of :func:`effdim.experiments.runner.run_jobs`,
 the executor of the experiments: local processes (default), this process
@@ -85,6 +85,7 @@ def bootstrap_job(config: dict) -> dict:
     from .diagnostics import fit_statistics
     from .distribution import Parameters, sample
     from .em import fit_em
+    from .nested import nested_start
     from .notation import parse_model
     from .scores import model_dimensions
 
@@ -101,34 +102,9 @@ def bootstrap_job(config: dict) -> dict:
             values.append(fit_statistics(small.params, data, ds=ds, de=de).g2)
             continue
         alt = null.with_card(config["node"], int(config["k"]))
-        big = fit_em(data, alt, seed=rng, init=split_state(small.params, alt, config["node"]), **em)
+        big = fit_em(data, alt, seed=rng, init=nested_start(small.params, alt), **em)
         values.append(max(0.0, 2.0 * (big.loglik - small.loglik)))
     return {"values": values}
-
-
-def split_state(params: Any, alt: Any, node: str) -> Any:
-    """``params`` with ``node``'s largest state split in two (a start for the model ``alt``, one state more).
-
-    The copy gets half the share and the same children's rows, slightly
-    perturbed so that EM can pull the two apart; the likelihood at this start
-    equals the smaller model's (up to the perturbation).
-    """
-    from .distribution import Parameters
-
-    model = params.model
-    big = int(np.argmax(params.marginals()[node]))
-    cpts = {}
-    for x in model.nodes:
-        t = np.array(params.cpts[x], dtype=float)
-        if x == node:
-            t = np.concatenate([t, t[..., big : big + 1]], axis=-1)
-            t[..., big] /= 2
-            t[..., -1] /= 2
-        elif model.parent(x) == node:
-            extra = t[big : big + 1] * (1 + 0.05 * np.linspace(-1, 1, t.shape[1]))
-            t = np.vstack([t, extra / extra.sum()])
-        cpts[x] = t
-    return Parameters(alt, cpts)
 
 
 # -------------------------------------------------------------------- the driver
@@ -222,7 +198,7 @@ def blrt(
     em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
     extra = {"mapping": mapping} if mapping else {}
     small = fit(data, model.with_card(node, k - 1), seed=rng, **em, **extra)
-    big = fit(data, model, seed=rng, init=split_state(small.params, model, node), **em, **extra)
+    big = fit(data, model, seed=rng, smaller=small, **em, **extra)
     lr = max(0.0, 2.0 * (big.loglik - small.loglik))
     config = {**_config(small, "blrt", em, small.n), "node": node, "k": k}
     reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, executor=executor,

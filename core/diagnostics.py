@@ -135,7 +135,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
     model = params.model
     md, llp = pattern_loglik(params, data)
     complete = ~(md.patterns < 0).any(axis=1)
-    n = md.w[complete]
+    n = md.counts[complete]
     n_used = float(n.sum())
     cells = math.prod(model.card(o) for o in model.observed)
     dc = cells - 1
@@ -147,9 +147,9 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
     else:
         g2 = x2 = math.nan
         notes.append("no row is complete: G2 and X2 need complete rows")
-    if n_used < md.n:
+    if n_used < md.n_rows:
         notes.append(f"G2, X2 and df use the {n_used:g} complete rows only; "
-                     f"{md.n - n_used:g} rows with missing answers are left out of them (not out of the fit)")
+                     f"{md.n_rows - n_used:g} rows with missing answers are left out of them (not out of the fit)")
     if cells <= MAX_CELLS:
         expected = n_used * observed_distribution(params, max_states=MAX_CELLS).reshape(-1)
         small = float(np.mean(expected < 5))
@@ -165,11 +165,11 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
 
     _, post = posterior(params, md, model.root)
     k = post.shape[1]
-    w = md.w
+    w = md.counts
     if k > 1:
         with np.errstate(divide="ignore", invalid="ignore"):
             ent = -np.where(post > 0, post * np.log(post), 0.0).sum(axis=1)
-        entropy_r2 = float(1.0 - np.sum(w * ent) / (md.n * math.log(k)))
+        entropy_r2 = float(1.0 - np.sum(w * ent) / (md.n_rows * math.log(k)))
     else:
         entropy_r2 = None
     modal = np.argmax(post, axis=1)
@@ -199,7 +199,7 @@ def pattern_table(params: Any, data: Any, labels: Labels | None = None) -> pd.Da
     labels = labels or Labels.of(model, data)
     md, llp = pattern_loglik(params, data)
     complete = ~(md.patterns < 0).any(axis=1)
-    n = md.w[complete]
+    n = md.counts[complete]
     m = float(n.sum()) * np.exp(llp[complete])
     frame = pd.DataFrame({labels.name(leaf): [labels.state(leaf, c) for c in md.patterns[complete, j]]
                           for j, leaf in enumerate(model.observed)})

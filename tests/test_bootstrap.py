@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from effdim.bootstrap import blrt, bootstrap_g2, p_value, split_state
-from effdim.distribution import Parameters, observed_distribution, random_parameters, sample
-from effdim.em import Cancelled, loglikelihood
+from effdim.bootstrap import blrt, bootstrap_g2, p_value
+from effdim.distribution import Parameters, random_parameters, sample
+from effdim.em import Cancelled
 from effdim.errors import EffdimError
 from effdim.model import HLCModel
 from effdim.search import fit
@@ -40,17 +40,6 @@ def test_bootstrap_g2_rejects_a_model_that_is_wrong():
     data = sample(truth, 400, 1)
     result = fit(data, "1:2,2,2", restarts=1, seed=0, warn=False)
     assert bootstrap_g2(result, 19, seed=0, restarts=1, executor="serial").p_value == pytest.approx(1 / 20)
-
-
-def test_split_state_keeps_the_likelihood_of_the_smaller_model():
-    small = random_parameters(HLCModel.parse("X:2(A:2,B:3,H:2(C:2,D:2))"), 3)
-    data = sample(small, 300, 4)
-    for node in ("X", "H"):
-        alt = small.model.with_card(node, 3)
-        start = split_state(small, alt, node)
-        assert start.model == alt
-        assert loglikelihood(start, data) == pytest.approx(loglikelihood(small, data), abs=2.0)
-        np.testing.assert_allclose(observed_distribution(start), observed_distribution(small), atol=0.02)
 
 
 def test_blrt_finds_a_real_second_class_and_not_a_spurious_one():
