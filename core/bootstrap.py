@@ -40,10 +40,6 @@ from .validation import as_model, as_seed, check_int
 
 __all__ = ["BootstrapResult", "bootstrap_g2", "blrt", "bootstrap_job"]
 
-#: Default EM tolerance of the refits (per row; :func:`effdim.em.fit_em`). Three times faster than
-#: 1e-8 on the Stouffer-Toby BLRT (flat directions make EM crawl) and changes the statistics by
-#: about 1e-2, far below their bootstrap spread (benchmarks/bench_bootstrap.py).
-BOOTSTRAP_TOL = 1e-6
 #: Replicates per job: few enough for responsive progress and cancel, enough to hide the job overhead.
 CHUNK = 10
 
@@ -156,7 +152,7 @@ def _config(result: Any, test: str, em: dict, n: float) -> dict:
 
 
 def bootstrap_g2(
-    fitted: Any, B: int = 100, *, seed: Any = None, restarts: int = 5, tol: float = BOOTSTRAP_TOL, max_iter: int = 1000,
+    fitted: Any, B: int = 100, *, seed: Any = None, restarts: int = 5, tol: float = 1e-8, max_iter: int = 1000,
     prior: float | None = None, progress: Callable | None = None, cancel: Any = None, executor: str = "processes", workers: int | None = None,
     scheduler: Any = None,
 ) -> BootstrapResult:
@@ -172,7 +168,7 @@ def bootstrap_g2(
 
 def blrt(
     data: Any, model: Any, node: str | None = None, B: int = 100, *, seed: Any = None, restarts: int = 5,
-    tol: float = BOOTSTRAP_TOL, max_iter: int = 1000, prior: float | None = None, progress: Callable | None = None,
+    tol: float = 1e-8, max_iter: int = 1000, prior: float | None = None, progress: Callable | None = None,
     cancel: Any = None, executor: str = "processes", workers: int | None = None, scheduler: Any = None,
     mapping: dict | None = None,
 ) -> BootstrapResult:

@@ -243,7 +243,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
         try:
-            boot = _engine(bootstrap_g2, result, args.bootstrap, seed=args.seed, restarts=args.restarts,
+            boot = _engine(bootstrap_g2, result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
                            max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
         finally:
             bar.close()
@@ -497,12 +497,12 @@ def _em_kwargs(args: argparse.Namespace) -> dict:
     return options
 
 
-def _add_em_options(p: argparse.ArgumentParser, tol: float = 1e-8) -> None:
+def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=tol, help=f"EM stops when the log-likelihood per row rises less (default {tol:g})")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
     p.add_argument("--cs-prior", default=None, metavar="PRIOR",
@@ -624,8 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write each row's posterior of every hidden node (rows in input order; "
                             "one row per pattern for count data)")
     fit_p.add_argument("--bootstrap", type=_positive_int, default=None, metavar="B",
-                       help="parametric bootstrap p-value of G2 with B replicates (for sparse tables; "
-                            "replicates are refitted with tolerance 1e-6)")
+                       help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
     fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
                        help="renumber a hidden node's states (as printed; default: by decreasing share)")
     _add_executor_options(fit_p)
@@ -635,7 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
     blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
     blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
-    _add_em_options(blrt_p, tol=1e-6)  # effdim.bootstrap.BOOTSTRAP_TOL
+    _add_em_options(blrt_p)
     _add_executor_options(blrt_p)
     blrt_p.set_defaults(run=_cmd_blrt)
 
