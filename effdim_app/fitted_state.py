@@ -67,7 +67,12 @@ class FittedState(param.Parameterized):
             self.node = fit.model.root
 
     def propose(self, a: str, b: str) -> bool:
-        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor."""
+        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor.
+
+        Returns whether the editor's model changed; ``False`` also when it
+        already is that model (a click replayed by a re-rendered plot must
+        not switch tabs again).
+        """
         from effdim.diagnostics import relax_pair
         from effdim.model import ModelError
 
@@ -79,6 +84,8 @@ class FittedState(param.Parameterized):
             moved = relax_pair(fit.model, leaf[a], leaf[b])
         except (KeyError, ModelError) as err:
             self.proposal = f"No new hidden node over {a} and {b}: {err}"
+            return False
+        if self.models.model == moved:  # already in the editor (a repeated or replayed click): nothing to do
             return False
         done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
         if done:  # score the edited model next, as ScoresState.use_lc_model_in_editor does

@@ -54,6 +54,7 @@ class FittedView(Viewer):
         super().__init__(**params)
         self.state = state
         self.open_editor = open_editor
+        self._tap = None  # the Tap stream of the heatmap shown
         self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
                                         css_classes=["effdim-fit-choice"])
         self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
@@ -111,8 +112,8 @@ class FittedView(Viewer):
             self.shares.object = _shares_plot(fit, node)
             self.stats.object = _stats_html(fit)
             heat = _bvr_heatmap(fit)
-            tap = hv.streams.Tap(source=heat, x=None, y=None)
-            tap.add_subscriber(self._tapped)
+            self._tap = hv.streams.Tap(source=heat, x=None, y=None)
+            self._tap.add_subscriber(self._tapped)
             self.heatmap.object = heat
         except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
             self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
@@ -120,6 +121,7 @@ class FittedView(Viewer):
     def _tapped(self, x=None, y=None) -> None:
         if x is None or y is None or x == y:
             return
+        self._tap.reset()  # forget the click, so a re-rendered plot cannot replay it
         if self.state.propose(str(x), str(y)) and self.open_editor is not None:
             self.open_editor()
 

@@ -31,6 +31,7 @@ def test_fits_follow_the_sweep_survive_a_model_change_and_reorder():
     assert not state.reorder("1,1,2") and "must list each of 1..3 once" in state.proposal
     assert state.propose("C", "D")
     assert str(models.model) == "X:3(A:2,B:2,H1:2(C:2,D:2))" and scores.mapping == "model"
+    assert not state.propose("C", "D")  # the same click again (or replayed by a re-render): no change
     assert not scores.results  # the scores state cleared its results: the model changed ...
     assert state.fit.card == 3  # ... the view keeps the fit it shows
     assert len(state.posteriors_csv().splitlines()) == 17

@@ -62,8 +62,8 @@ def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page:
     point = page.evaluate(CELL_XY, ["Bivariate residuals", "C", "D"])
     page.mouse.click(*point)
     notation = page.locator(".effdim-notation textarea")
-    expect(notation).to_be_visible(timeout=TIMEOUT)  # the editor tab is open
+    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)  # the editor tab is open
     expect(notation).to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
-    page.get_by_text("Data & scores", exact=True).click()
-    expect(page.locator(".effdim-proposal")).to_contain_text("new hidden node over C and D")
-    expect(stats).to_contain_text("df = dc − de")  # the fit stays in view after the model changed
+    page.get_by_text("Data & scores", exact=True).click()  # tabs are dynamic: this one renders afresh
+    expect(page.locator(".effdim-proposal").last).to_contain_text("new hidden node over C and D", timeout=TIMEOUT)
+    expect(stats.last).to_contain_text("df = dc − de", timeout=TIMEOUT)  # the fit stays after the model changed
