@@ -4,7 +4,7 @@ posterior download, and a click on the BVR heatmap that opens a new hidden node 
 import pytest
 from playwright.sync_api import Page, expect
 
-from test_dashboard import DATA, TIMEOUT, _data_tab, _upload, open_app
+from pages import DATA, TIMEOUT, data_tab, open_app, upload
 
 pytestmark = pytest.mark.browser
 
@@ -31,8 +31,8 @@ CELL_XY = f"""
 
 def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page: Page, app_url, shots, tmp_path):
     open_app(page, app_url)
-    _data_tab(page)
-    _upload(page, "stouffer-toby.csv", DATA.read_bytes())
+    data_tab(page)
+    upload(page, "stouffer-toby.csv", DATA.read_bytes())
     expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
     to = page.locator(".effdim-card-max input")
     to.fill("3")
