@@ -150,9 +150,10 @@ def _load_data(text: str):
 class _Progress:
     """A one-line progress bar on stderr (``--quiet`` turns it off)."""
 
-    def __init__(self, quiet: bool, label: str):
+    def __init__(self, quiet: bool, label: str, unit: str = "fits"):
         self.quiet = quiet
         self.label = label
+        self.unit = unit
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
@@ -160,7 +161,7 @@ class _Progress:
             return
         width = 30
         filled = int(width * done / total)
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} fits")
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {self.unit}")
         sys.stderr.flush()
         self.shown = True
 
@@ -232,10 +233,39 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
     data = _load_data(args.data)
     model = load_model(args.model)
-    result = _engine(fit, data, model, **_em_kwargs(args))
+    result = _engine(fit, data, model, warn=False, **_em_kwargs(args))
+    for node, order in _orders(args, model):
+        result = _engine(result.relabeled, node, order)
+    stats = _engine(result.fit_statistics)
+    boot = None
+    if args.bootstrap:
+        from .bootstrap import bootstrap_g2
+
+        bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
+        try:
+            boot = _engine(bootstrap_g2, result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
+                           max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
+        finally:
+            bar.close()
+    try:
+        ident = result.identification()
+    except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
+        ident = err
+    bvr = result.bivariate_residuals()
+    if args.posteriors:
+        result.posteriors().to_csv(args.posteriors, index=False)
+    notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
-        payload["params"] = {node: table.tolist() for node, table in result.params.cpts.items()}
+        payload["params"] = result.parameters_json()
+        payload["fit"] = stats.to_json()
+        if boot is not None:
+            payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
+        payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        payload["bvr"] = _bvr_pairs(bvr)
+        # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
+        payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
+        payload["convergence"] = notes
         _emit_json(payload)
         return
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
@@ -245,8 +275,99 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     print(f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
           f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}")
     print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
+    for line in notes:
+        print(f"warning: {line}")
     for line in result.degenerate:
         print(f"degenerate: {line}")
+    shares = result.class_shares()
+    for node in model.hidden:
+        rows = shares[shares["node"] == result.labels.name(node)]
+        print(f"\nshares of {node} (states by decreasing share; reorder with --order)")
+        print(format_table(["state", "share"], [(r.state, r.share) for r in rows.itertuples()]))
+    root = model.root
+    prof = result.profiles(root)
+    wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
+    print(f"\nP(item = category | {root})")
+    print(format_table(["item", "category", *[f"{root}={c}" for c in wide.columns]],
+                       [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())]))
+    print("\nfit (complete table of response patterns)")
+    p = lambda v: "n/a" if v is None or v != v else f"{v:.4f}"  # noqa: E731  (None, NaN: not defined)
+    print(f"G2 {p(stats.g2)}   X2 {p(stats.x2)}   df = dc - de = {stats.df}   "
+          f"p(G2) {p(stats.p_g2)}   p(X2) {p(stats.p_x2)}"
+          + (f"   bootstrap p(G2) {boot.p_value:.4f} (B = {boot.B})" if boot is not None else ""))
+    for note in stats.to_json()["notes"]:
+        print(f"  {note}")
+    avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
+    print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
+    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
+    pairs = _bvr_pairs(bvr)[:3]
+    if pairs:
+        print("largest bivariate residuals (above 1: local dependence): "
+              + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
+    if args.posteriors:
+        print(f"posteriors written to {args.posteriors}")
+
+
+#: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
+WORST_PATTERNS = 20
+
+
+def _bvr_pairs(bvr) -> list[dict]:
+    """The bivariate residuals as a list of pairs, largest first (pairs never answered together left out)."""
+    names = list(bvr.index)
+    pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
+             for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
+    return sorted(pairs, key=lambda q: -q["bvr"])
+
+
+def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
+    """``--order NODE=3,1,2`` (1-based, as printed) as ``(node, 0-based order)``."""
+    out = []
+    for item in args.order:
+        node, sep, text = item.partition("=")
+        try:
+            order = [int(t) - 1 for t in text.split(",")]
+        except ValueError:
+            order = None
+        if not sep or not node or order is None:
+            raise UsageError(f"effdim fit: --order expects NODE=STATE,STATE,... (e.g. X=2,1,3), got {item!r}")
+        out.append((node, order))
+    return out
+
+
+def _executor_kwargs(args: argparse.Namespace) -> dict:
+    """Where bootstrap replicates run: --workers 1 in this process, else local processes or --scheduler."""
+    return {"executor": "serial" if args.workers == 1 else "processes", "workers": args.workers,
+            "scheduler": args.scheduler}
+
+
+def _cmd_blrt(args: argparse.Namespace) -> None:
+    import warnings
+
+    from .bootstrap import blrt
+    from .em import ConvergenceWarning
+    from .notation import load_model
+
+    data = _load_data(args.data)
+    model = load_model(args.model)
+    bar = _Progress(args.quiet or args.json, "blrt", "replicates")
+    options = _em_kwargs(args)
+    with warnings.catch_warnings(record=True) as caught:  # the fits' ConvergenceWarnings, printed as lines
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            result = _engine(blrt, data, model, args.node, args.bootstrap, **options, progress=bar,
+                             **_executor_kwargs(args))
+        finally:
+            bar.close()
+    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    if args.json:
+        _emit_json({**result.to_json(), "convergence": notes})
+        return
+    print(f"bootstrap likelihood-ratio test: {result.null_model} (null) against {result.alternative}")
+    print(f"LR = 2 (LL_k - LL_k-1) = {result.statistic:.4f}   bootstrap p = {result.p_value:.4f}   (B = {result.B})")
+    print("a small p favours the model with more states")
+    for note in notes:
+        print(f"warning: {note}")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> None:
@@ -396,6 +517,12 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
 
+def _add_executor_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=_positive_int, default=None,
+                   help="local worker processes for bootstrap replicates (default: CPUs; 1: this process)")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address: run the replicates on that cluster")
+
+
 def _cmd_experiment(args: argparse.Namespace) -> None:
     """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
     from .experiments import ExperimentError, build_study, write_outputs
@@ -492,6 +619,24 @@ def build_parser() -> argparse.ArgumentParser:
                          help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
     _add_em_options(sweep_p)
     sweep_p.set_defaults(run=_cmd_sweep)
+
+    fit_p.add_argument("--posteriors", metavar="FILE.csv", default=None,
+                       help="write each row's posterior of every hidden node (rows in input order; "
+                            "one row per pattern for count data)")
+    fit_p.add_argument("--bootstrap", type=_positive_int, default=None, metavar="B",
+                       help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
+    fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
+                       help="renumber a hidden node's states (as printed; default: by decreasing share)")
+    _add_executor_options(fit_p)
+
+    blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
+    blrt_p.add_argument("data", help="a CSV file or a bundled data set name")
+    blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
+    blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
+    blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
+    _add_em_options(blrt_p)
+    _add_executor_options(blrt_p)
+    blrt_p.set_defaults(run=_cmd_blrt)
 
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
     search_p.add_argument("data", help="a CSV file or a bundled data set name")

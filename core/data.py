@@ -112,6 +112,11 @@ class Dataset:
         Where the data came from: a file name, a bundled data set name, ...
     count_column:
         The column of the input that held the counts, if any (informational).
+    rows:
+        For data read one case per row (no count column): the index into
+        ``patterns`` of every input row, in input order, so results per
+        pattern (posteriors) can be given back per row. ``None`` for data
+        given as pattern counts. Read-only.
 
     Instances are immutable; :meth:`subset` and :func:`check_matches_model`
     return new ones.
@@ -135,6 +140,7 @@ class Dataset:
     n_missing: int | float
     source: str = ""
     count_column: str | None = None
+    rows: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         columns = tuple(str(c) for c in self.columns)
@@ -165,6 +171,12 @@ class Dataset:
         total = float(counts.sum())
         if not math.isclose(float(self.n_rows), total, rel_tol=1e-9, abs_tol=1e-9):
             raise DataError(f"n_rows={self.n_rows} but the counts sum to {total}")
+        if self.rows is not None:
+            rows = np.array(self.rows, dtype=np.int64, copy=True).reshape(-1)
+            if rows.size and (rows.min() < 0 or rows.max() >= patterns.shape[0]):
+                raise DataError(f"row index out of range for {patterns.shape[0]} patterns")
+            rows.setflags(write=False)
+            object.__setattr__(self, "rows", rows)
         patterns.setflags(write=False)
         counts.setflags(write=False)
         object.__setattr__(self, "columns", columns)
@@ -210,7 +222,7 @@ class Dataset:
         idx = [self.index(c) for c in columns]
         if len(set(idx)) != len(idx):
             raise DataError("subset names a column twice")
-        patterns, counts = _compress(self.patterns[:, idx], self.counts)
+        patterns, counts, inverse = _compress(self.patterns[:, idx], self.counts, return_inverse=True)
         return Dataset(
             columns=tuple(self.columns[i] for i in idx),
             states=tuple(self.states[i] for i in idx),
@@ -220,6 +232,7 @@ class Dataset:
             n_missing=_weighted_missing(patterns, counts),
             source=self.source,
             count_column=self.count_column,
+            rows=None if self.rows is None else inverse[self.rows],
         )
 
     def to_frame(self, *, decoded: bool = True, count_name: str = "count") -> pd.DataFrame:
@@ -409,7 +422,7 @@ def from_patterns(
     keep = weights > 0
     if not keep.all():
         codes, weights = codes[keep], weights[keep]
-    patterns, pattern_counts = _compress(codes, weights)
+    patterns, pattern_counts, inverse = _compress(codes, weights, return_inverse=True)
     return Dataset(
         columns=columns,
         states=states,
@@ -418,6 +431,7 @@ def from_patterns(
         n_rows=float(pattern_counts.sum()),
         n_missing=_weighted_missing(patterns, pattern_counts),
         source=source,
+        rows=inverse if counts is None else None,
     )
 
 
@@ -515,6 +529,7 @@ def check_matches_model(dataset: Dataset, model: Any, mapping: Mapping[str, str]
         n_missing=sub.n_missing,
         source=sub.source,
         count_column=sub.count_column,
+        rows=sub.rows,
     )
 
 
@@ -672,7 +687,7 @@ def _build(
             codes, weights = codes[keep], weights[keep]
     else:
         weights = None
-    patterns, counts = _compress(codes, weights)
+    patterns, counts, inverse = _compress(codes, weights, return_inverse=True)
     return Dataset(
         columns=tuple(header[j] for j in data_idx),
         states=tuple(states),
@@ -682,6 +697,7 @@ def _build(
         n_missing=_weighted_missing(patterns, counts),
         source=source,
         count_column=header[used] if used is not None else None,
+        rows=inverse if used is None else None,
     )
 
 
@@ -843,40 +859,36 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
     return sorted(states, key=key), mapping
 
 
-def _compress(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _compress(codes: np.ndarray, weights: np.ndarray | None, return_inverse: bool = False) -> tuple:
     """Unique rows of ``codes`` (sorted) and their total weights; vectorized.
 
     Rows are packed into one int64 key (mixed radix over ``k + 1`` symbols,
     the extra one for missing) when that fits, so a 1-d ``np.unique`` does
-    the work; otherwise ``np.unique(axis=0)``.
+    the work; otherwise ``np.unique(axis=0)``. ``return_inverse``: also the
+    index of each input row's pattern.
     """
     codes = np.asarray(codes, dtype=np.int64)
     n, c = codes.shape
     if n == 0:
-        return codes.reshape(0, c), np.zeros(0)
+        out = (codes.reshape(0, c), np.zeros(0))
+        return out + (np.zeros(0, dtype=np.int64),) if return_inverse else out
     radix = codes.max(axis=0) + 2  # symbols -1..max -> 0..max+1
     if c and float(np.prod(radix.astype(np.float64))) < 2.0**62:
         key = np.zeros(n, dtype=np.int64)
         for j in range(c):
             key *= radix[j]
             key += codes[:, j] + 1
-        if weights is None:
-            ukey, counts = np.unique(key, return_counts=True)
-            counts = counts.astype(np.float64)
-        else:
-            ukey, inverse = np.unique(key, return_inverse=True)
-            counts = np.bincount(inverse.reshape(-1), weights=weights, minlength=ukey.size)
+        ukey, inverse = np.unique(key, return_inverse=True)
         patterns = np.empty((ukey.size, c), dtype=np.int64)
         rest = ukey.copy()
         for j in range(c - 1, -1, -1):
             patterns[:, j] = rest % radix[j] - 1
             rest //= radix[j]
-        return patterns, counts
-    if weights is None:
-        patterns, counts = np.unique(codes, axis=0, return_counts=True)
-        return patterns, counts.astype(np.float64)
-    patterns, inverse = np.unique(codes, axis=0, return_inverse=True)
-    return patterns, np.bincount(inverse.reshape(-1), weights=weights, minlength=patterns.shape[0])
+    else:
+        patterns, inverse = np.unique(codes, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    counts = np.bincount(inverse, weights=weights, minlength=patterns.shape[0]).astype(np.float64)
+    return (patterns, counts, inverse) if return_inverse else (patterns, counts)
 
 
 def _weighted_missing(patterns: np.ndarray, counts: np.ndarray) -> int | float:

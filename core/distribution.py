@@ -37,6 +37,7 @@ from .model import HLCModel
 
 __all__ = [
     "Parameters",
+    "permute_states",
     "random_parameters",
     "sample",
     "observed_distribution",
@@ -115,6 +116,38 @@ class Parameters:
             out[node] = self.cpts[node] if parent is None else out[parent] @ self.cpts[node]
         return out
 
+    def relabeled(self, node: str, order: Any) -> "Parameters":
+        """The same distribution with the states of hidden ``node`` renumbered.
+
+        New state ``i`` is old state ``order[i]`` (a permutation of
+        ``0 .. |node| - 1``): the columns of the node's own table and the rows
+        of its children's tables are permuted. ``P(O)`` is unchanged; hidden
+        states carry no meaning of their own, so any order is equally valid.
+        """
+        from .errors import InvalidArgument
+
+        model = self.model
+        if node not in model or not model.is_hidden(node):
+            raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+        order = [int(i) for i in order]
+        if sorted(order) != list(range(model.card(node))):
+            raise InvalidArgument(
+                f"the new order of {node}'s states must list each of 1..{model.card(node)} once, "
+                f"got {', '.join(str(i + 1) for i in order)}"
+            )
+        return Parameters(model, permute_states(model, self.cpts, node, order))
+
+    def size_order(self) -> dict[str, list[int]]:
+        """Per hidden node, its states by decreasing marginal probability (ties: lower index first).
+
+        The documented, stable order of fitted hidden states: after
+        ``relabeled(node, order[node])`` for every node, state 1 of a node is
+        its largest class. Relabelling one node leaves every other node's
+        marginal unchanged, so the orders can be applied in any sequence.
+        """
+        marg = self.marginals()
+        return {h: np.argsort(-marg[h], kind="stable").tolist() for h in self.model.hidden}
+
     def rerooted(self, root: str) -> "Parameters":
         """The same distribution expressed with the model rooted at hidden ``root``.
 
@@ -139,6 +172,19 @@ class Parameters:
                 table = np.where(mass > 0, below / np.where(mass > 0, mass, 1.0), 1.0 / k)
             cpts[child] = table
         return Parameters(new_model, cpts)
+
+
+def permute_states(model: HLCModel, tables: dict[str, np.ndarray], node: str, order: Any) -> dict[str, np.ndarray]:
+    """Tables shaped like the CPTs (CPTs, expected counts) with hidden ``node``'s states reordered.
+
+    New state ``i`` is old state ``order[i]``: the node's own table is
+    permuted along its last axis, each child's along its rows.
+    """
+    out = {n: np.array(t, copy=True) for n, t in tables.items()}
+    out[node] = out[node][..., order]
+    for child in model.children(node):
+        out[child] = out[child][order, :]
+    return out
 
 
 def random_parameters(model: HLCModel, rng: Any = None, *, concentration: float = 1.0) -> Parameters:

@@ -72,6 +72,11 @@ E-step in the last iteration (one step of plain EM, a whole SQUAREM cycle
 divided by its E-steps), or ``max_iter`` E-steps were made. The objective
 never falls; :attr:`EMResult.trace` records it for the returned start.
 
+Hidden states are returned in a stable order: every hidden node's states by
+decreasing marginal probability, so state 1 (state 0 in code) is the largest
+class (:meth:`effdim.distribution.Parameters.size_order`;
+:meth:`~effdim.distribution.Parameters.relabeled` reorders them).
+
 The returned parameters are the ones of the final E-step: the expected
 counts, the log-likelihood and the parameters belong together, as the
 Cheeseman-Stutz score requires (:mod:`effdim.scores`).
@@ -95,6 +100,7 @@ from .squarem import adapt_step_max, extrapolate
 
 __all__ = [
     "Cancelled",
+    "ConvergenceWarning",
     "Degeneracy",
     "EMResult",
     "ModelData",
@@ -139,6 +145,11 @@ def _mm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 class Cancelled(Exception):
     """Raised when the ``cancel`` event was set; the computation stopped cleanly."""
+
+
+class ConvergenceWarning(UserWarning):
+    """EM's best start did not converge, or no other start reached its log-likelihood
+    (as scikit-learn's warning of the same name; :meth:`EMResult.convergence_notes`)."""
 
 
 # ---------------------------------------------------------------------------- data
@@ -563,7 +574,9 @@ class Degeneracy:
     ``states[0]`` and ``states[1]`` of ``node`` give near-identical
     distributions to every child; ``value`` = the largest total-variation
     distance between their conditional rows). Either way the model uses fewer
-    effective hidden states than its cardinality.
+    effective hidden states than its cardinality. ``states`` are 0-based codes;
+    the sentence numbers states from 1, as the readable tables do
+    (:mod:`effdim.profiles`).
     """
 
     node: str
@@ -573,9 +586,9 @@ class Degeneracy:
 
     def __str__(self) -> str:
         if self.kind == "empty":
-            return f"{self.node}: state {self.states[0]} has near-zero mass ({self.value:.2g})"
+            return f"{self.node}: state {self.states[0] + 1} has near-zero mass ({self.value:.2g})"
         return (
-            f"{self.node}: states {self.states[0]} and {self.states[1]} are near-duplicates "
+            f"{self.node}: states {self.states[0] + 1} and {self.states[1] + 1} are near-duplicates "
             f"(children's rows differ by at most {self.value:.2g} in total variation)"
         )
 
@@ -640,6 +653,49 @@ class EMResult:
     def restarts(self) -> int:
         """Number of starts."""
         return int(len(self.start_logliks))
+
+    def convergence_notes(self) -> list[str]:
+        """Sentences on doubtful convergence (empty when all is well).
+
+        The best start stopped at ``max_iter`` before its log-likelihood
+        settled; or, with several starts, it was the only one to reach the
+        best log-likelihood (the optimum may not be global: more restarts
+        would tell).
+        """
+        notes = []
+        if not self.converged:
+            notes.append(f"the best EM start stopped after {self.n_iter} steps without converging; "
+                         "raise the step limit (max_iter, --max-iter)")
+        if self.restarts > 1 and self.n_best < 2:
+            notes.append(f"only 1 of {self.restarts} EM starts reached the best log-likelihood; "
+                         "more restarts may find a better one")
+        return notes
+
+    def warn(self) -> None:
+        """Issue a :class:`ConvergenceWarning` for each of :meth:`convergence_notes`."""
+        import warnings
+
+        for note in self.convergence_notes():
+            warnings.warn(f"{self.model}: {note}", ConvergenceWarning, stacklevel=3)
+
+    def relabeled(self, node: str, order: Any) -> "EMResult":
+        """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``.
+
+        Parameters (:meth:`effdim.distribution.Parameters.relabeled`),
+        expected counts and the state numbers of :attr:`degenerate` follow.
+        """
+        from dataclasses import replace
+
+        from .distribution import permute_states
+
+        params = self.params.relabeled(node, order)  # checks node and order
+        new = {int(old): i for i, old in enumerate(order)}
+        degenerate = tuple(
+            Degeneracy(d.node, d.kind, tuple(sorted(new[s] for s in d.states)), d.value) if d.node == node else d
+            for d in self.degenerate
+        )
+        counts = permute_states(self.model, self.expected_counts, node, list(order))
+        return replace(self, params=params, expected_counts=counts, degenerate=degenerate)
 
     def restarts_info(self) -> dict:
         """A JSON-ready summary of the restarts."""
@@ -708,6 +764,7 @@ def fit_em(
     dup_tol: float = 1e-3,
     mapping: dict[str, str] | None = None,
     cancel: Any = None,
+    order_states: bool = True,
 ) -> EMResult:
     """Fit ``model`` to ``dataset`` by EM with random restarts and pruning.
 
@@ -763,6 +820,10 @@ def fit_em(
     cancel:
         A ``threading.Event``; when set, :class:`Cancelled` is raised at the
         next EM step.
+    order_states:
+        Return every hidden node's states by decreasing share (the default;
+        see the module docstring); ``False`` keeps the order EM ended in
+        (e.g. the labels of ``init``).
     """
     if isinstance(model, str):
         model = HLCModel.parse(model)
@@ -808,9 +869,12 @@ def fit_em(
     best = int(run.ids[pos])
     best_ll = float(run.last_ll[best])
     n_best = int(np.sum(run.last_ll >= best_ll - agree_tol))
-    return EMResult(
+    params = _params_from_state(md, run.st, pos)
+    counts = _expected_counts(md, run.stats, pos)
+    degenerate = _degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol)
+    result = EMResult(
         model=model,
-        params=_params_from_state(md, run.st, pos),
+        params=params,
         loglik=best_ll,
         objective=float(run.last_obj[best]),
         n=md.n_rows,
@@ -821,12 +885,16 @@ def fit_em(
         start_iters=run.n_iter.copy(),
         best_start=best,
         n_best=n_best,
-        expected_counts=_expected_counts(md, run.stats, pos),
-        degenerate=_degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol),
+        expected_counts=counts,
+        degenerate=degenerate,
         prior=prior or None,
         tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,
     )
+    if order_states:  # every hidden node's states by decreasing share (module docstring)
+        for node, order in params.size_order().items():
+            result = result.relabeled(node, order)
+    return result
 
 
 class _Run:

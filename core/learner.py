@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .em import ModelData, fit_em, pattern_loglik, posterior
+from .em import ModelData, pattern_loglik, posterior
 from .model import HLCModel
 from .errors import EffdimError
-from .scores import score_fit
 from .validation import as_dataset, as_model
 
 __all__ = ["LatentTreeLearner", "NotFittedError"]
@@ -52,7 +51,8 @@ class LatentTreeLearner:
     model_:
         The parsed model.
     params_:
-        The fitted :class:`~effdim.distribution.Parameters`.
+        The fitted :class:`~effdim.distribution.Parameters`; hidden states
+        by decreasing share (state 0 is the largest class; :meth:`reorder`).
     loglik_:
         ``log p(D | theta)`` (natural log).
     scores_:
@@ -74,6 +74,8 @@ class LatentTreeLearner:
         Expected counts of the final E-step, per family.
     em_:
         The full :class:`~effdim.em.EMResult`.
+    fit_:
+        The :class:`~effdim.search.FitResult` (tables and diagnostics).
     """
 
     def __init__(
@@ -111,33 +113,82 @@ class LatentTreeLearner:
         return f"LatentTreeLearner({str(self.model)!r}, {args})"
 
     def fit(self, X: Any, y: Any = None) -> "LatentTreeLearner":
-        """Fit the model to ``X`` (a :class:`~effdim.data.Dataset` or a DataFrame); return ``self``."""
-        model = as_model(self.model)
-        dataset = as_dataset(X)
-        from .data import resolve_mapping
+        """Fit the model to ``X`` (a :class:`~effdim.data.Dataset` or a DataFrame); return ``self``.
 
-        self.columns_ = resolve_mapping(dataset, model, self.mapping)  # leaf -> column of X
-        md = ModelData(model, dataset, self.mapping)
-        result = fit_em(
-            md, model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter, prior=self.prior
+        Issues a :class:`effdim.em.ConvergenceWarning` when the best EM start
+        did not converge or no other start reached its log-likelihood.
+        """
+        from .search import fit
+
+        model = as_model(self.model)
+        result = fit(
+            as_dataset(X), model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter,
+            prior=self.prior, mapping=self.mapping, warn=False,
         )
-        scores = score_fit(result)
+        result.em.warn()  # points at the caller of this method
         self.model_ = model
-        self.states_ = {leaf: md.dataset.states[j] for j, leaf in enumerate(model.observed)}
-        self.em_ = result
+        self.columns_ = result.columns  # leaf -> column of X
+        self.states_ = {leaf: result.data.states[j] for j, leaf in enumerate(model.observed)}
+        self._set_fit(result)
+        return self
+
+    def _set_fit(self, result: Any) -> None:
+        self.fit_ = result
+        self.em_ = result.em
         self.params_ = result.params
         self.loglik_ = result.loglik
-        self.scores_ = {k: v for k, v in scores.to_dict().items() if k not in ("ds", "de", "n", "cs_prior")}
-        self.ds_ = scores.ds
-        self.de_ = scores.de
-        self.n_ = scores.n
-        self.restarts_ = result.start_logliks.copy()
-        self.n_best_ = result.n_best
-        self.degenerate_ = result.degenerate
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self.expected_counts_ = result.expected_counts
+        self.scores_ = {k: v for k, v in result.scores.to_dict().items() if k not in ("ds", "de", "n", "cs_prior")}
+        self.ds_ = result.ds
+        self.de_ = result.de
+        self.n_ = result.n
+        self.restarts_ = result.em.start_logliks.copy()
+        self.n_best_ = result.em.n_best
+        self.degenerate_ = result.em.degenerate
+        self.n_iter_ = result.em.n_iter
+        self.converged_ = result.em.converged
+        self.expected_counts_ = result.em.expected_counts
+
+    def reorder(self, node: str, order: Any) -> "LatentTreeLearner":
+        """Renumber the states of hidden ``node``: new state ``i`` is old state ``order[i]`` (0-based).
+
+        After :meth:`fit` the states come by decreasing share (state 0 is
+        the largest class); this puts them in any order the analyst prefers.
+        Every table and prediction follows. Returns ``self``.
+        """
+        self._check_fitted()
+        self._set_fit(self.fit_.relabeled(node, order))
         return self
+
+    # -------------------------------------------------- the fit in the data's words
+    def parameter_table(self):
+        """Every CPT entry, in column names and category labels (:func:`effdim.profiles.parameter_table`)."""
+        self._check_fitted()
+        return self.fit_.parameter_table()
+
+    def profiles(self, node: str | None = None):
+        """``P(item = category | node = class)`` for every item (:func:`effdim.profiles.profiles`)."""
+        self._check_fitted()
+        return self.fit_.profiles(node)
+
+    def class_shares(self):
+        """``P(H = h)`` of every hidden node (:func:`effdim.profiles.class_shares`)."""
+        self._check_fitted()
+        return self.fit_.class_shares()
+
+    def fit_statistics(self):
+        """G2, X2, df = dc - de, p-values, entropy R2 (:func:`effdim.diagnostics.fit_statistics`)."""
+        self._check_fitted()
+        return self.fit_.fit_statistics()
+
+    def bivariate_residuals(self):
+        """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`)."""
+        self._check_fitted()
+        return self.fit_.bivariate_residuals()
+
+    def identification(self):
+        """Jacobian rank at the estimate against de (:func:`effdim.diagnostics.identification`)."""
+        self._check_fitted()
+        return self.fit_.identification()
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "params_"):

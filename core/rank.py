@@ -70,6 +70,7 @@ from .model import HLCModel
 from .modp import P, check_prime, rank_mod_p
 
 __all__ = [
+    "jacobian_at",
     "P",
     "SKETCH_EXTRA_ROWS",
     "DENSE_ROWS_LIMIT",
@@ -427,6 +428,22 @@ def jacobian(
 
 
 # ------------------------------------------------------------------ ranks
+def jacobian_at(params, rng: np.random.Generator | int | None = None, *, rows: Rows = "auto") -> np.ndarray:
+    """The Jacobian ``J_O(theta)`` (float64) at given parameters, e.g. a fitted estimate.
+
+    ``params`` is a :class:`effdim.distribution.Parameters`; columns follow
+    :func:`parameter_labels` of ``params.model``. ``rows`` as in
+    :func:`jacobian` (``"auto"``: dense rows for small observed spaces, else
+    the random product-form sketch drawn from ``rng``, which keeps the rank
+    for generic weights).
+    """
+    tree = _compile(params.model)
+    field = _field(None)
+    theta = {x: np.atleast_2d(np.asarray(params.cpts[x], dtype=np.float64)) for x in tree.nodes}
+    weights = _weights(tree, field, np.random.default_rng(rng), _resolve_rows(tree, rows))
+    return _jacobian_at(tree, field, theta, weights)[0]
+
+
 def modular_rank(
     model: HLCModel,
     rng: np.random.Generator | int | None = None,

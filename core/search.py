@@ -22,8 +22,9 @@ them in a thread.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .bounds import complete_dimension
@@ -52,6 +53,15 @@ class FitResult:
     better); ``restarts`` summarises the EM starts
     (:meth:`effdim.em.EMResult.restarts_info`); ``degenerate`` lists empty or
     duplicate hidden states as sentences.
+
+    The fitted model in the data's own words and its diagnostics (issue 10):
+    ``data`` is the dataset arranged for the model
+    (:func:`effdim.data.check_matches_model`) and ``columns`` maps each leaf
+    to its data column; :meth:`parameter_table`, :meth:`profiles`,
+    :meth:`class_shares`, :meth:`posteriors` (:mod:`effdim.profiles`) and
+    :meth:`fit_statistics`, :meth:`pattern_table`, :meth:`bivariate_residuals`,
+    :meth:`identification` (:mod:`effdim.diagnostics`) read them. Hidden
+    states come by decreasing share; :meth:`relabeled` reorders them.
     """
 
     model: HLCModel
@@ -60,11 +70,91 @@ class FitResult:
     restarts: dict = field(compare=False)
     degenerate: tuple[str, ...] = ()
     em: EMResult | None = field(default=None, repr=False, compare=False)
+    data: Any = field(default=None, repr=False, compare=False)
+    columns: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def params(self):
         """The fitted :class:`effdim.distribution.Parameters`."""
         return None if self.em is None else self.em.params
+
+    # ------------------------------------------------------ in the data's words
+    @functools.cached_property
+    def labels(self):
+        """:class:`effdim.profiles.Labels`: column names and category labels of the leaves."""
+        from .profiles import Labels
+
+        return Labels.of(self.model, self.data, self.columns)
+
+    def parameter_table(self):
+        """Every CPT entry as a tidy DataFrame (:func:`effdim.profiles.parameter_table`)."""
+        from .profiles import parameter_table
+
+        return parameter_table(self.params, self.labels)
+
+    def profiles(self, node: str | None = None):
+        """``P(item = category | node = class)`` for every item (:func:`effdim.profiles.profiles`)."""
+        from .profiles import profiles
+
+        return profiles(self.params, self.labels, node)
+
+    def class_shares(self):
+        """``P(H = h)`` of every hidden node (:func:`effdim.profiles.class_shares`)."""
+        from .profiles import class_shares
+
+        return class_shares(self.params, self.labels)
+
+    def parameters_json(self) -> dict:
+        """The CPTs keyed by column names and category labels (:func:`effdim.profiles.parameters_json`)."""
+        from .profiles import parameters_json
+
+        return parameters_json(self.params, self.labels)
+
+    def posteriors(self, nodes: list[str] | None = None):
+        """Posterior membership per input row or pattern (:func:`effdim.profiles.posterior_table`)."""
+        from .profiles import posterior_table
+
+        return posterior_table(self.params, self._data(), self.labels, nodes)
+
+    def relabeled(self, node: str, order: Iterable[int]) -> "FitResult":
+        """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``
+        (0-based; :meth:`effdim.em.EMResult.relabeled`)."""
+        em = self.em.relabeled(node, list(order))
+        return replace(self, em=em, degenerate=tuple(str(d) for d in em.degenerate))
+
+    # ------------------------------------------------------------- diagnostics
+    @functools.cached_property
+    def _statistics(self):
+        from .diagnostics import fit_statistics
+
+        return fit_statistics(self.params, self._data(), ds=self.ds, de=self.de)
+
+    def fit_statistics(self):
+        """G2, X2, df = dc - de, p-values, entropy R2 (:func:`effdim.diagnostics.fit_statistics`)."""
+        return self._statistics
+
+    def pattern_table(self):
+        """Observed against expected counts per response pattern (:func:`effdim.diagnostics.pattern_table`)."""
+        from .diagnostics import pattern_table
+
+        return pattern_table(self.params, self._data(), self.labels)
+
+    def bivariate_residuals(self):
+        """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`)."""
+        from .diagnostics import bivariate_residuals
+
+        return bivariate_residuals(self.params, self._data(), self.labels)
+
+    def identification(self):
+        """Jacobian rank at the estimate against de (:func:`effdim.diagnostics.identification`)."""
+        from .diagnostics import identification
+
+        return identification(self.params, de=self.de, labels=self.labels)
+
+    def _data(self):
+        if self.data is None:
+            raise InvalidArgument("this fit does not keep its data; fit it with effdim.search.fit")
+        return self.data
 
     @property
     def loglik(self) -> float:
@@ -211,6 +301,7 @@ def fit(
     smaller: FitResult | None = None,
     cs_prior: Any = None,
     cancel: Any = None,
+    warn: bool = True,
     **em_options: Any,
 ) -> FitResult:
     """Fit ``model`` by EM (:func:`effdim.em.fit_em`) and score it (:func:`effdim.scores.score_fit`).
@@ -224,11 +315,23 @@ def fit(
 
     ``cs_prior``: the Dirichlet prior of CS and CS+ (``"k2"``, ``"bdeu:1"``,
     ...; see :func:`effdim.scores.score_fit`), checked before EM runs.
+
+    ``warn``: issue a :class:`effdim.em.ConvergenceWarning` when the best
+    start did not converge or no other start reached it (sweeps and climbs
+    turn it off: their tables show the starts at the best).
     """
+    from .data import resolve_mapping
+
     model = as_model(model)
     resolve_cs_prior(cs_prior, prior)
-    if not isinstance(dataset, ModelData):
+    if isinstance(dataset, ModelData):
+        columns = {leaf: leaf for leaf in model.observed}
+    else:
         dataset = as_dataset(dataset)
+        mapping = em_options.pop("mapping", None)
+        columns = resolve_mapping(dataset, model, mapping)
+        dataset = ModelData(model, dataset, mapping)  # arranges the data once (check_matches_model)
+    arranged = dataset.dataset
     start = nested_start(smaller.params if smaller is not None else None, model)
     if start is not None:
         given = em_options.pop("init", None)
@@ -238,6 +341,8 @@ def fit(
         dataset, model, restarts=restarts, seed=seed, tol=tol, max_iter=max_iter, prior=prior, cancel=cancel,
         **em_options,
     )
+    if warn:
+        result.warn()
     return FitResult(
         model=model,
         card=card,
@@ -245,6 +350,8 @@ def fit(
         restarts=result.restarts_info(),
         degenerate=tuple(str(d) for d in result.degenerate),
         em=result,
+        data=arranged,
+        columns=columns,
     )
 
 
@@ -322,7 +429,7 @@ def sweep(
         m = model.with_card(node, k)
         results.append(
             fit(dataset, m, card=k, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, prior=prior,
-                smaller=results[-1] if results else None, cancel=cancel, **em_options)
+                smaller=results[-1] if results else None, cancel=cancel, warn=False, **em_options)
         )
         if progress is not None:
             progress(i + 1, total)
@@ -411,7 +518,7 @@ def hill_climb(
         nonlocal done
         _check_cancel(cancel)
         result = fit(dataset, m, restarts=restarts, seed=rng.spawn(1)[0], tol=tol, max_iter=max_iter, prior=prior,
-                     smaller=smaller, cancel=cancel, **em_options)
+                     smaller=smaller, cancel=cancel, warn=False, **em_options)
         done += 1
         return result
 

@@ -18,6 +18,7 @@ from .jobs import JobRunner
 from .state import DataState, ModelState, ScoresState
 from .style import ACCENT, HTML_CSS, TEMPLATE_CSS
 from .experiments_view import ExperimentsPanel
+from .fitted_view import FittedState, FittedView
 from .tree_view import TreeView
 from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
 
@@ -65,6 +66,8 @@ class EffdimApp(Viewer):
         # Built when first opened: it reads the shipped results and draws two figures, 0.4 s of the
         # 0.75 s a new session took, which a class opening the page at once paid thirty times over.
         self._experiments = pn.Column(sizing_mode="stretch_width")
+        self.fitted = FittedView(FittedState(self.scores, self.models),
+                                 open_editor=lambda: setattr(self.tabs, "active", 0))
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
             ("Data & scores", self._data_tab()),
@@ -105,7 +108,7 @@ class EffdimApp(Viewer):
     def _data_tab(self):
         return pn.Row(
             pn.Column(self.data_panel, width=330),
-            pn.Column(self.scores_panel, sizing_mode="stretch_width", min_width=520),
+            pn.Column(self.scores_panel, self.fitted, sizing_mode="stretch_width", min_width=520),
             sizing_mode="stretch_width",
         )
 

@@ -180,7 +180,7 @@ def test_missing_value_em_equals_complete_data_em_when_nothing_is_missing():
         pi = resp.sum(axis=0) / rows.shape[0]
         cond = [np.stack([resp[rows[:, j] == v].sum(axis=0) for v in range(t.shape[1])], axis=1) for j, t in enumerate(cond)]
         cond = [c / c.sum(axis=1, keepdims=True) for c in cond]
-    result = fit_em(data, model, restarts=0, init=init, max_iter=25, tol=0.0, accelerate=False)
+    result = fit_em(data, model, restarts=0, init=init, max_iter=25, tol=0.0, accelerate=False, order_states=False)
     assert result.n_iter == 25
     np.testing.assert_allclose(result.params.cpts["H1"], pi, rtol=1e-9)
     for o, c in zip(model.observed, cond):
@@ -275,7 +275,7 @@ def test_relabelling_data_values_and_columns_changes_nothing():
     truth = random_parameters(model, rng)
     data = sample(truth, 800, rng)
     init = random_parameters(model, 99)
-    base = fit_em(data, model, restarts=0, init=init, max_iter=50, tol=0.0)
+    base = fit_em(data, model, restarts=0, init=init, max_iter=50, tol=0.0, order_states=False)
     # relabel the values of column C by a permutation and reorder the columns
     perm = np.array([2, 0, 1])
     codes = data.patterns.copy()
@@ -284,7 +284,7 @@ def test_relabelling_data_values_and_columns_changes_nothing():
     cpts = {k: v.copy() for k, v in init.cpts.items()}
     cpts["C"] = np.empty_like(init.cpts["C"])
     cpts["C"][:, perm] = init.cpts["C"]
-    other = fit_em(shuffled, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0)
+    other = fit_em(shuffled, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0, order_states=False)
     assert other.loglik == pytest.approx(base.loglik, rel=1e-12)
     np.testing.assert_allclose(other.params.cpts["C"][:, perm], base.params.cpts["C"], rtol=1e-9)
     # relabelling the hidden states gives the same fit with permuted states
@@ -293,9 +293,15 @@ def test_relabelling_data_values_and_columns_changes_nothing():
     cpts["A"] = init.cpts["A"][hp]
     for o in ("B", "C", "D"):
         cpts[o] = init.cpts[o][hp]
-    swapped = fit_em(data, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0)
+    swapped = fit_em(data, model, restarts=0, init=Parameters(model, cpts), max_iter=50, tol=0.0, order_states=False)
     assert swapped.loglik == pytest.approx(base.loglik, rel=1e-12)
     np.testing.assert_allclose(swapped.expected_counts["A"], base.expected_counts["A"][hp], rtol=1e-9)
+    # by default both come back in the documented order: hidden states by decreasing share
+    ordered = [fit_em(data, model, restarts=0, init=p, max_iter=50, tol=0.0) for p in (init, Parameters(model, cpts))]
+    for node in ("A", "B", "C", "D"):
+        np.testing.assert_allclose(ordered[0].params.cpts[node], ordered[1].params.cpts[node], rtol=1e-9)
+    np.testing.assert_allclose(ordered[0].expected_counts["A"], ordered[1].expected_counts["A"], rtol=1e-9)
+    assert ordered[0].params.cpts["A"][0] >= ordered[0].params.cpts["A"][1]
 
 
 def test_degenerate_solutions_are_flagged():
@@ -313,6 +319,11 @@ def test_degenerate_solutions_are_flagged():
     assert ("empty", (2,)) in kinds
     assert ("duplicate", (0, 1)) in kinds
     assert all(str(d) for d in result.degenerate)
+    # renumbering the classes renumbers the findings: old 2 (empty) becomes 0, old 0 and 1 become 2 and 1
+    moved = result.relabeled("H1", [2, 1, 0])
+    assert {(d.kind, d.states) for d in moved.degenerate} == {("empty", (0,)), ("duplicate", (1, 2))}
+    assert "state 1 has near-zero mass" in " ".join(str(d) for d in moved.degenerate)
+    np.testing.assert_allclose(moved.expected_counts["H1"], result.expected_counts["H1"][[2, 1, 0]])
     healthy = fit_em(data, HLCModel.parse("1:2,2,2"), restarts=1, seed=0)
     assert healthy.degenerate == ()
 

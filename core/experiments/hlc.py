@@ -124,7 +124,7 @@ def hlc_job(config: dict) -> dict:
     def fit_model(m: HLCModel, smaller: FitResult | None) -> FitResult:
         return fit(data, m, restarts=config["restarts"], tol=config["tol"], max_iter=config["max_iter"],
                    seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)), smaller=smaller,
-                   cs_prior=config["cs_prior"])
+                   cs_prior=config["cs_prior"], warn=False)
 
     paths, fits, used = climb_all(model, config["scores"], fit_model)
     rows = {key: dict(fit_row(f, truth), cards=hidden_cards(f.model)) for key, f in fits.items()}

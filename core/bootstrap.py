@@ -1,0 +1,202 @@
+"""Parametric bootstrap: the p-value of G-squared, and the bootstrap likelihood-ratio test.
+
+Both draw ``B`` data sets of the observed size from a fitted model
+(:func:`effdim.distribution.sample`), refit, and compare a statistic with its
+value on the real data; ``p = (1 + #{T_b >= T}) / (B + 1)`` (Davison &
+Hinkley 1997, Section 4.2), so ``p`` is never 0.
+
+* :func:`bootstrap_g2` -- ``T = G2`` of the fitted model (:mod:`effdim.diagnostics`):
+  the reference distribution for sparse tables, where the chi-square
+  approximation fails. Replicates have the number of complete rows and no
+  missing cells, like the table ``G2`` is computed on.
+* :func:`blrt` -- McLachlan (1987), Nylund, Asparouhov & Muthen (2007), Mplus
+  TECH14, StepMix ``blrt``: ``T = LR = 2 (LL_k - LL_{k-1})`` for ``k`` against
+  ``k - 1`` states of one hidden node, drawn from the ``k - 1`` fit. Each
+  replicate is refitted with several random starts (with one start a local
+  optimum biases the test; Nylund et al. 2007), and the ``k``-state refit
+  also starts from the ``k - 1`` refit with its largest state split in two
+  (:func:`effdim.nested.nested_start`; docs/theory.md, section 8), so
+  ``LR_b`` cannot go negative through a poor local optimum.
+
+Replicates run in chunks as jobs of :func:`effdim.experiments.runner.run_jobs`,
+the executor of the experiments: local processes (default), this process
+(``executor="serial"``), or a Dask cluster (``scheduler=``). ``progress(done,
+total)`` is called as replicates finish and ``cancel`` (a
+``threading.Event``) stops the run with :class:`effdim.em.Cancelled`,
+checked whenever a chunk finishes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .em import Cancelled
+from .errors import InvalidArgument
+from .experiments.runner import Progress, run_jobs
+from .validation import as_model, as_seed, check_int
+
+__all__ = ["BootstrapResult", "bootstrap_g2", "blrt", "bootstrap_job"]
+
+#: Replicates per job: few enough for responsive progress and cancel, enough to hide the job overhead.
+CHUNK = 10
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """A bootstrap test: the ``statistic`` on the data, its ``replicates``, the ``p_value``."""
+
+    statistic: float
+    replicates: np.ndarray = field(repr=False)
+    p_value: float
+    test: str
+    null_model: str
+    alternative: str | None = None
+
+    @property
+    def B(self) -> int:
+        return int(self.replicates.size)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test": self.test, "statistic": self.statistic, "p_value": self.p_value, "B": self.B,
+                "null_model": self.null_model, "alternative": self.alternative}
+
+
+def p_value(statistic: float, replicates: np.ndarray) -> float:
+    """``(1 + #{T_b >= T}) / (B + 1)``."""
+    return float((1 + np.sum(np.asarray(replicates) >= statistic - 1e-9)) / (len(replicates) + 1))
+
+
+# ----------------------------------------------------------------------- the job
+def bootstrap_job(config: dict) -> dict:
+    """One chunk of replicates (a job of :func:`effdim.experiments.runner.run_jobs`; JSON in and out).
+
+    ``config``: ``null`` (model notation) and ``params`` (its CPTs as lists)
+    to sample from, ``n`` rows, ``seeds``, ``em`` (EM settings), ``test``
+    (``"g2"`` or ``"blrt"``), and for ``"blrt"`` the ``node`` and ``k`` of the
+    alternative. Returns ``{"values": [T_b, ...]}``.
+    """
+    from .diagnostics import fit_statistics
+    from .distribution import Parameters, sample
+    from .em import fit_em
+    from .nested import nested_start
+    from .notation import parse_model
+    from .scores import model_dimensions
+
+    null = parse_model(config["null"])
+    params = Parameters(null, {k: np.asarray(v) for k, v in config["params"].items()})
+    em = config["em"]
+    values = []
+    for seed in config["seeds"]:
+        rng = as_seed(seed)
+        data = sample(params, int(config["n"]), rng)
+        small = fit_em(data, null, seed=rng, **em)
+        if config["test"] == "g2":
+            ds, de = model_dimensions(null)
+            values.append(fit_statistics(small.params, data, ds=ds, de=de).g2)
+            continue
+        alt = null.with_card(config["node"], int(config["k"]))
+        big = fit_em(data, alt, seed=rng, init=nested_start(small.params, alt), **em)
+        values.append(max(0.0, 2.0 * (big.loglik - small.loglik)))
+    return {"values": values}
+
+
+# -------------------------------------------------------------------- the driver
+class _Relay(Progress):
+    """Passes :func:`run_jobs`'s job count on as replicates and checks ``cancel``."""
+
+    def __init__(self, sizes: list[int], progress: Callable | None, cancel: Any):
+        super().__init__(len(sizes), enabled=False)
+        self.sizes, self.relay, self.cancel = sizes, progress, cancel
+
+    def update(self, done: int, cached: int | None = None) -> None:
+        super().update(done, cached)
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled("bootstrap cancelled")
+        if self.relay is not None:
+            self.relay(min(sum(self.sizes[:done]), sum(self.sizes)), sum(self.sizes))
+
+
+def _check_B(B: Any) -> int:
+    return check_int("the number of bootstrap replicates B", B, low=1)
+
+
+def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers, scheduler) -> np.ndarray:
+    seeds = [int(x) for x in as_seed(seed).integers(2**63, size=B)]  # JSON-ready, one stream per replicate
+    chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
+    configs = [{**config, "seeds": chunk} for chunk in chunks]
+    relay = _Relay([len(c) for c in chunks], progress, cancel)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("bootstrap cancelled")
+    records, _ = run_jobs(bootstrap_job, configs, cache_dir=None, executor=executor, workers=workers,
+                          scheduler=scheduler, progress=relay, label="bootstrap")
+    return np.array([v for r in records for v in r.result["values"]], dtype=float)
+
+
+def _config(result: Any, test: str, em: dict, n: float) -> dict:
+    from .notation import format_model
+
+    if not float(n).is_integer():
+        raise InvalidArgument("the parametric bootstrap needs whole-number counts (the data have weighted rows)")
+    params = result.params
+    return {
+        "test": test,
+        "null": format_model(params.model),
+        "params": {k: np.asarray(v).tolist() for k, v in params.cpts.items()},
+        "n": int(n),
+        "em": {"restarts": int(em["restarts"]), "tol": float(em["tol"]), "max_iter": int(em["max_iter"]),
+               "prior": em.get("prior")},
+    }
+
+
+def bootstrap_g2(
+    fitted: Any, B: int = 100, *, seed: Any = None, restarts: int = 5, tol: float = 1e-8, max_iter: int = 1000,
+    prior: float | None = None, progress: Callable | None = None, cancel: Any = None, executor: str = "processes", workers: int | None = None,
+    scheduler: Any = None,
+) -> BootstrapResult:
+    """Parametric bootstrap p-value of ``G2`` for a :class:`effdim.search.FitResult` (module docstring)."""
+    B = _check_B(B)
+    stats = fitted.fit_statistics()
+    em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
+    config = _config(fitted, "g2", em, stats.n_used)
+    reps = _run(config, B, seed, progress=progress, cancel=cancel, executor=executor, workers=workers,
+                scheduler=scheduler)
+    return BootstrapResult(stats.g2, reps, p_value(stats.g2, reps), "g2", config["null"])
+
+
+def blrt(
+    data: Any, model: Any, node: str | None = None, B: int = 100, *, seed: Any = None, restarts: int = 5,
+    tol: float = 1e-8, max_iter: int = 1000, prior: float | None = None, progress: Callable | None = None,
+    cancel: Any = None, executor: str = "processes", workers: int | None = None, scheduler: Any = None,
+    mapping: dict | None = None,
+) -> BootstrapResult:
+    """Bootstrap likelihood-ratio test of ``model`` (``k`` states of hidden ``node``, default the
+    root) against the same model with ``k - 1`` states (module docstring).
+
+    Fits both models to ``data`` (a Dataset or DataFrame) with ``restarts``
+    starts, the ``k``-state one also from the split ``k - 1`` fit, then runs
+    ``B`` replicates drawn from the ``k - 1`` fit.
+    """
+    from .notation import format_model
+    from .search import fit
+
+    B = _check_B(B)
+    model = as_model(model)
+    node = model.root if node is None else node
+    if node not in model or not model.is_hidden(node):
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+    k = model.card(node)
+    if k < 2:
+        raise InvalidArgument(f"the test compares k - 1 with k states of {node}; {node} has {k}")
+    rng = as_seed(seed)
+    em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
+    extra = {"mapping": mapping} if mapping else {}
+    small = fit(data, model.with_card(node, k - 1), seed=rng, **em, **extra)
+    big = fit(data, model, seed=rng, smaller=small, **em, **extra)
+    lr = max(0.0, 2.0 * (big.loglik - small.loglik))
+    config = {**_config(small, "blrt", em, small.n), "node": node, "k": k}
+    reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, executor=executor,
+                workers=workers, scheduler=scheduler)
+    return BootstrapResult(lr, reps, p_value(lr, reps), "blrt", format_model(small.model), format_model(model))

@@ -1,0 +1,118 @@
+"""State of the "Fitted model" view (issue 10): which fit of a sweep or climb is shown.
+
+No Panel import (as :mod:`effdim_app.state`): the view
+(:mod:`effdim_app.fitted_view`) displays this, the engine computes
+everything shown (:class:`effdim.search.FitResult` and :mod:`effdim.diagnostics`).
+
+The fits of the last sweep or climb are kept when the scores state clears its
+results (the model, the data or the mapping changed), so the analyst's view
+survives opening a proposed model in the tree editor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import param
+
+from effdim.scores import best
+
+from .state import ModelState, ScoresState
+
+__all__ = ["FittedState", "DEFAULT_SCORE"]
+
+#: The fit shown first after a sweep: the best by BIC+ (the paper's correction of BIC).
+DEFAULT_SCORE = "bic+"
+
+
+class FittedState(param.Parameterized):
+    """The fits of the last sweep or climb and the one shown."""
+
+    scores = param.ClassSelector(class_=ScoresState, instantiate=False)
+    models = param.ClassSelector(class_=ModelState, instantiate=False)
+    fits = param.Dict(default={}, doc="Label -> FitResult of the last sweep or climb.")
+    chosen = param.String(default=None, allow_None=True)
+    node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
+    proposal = param.String(default="")
+
+    def __init__(self, scores: ScoresState, models: ModelState, **params):
+        super().__init__(scores=scores, models=models, **params)
+        scores.param.watch(self._results_changed, ["results", "climb"])
+
+    def _results_changed(self, *_) -> None:
+        scores = self.scores
+        fits: dict[str, Any] = {}
+        if scores.results:
+            for f in scores.results:
+                node = f.model.root if scores.node is None else scores.node
+                fits[f"|{node}| = {f.card}: {f.model}"] = f
+            shown = best(scores.results, DEFAULT_SCORE)
+        elif scores.climb is not None:
+            for i, f in enumerate(scores.climb.path):
+                fits[f"step {i}: {f.model}"] = f
+            shown = scores.climb.best
+        else:  # results cleared: keep showing what the analyst was looking at
+            return
+        chosen = next(label for label, f in fits.items() if f is shown)
+        self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="")
+
+    @property
+    def fit(self):
+        return self.fits.get(self.chosen) if self.chosen else None
+
+    @param.depends("chosen", watch=True)
+    def _chosen_changed(self) -> None:
+        fit = self.fit
+        if fit is not None and self.node not in fit.model.hidden:
+            self.node = fit.model.root
+
+    def propose(self, a: str, b: str) -> bool:
+        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor.
+
+        Returns whether the editor's model changed; ``False`` also when it
+        already is that model (a click replayed by a re-rendered plot must
+        not switch tabs again).
+        """
+        from effdim.diagnostics import relax_pair
+        from effdim.model import ModelError
+
+        fit = self.fit
+        if fit is None or a == b:
+            return False
+        leaf = {fit.labels.name(x): x for x in fit.model.observed}
+        try:
+            moved = relax_pair(fit.model, leaf[a], leaf[b])
+        except (KeyError, ModelError) as err:
+            self.proposal = f"No new hidden node over {a} and {b}: {err}"
+            return False
+        if self.models.model == moved:  # already in the editor (a repeated or replayed click): nothing to do
+            return False
+        done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
+        if done:  # score the edited model next, as ScoresState.use_lc_model_in_editor does
+            self.scores.mapping = "model"
+        self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
+                         "(Undo there goes back) and chosen for the next sweep or climb." if done
+                         else f"The editor refused {moved}.")
+        return done
+
+    def posteriors_csv(self) -> str:
+        fit = self.fit
+        return "" if fit is None else fit.posteriors().to_csv(index=False)
+
+    def reorder(self, text: str) -> bool:
+        """Renumber the shown node's states: ``text`` lists the current state numbers in the new
+        order, e.g. ``"2,1,3"`` (:meth:`effdim.search.FitResult.relabeled`); the fit is replaced."""
+        from effdim.errors import EffdimError
+
+        fit = self.fit
+        if fit is None:
+            return False
+        try:
+            order = [int(t) - 1 for t in str(text).replace(" ", "").split(",")]
+            moved = fit.relabeled(self.node, order)
+        except (ValueError, EffdimError) as err:
+            self.proposal = f"Cannot reorder the states of {self.node}: {err}"
+            return False
+        self.fits = {**self.fits, self.chosen: moved}
+        self.proposal = f"States of {self.node} reordered: new 1..{len(order)} are old {text}."
+        return True

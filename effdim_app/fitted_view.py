@@ -1,0 +1,212 @@
+"""The "Fitted model" view of the Data & scores tab (issue 10).
+
+After a sweep or a hill climb, pick one of the fits and see what an analyst
+coming from poLCA or StepMix looks at first:
+
+* the profile plot: ``P(item = category | class)`` for every item
+  (:meth:`effdim.search.FitResult.profiles`), one line per state of the
+  chosen hidden node, and the class shares;
+* the fit statistics with the true degrees of freedom ``df = dc - de``
+  beside what other tools report (``dc - ds``), entropy R2, the average
+  posterior per class, the Jacobian rank at the estimate, and convergence
+  warnings (:mod:`effdim.diagnostics`);
+* the bivariate residuals as a heatmap: clicking a pair puts the model with
+  a new hidden node over that pair (:func:`effdim.diagnostics.relax_pair`)
+  into the tree editor (undoable there) and opens the editor;
+* the posterior membership of every row as a CSV download.
+
+:class:`effdim_app.fitted_state.FittedState` holds the fits offered and the
+chosen one; :class:`FittedView` only displays it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Callable
+from typing import Any
+
+import holoviews as hv
+import numpy as np
+import pandas as pd
+import panel as pn
+from panel.viewable import Viewer
+
+from .fitted_state import FittedState
+from .style import HTML_CSS
+
+__all__ = ["FittedState", "FittedView"]
+
+CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
+STATS_CSS = """
+.effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
+.effdim-fit-table td { padding: 2px 10px 2px 0; }
+.effdim-fit-table td.v { text-align: right; font-weight: 600; }
+.effdim-note { color: #4a5a6a; font-size: 0.9em; margin: 2px 0; }
+.effdim-warn { color: #8a5200; font-size: 0.9em; margin: 2px 0; }
+"""
+
+
+class FittedView(Viewer):
+    """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
+
+    def __init__(self, state: FittedState, open_editor: Callable[[], Any] | None = None, **params):
+        super().__init__(**params)
+        self.state = state
+        self.open_editor = open_editor
+        self._tap = None  # the Tap stream of the heatmap shown
+        self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
+                                        css_classes=["effdim-fit-choice"])
+        self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
+        self.node = pn.widgets.Select(label="Profiles of hidden node", options=[], width=170)
+        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.order = pn.widgets.TextInput(label="Reorder its states (e.g. 2,1,3)", width=190,
+                                          css_classes=["effdim-order"])
+        self.order.param.watch(self._reorder, "value")
+        self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
+                                  stylesheets=[HTML_CSS, STATS_CSS])
+        self.profile = pn.pane.HoloViews(None, sizing_mode="stretch_width", height=330,
+                                         css_classes=["effdim-profile"])
+        self.shares = pn.pane.HoloViews(None, width=300, height=260, css_classes=["effdim-shares"])
+        self.heatmap = pn.pane.HoloViews(None, width=420, height=340, css_classes=["effdim-bvr"])
+        self.bvr_help = pn.pane.HTML(
+            "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
+            "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
+            "Click the pair to put a new hidden node over it into the tree editor.</p>", stylesheets=[STATS_CSS])
+        self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
+                                     stylesheets=[STATS_CSS])
+        self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
+                                                filename="effdim-posteriors.csv", embed=False, width=240)
+        self.placeholder = pn.pane.HTML(
+            "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
+            stylesheets=[STATS_CSS])
+        # visibility is toggled on this wrapping column only (see ScoresPanel)
+        self.body = pn.Column(
+            pn.Row(self.choice, self.node, self.order, self.download, sizing_mode="stretch_width"),
+            self.profile,
+            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
+            sizing_mode="stretch_width", visible=False,
+        )
+        state.param.watch(self._render, ["fits", "chosen", "node"])  # one watcher: one render per change
+        state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
+
+    def _reorder(self, event) -> None:
+        if event.new and self.state.reorder(event.new):
+            self.order.value = ""
+
+    def _csv(self):
+        return io.StringIO(self.state.posteriors_csv())
+
+    def _render(self, *_) -> None:
+        fit = self.state.fit
+        self.placeholder.visible = fit is None
+        self.body.visible = fit is not None
+        if fit is None:
+            return
+        node = self.state.node if self.state.node in fit.model.hidden else fit.model.root
+        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
+        self.node.param.update(options=list(fit.model.hidden), value=node)
+        try:
+            self.profile.object = _profile_plot(fit, node)
+            self.shares.object = _shares_plot(fit, node)
+            self.stats.object = _stats_html(fit)
+            heat = _bvr_heatmap(fit)
+            self._tap = hv.streams.Tap(source=heat, x=None, y=None)
+            self._tap.add_subscriber(self._tapped)
+            self.heatmap.object = heat
+        except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
+            self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
+
+    def _tapped(self, x=None, y=None) -> None:
+        if x is None or y is None or x == y:
+            return
+        self._tap.reset()  # forget the click, so a re-rendered plot cannot replay it
+        if self.state.propose(str(x), str(y)) and self.open_editor is not None:
+            self.open_editor()
+
+    def __panel__(self):
+        return pn.Column(
+            pn.pane.HTML("<div class='effdim-h'>Fitted model</div>", stylesheets=[HTML_CSS], margin=(10, 5, 0, 5)),
+            self.placeholder,
+            self.body,
+            sizing_mode="stretch_width",
+            css_classes=["effdim-fitted"],
+        )
+
+
+# ------------------------------------------------------------------ plots and text
+def _p(text: str) -> str:
+    return f"<p class='effdim-note'>{html.escape(text)}</p>" if text else ""
+
+
+def _profile_plot(fit, node: str):
+    prof = fit.profiles(node)
+    prof["x"] = prof["item"].astype(str) + ": " + prof["category"].astype(str)
+    shares = fit.params.marginals()[node]
+    curves = []
+    for i, (cls, group) in enumerate(prof.groupby("class", sort=True)):
+        label = f"{node} = {cls} ({shares[int(cls) - 1]:.0%})"
+        color = CLASS_COLORS[i % len(CLASS_COLORS)]
+        curves.append(hv.Curve(group, "x", "probability", label=label).opts(color=color, line_width=2))
+        curves.append(hv.Scatter(group, "x", ["probability", "item", "category"], label=label).opts(
+            color=color, size=7, tools=["hover"]))
+    return hv.Overlay(curves).opts(hv.opts.Overlay(
+        title=f"Profiles: P(item = category | {node}) for {fit.model}", responsive=True, min_height=300,
+        show_grid=True, xrotation=45, ylim=(0, 1.02), xlabel="item: category", ylabel="probability",
+        legend_position="right", toolbar="above", default_tools=["save", "reset"]))
+
+
+def _shares_plot(fit, node: str):
+    shares = fit.class_shares()
+    rows = shares[shares["node"] == fit.labels.name(node)].assign(state=lambda d: d["state"].astype(str))
+    return hv.Bars(rows, "state", "share").opts(
+        title=f"Shares of {node} (largest first)", color="#1d4e89", ylim=(0, 1), width=300, height=250,
+        tools=["hover"], toolbar=None, xlabel=f"state of {node}")
+
+
+def _bvr_heatmap(fit):
+    bvr = fit.bivariate_residuals()
+    names = [str(c) for c in bvr.columns]
+    rows = [(a, b, float(bvr.iloc[i, j])) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]
+    frame = pd.DataFrame(rows, columns=["item", "with", "bvr"])
+    top = max(3.0, float(np.nanmax(frame["bvr"]))) if len(frame) else 3.0
+    return hv.HeatMap(frame, ["item", "with"], "bvr").opts(
+        title="Bivariate residuals: click a pair", cmap="Reds", clim=(0, top),
+        colorbar=True, tools=["hover", "tap"], width=420, height=340, xrotation=45, toolbar="above",
+        default_tools=["save"])
+
+
+def _stats_html(fit) -> str:
+    from effdim.errors import EffdimError
+
+    s = fit.fit_statistics()
+    try:
+        ident = fit.identification()
+    except EffdimError as err:  # too many parameters for the SVD at the estimate
+        ident = err
+
+    def num(v, fmt=".4f"):
+        return "n/a" if v is None else format(v, fmt)
+
+    avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in s.avepp)
+    rows = [
+        ("G²", f"{s.g2:.4f}", f"p = {num(s.p_g2)}"),
+        ("X²", f"{s.x2:.4f}", f"p = {num(s.p_x2)}"),
+        ("df = dc − de", str(s.df), f"other tools: dc − ds = {s.df_standard}"),
+        ("entropy R²", num(s.entropy_r2, ".3f"), "1 = perfectly separated classes"),
+        (f"mean posterior of the modal {fit.model.root}", avepp, "per state"),
+    ]
+    if not isinstance(ident, EffdimError):
+        rows.append(("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"))
+    table = "".join(f"<tr><td>{html.escape(a)}</td><td class='v'>{html.escape(b)}</td>"
+                    f"<td class='effdim-note'>{html.escape(c)}</td></tr>" for a, b, c in rows)
+    notes = [s.df_sentence()] + list(s.notes)
+    if isinstance(ident, EffdimError):
+        notes.append(str(ident))
+    elif not ident.identified:
+        notes.append(ident.sentence())
+    text = "".join(f"<p class='effdim-note'>{html.escape(n)}</p>" for n in notes if n)
+    warnings = fit.em.convergence_notes() + list(fit.degenerate)
+    text += "".join(f"<p class='effdim-warn'>⚠ {html.escape(w)}</p>" for w in warnings)
+    return f"<table class='effdim-fit-table'>{table}</table>{text}"

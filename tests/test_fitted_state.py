@@ -1,0 +1,37 @@
+"""State of the dashboard's Fitted model view, without a browser (effdim_app.fitted_state), issue 10."""
+
+import subprocess
+import sys
+
+from test_app_state import run
+
+from effdim_app.fitted_state import FittedState
+from effdim_app.state import DataState, ModelState, ScoresState
+
+
+def test_fitted_state_module_does_not_import_panel():
+    code = "import sys, effdim_app.fitted_state; print('panel' in sys.modules, 'bokeh' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_fits_follow_the_sweep_survive_a_model_change_and_reorder():
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    state = FittedState(scores, models)
+    assert state.fit is None
+    data.load_bundled("stouffer-toby")
+    scores.card_max = 3
+    run(scores.run_sweep())
+    assert len(state.fits) == 3 and state.fit.card == 2  # best by BIC+, as Goodman's two classes
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 3)
+    shares = state.fit.params.marginals()["X"]
+    assert state.reorder("3,1,2")
+    assert list(state.fit.params.marginals()["X"]) == [shares[2], shares[0], shares[1]]
+    assert not state.reorder("1,1,2") and "must list each of 1..3 once" in state.proposal
+    assert state.propose("C", "D")
+    assert str(models.model) == "X:3(A:2,B:2,H1:2(C:2,D:2))" and scores.mapping == "model"
+    assert not state.propose("C", "D")  # the same click again (or replayed by a re-render): no change
+    assert not scores.results  # the scores state cleared its results: the model changed ...
+    assert state.fit.card == 3  # ... the view keeps the fit it shows
+    assert len(state.posteriors_csv().splitlines()) == 17

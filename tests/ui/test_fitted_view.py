@@ -1,0 +1,69 @@
+"""The "Fitted model" view in headless Chromium (issue 10): profiles, fit statistics,
+posterior download, and a click on the BVR heatmap that opens a new hidden node in the editor."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pages import DATA, TIMEOUT, data_tab, open_app, upload
+
+pytestmark = pytest.mark.browser
+
+# Every Bokeh figure view on the page.
+VIEWS = """
+  const views = [];
+  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+"""
+TITLES = f"() => {{ {VIEWS} return views.filter((v) => v.model && v.model.title && v.model.title.text)" \
+         ".map((v) => v.model.title.text); }"
+# Screen position of the cell (x, y) of the categorical plot whose title starts with ``prefix``.
+CELL_XY = f"""
+([prefix, x, y]) => {{
+  {VIEWS}
+  const plot = views.find((v) => v.frame && v.model.title && v.model.title.text.startsWith(prefix));
+  if (!plot) return null;
+  const box = plot.canvas_view.el.getBoundingClientRect();
+  return [box.left + plot.frame.x_scale.compute(plot.model.x_range.synthetic(x)),
+          box.top + plot.frame.y_scale.compute(plot.model.y_range.synthetic(y))];
+}}
+"""
+
+
+def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page: Page, app_url, shots, tmp_path):
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "stouffer-toby.csv", DATA.read_bytes())
+    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
+    to = page.locator(".effdim-card-max input")
+    to.fill("3")
+    to.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    stats = page.locator(".effdim-fit-stats")
+    expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    expect(stats).to_contain_text("entropy R²")
+    expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
+    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('Profiles: P(item = category | X)'))",
+                           timeout=TIMEOUT)
+    # the 3-class fit: de < ds, and the view says so
+    page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
+    expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)
+    page.locator(".effdim-fitted").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "fitted-view.png"), full_page=True)
+
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.get_by_role("button", name="Download posteriors (CSV)").click()
+    saved = tmp_path / "post.csv"
+    download.value.save_as(saved)
+    lines = saved.read_text().splitlines()
+    assert lines[0].startswith("A,B,C,D,count,P(X=1)") and len(lines) == 17
+
+    page.locator(".effdim-bvr").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({CELL_XY})(['Bivariate residuals', 'C', 'D']) !== null", timeout=TIMEOUT)
+    point = page.evaluate(CELL_XY, ["Bivariate residuals", "C", "D"])
+    page.mouse.click(*point)
+    notation = page.locator(".effdim-notation textarea")
+    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)  # the editor tab is open
+    expect(notation).to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
+    page.get_by_text("Data & scores", exact=True).click()  # tabs are dynamic: this one renders afresh
+    expect(page.locator(".effdim-proposal").last).to_contain_text("new hidden node over C and D", timeout=TIMEOUT)
+    expect(stats.last).to_contain_text("df = dc − de", timeout=TIMEOUT)  # the fit stays after the model changed
