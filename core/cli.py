@@ -157,11 +157,17 @@ class _Progress:
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
-        if self.quiet or total <= 0:
+        if total <= 0:
             return
         width = 30
         filled = int(width * done / total)
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {self.unit}")
+        self.show(f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {self.unit}")
+
+    def show(self, line: str) -> None:
+        """Overwrite the status line with ``line`` (nothing with ``--quiet``)."""
+        if self.quiet:
+            return
+        sys.stderr.write(f"\r{line}")
         sys.stderr.flush()
         self.shown = True
 
@@ -429,13 +435,16 @@ def _cmd_learn(args: argparse.Namespace) -> None:
 
     data = _load_data(args.data)
     options = _em_kwargs(args)
-    bar = None if args.quiet or args.json else _StructureBar()
+    bar = _Progress(args.quiet or args.json, "learn")
+
+    def report(p) -> None:
+        bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
+
     try:
         result = _engine(learn_structure, data, score=args.score, start=args.start, max_time=args.max_time,
-                         progress=bar, **options)
+                         progress=report, **options)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     if args.json:
         _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance()})
         return
@@ -450,24 +459,6 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(_scale_note(args, result.fit))
     print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
           f"{result.seconds:.1f} s; stopped: {result.stopped}")
-
-
-class _StructureBar:
-    """One status line on stderr for ``effdim learn`` (steps, candidates, best score so far)."""
-
-    def __init__(self):
-        self.shown = False
-
-    def __call__(self, p) -> None:
-        sys.stderr.write(f"\rlearn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, "
-                         f"{p.elapsed:.0f} s  ")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 def _seconds(text: str) -> float:

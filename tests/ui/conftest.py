@@ -54,6 +54,16 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _wait_for(port: int, seconds: float = 30.0) -> None:
+    """Return once a server listens on ``port`` (or after ``seconds``)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="session")
 def app_url():
     """The dashboard served as ``effdim app`` serves it (one job runner, default limits), in a thread."""
@@ -62,12 +72,7 @@ def app_url():
     port = _free_port()
     server = serve(port=port, address="127.0.0.1", threaded=True, show=False,
                    websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.2)
+    _wait_for(port)
     yield f"http://127.0.0.1:{port}/effdim"
     server.stop()
 
@@ -86,12 +91,7 @@ def inline_url():
     port = _free_port()
     server = pn.serve({"inline": inline}, port=port, address="127.0.0.1", threaded=True, show=False,
                       websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.2)
+    _wait_for(port)
     yield f"http://127.0.0.1:{port}/inline"
     server.stop()
 
