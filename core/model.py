@@ -425,7 +425,8 @@ def _check_card(name: str, card: object, low: int, kind: str) -> None:
     if isinstance(card, bool) or not isinstance(card, int):
         raise ModelError(f"node {name!r}: cardinality must be an integer, got {card!r}")
     if card < low:
-        raise ModelError(f"node {name!r}: a {kind} node needs cardinality >= {low}, got {card}")
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ModelError(f"node {name!r}: {article} {kind} node needs cardinality >= {low}, got {card}")
 
 
 def _check_tree(graph: nx.Graph) -> None:
