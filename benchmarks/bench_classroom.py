@@ -225,7 +225,8 @@ async def student(url: str, seconds: float, seed: int, out: dict, delay: float =
         expected[0] = str(standard_dimension(FIG2.with_card("H1", card)))
         shown.clear()
         start = time.perf_counter()
-        await client.set(box, value=card)
+        await client.set(box, value=str(card), value_input=str(card))  # type into the States box ...
+        await client.click("Set")  # ... and press Set (what Enter does in a browser)
         try:
             await asyncio.wait_for(shown.wait(), 15)
             out["edits"].append(time.perf_counter() - start)
