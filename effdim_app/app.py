@@ -106,10 +106,12 @@ class EffdimApp(Viewer):
         )
 
     def _data_tab(self):
-        return pn.Row(
+        # wraps like the model tab: below about 1,200 px the scores go under the data panel
+        return pn.FlexBox(
             pn.Column(self.data_panel, width=330),
-            pn.Column(self.scores_panel, self.fitted, sizing_mode="stretch_width", min_width=520),
-            sizing_mode="stretch_width",
+            pn.Column(self.scores_panel, self.fitted, sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
+                      min_width=360),
+            flex_wrap="wrap", sizing_mode="stretch_width",
         )
 
     def __panel__(self):

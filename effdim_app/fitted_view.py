@@ -82,9 +82,10 @@ class FittedView(Viewer):
             stylesheets=[STATS_CSS])
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
-            pn.Row(self.choice, self.node, self.order, self.download, sizing_mode="stretch_width"),
+            pn.FlexBox(self.choice, self.node, self.order, self.download, flex_wrap="wrap",
+                       sizing_mode="stretch_width"),
             self.profile,
-            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
+            pn.FlexBox(self.shares, self.stats, flex_wrap="wrap", sizing_mode="stretch_width"),
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )

@@ -163,7 +163,8 @@ class ScoresPanel(Viewer):
         self.learn = pn.widgets.Button(label="Learn structure", width=170, margin=(24, 5, 5, 5),
                                        description="Search for a latent tree over all columns (EAST moves, "
                                                    "docs/structure.md) and open it in the tree editor")
-        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True)
+        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True,
+                                        margin=(24, 5, 5, 5))
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
         self.learn.on_click(self._run_learn)
@@ -342,15 +343,13 @@ class ScoresPanel(Viewer):
             self.to_editor,
             self.mismatch,
             self.leaf_map,
-            # FlexBoxes wrap instead of pushing the last controls past the right edge at 1366 px
-            pn.FlexBox(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
-                       flex_wrap="wrap", sizing_mode="stretch_width"),
-            pn.FlexBox(self.run, self.climb_score, self.climb, self.cs_prior, self.cancel, flex_wrap="wrap",
-                       sizing_mode="stretch_width"),
-            pn.FlexBox(self.learn_score, self.learn,
-                       html("<small>Learn the tree itself from all columns; the best tree so far is named "
-                            "below while it runs.</small>", margin=(30, 5, 5, 5), width=260),
-                       flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.Row(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
+                   sizing_mode="stretch_width"),
+            pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, sizing_mode="stretch_width"),
+            pn.Row(self.learn_score, self.learn, self.cancel, sizing_mode="stretch_width"),
+            html("<small>Learn structure searches for a latent tree over all columns and opens it in the tree "
+                 "editor; the best tree so far is named below while it runs.</small>", margin=(0, 10),
+                 sizing_mode="stretch_width"),
             self.progress,
             self.status,
             self.message,
