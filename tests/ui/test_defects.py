@@ -76,7 +76,8 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     data_tab(page)
     page.get_by_role("button", name="Load data set").click()
     expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
-    for css, value in ((".effdim-card-max input", "3"), (".effdim-restarts input", "30")):
+    # long enough to still run after the tree edit below (SQUAREM made 30 starts finish too soon)
+    for css, value in ((".effdim-card-max input", "4"), (".effdim-restarts input", "200")):
         box = page.locator(css)
         box.fill(value)
         box.press("Enter")
@@ -94,7 +95,7 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     expect(page.locator(".effdim-best")).to_contain_text("Best cardinality by score", timeout=TIMEOUT)
     expect(page.get_by_text("cancelled")).to_have_count(0)
     page.locator(".effdim-results").scroll_into_view_if_needed()
-    expect(page.locator(".effdim-results .tabulator-row")).to_have_count(3)
+    expect(page.locator(".effdim-results .tabulator-row")).to_have_count(4)
     assert page.evaluate(CUT_CELLS, ".effdim-results") == []
     page.screenshot(path=str(shots / "10-lc-sweep-after-tree-edit.png"))
     # the editor takes the LC model: the toggle shows the mapping now scored
