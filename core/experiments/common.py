@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,10 @@ class Study:
         if unknown:
             raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
         return cls(**{**cls.presets[name], **changes})
+
+    def to_json(self) -> dict[str, Any]:
+        """The study's settings as a JSON-ready dict (a subclass is a dataclass)."""
+        return asdict(self)
 
     def run(
         self,

@@ -29,8 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -173,9 +172,6 @@ class HLCStudy(Study):
                   "max_iter": self.max_iter, "seed": self.seed, "cs_prior": self.cs_prior,
                   "concentration": float(self.concentration)}
         return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
     job = staticmethod(hlc_job)
     prefix = "hlc"

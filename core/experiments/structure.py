@@ -28,8 +28,7 @@ One job is one (replicate, size), cached and run like the Section 5-6 studies
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
@@ -160,9 +159,6 @@ class StructureStudy(Study):
         common = {"scores": list(self.scores), "leaves": list(self.leaves), "hidden": list(self.hidden),
                   "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed}
         return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
     job = staticmethod(structure_job)
     prefix = "structure"
