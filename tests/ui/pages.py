@@ -65,3 +65,14 @@ def data_tab(page: Page) -> None:
 def upload(page: Page, name: str, content: bytes) -> None:
     page.locator("input.filepond--browser").set_input_files(
         {"name": name, "mimeType": "text/csv", "buffer": content})
+
+
+def sweep_stouffer_toby(page: Page, up_to: int) -> None:
+    """Upload the Stouffer-Toby data on the Data tab and sweep |X| = 1 .. ``up_to``."""
+    data_tab(page)
+    upload(page, "stouffer-toby.csv", DATA.read_bytes())
+    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
+    to = page.locator(".effdim-card-max input")
+    to.fill(str(up_to))
+    to.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()

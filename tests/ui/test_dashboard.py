@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim.dimensions import dimensions
-from pages import DATA, FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, table_rows, upload
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, table_rows, sweep_stouffer_toby, upload
 
 pytestmark = pytest.mark.browser
 
@@ -92,13 +92,7 @@ def test_irregular_model_shows_regularization_log(page: Page, app_url, shots):
 
 def test_upload_csv_and_see_curves(page: Page, app_url, shots):
     open_app(page, app_url)
-    data_tab(page)
-    upload(page, "stouffer-toby.csv", DATA.read_bytes())
-    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
-    to = page.locator(".effdim-card-max input")
-    to.fill("4")
-    to.press("Enter")
-    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    sweep_stouffer_toby(page, up_to=4)
     expect(page.locator(".effdim-best")).to_contain_text("Best cardinality by score", timeout=TIMEOUT)
     expect(page.locator(".effdim-best")).to_contain_text("CS+")
     page.locator(".effdim-results").scroll_into_view_if_needed()

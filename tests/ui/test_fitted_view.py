@@ -4,7 +4,7 @@ posterior download, and a click on the BVR heatmap that opens a new hidden node 
 import pytest
 from playwright.sync_api import Page, expect
 
-from pages import DATA, TIMEOUT, data_tab, open_app, upload
+from pages import TIMEOUT, open_app, sweep_stouffer_toby
 
 pytestmark = pytest.mark.browser
 
@@ -31,13 +31,7 @@ CELL_XY = f"""
 
 def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page: Page, app_url, shots, tmp_path):
     open_app(page, app_url)
-    data_tab(page)
-    upload(page, "stouffer-toby.csv", DATA.read_bytes())
-    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
-    to = page.locator(".effdim-card-max input")
-    to.fill("3")
-    to.press("Enter")
-    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    sweep_stouffer_toby(page, up_to=3)
     stats = page.locator(".effdim-fit-stats")
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")
