@@ -27,7 +27,7 @@ __all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE"]
 #: Panel extensions the dashboard needs (loaded by ``pn.extension``).
 EXTENSIONS = ("tabulator", "filedropper")
 TITLE = "effdim · effective dimension of HLC models"
-EXPERIMENTS_TAB = 2
+DATA_TAB, EXPERIMENTS_TAB = 1, 2
 SIDEBAR_WIDTH = 300
 #: The first thing the Model tab says: what the numbers are and what to try.
 FIRST_SENTENCE = (
@@ -61,17 +61,16 @@ class EffdimApp(Viewer):
         self.selection = SelectionPanel(self.models)
         self.regularity = RegularizationPanel(self.models)
         self.dimensions = DimensionsPanel(self.models)
-        self.data_panel = DataPanel(self.data)
-        self.scores_panel = ScoresPanel(self.scores)
-        # Built when first opened: it reads the shipped results and draws two figures, 0.4 s of the
-        # 0.75 s a new session took, which a class opening the page at once paid thirty times over.
-        self._experiments = pn.Column(sizing_mode="stretch_width")
-        self.fitted = FittedView(FittedState(self.scores, self.models),
-                                 open_editor=lambda: setattr(self.tabs, "active", 0))
+        self.fitted_state = FittedState(self.scores, self.models)
+        # The Data & scores and Experiments tabs are built when first opened: a new session builds
+        # only what its first screen shows (the Experiments tab alone was 0.4 s of a 0.75 s build,
+        # the Data tab's views a third of the rest), which a class opening the page at once paid
+        # thirty times over (docs/robustness.md, "Opening a page").
+        self._unbuilt = {DATA_TAB: self._data_tab, EXPERIMENTS_TAB: ExperimentsPanel}
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
-            ("Data & scores", self._data_tab()),
-            ("Experiments", self._experiments),
+            ("Data & scores", pn.Column(sizing_mode="stretch_width")),
+            ("Experiments", pn.Column(sizing_mode="stretch_width")),
             dynamic=True,
             sizing_mode="stretch_width",
             css_classes=["effdim-tabs"],
@@ -79,8 +78,9 @@ class EffdimApp(Viewer):
         self.tabs.param.watch(self._tab_opened, "active")
 
     def _tab_opened(self, event) -> None:
-        if event.new == EXPERIMENTS_TAB and not self._experiments.objects:
-            self._experiments.objects = [ExperimentsPanel()]
+        build = self._unbuilt.pop(event.new, None)
+        if build is not None:
+            self.tabs[event.new].objects = [build()]
 
     def _model_tab(self):
         # FlexBoxes wrap: below about 900 px (a notebook cell, a projector at 1024 px with the
@@ -107,9 +107,10 @@ class EffdimApp(Viewer):
 
     def _data_tab(self):
         # wraps like the model tab: below about 1,200 px the scores go under the data panel
+        fitted = FittedView(self.fitted_state, open_editor=lambda: setattr(self.tabs, "active", 0))
         return pn.FlexBox(
-            pn.Column(self.data_panel, width=330),
-            pn.Column(self.scores_panel, self.fitted, sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
+            pn.Column(DataPanel(self.data), width=330),
+            pn.Column(ScoresPanel(self.scores), fitted, sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
                       min_width=360),
             flex_wrap="wrap", sizing_mode="stretch_width",
         )

@@ -26,18 +26,15 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-import holoviews as hv
-import numpy as np
-import pandas as pd
 import panel as pn
 from panel.viewable import Viewer
 
+from .figures import ProfileLines, ResidualMap, ShareBars
 from .fitted_state import FittedState
 from .style import HTML_CSS
 
 __all__ = ["FittedState", "FittedView"]
 
-CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
 STATS_CSS = """
 .effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
 .effdim-fit-table td { padding: 2px 10px 2px 0; }
@@ -54,7 +51,6 @@ class FittedView(Viewer):
         super().__init__(**params)
         self.state = state
         self.open_editor = open_editor
-        self._tap = None  # the Tap stream of the heatmap shown
         self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
                                         css_classes=["effdim-fit-choice"])
         self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
@@ -65,10 +61,11 @@ class FittedView(Viewer):
         self.order.param.watch(self._reorder, "value")
         self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
                                   stylesheets=[HTML_CSS, STATS_CSS])
-        self.profile = pn.pane.HoloViews(None, sizing_mode="stretch_width", height=330,
-                                         css_classes=["effdim-profile"])
-        self.shares = pn.pane.HoloViews(None, width=300, height=260, css_classes=["effdim-shares"])
-        self.heatmap = pn.pane.HoloViews(None, width=420, height=340, css_classes=["effdim-bvr"])
+        # Bokeh figures updated in place (effdim_app.figures), built with the first fit shown
+        self.figures: tuple[ProfileLines, ShareBars, ResidualMap] | None = None
+        self.profile = pn.pane.Bokeh(None, sizing_mode="stretch_width", height=330, css_classes=["effdim-profile"])
+        self.shares = pn.pane.Bokeh(None, width=300, height=260, css_classes=["effdim-shares"])
+        self.heatmap = pn.pane.Bokeh(None, width=420, height=340, css_classes=["effdim-bvr"])
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
@@ -91,6 +88,7 @@ class FittedView(Viewer):
         )
         state.param.watch(self._render, ["fits", "chosen", "node"])  # one watcher: one render per change
         state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
+        self._render()  # built when the Data tab first opens: a fit may already be there
 
     def _reorder(self, event) -> None:
         if event.new and self.state.reorder(event.new):
@@ -109,21 +107,28 @@ class FittedView(Viewer):
         self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
         self.node.param.update(options=list(fit.model.hidden), value=node)
         try:
-            self.profile.object = _profile_plot(fit, node)
-            self.shares.object = _shares_plot(fit, node)
+            self._draw(fit, node)
             self.stats.object = _stats_html(fit)
-            heat = _bvr_heatmap(fit)
-            self._tap = hv.streams.Tap(source=heat, x=None, y=None)
-            self._tap.add_subscriber(self._tapped)
-            self.heatmap.object = heat
         except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
             self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
 
-    def _tapped(self, x=None, y=None) -> None:
-        if x is None or y is None or x == y:
-            return
-        self._tap.reset()  # forget the click, so a re-rendered plot cannot replay it
-        if self.state.propose(str(x), str(y)) and self.open_editor is not None:
+    def _draw(self, fit, node: str) -> None:
+        if self.figures is None:
+            self.figures = (ProfileLines(), ShareBars(), ResidualMap(self._pair_clicked))
+            for pane, fig in zip((self.profile, self.shares, self.heatmap), self.figures):
+                pane.object = fig.figure
+        profile, shares, residuals = self.figures
+        table = fit.class_shares()
+        rows = table[table["node"] == fit.labels.name(node)]
+        # the figures' own Bokeh models change, possibly from a coroutine (a sweep ending), so outside
+        # the document lock that Panel takes for its own widgets: dispatch the changes explicitly
+        with pn.io.unlocked():
+            profile.update(fit.profiles(node), fit.params.marginals()[node], node, str(fit.model))
+            shares.update(rows["state"], rows["share"], node)
+            residuals.update(fit.bivariate_residuals())
+
+    def _pair_clicked(self, a: str, b: str) -> None:
+        if a != b and self.state.propose(a, b) and self.open_editor is not None:
             self.open_editor()
 
     def __panel__(self):
@@ -139,43 +144,6 @@ class FittedView(Viewer):
 # ------------------------------------------------------------------ plots and text
 def _p(text: str) -> str:
     return f"<p class='effdim-note'>{html.escape(text)}</p>" if text else ""
-
-
-def _profile_plot(fit, node: str):
-    prof = fit.profiles(node)
-    prof["x"] = prof["item"].astype(str) + ": " + prof["category"].astype(str)
-    shares = fit.params.marginals()[node]
-    curves = []
-    for i, (cls, group) in enumerate(prof.groupby("class", sort=True)):
-        label = f"{node} = {cls} ({shares[int(cls) - 1]:.0%})"
-        color = CLASS_COLORS[i % len(CLASS_COLORS)]
-        curves.append(hv.Curve(group, "x", "probability", label=label).opts(color=color, line_width=2))
-        curves.append(hv.Scatter(group, "x", ["probability", "item", "category"], label=label).opts(
-            color=color, size=7, tools=["hover"]))
-    return hv.Overlay(curves).opts(hv.opts.Overlay(
-        title=f"Profiles: P(item = category | {node}) for {fit.model}", responsive=True, min_height=300,
-        show_grid=True, xrotation=45, ylim=(0, 1.02), xlabel="item: category", ylabel="probability",
-        legend_position="right", toolbar="above", default_tools=["save", "reset"]))
-
-
-def _shares_plot(fit, node: str):
-    shares = fit.class_shares()
-    rows = shares[shares["node"] == fit.labels.name(node)].assign(state=lambda d: d["state"].astype(str))
-    return hv.Bars(rows, "state", "share").opts(
-        title=f"Shares of {node} (largest first)", color="#1d4e89", ylim=(0, 1), width=300, height=250,
-        tools=["hover"], toolbar=None, xlabel=f"state of {node}")
-
-
-def _bvr_heatmap(fit):
-    bvr = fit.bivariate_residuals()
-    names = [str(c) for c in bvr.columns]
-    rows = [(a, b, float(bvr.iloc[i, j])) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]
-    frame = pd.DataFrame(rows, columns=["item", "with", "bvr"])
-    top = max(3.0, float(np.nanmax(frame["bvr"]))) if len(frame) else 3.0
-    return hv.HeatMap(frame, ["item", "with"], "bvr").opts(
-        title="Bivariate residuals: click a pair", cmap="Reds", clim=(0, top),
-        colorbar=True, tools=["hover", "tap"], width=420, height=340, xrotation=45, toolbar="above",
-        default_tools=["save"])
 
 
 def _stats_html(fit) -> str:

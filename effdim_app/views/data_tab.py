@@ -5,22 +5,16 @@ from __future__ import annotations
 import html as html_text
 import io
 
-import holoviews as hv
-import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
 import pandas as pd
 import panel as pn
 from panel.viewable import Viewer
 
 from effdim.scores import SCORES
 
+from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
 from .widgets import JobLine, heading, html, in_one_message, message, typed
-
-try:  # without hv.extension (scripts, pn.serve) the option builders need a backend
-    hv.opts.Overlay
-except AttributeError:
-    hv.Store.set_current_backend("bokeh")
 
 __all__ = ["DataPanel", "ScoresPanel"]
 
@@ -61,6 +55,7 @@ class DataPanel(Viewer):
                                           css_classes=["effdim-columns-used"])
         self.use.param.watch(in_one_message(self._columns_picked), "value")
         state.param.watch(self._update, ["dataset", "full", "columns"])
+        self._update()  # built when the tab first opens: the data may already be loaded
 
     def _dropper(self) -> pn.widgets.FileDropper:
         limit_mb = max(1, self.state.max_bytes // 1_000_000)
@@ -173,18 +168,14 @@ class ScoresPanel(Viewer):
                                                height=18, margin=(10, 10))
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = message(state)
-        self.plot = pn.pane.HoloViews(
-            hv.DynamicMap(pn.bind(self._curves, results=state.param.results)),
-            sizing_mode="stretch_width", height=330, css_classes=["effdim-curves"],
-        )
-        self.climb_plot = pn.pane.HoloViews(
-            hv.DynamicMap(pn.bind(self._climb_plot, climb=state.param.climb)),
-            sizing_mode="stretch_width", height=300, css_classes=["effdim-climb"],
-        )
-        # visibility is toggled on wrapping columns: toggling it on a rendered
-        # HoloViews pane trips Panel 1.9 (stylesheets synced back as objects)
-        self.plot_box = pn.Column(self.plot, sizing_mode="stretch_width", margin=0)
-        self.climb_box = pn.Column(self.climb_plot, sizing_mode="stretch_width", margin=0, visible=False)
+        # Bokeh figures updated in place, each built with the first results it shows (effdim_app.figures)
+        self.curves: ScoreCurves | None = None
+        self.climb_curve: ClimbCurve | None = None
+        self.plot_hint = html("<small>Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+ and AIC "
+                              "against the cardinality appear here.</small>", margin=(5, 10))
+        # visibility is toggled on wrapping columns, not on the rendered plots themselves
+        self.plot_box = pn.Column(sizing_mode="stretch_width", margin=0, visible=False, css_classes=["effdim-curves"])
+        self.climb_box = pn.Column(sizing_mode="stretch_width", margin=0, visible=False, css_classes=["effdim-climb"])
         self.table = pn.widgets.Tabulator(
             typed(**RESULT_COLUMNS), show_index=False, disabled=True, selectable=False, sortable=False,
             sizing_mode="stretch_width", layout="fit_data_table", css_classes=["effdim-results"], visible=False,
@@ -250,10 +241,15 @@ class ScoresPanel(Viewer):
     def _update_results(self, *_) -> None:
         state = self.state
         if state.results:
-            frame = state.results_frame()
+            scored = state.results_frame()
+            if self.curves is None:
+                self.curves = ScoreCurves(SHOWN_SCORES)
+                self.plot_box.objects = [pn.pane.Bokeh(self.curves.figure, sizing_mode="stretch_width", height=330)]
+            with pn.io.unlocked():  # Bokeh models changed from a coroutine (the sweep ending)
+                self.curves.update(scored, state.best())
             labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
-            keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in frame.columns]
-            frame = frame[keep].rename(columns={"card": "|H|", **labels})
+            keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in scored.columns]
+            frame = scored[keep].rename(columns={"card": "|H|", **labels})
             floats = {c: {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
                       for c in ["loglik", *labels.values()] if c in frame.columns}
             self.table.param.update(value=frame, formatters=floats, visible=True)
@@ -273,66 +269,19 @@ class ScoresPanel(Viewer):
         climb = state.climb
         if climb is not None:
             money = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
-            self.path.param.update(value=state.climb_frame(), formatters={"score": money, "loglik": money},
-                                   visible=True)
-            self.climb_box.visible = True
-            self.plot_box.visible = False
+            path = state.climb_frame()
+            self.path.param.update(value=path, formatters={"score": money, "loglik": money}, visible=True)
+            if self.climb_curve is None:
+                self.climb_curve = ClimbCurve()
+                self.climb_box.objects = [pn.pane.Bokeh(self.climb_curve.figure, sizing_mode="stretch_width",
+                                                        height=300)]
+            with pn.io.unlocked():
+                self.climb_curve.update(path, climb.score)
         else:
             self.path.visible = False
-            self.climb_box.visible = False
-            self.plot_box.visible = True
-
-    # One DynamicMap per plot, each returning the same layers every time (a
-    # DynamicMap cannot switch element types); empty layers stand in for data
-    # not there yet.
-    def _curves(self, results):
-        frame = self.state.results_frame() if results else None
-        best = self.state.best() if results else {}
-        layers = []
-        for name in SHOWN_SCORES:
-            criterion = SCORES[name]
-            attr, label, color = criterion.key, criterion.label, criterion.color
-            if frame is not None and attr in frame:
-                data = pd.DataFrame({"card": frame["card"], "score": frame[attr]})
-            else:
-                data = pd.DataFrame({"card": pd.Series(dtype=int), "score": pd.Series(dtype=float)})
-            star = pd.DataFrame([best[name]], columns=["card", "score"]) if name in best else data.iloc[:0]
-            # scores with de (BIC+, CS+) dashed and thinner over the wide solid ds ones:
-            # where de = ds the two coincide, and both stay visible
-            layers.append(hv.Curve(data, "card", "score", label=label).opts(
-                color=color, line_width=2 if criterion.uses_de else 5, line_dash=criterion.dash, framewise=True))
-            layers.append(hv.Scatter(data, "card", "score", label=label).opts(color=color, size=6,
-                                                                             tools=["hover"], framewise=True))
-            layers.append(hv.Scatter(star, "card", "score", label=label).opts(
-                color=color, marker="star", size=20, line_color="black", framewise=True))
-        if frame is None:
-            title = "Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+ and AIC appear here"
-        else:
-            n = int(frame["n"].iloc[0]) if "n" in frame else 0
-            title = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
-        ticks = {"xticks": sorted(int(c) for c in frame["card"])} if frame is not None and len(frame) <= 30 else {}
-        return hv.Overlay(layers).opts(hv.opts.Overlay(
-            title=title, responsive=True, min_height=280, show_grid=True, framewise=True, **ticks,
-            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
-            xlabel="cardinality of the swept hidden node", ylabel="score (higher is better)",
-            legend_position="right", toolbar="above", default_tools=["save", "reset"], padding=0.08))
-
-    def _climb_plot(self, climb):
-        frame = self.state.climb_frame() if climb is not None else typed(**PATH_COLUMNS)
-        key = climb.score if climb is not None else self.state.climb_score
-        label, color = SCORES[key].label, SCORES[key].color
-        vdims = ["score", "hidden cards"]
-        curve = hv.Curve(frame, "step", "score", label=f"{label} along the path").opts(
-            color=color, line_width=2, framewise=True)
-        pts = hv.Scatter(frame, "step", vdims).opts(color=color, size=9, tools=["hover"], framewise=True)
-        best = hv.Scatter(frame.tail(1), "step", vdims, label="best model").opts(
-            color="#ffd23f", marker="star", size=22, line_color="black", framewise=True)
-        title = f"Hill climb on {label}: each step raises one hidden cardinality by one"
-        return (curve * pts * best).opts(hv.opts.Overlay(
-            title=title, responsive=True, min_height=260, show_grid=True, framewise=True, xlabel="step",
-            fontsize={"title": "11pt", "labels": "11pt", "xticks": "10pt", "yticks": "10pt", "legend": "10pt"},
-            ylabel=f"{label} (higher is better)", legend_position="right", toolbar="above",
-            default_tools=["save", "reset"], padding=0.08))
+        self.climb_box.visible = climb is not None
+        self.plot_box.visible = climb is None and bool(state.results)
+        self.plot_hint.visible = climb is None and not state.results
 
     def __panel__(self):
         return pn.Column(
@@ -353,6 +302,7 @@ class ScoresPanel(Viewer):
             self.progress,
             self.status,
             self.message,
+            self.plot_hint,
             self.plot_box,
             self.climb_box,
             self.best,
