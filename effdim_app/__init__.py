@@ -64,6 +64,7 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     from .app import EXTENSIONS
     from .config import ServerLimits
     from .jobs import JobRunner
+    from .server_memory import release_after_session
 
     limits = limits or ServerLimits()
     if jobs is None:
@@ -72,7 +73,12 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     pn.extension(*EXTENSIONS)
     jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
     dashboard = create_app(model, limits=limits, jobs=jobs)
-    pn.state.on_session_destroyed(lambda _context: dashboard.close())
+
+    def closed(_context) -> None:
+        dashboard.close()
+        release_after_session()
+
+    pn.state.on_session_destroyed(closed)
     return dashboard.template()
 
 
@@ -91,6 +97,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     from .app import TITLE
     from .config import ServerLimits
     from .jobs import JobRunner
+    from .server_memory import tune_collector
 
     limits = limits or ServerLimits()
     if num_procs > 1:
@@ -101,6 +108,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
         jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
         jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
         page = lambda: session_page(limits, jobs)  # noqa: E731
+    tune_collector()
     return pn.serve({"effdim": page}, port=port, show=show, threaded=threaded, title=TITLE, **kwargs)
 
 
