@@ -1,7 +1,8 @@
 """A classroom on one ``effdim app``: N students edit while others run heavy and pathological work.
 
-Every simulated student is a real Bokeh/Panel session opened over the
-websocket with the Bokeh protocol (the server builds the whole page as for a
+Every simulated student is a real Bokeh/Panel session opened as a browser
+opens it (the page's HTTP request, then the websocket with the page's token)
+and driven with the Bokeh protocol (the server builds the whole page as for a
 browser; the client keeps the models as JSON instead of rebuilding them in
 Python as ``bokeh.client`` does, so it spends little CPU; see :class:`Client`).
 Every 1-3 s each student sets the cardinality of the selected hidden node
@@ -55,6 +56,7 @@ FIG2 = HLCModel.parse("5(3(2,2),2,3(2,2))")  # the dashboard's default model; H1
 PATHOLOGICAL = ["3:1000000000,2", "61:50,50,50", "40:30,30,30,30", "3:" + ",".join(["2"] * 10_000)]
 HUGE_JSON = json.dumps(model_to_json(HLCModel.lc(3, [2] * 5000)))
 DS = re.compile(r"data-stat='ds'>([^<]*)<")
+TOKEN = re.compile(r'"token":\s*"([^"]+)"')
 
 
 def _percentiles(values: list[float]) -> str:
@@ -87,12 +89,16 @@ class Client:
 
     # ------------------------------------------------------------ protocol
     async def open(self) -> "Client":
-        from bokeh.util.token import generate_jwt_token, generate_session_id
+        from tornado.httpclient import AsyncHTTPClient
         from tornado.websocket import websocket_connect
 
+        # as a browser does: GET the page (the server builds the session for it), then open the
+        # websocket with the page's token (with --processes N it may reach another process,
+        # which then builds the session again)
         start = time.perf_counter()
+        page = await AsyncHTTPClient().fetch(self.url, request_timeout=120)
+        token = TOKEN.search(page.body.decode("utf-8", "replace")).group(1)
         ws = self.url.replace("http://", "ws://") + "/ws"
-        token = generate_jwt_token(generate_session_id())
         self._conn = await websocket_connect(ws, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
         await self._receive()  # ACK
         reply = await self._request("PULL-DOC-REQ", {})
@@ -307,16 +313,22 @@ def memory(pid: int) -> tuple[float, float]:
     return proc.memory_info().rss / 2**20, kids / 2**20
 
 
-async def churn(url: str, count: int, pid: int) -> list[tuple[int, float]]:
-    """Open and close ``count`` sessions one after the other; server RSS every 50."""
+#: Seconds after which Bokeh destroys a session whose websocket closed (checked every 17 s, lifetime 15 s).
+SESSION_EXPIRY = 40
+
+
+async def churn(url: str, count: int, pid: int) -> list[tuple[str, float]]:
+    """Open and close ``count`` sessions one after the other; server RSS every 50, and once the
+    closed sessions have expired (Bokeh destroys a closed session only after its unused lifetime)."""
     marks = []
     for i in range(count):
         client = await Client(url).open()
         await asyncio.sleep(0.2)
         client.close()
         if (i + 1) % 50 == 0:
-            await asyncio.sleep(3)  # the server notices the closed websockets and destroys the sessions
-            marks.append((i + 1, memory(pid)[0]))
+            marks.append((f"{i + 1}", memory(pid)[0]))
+    await asyncio.sleep(SESSION_EXPIRY)
+    marks.append((f"{SESSION_EXPIRY} s later", memory(pid)[0]))
     return marks
 
 
@@ -344,6 +356,9 @@ def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
 
 
 async def classroom(url: str, pid: int | None, args):
+    from tornado.httpclient import AsyncHTTPClient
+
+    AsyncHTTPClient.configure(None, max_clients=1000)  # every student's page request at once, as browsers do
     warm = await Client(url).open()  # the first session pays the imports; not a student's experience
     await asyncio.sleep(2)
     warm.close()
@@ -418,7 +433,7 @@ def main() -> None:
         print(f"server RSS: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
               f" workers' peak {peak[1]:.0f} MiB")
         if marks:
-            print("after opening and closing sessions one by one: "
+            print("server RSS while opening and closing sessions one by one: "
                   + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks))
         for err in (out["errors"] + out["open_errors"])[:5]:
             print("  error:", err)
