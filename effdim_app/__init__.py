@@ -15,7 +15,12 @@ and testable without a browser.
 
 from __future__ import annotations
 
+import os
+import sys
+
 __all__ = ["app", "show", "create_app", "serve", "session_page"]
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def _extension() -> None:
@@ -93,6 +98,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     of the workers (docs/robustness.md).
     """
     import panel as pn
+    import tornado.process
 
     from .app import TITLE
     from .config import ServerLimits
@@ -101,6 +107,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
 
     limits = limits or ServerLimits()
     if num_procs > 1:
+        os.register_at_fork(after_in_child=_end_with_parent)
         share = max(1, limits.workers // num_procs)
         page = lambda: session_page(limits, workers=share)  # noqa: E731 - one runner per forked process
         kwargs["num_procs"] = num_procs
@@ -108,8 +115,30 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
         jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
         jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
         page = lambda: session_page(limits, jobs)  # noqa: E731
+    if threaded:  # a notebook's or a test's process
+        return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
     tune_collector()
-    return pn.serve({"effdim": page}, port=port, show=show, threaded=threaded, title=TITLE, **kwargs)
+    # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
+    # and only the first opens the browser tab (Panel's show would open one per process)
+    server = pn.serve({"effdim": page}, port=port, show=False, start=False, title=TITLE, verbose=False, **kwargs)
+    if num_procs == 1 or tornado.process.task_id() == 0:
+        processes = f" ({num_procs} server processes)" if num_procs > 1 else ""
+        print(f"effdim dashboard at http://{server.address or 'localhost'}:{server.port}/effdim{processes}")  # noqa: T201
+        if show:
+            server.io_loop.add_callback(server.show, "/effdim")
+    server.start()
+    server.io_loop.start()
+    return server
+
+
+def _end_with_parent() -> None:
+    """In a forked server process: end when the parent ends (Linux), so stopping the parent
+    (``kill PID``, a service manager) does not leave the forked servers running."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def show(model=None, port: int = 0):

@@ -1,0 +1,73 @@
+"""``effdim app --processes 2`` in the browser (issue 8): every page works whichever process serves it.
+
+With two server processes a page's HTTP request and its websocket can reach
+different processes (the kernel hands each new connection to either); the
+second then builds the session again. Four pages are opened on one such
+server and each applies a model and edits it; each must show its own
+numbers, and the two processes must both have served sessions.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import psutil
+import pytest
+from playwright.sync_api import expect
+
+from effdim import parse_model
+from effdim.bounds import standard_dimension
+
+from conftest import VIEWPORT, _free_port, _wait_for
+from pages import TIMEOUT, apply_notation, open_app, stat
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def two_process_url():
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--processes", "2", "--port", str(port),
+         "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    _wait_for(port, 60)
+    yield f"http://127.0.0.1:{port}/effdim", server
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(20)
+
+
+def _cpu_seconds(proc: psutil.Process) -> float:
+    times = proc.cpu_times()
+    return times.user + times.system
+
+
+def test_pages_on_two_server_processes_each_keep_their_own_model(browser, two_process_url):
+    url, server = two_process_url
+    forked = [p for p in psutil.Process(server.pid).children() if "effdim.cli" in " ".join(p.cmdline())]
+    assert len(forked) == 2, forked
+    before = [_cpu_seconds(p) for p in forked]
+    pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(4)]
+    models = ["3:2,2,2,2", "4:3,3,3", "3(2,2,2(2,2))", "5(3(2,2),2,3(2,2))"]  # regular: ds as drawn
+    for page, notation in zip(pages, models):
+        open_app(page, url)
+        apply_notation(page, notation)
+    for page, notation in zip(pages, models):
+        model = parse_model(notation)
+        expect(stat(page, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
+        expect(page.locator(".effdim-notation textarea")).to_have_value(notation)
+    # an edit once all four pages exist: the selected node of the last page to 4 states
+    last = pages[-1]
+    selected = last.locator(".effdim-sel b").inner_text().removeprefix("Selected: ").strip()
+    box = last.locator(".effdim-card-input input")
+    box.fill("4")
+    box.press("Enter")
+    edited = parse_model(models[-1]).with_card(selected, 4)
+    expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
+    used = [_cpu_seconds(p) - b for p, b in zip(forked, before)]
+    assert all(u > 0.3 for u in used), f"CPU seconds per server process while serving the pages: {used}"
+    for page in pages:
+        page.context.close()
