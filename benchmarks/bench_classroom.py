@@ -21,10 +21,13 @@ Students open the page spread over ``--ramp`` seconds (a class arriving;
 
 Reported: session open time and edit round trip (p50/p95/max), errors
 (an edit whose ds never arrived within 15 s), lost sessions (websocket
-closed by the server), server memory (RSS of the server process, and of its
-worker processes at their peak).
+closed by the server), server memory (PSS of the server processes, and of
+their worker processes at their peak), and, after ``--churn``, memory once
+the closed sessions have expired.
 
-Run (starts its own server with the default limits; ``--url`` to use a running one)::
+Run (starts its own ``effdim app`` with the default limits, two server
+processes on a multi-core machine; ``-- --processes 1`` for one; ``--url``
+to use a running server)::
 
     python benchmarks/bench_classroom.py --students 30 --minutes 3 --churn 200
 """
@@ -300,17 +303,29 @@ async def attacker(url: str, seconds: float, out: dict) -> None:
     client.close()
 
 
+def _resident(proc: psutil.Process) -> int:
+    """Proportional set size where the system reports it (pages shared after a fork counted once), else RSS."""
+    try:
+        return proc.memory_full_info().pss
+    except (AttributeError, psutil.AccessDenied):
+        return proc.memory_info().rss
+
+
 def memory(pid: int) -> tuple[float, float]:
-    """RSS in MiB of the server process and of all its descendants (forkserver, workers)."""
+    """Memory in MiB of the server (its process and, with ``--processes N``, the servers it forked)
+    and of its worker processes (forkservers and workers); PSS where available, else RSS."""
     proc = psutil.Process(pid)
-    children = proc.children(recursive=True)
-    kids = 0.0
-    for child in children:
+    servers, workers = _resident(proc), 0.0
+    for child in proc.children(recursive=True):
         try:
-            kids += child.memory_info().rss
+            rss = _resident(child)
+            if "effdim.cli" in " ".join(child.cmdline()):
+                servers += rss
+            else:
+                workers += rss
         except psutil.Error:
             pass
-    return proc.memory_info().rss / 2**20, kids / 2**20
+    return servers / 2**20, workers / 2**20
 
 
 #: Seconds after which Bokeh destroys a session whose websocket closed (checked every 17 s, lifetime 15 s).
@@ -318,7 +333,7 @@ SESSION_EXPIRY = 40
 
 
 async def churn(url: str, count: int, pid: int) -> list[tuple[str, float]]:
-    """Open and close ``count`` sessions one after the other; server RSS every 50, and once the
+    """Open and close ``count`` sessions one after the other; server memory every 50, and once the
     closed sessions have expired (Bokeh destroys a closed session only after its unused lifetime)."""
     marks = []
     for i in range(count):
@@ -430,10 +445,10 @@ def main() -> None:
         print(f"errors {len(out['errors'])}, lost sessions {out['lost']}, server alive: {alive}")
         print(f"attacks sent {out['attacks']}; sweeps finished {len(out['sweeps'])}: "
               + "; ".join(f"{t:.0f} s {text!r}" for text, t in out["sweeps"][:3]))
-        print(f"server RSS: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
+        print(f"server memory: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
               f" workers' peak {peak[1]:.0f} MiB")
         if marks:
-            print("server RSS while opening and closing sessions one by one: "
+            print("server memory while opening and closing sessions one by one: "
                   + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks))
         for err in (out["errors"] + out["open_errors"])[:5]:
             print("  error:", err)

@@ -66,7 +66,7 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     """
     import panel as pn
 
-    from .app import EXTENSIONS
+    from .app import EXTENSIONS, TEMPLATE_DESIGN
     from .config import ServerLimits
     from .jobs import JobRunner
     from .server_memory import release_after_session
@@ -76,6 +76,10 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
         jobs = pn.state.as_cached("effdim_app.jobs", lambda: JobRunner(
             workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
     pn.extension(*EXTENSIONS)
+    # the page's design for every component made in this session (pn.config is per session here):
+    # components made under the default design were rendered with the template's stylesheets but
+    # sent the default design's on their first update, which reloaded the page's stylesheets
+    pn.config.design = TEMPLATE_DESIGN
     jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
     dashboard = create_app(model, limits=limits, jobs=jobs)
 

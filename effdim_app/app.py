@@ -22,7 +22,7 @@ from .fitted_view import FittedState, FittedView
 from .tree_view import TreeView
 from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
 
-__all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE"]
+__all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
 #: Panel extensions the dashboard needs (loaded by ``pn.extension``).
 EXTENSIONS = ("tabulator", "filedropper")
@@ -37,6 +37,8 @@ FIRST_SENTENCE = (
     "<i>Table 1: LC 4:3,3,3</i>, where de falls below every bound.</p>"
 )
 INLINE_SIDEBAR_WIDTH = 250
+#: The served page's design (FastListTemplate's own); session_page makes it every component's.
+TEMPLATE_DESIGN = pn.theme.Fast
 
 
 class EffdimApp(Viewer):
@@ -134,6 +136,7 @@ class EffdimApp(Viewer):
         """The served form: a FastListTemplate with the model controls in the sidebar."""
         template = pn.template.FastListTemplate(
             title=TITLE,
+            design=TEMPLATE_DESIGN,
             sidebar=[self.model_panel],
             main=[self.tabs],
             sidebar_width=SIDEBAR_WIDTH,

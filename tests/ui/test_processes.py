@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import psutil
 import pytest
@@ -40,6 +41,16 @@ def two_process_url():
     server.wait(20)
 
 
+def _forked_servers(pid: int, count: int, seconds: float = 60) -> list[psutil.Process]:
+    """The ``count`` servers the process ``pid`` forked (they appear after its port opens)."""
+    deadline = time.time() + seconds
+    while True:
+        forked = [p for p in psutil.Process(pid).children() if "effdim.cli" in " ".join(p.cmdline())]
+        if len(forked) >= count or time.time() > deadline:
+            return forked
+        time.sleep(0.2)
+
+
 def _cpu_seconds(proc: psutil.Process) -> float:
     times = proc.cpu_times()
     return times.user + times.system
@@ -47,7 +58,7 @@ def _cpu_seconds(proc: psutil.Process) -> float:
 
 def test_pages_on_two_server_processes_each_keep_their_own_model(browser, two_process_url):
     url, server = two_process_url
-    forked = [p for p in psutil.Process(server.pid).children() if "effdim.cli" in " ".join(p.cmdline())]
+    forked = _forked_servers(server.pid, 2)
     assert len(forked) == 2, forked
     before = [_cpu_seconds(p) for p in forked]
     pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(4)]
