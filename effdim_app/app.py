@@ -9,6 +9,7 @@ cache of immutable results.
 from __future__ import annotations
 
 import panel as pn
+import param
 from panel.viewable import Viewer
 
 from effdim import HLCModel
@@ -16,7 +17,7 @@ from effdim import HLCModel
 from .config import ServerLimits
 from .jobs import JobRunner
 from .state import DataState, ModelState, ScoresState
-from .style import ACCENT, HTML_CSS, TEMPLATE_CSS
+from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedState, FittedView
 from .tree_view import TreeView
@@ -39,6 +40,7 @@ FIRST_SENTENCE = (
 INLINE_SIDEBAR_WIDTH = 250
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
 TEMPLATE_DESIGN = pn.theme.Fast
+PROJECTOR_LABELS = {False: "Projector mode: off", True: "Projector mode: on ✓"}
 
 
 class EffdimApp(Viewer):
@@ -48,6 +50,8 @@ class EffdimApp(Viewer):
     (see :mod:`effdim_app.state`); display the app itself in a notebook, or
     serve :meth:`template` with ``panel serve``.
     """
+
+    projector = param.Boolean(default=False, doc="Projector mode: large type for a class at the back of a room.")
 
     def __init__(self, model: HLCModel | str | None = None, limits: ServerLimits | None = None,
                  jobs: JobRunner | None = None, **params):
@@ -78,6 +82,20 @@ class EffdimApp(Viewer):
             css_classes=["effdim-tabs"],
         )
         self.tabs.param.watch(self._tab_opened, "active")
+        self.projector_toggle = pn.widgets.Toggle.from_param(
+            self.param.projector, name=PROJECTOR_LABELS[False], color="light", width=180, margin=(10, 10),
+            css_classes=["effdim-projector-toggle"])
+        self.param.watch(self._projector_changed, "projector")
+
+    def _projector_changed(self, *_) -> None:
+        """Scale the type of the tabs (what the class looks at; the sidebar is the teacher's): one CSS
+        variable on the tabs (style.py), the tree's labels in Python."""
+        scale = PROJECTOR_SCALE if self.projector else 1.0
+        with pn.io.hold():
+            self.tabs.styles = {**self.tabs.styles, SCALE_VAR: str(scale)}
+            self.tree.font_scale = scale
+            self.dimensions.set_font_scale(scale)
+            self.projector_toggle.name = PROJECTOR_LABELS[self.projector]
 
     def _tab_opened(self, event) -> None:
         build = self._unbuilt.pop(event.new, None)
@@ -85,25 +103,27 @@ class EffdimApp(Viewer):
             self.tabs[event.new].objects = [build()]
 
     def _model_tab(self):
-        # FlexBoxes wrap: below about 900 px (a notebook cell, a projector at 1024 px with the
-        # sidebar open) the Selected-node card goes under the tree and Regularity under the
-        # Dimensions, instead of being cut off at the right edge.
+        # FlexBoxes wrap: beside the tree go the regularization log (on screen with the tree it
+        # explains) and the Selected-node card; below about 800 px of width (1024 px with the
+        # sidebar open, 150 % zoom, a notebook cell) they go under the tree, side by side when
+        # there is room, instead of being cut off at the right edge. The Dimensions get the
+        # whole width below.
+        side = pn.FlexBox(
+            pn.Column(self.regularity, sizing_mode="stretch_width", styles={"flex": "1 1 300px"}, min_width=280),
+            self.selection,
+            flex_wrap="wrap", align_content="flex-start", sizing_mode="stretch_width",
+            styles={"flex": "1 1 330px"}, min_width=310, css_classes=["effdim-side"],
+        )
         return pn.Column(
             pn.pane.HTML(FIRST_SENTENCE, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[HTML_CSS],
                          css_classes=["effdim-first"]),
             pn.FlexBox(
                 pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
-                          styles={"flex": "1 1 420px"}, min_width=360),
-                self.selection,
+                          styles={"flex": "3 1 420px"}, min_width=360),
+                side,
                 flex_wrap="wrap", sizing_mode="stretch_width",
             ),
-            pn.FlexBox(
-                pn.Column(self.dimensions, sizing_mode="stretch_width", styles={"flex": "1 1 460px"},
-                          min_width=360),
-                pn.Column(self.regularity, sizing_mode="stretch_width", styles={"flex": "1 1 300px"},
-                          max_width=420),
-                flex_wrap="wrap", sizing_mode="stretch_width",
-            ),
+            self.dimensions,
             sizing_mode="stretch_width",
         )
 
@@ -120,7 +140,7 @@ class EffdimApp(Viewer):
     def __panel__(self):
         """Inline form (notebooks): the model controls to the left of the tabs, above them in a narrow cell."""
         return pn.FlexBox(
-            pn.Column(self.model_panel, width=INLINE_SIDEBAR_WIDTH),
+            pn.Column(self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
             pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
             flex_wrap="wrap", sizing_mode="stretch_width",
         )
@@ -139,6 +159,7 @@ class EffdimApp(Viewer):
             design=TEMPLATE_DESIGN,
             sidebar=[self.model_panel],
             main=[self.tabs],
+            header=[self.projector_toggle],
             sidebar_width=SIDEBAR_WIDTH,
             accent_base_color=ACCENT,
             header_background=ACCENT,
@@ -150,10 +171,10 @@ class EffdimApp(Viewer):
         return template
 
     def _share_in_url(self) -> None:
-        """Keep the model (notation) and the tab in the page's address: a link opens the same view.
+        """Keep the model (notation), the tab and projector mode in the page's address: a link opens the same view.
 
-        ``?model=5(3(2,2),2,3(2,2))&tab=1``; a bad notation in a link is refused
-        like a typed one (the message says why; the default model stays).
+        ``?model=5(3(2,2),2,3(2,2))&tab=1&projector=1``; a bad notation in a link
+        is refused like a typed one (the message says why; the default model stays).
         """
         location = pn.state.location
         if location is None:
@@ -165,8 +186,10 @@ class EffdimApp(Viewer):
         tab = args.get("tab", [b""])[0].decode("ascii", "replace")
         if tab.isdigit() and int(tab) < len(self.tabs):
             self.tabs.active = int(tab)
+        self.projector = args.get("projector", [b""])[0] in (b"1", b"true", b"on")
         self.models.param.watch(lambda e: location.update_query(model=e.new), "notation")
         self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
+        self.param.watch(lambda e: location.update_query(projector=int(e.new)), "projector")
 
 
 def create_app(model: HLCModel | str | None = None, limits: ServerLimits | None = None,

@@ -1,14 +1,27 @@
 """Stylesheets. Panel 1.x renders every component in its own shadow DOM, so
-each pane that uses these classes gets the sheet through ``stylesheets=``."""
+each pane that uses these classes gets the sheet through ``stylesheets=``.
+
+Projector mode scales the type with one CSS custom property,
+``--effdim-font-scale``, set on the outermost containers (:data:`SCALE_VAR`).
+Document CSS does not cross the shadow roots, but custom properties inherit
+into them, so every sheet here multiplies its font sizes by
+``var(--effdim-font-scale, 1)``. (CSS ``zoom`` was tried first and mis-sized
+the Bokeh canvas.)
+"""
 
 ACCENT = "#1d4e89"
+#: The CSS custom property projector mode sets; 1 (or unset) is the normal size.
+SCALE_VAR = "--effdim-font-scale"
+#: Type scale of projector mode: the 14 px table cells become 21 px, the 11.7 px hints 17.5 px.
+PROJECTOR_SCALE = 1.5
 
 HTML_CSS = """
+:host { font-size: calc(1em * var(--effdim-font-scale, 1)); }
 .effdim-h { margin: 4px 0 2px 0; font-size: 1.05em; font-weight: 600; color: #1d4e89; }
 .effdim-stats { display: flex; gap: 10px; flex-wrap: wrap; margin: 4px 0; }
 .effdim-stat { flex: 1 1 110px; min-width: 110px; border: 1px solid #d5dde8; border-radius: 6px;
   padding: 6px 10px; background: #f7f9fc; cursor: help; }
-.effdim-stat-label { font-size: 0.82em; color: #4a5a6a; white-space: nowrap; }
+.effdim-stat-label { font-size: 0.82em; color: #4a5a6a; }
 .effdim-stat-value { font-size: 1.65em; font-weight: 700; color: #1b2631; text-align: right;
   font-variant-numeric: tabular-nums; }
 .effdim-i { display: inline-block; width: 13px; height: 13px; line-height: 13px; border-radius: 50%;
@@ -16,7 +29,7 @@ HTML_CSS = """
   font-style: normal; vertical-align: 1px; }
 .effdim-badge { display: inline-block; font-size: 0.75em; padding: 1px 7px; border-radius: 9px;
   float: left; margin-top: -1.7em; }
-.effdim-lead { margin: 4px 0; color: #1b2631; font-size: 1.02em; }
+.effdim-lead { margin: 4px 0; color: #1b2631; font-size: calc(1.02em / var(--effdim-font-scale, 1)); }
 .effdim-drawn { font-size: 0.85em; color: #8a5200; text-align: right; margin-top: -0.2em; }
 .effdim-proven { background: #d8f0dd; color: #1e6b34; }
 .effdim-probable { background: #fdebd0; color: #8a5200; }
@@ -25,7 +38,8 @@ HTML_CSS = """
 .effdim-corollary { margin: 4px 0; padding: 5px 10px; background: #eef3f9; border-left: 4px solid #1d4e89;
   font-variant-numeric: tabular-nums; }
 .effdim-error { color: #a4161a; font-weight: 600; }
-.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 0.85em; color: #333; }
+.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: calc(0.85em / var(--effdim-font-scale, 1));
+  color: #333; }
 .effdim-legend span { display: inline-flex; align-items: center; gap: 4px; }
 .effdim-sel { line-height: 1.45; }
 .effdim-timing { color: #667; }
@@ -33,17 +47,19 @@ HTML_CSS = """
 .effdim-best-row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 2px 0 6px 0; }
 .effdim-best-item { border: 2px solid; border-radius: 12px; padding: 1px 9px; font-variant-numeric: tabular-nums; }
 code, .effdim-code { word-break: break-all; }
-.effdim-msg { min-height: 1.4em; padding: 5px 12px; border-radius: 5px; border: 1px solid transparent;
-  white-space: pre-wrap; overflow-wrap: anywhere; }
-.effdim-msg:empty { padding: 0 12px; border-color: transparent; background: none; }
+.effdim-msg { box-sizing: border-box; min-height: calc(2.7em + 12px); line-height: 1.35em; padding: 5px 12px;
+  border-radius: 5px; border: 1px solid transparent; white-space: pre-wrap; overflow-wrap: anywhere; }
+.effdim-msg:empty { border-color: transparent; background: none; }
 .effdim-msg-info { background: #e7f1fb; border-color: #b6d4f2; color: #0b3d6b; }
 .effdim-msg-success { background: #e3f4e7; border-color: #b7e0c1; color: #1e5631; }
 .effdim-msg-warning { background: #fff4d6; border-color: #f3d98b; color: #6b4e00; }
 .effdim-msg-danger { background: #fbe3e4; border-color: #f1b5b8; color: #7d1419; font-weight: 600; }
 """
 
+#: The Selected-node card: the teacher's controls keep their size in projector mode.
 CARD_CSS = """
-:host(.effdim-card) { border: 1px solid #d5dde8; border-radius: 6px; background: #fbfcfe; padding: 4px; }
+:host(.effdim-card) { border: 1px solid #d5dde8; border-radius: 6px; background: #fbfcfe; padding: 4px;
+  --effdim-font-scale: 1; }
 """
 
 TEMPLATE_CSS = """
@@ -55,4 +71,13 @@ ALERT_CSS = """
 p { margin: 3px 0; }
 ul { margin: 3px 0; padding-left: 20px; }
 code { word-break: break-all; white-space: normal; }
+"""
+
+#: Tabulator tables (the dimension table, the regularization log): the cells scale, the headers
+#: half as much (so a 1024 px screen still holds nine columns) and wrap rather than end in "…".
+#: ``:host`` outranks the theme's later ``.tabulator { font-size: 14px }``.
+TABLE_CSS = """
+:host .tabulator { font-size: calc(14px * var(--effdim-font-scale, 1)); }
+:host .tabulator .tabulator-header { font-size: calc(7px + 7px * var(--effdim-font-scale, 1)); }
+:host .tabulator .tabulator-header .tabulator-col .tabulator-col-content .tabulator-col-title { white-space: normal; }
 """

@@ -64,16 +64,23 @@ NODE_COLUMNS = ("x", "y", "node", "kind", "states", "note", "label", "fill", "li
 CROWDED_WIDTH = 11
 
 
-def tree_data(state: ModelState, mode: str = "edited") -> dict:
+#: Label size and offset below its node, in points and pixels, at font scale 1.
+LABEL_PT = 11
+LABEL_OFFSET = 17
+
+
+def tree_data(state: ModelState, mode: str = "edited", scale: float = 1.0) -> dict:
     """Everything the drawing needs, as plain columns (no Bokeh objects; testable).
 
+    ``scale`` multiplies the nodes and their labels (projector mode): labels
+    turn sooner, and more room is left below the last layer.
     Returns ``{"positions", "nodes", "edges", "halo", "xlim", "ylim", "drawn"}``.
     """
     model, selected, changed = state.model, state.selected, state.changed
     drawn = state.regularization.model if (mode == "regular" and state.regularization is not None) else model
     regular_view = drawn is not model
     pos = tree_layout(drawn)
-    crowded = max(x for x, _ in pos.values()) > CROWDED_WIDTH
+    crowded = max(x for x, _ in pos.values()) > CROWDED_WIDTH / scale
     highlight = set(state.highlight_nodes or [])
     centre = state.highlight if state.highlight in drawn else None
     nodes = {c: [] for c in NODE_COLUMNS}
@@ -95,7 +102,7 @@ def tree_data(state: ModelState, mode: str = "edited") -> dict:
             "x": x, "y": y, "node": n, "kind": "hidden" if hidden else "observed", "states": card,
             "note": note or ("root" if n == drawn.root else ""), "label": label, "fill": fill,
             "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
-            "marker": "circle" if hidden else "square", "size": 30 if hidden else 26,
+            "marker": "circle" if hidden else "square", "size": (30 if hidden else 26) * scale,
             "angle": 0.785 if crowded else 0.0, "align": "right" if crowded else "center",
         }
         for c in NODE_COLUMNS:
@@ -114,7 +121,7 @@ def tree_data(state: ModelState, mode: str = "edited") -> dict:
     if xlim[1] - xlim[0] < 4:
         mid = (xlim[0] + xlim[1]) / 2
         xlim = (mid - 2, mid + 2)
-    ylim = (min(ys) - (1.1 if crowded else 0.6), max(ys) + 0.35)
+    ylim = (min(ys) - (1.1 if crowded else 0.6) * scale, max(ys) + 0.35 * scale)
     return {"positions": pos, "nodes": nodes, "edges": edges, "halo": halo, "xlim": xlim, "ylim": ylim,
             "drawn": drawn}
 
@@ -123,6 +130,7 @@ class TreeView(Viewer):
     """The edited model (or its regular equivalent) as a tidy tree; click selects."""
 
     mode = param.Selector(default="edited", objects=["edited", "regular"])
+    font_scale = param.Number(default=1.0, bounds=(0.5, 3), doc="Size of nodes and labels (projector mode: 1.5).")
 
     def __init__(self, state: ModelState, height: int = 380, **params):
         super().__init__(**params)
@@ -152,9 +160,10 @@ class TreeView(Viewer):
         fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
         nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
                             line_color="line", line_width="lw")
-        fig.text("x", "y", text="label", source=self._nodes, y_offset=17, text_align="align", angle="angle",
-                 text_baseline="top", text_font_size="11pt", text_font_style="bold", text_color=PALETTE["text"],
-                 background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
+        self._labels = fig.text(
+            "x", "y", text="label", source=self._nodes, y_offset=LABEL_OFFSET, text_align="align", angle="angle",
+            text_baseline="top", text_font_size=f"{LABEL_PT}pt", text_font_style="bold", text_color=PALETTE["text"],
+            background_fill_color="white", background_fill_alpha=0.85, border_radius=4).glyph
         fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
                                                              ("states", "@states"), ("", "@note")]))
         # two clicks within Bokeh's double-tap interval arrive as one DoubleTap:
@@ -162,6 +171,7 @@ class TreeView(Viewer):
         for event in (Tap, DoubleTap):
             fig.on_event(event, in_one_message(self._on_tap))
         self.figure = fig
+        self._height = height
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
         self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",
                                     stylesheets=[HTML_CSS])
@@ -170,18 +180,22 @@ class TreeView(Viewer):
             visible=state.param.regularization.rx.is_not(None),
         )
         state.param.watch(self._redraw, ["revision"])
-        self.param.watch(self._redraw, ["mode"])
+        self.param.watch(self._redraw, ["mode", "font_scale"])
         self._redraw()
 
     def _on_tap(self, event) -> None:
         self.state.select_nearest(event.x, event.y, self.positions)
 
     def _redraw(self, *_) -> None:
-        data = tree_data(self.state, self.mode)
+        scale = self.font_scale
+        data = tree_data(self.state, self.mode, scale)
         self.positions = data["positions"]
         # Panel runs widget callbacks without Bokeh's document lock; changing
         # Bokeh models directly needs `unlocked` (Panel's own update path).
         with pn.io.unlocked():
+            if self._labels.y_offset != LABEL_OFFSET * scale:  # larger labels need taller layers
+                self._labels.update(text_font_size=f"{LABEL_PT * scale:g}pt", y_offset=LABEL_OFFSET * scale)
+                self.figure.height = round(self._height * scale ** 0.5)
             self._edges.data = data["edges"]
             self._halo.data = data["halo"]
             self._nodes.data = data["nodes"]

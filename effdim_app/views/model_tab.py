@@ -13,7 +13,7 @@ from panel.viewable import Viewer
 
 from .. import explain
 from ..state import ModelState
-from ..style import ALERT_CSS, CARD_CSS
+from ..style import ALERT_CSS, CARD_CSS, TABLE_CSS
 from .widgets import BIG, JobLine, compact, heading, html, in_one_message, message, typed
 
 __all__ = ["SelectionPanel", "RegularizationPanel", "DimensionsPanel"]
@@ -119,8 +119,9 @@ class RegularizationPanel(Viewer):
                                      stylesheets=[ALERT_CSS])
         self.steps = pn.widgets.Tabulator(
             typed(**STEP_COLUMNS),
-            show_index=False, disabled=True, selectable=False, sizing_mode="stretch_width",
-            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"],
+            show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
+            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
+            formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
             header_tooltips={
                 "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
                         "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
@@ -180,6 +181,8 @@ class DimensionsPanel(Viewer):
     """Totals, the per-hidden-node table (row click highlights), and the rules behind each number."""
 
     COLUMNS = ["hidden", "LC model", "ds", "de", "dc", "dp", "db", "binding", "deficit"]
+    #: Pixel widths of the text columns at font scale 1 (the numbers share the rest).
+    WIDTHS = {"hidden": 75, "LC model": 120, "binding": 75}
 
     def __init__(self, state: ModelState, **params):
         super().__init__(**params)
@@ -188,14 +191,14 @@ class DimensionsPanel(Viewer):
         self.table = pn.widgets.Tabulator(
             typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
             sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
-            widths={"hidden": 75, "LC model": 120, "binding": 75},
+            widths=dict(self.WIDTHS),
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
             # stuck on screen after a row re-render; the row note spells out the full LC model.)
             configuration={"columnDefaults": {"resizable": False}},
-            css_classes=["effdim-dims"], height=None, min_height=80,
+            css_classes=["effdim-dims"], height=None, min_height=80, stylesheets=[TABLE_CSS],
         )
         self.corollary = html("", sizing_mode="stretch_width", margin=(0, 5))
         self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
@@ -214,7 +217,8 @@ class DimensionsPanel(Viewer):
         self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
                                 sizing_mode="stretch_width", margin=(5, 5), visible=False)
         self.row_hint = html("<small><i>Click a row to highlight its hidden node and neighbours in the tree "
-                              "and to see where each of its numbers comes from.</i></small>", margin=(0, 10))
+                              "and to see where each of its numbers comes from.</i></small>", margin=(0, 10),
+                             css_classes=["effdim-row-hint"])
         self.timing = html("", margin=(0, 5))
         self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
                                         css_classes=["effdim-verify"])
@@ -233,6 +237,14 @@ class DimensionsPanel(Viewer):
         state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
         state.param.watch(self._sync_selection, ["highlight"])
         self._update()
+
+    def set_font_scale(self, scale: float) -> None:
+        """Projector mode (``scale > 1``; the stylesheet scales the type): every column as wide as its
+        content, so large type is never cut to "…" (fixed widths were, at 1024 px and at 150 % zoom)."""
+        if scale > 1:
+            self.table.param.update(layout="fit_data_fill", widths={})
+        else:
+            self.table.param.update(layout="fit_columns", widths=dict(self.WIDTHS))
 
     def _update(self, *_) -> None:
         state = self.state

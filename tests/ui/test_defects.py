@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
 
-from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, upload
+from pages import FIG2, TIMEOUT, apply_notation, click_node, cut_off, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -198,24 +198,12 @@ def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(
     page.screenshot(path=str(shots / "13-csv-id-column.png"))
 
 
-# Right edge of the Selected-node card and the page's scroll width (inside Panel's shadow roots).
-EDGES = """() => {
-  const find = (root) => {
-    const hit = root.querySelector('.effdim-card');
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) { const f = find(el.shadowRoot); if (f) return f; }
-    return null;
-  };
-  return [find(document).getBoundingClientRect().right, document.scrollingElement.scrollWidth];
-}"""
-
-
 @pytest.mark.parametrize("form, width", [("inline", 900), ("served", 1024)])
 def test_nothing_cut_off_in_a_notebook_cell_or_at_1024_px(page: Page, app_url, inline_url, shots, form, width):
     page.set_viewport_size({"width": width, "height": 768})
     open_app(page, inline_url if form == "inline" else app_url)
-    right, scroll_width = page.evaluate(EDGES)
-    assert scroll_width <= width and right <= width, (right, scroll_width)
+    edges = cut_off(page)
+    assert edges["scroll"] <= width and edges["card"] <= width, edges
     page.screenshot(path=str(shots / f"14-{form}-{width}.png"), full_page=True)
 
 

@@ -1,0 +1,92 @@
+"""In front of a class (issue 9): projector mode, the tree as SVG, the guided demo."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from effdim_app.presets import PRESETS, IRREGULAR
+from pages import TIMEOUT, box, css, cut_off, open_app, stat
+
+pytestmark = pytest.mark.browser
+
+# The tree's label glyph as BokehJS has it (the size set from Python in projector mode).
+TREE_LABEL_SIZE = """() => {
+  const plot = Bokeh.documents.flatMap((d) => [...d.all_models]).find((m) => m.name === "effdim-tree");
+  return plot.renderers.map((r) => r.glyph).find((g) => g.type === "Text").text_font_size.value;
+}"""
+
+
+def sizes(page: Page) -> tuple[float, float, float]:
+    """Font sizes in px: a big number, a dimension-table cell, the hint under the table."""
+    number = css(page, "[data-stat=ds]", "fontSize")[0]
+    cell = css(page, ".tabulator-cell", "fontSize", within=".effdim-dims")[0]
+    hint = css(page, "small", "fontSize", within=".effdim-row-hint")[0]
+    return float(number[:-2]), float(cell[:-2]), float(hint[:-2])
+
+
+def below_lead(page: Page, selector: str) -> float:
+    """How far below the first sentence ``selector`` starts (the page may scroll to a focused box),
+    once the layout has settled (two reads 300 ms apart agree)."""
+    def read():
+        return box(page, selector)["y"] - box(page, ".effdim-lead")["y"]
+
+    last = read()
+    for _ in range(20):
+        page.wait_for_timeout(300)
+        now = read()
+        if now == last:
+            break
+        last = now
+    return last
+
+
+def test_projector_mode_from_the_link_and_the_toggle(page: Page, app_url, shots):
+    open_app(page, app_url + "?projector=1")
+    toggle = page.get_by_role("button", name="Projector mode: on ✓")
+    expect(toggle).to_be_visible()
+    number, cell, hint = sizes(page)
+    assert cell == 21 and number >= 1.5 * 1.65 * 14 - 1 and hint >= 17, (number, cell, hint)
+    assert page.evaluate(TREE_LABEL_SIZE) == "16.5pt"
+    page.screenshot(path=str(shots / "16-projector-1366.png"))
+    toggle.click()
+    expect(page.get_by_role("button", name="Projector mode: off")).to_be_visible()
+    page.wait_for_function("() => location.search.includes('projector=0')", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TREE_LABEL_SIZE})() === '11pt'", timeout=TIMEOUT)
+    number, cell, hint = sizes(page)
+    assert cell == 14 and number < 25, (number, cell)
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (910, 512)])  # 910x512: 1366x768 at 150 % zoom
+def test_projector_mode_reflows_without_cutting_anything_off(page: Page, app_url, shots, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    open_app(page, app_url + f"?projector=1&model={PRESETS[IRREGULAR]}")
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    edges = cut_off(page)
+    assert edges["scroll"] <= width and edges["card"] <= width and edges["cells"] == [], edges
+    # the regularization log sits beside the tree when there is room, else under it, before the numbers
+    tree, log, totals = box(page, ".bk-Canvas"), box(page, ".effdim-steps"), box(page, ".effdim-totals")
+    assert tree["bottom"] < log["y"] < totals["y"], (tree, log, totals)
+    page.screenshot(path=str(shots / f"17-projector-{width}.png"))
+
+
+def test_projector_log_beside_the_tree(page: Page, app_url):
+    open_app(page, app_url + f"?projector=1&model={PRESETS[IRREGULAR]}")
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    tree, log = box(page, ".bk-Canvas"), box(page, ".effdim-steps")
+    assert log["x"] >= tree["right"] - 5 and log["y"] < tree["bottom"], (tree, log)  # beside it, on screen
+
+
+def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
+    page.set_viewport_size({"width": 1024, "height": 768})  # the message's column sets the row's height
+    open_app(page, app_url + f"?projector=1&model={PRESETS[IRREGULAR]}")
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    page.get_by_role("button", name="↶ Undo").click()  # back to Figure 2, "Undone." in the message line
+    expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
+    before = below_lead(page, ".effdim-totals")
+    card = page.locator(".effdim-card-input input")
+    card.fill("0")  # refused: a red message appears under the tree
+    card.press("Enter")
+    expect(page.locator(".effdim-msg-danger").first).to_be_visible(timeout=TIMEOUT)
+    assert below_lead(page, ".effdim-totals") == before
+    expect(stat(page, "ds")).to_have_text("41")
