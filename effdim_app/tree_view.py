@@ -17,6 +17,9 @@ The scores panel keeps HoloViews (curves are rebuilt rarely).
 
 from __future__ import annotations
 
+import io
+from xml.sax.saxutils import escape, quoteattr
+
 import panel as pn
 import param
 from bokeh.events import DoubleTap, Tap
@@ -29,7 +32,7 @@ from .state import ModelState
 from .style import HTML_CSS
 from .views.widgets import in_one_message
 
-__all__ = ["TreeView", "PALETTE", "tree_data"]
+__all__ = ["TreeView", "PALETTE", "tree_data", "tree_svg"]
 
 PALETTE = {
     "hidden": "#1d4e89",
@@ -126,6 +129,58 @@ def tree_data(state: ModelState, mode: str = "edited", scale: float = 1.0) -> di
             "drawn": drawn}
 
 
+#: Pixels per layout unit in the SVG drawing (a layer is one unit deep; neighbours at least one apart).
+SVG_UNIT = 110
+
+
+def tree_svg(data: dict) -> str:
+    """The drawing of :func:`tree_data` as a standalone SVG document (for slides and papers).
+
+    Built from the same columns as the Bokeh figure, so the file shows what
+    the screen shows: edges as lines, hidden nodes as circles, observed
+    nodes as squares, the selection ring, the highlight halo and the labels
+    (turned 45 degrees when the screen turns them). Sizes are screen pixels.
+    """
+    (x0, x1), (y0, y1) = data["xlim"], data["ylim"]
+    width, height = round((x1 - x0) * SVG_UNIT), round((y1 - y0) * SVG_UNIT)
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return round((x - x0) * SVG_UNIT, 1), round((y1 - y) * SVG_UNIT, 1)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">',
+             f'<rect class="background" width="{width}" height="{height}" fill="white"/>']
+    edges = data["edges"]
+    for xa, ya, xb, yb, color, line in zip(edges["x0"], edges["y0"], edges["x1"], edges["y1"], edges["color"],
+                                           edges["width"]):
+        (ax, ay), (bx, by) = px(xa, ya), px(xb, yb)
+        parts.append(f'<line x1="{ax}" y1="{ay}" x2="{bx}" y2="{by}" stroke="{color}" stroke-width="{line}"/>')
+    for x, y in zip(data["halo"]["x"], data["halo"]["y"]):
+        cx, cy = px(x, y)
+        parts.append(f'<circle class="halo" cx="{cx}" cy="{cy}" r="24" fill="{PALETTE["highlight"]}" '
+                     'fill-opacity="0.9"/>')
+    nodes = data["nodes"]
+    for i, node in enumerate(nodes["node"]):
+        cx, cy = px(nodes["x"][i], nodes["y"][i])
+        half = nodes["size"][i] / 2
+        style = f'fill="{nodes["fill"][i]}" stroke="{nodes["line"][i]}" stroke-width="{nodes["lw"][i]}"'
+        title = f"<title>{escape(node)}</title>"
+        if nodes["marker"][i] == "circle":
+            parts.append(f'<circle cx="{cx}" cy="{cy}" r="{half:g}" {style}>{title}</circle>')
+        else:
+            parts.append(f'<rect x="{cx - half:g}" y="{cy - half:g}" width="{2 * half:g}" height="{2 * half:g}" '
+                         f'{style}>{title}</rect>')
+        ty = cy + half + 4
+        anchor = "end" if nodes["align"][i] == "right" else "middle"
+        turn = f' transform="rotate({-round(nodes["angle"][i] * 57.2958)} {cx} {ty})"' if nodes["angle"][i] else ""
+        parts.append(f'<text x="{cx}" y="{ty}" text-anchor={quoteattr(anchor)} dominant-baseline="hanging" '
+                     f'font-size="{LABEL_PT}pt" font-weight="bold" fill="{PALETTE["text"]}" stroke="white" '
+                     f'stroke-width="4" stroke-opacity="0.85" paint-order="stroke"{turn}>'
+                     f'{escape(nodes["label"][i])}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 class TreeView(Viewer):
     """The edited model (or its regular equivalent) as a tidy tree; click selects."""
 
@@ -175,6 +230,11 @@ class TreeView(Viewer):
         self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
         self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",
                                     stylesheets=[HTML_CSS])
+        # beside the toolbar's PNG: the same drawing as vector graphics
+        self.svg = pn.widgets.FileDownload(
+            label="Download the tree (SVG)", filename="effdim-tree.svg", embed=False, width=200, margin=(0, 10),
+            callback=lambda: io.StringIO(tree_svg(tree_data(self.state, self.mode))),
+            css_classes=["effdim-tree-svg"])
         self._mode_row = pn.Row(
             pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode,
             visible=state.param.regularization.rx.is_not(None),
@@ -204,4 +264,4 @@ class TreeView(Viewer):
         pn.io.push_notebook(self._pane)  # in Jupyter, send direct Bokeh changes (no-op when served)
 
     def __panel__(self):
-        return pn.Column(self._mode_row, self._pane, self._legend, sizing_mode="stretch_width", margin=0)
+        return pn.Column(self._mode_row, self._pane, self._legend, self.svg, sizing_mode="stretch_width", margin=0)

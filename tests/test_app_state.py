@@ -375,6 +375,30 @@ def test_tree_data_marks_selection_highlight_and_regularization():
     assert dict(zip(regular["nodes"]["node"], regular["nodes"]["label"]))["H2"] == "H2 : 4 (was 9)"
 
 
+def test_tree_svg_draws_every_node_edge_and_label_of_the_screen():
+    import xml.etree.ElementTree as ET
+
+    from effdim_app.tree_view import PALETTE, SVG_UNIT, tree_data, tree_svg
+
+    s = ModelState(presets.PRESETS[presets.IRREGULAR])
+    data = tree_data(s)
+    root = ET.fromstring(tree_svg(data))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg"
+    assert int(root.get("width")) == round((data["xlim"][1] - data["xlim"][0]) * SVG_UNIT)
+    model = s.model
+    circles = root.findall(f"{ns}circle")
+    rects = [r for r in root.findall(f"{ns}rect") if r.get("class") != "background"]
+    assert len(circles) == len(model.hidden) and len(rects) == len(model.observed)
+    assert len(root.findall(f"{ns}line")) == len(model.edges)
+    labels = [t.text for t in root.findall(f"{ns}text")]
+    assert sorted(labels) == sorted(data["nodes"]["label"]) and "H2 : 9→4" in labels
+    assert {c.get("fill") for c in circles} >= {PALETTE["changed"], PALETTE["hidden"]}
+    # the root sits at the top, in the middle of its children
+    root_node = next(c for c in circles if c.find(f"{ns}title").text == model.root)
+    assert float(root_node.get("cy")) == min(float(c.get("cy")) for c in circles)
+
+
 def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
     scores.card_max = 0  # up to the largest regular |X|, 8 for four binary items
     scores.past_saturation = True

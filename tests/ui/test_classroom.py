@@ -90,3 +90,24 @@ def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
     expect(page.locator(".effdim-msg-danger").first).to_be_visible(timeout=TIMEOUT)
     assert below_lead(page, ".effdim-totals") == before
     expect(stat(page, "ds")).to_have_text("41")
+
+
+def test_tree_as_svg_beside_the_png(page: Page, app_url, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    open_app(page, app_url)
+    with page.expect_download() as drawing:
+        page.get_by_role("button", name="Download the tree (SVG)").click()
+    assert drawing.value.suggested_filename == "effdim-tree.svg"
+    svg = ET.parse(drawing.value.path()).getroot()  # well-formed XML
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.tag == f"{ns}svg"
+    assert sorted(t.text for t in svg.iter(f"{ns}text")) == [
+        "H1 : 5", "H2 : 3", "H3 : 3", "O1 : 2", "O2 : 2", "O3 : 2", "O4 : 2", "O5 : 2"]  # Figure 2
+    assert len(svg.findall(f"{ns}circle")) == 3 and len(svg.findall(f"{ns}line")) == 7
+    # a browser opens it: it draws as an image of its own size
+    saved = tmp_path / "effdim-tree.svg"
+    drawing.value.save_as(saved)
+    page.goto(saved.as_uri())
+    size = page.evaluate("() => [document.documentElement.width.baseVal.value, document.documentElement.tagName]")
+    assert size == [float(svg.get("width")), "svg"]
