@@ -22,6 +22,7 @@ from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedState, FittedView
 from .tree_view import TreeView
 from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
+from .views.demo import GuidedDemo
 
 __all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
@@ -34,8 +35,8 @@ SIDEBAR_WIDTH = 300
 FIRST_SENTENCE = (
     "<p class='effdim-lead'><b>ds</b> counts a model's free parameters; <b>de</b>, its effective dimension "
     "(Kocka &amp; Zhang 2002), counts only those the observed variables can pin down, and is what BIC+ and "
-    "CS+ penalise. Try it: click a node and type a new number of states, or load the preset "
-    "<i>Table 1: LC 4:3,3,3</i>, where de falls below every bound.</p>"
+    "CS+ penalise. Try it: click a node and type a new number of states, or press <i>▶ Guided demo</i> "
+    "for the paper's key cases, one sentence each.</p>"
 )
 INLINE_SIDEBAR_WIDTH = 250
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
@@ -73,6 +74,7 @@ class EffdimApp(Viewer):
         # the Data tab's views a third of the rest), which a class opening the page at once paid
         # thirty times over (docs/robustness.md, "Opening a page").
         self._unbuilt = {DATA_TAB: self._data_tab, EXPERIMENTS_TAB: ExperimentsPanel}
+        self.demo = GuidedDemo(self.models, show_model=lambda: setattr(self.tabs, "active", 0))
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
             ("Data & scores", pn.Column(sizing_mode="stretch_width")),
@@ -117,6 +119,7 @@ class EffdimApp(Viewer):
         return pn.Column(
             pn.pane.HTML(FIRST_SENTENCE, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[HTML_CSS],
                          css_classes=["effdim-first"]),
+            self.demo,
             pn.FlexBox(
                 pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
                           styles={"flex": "3 1 420px"}, min_width=360),
@@ -140,7 +143,7 @@ class EffdimApp(Viewer):
     def __panel__(self):
         """Inline form (notebooks): the model controls to the left of the tabs, above them in a narrow cell."""
         return pn.FlexBox(
-            pn.Column(self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
+            pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
             pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
             flex_wrap="wrap", sizing_mode="stretch_width",
         )
@@ -159,7 +162,7 @@ class EffdimApp(Viewer):
             design=TEMPLATE_DESIGN,
             sidebar=[self.model_panel],
             main=[self.tabs],
-            header=[self.projector_toggle],
+            header=[pn.Row(self.demo.start, self.projector_toggle, margin=0)],
             sidebar_width=SIDEBAR_WIDTH,
             accent_base_color=ACCENT,
             header_background=ACCENT,

@@ -30,6 +30,7 @@ HTML_CSS = """
 .effdim-badge { display: inline-block; font-size: 0.75em; padding: 1px 7px; border-radius: 9px;
   float: left; margin-top: -1.7em; }
 .effdim-lead { margin: 4px 0; color: #1b2631; font-size: calc(1.02em / var(--effdim-font-scale, 1)); }
+.effdim-demo-line { margin: 4px 0; color: #1b2631; font-size: 1.05em; }
 .effdim-drawn { font-size: 0.85em; color: #8a5200; text-align: right; margin-top: -0.2em; }
 .effdim-proven { background: #d8f0dd; color: #1e6b34; }
 .effdim-probable { background: #fdebd0; color: #8a5200; }

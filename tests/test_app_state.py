@@ -567,3 +567,22 @@ def test_learn_structure_needs_data():
     s = ScoresState(ModelState(FIG2), DataState())
     assert run(s.run_learn()) is None
     assert s.message == "Load a data set first."
+
+
+def test_demo_numbers_come_from_the_engine():
+    from effdim.dimensions import dimensions
+    from effdim_app.demo import demo_steps, first_lc_below_bound
+
+    lc = first_lc_below_bound()
+    row = dimensions(parse_model(lc)).local[0]
+    assert row.de < row.db
+    earlier = presets.TABLE1_LC[: presets.TABLE1_LC.index(lc)]
+    assert all(dimensions(parse_model(m)).local[0].de == dimensions(parse_model(m)).local[0].db for m in earlier)
+    table1, figure2, irregular = demo_steps()
+    assert table1.notation == lc and f"de = {row.de}" in table1.sentence and f"db = min(ds, dc, dp) = {row.db}" \
+        in table1.sentence
+    assert "ds = 41" in figure2.sentence and "de = 23" in figure2.sentence
+    assert irregular.notation == presets.PRESETS[presets.IRREGULAR]
+    state = ModelState(irregular.notation)
+    assert f"as drawn it has ds = {state.drawn_ds}" in irregular.sentence
+    assert f"has ds = {state.report.ds} and de = {state.report.de}" in irregular.sentence

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from effdim_app.presets import PRESETS, IRREGULAR
+from effdim import parse_model
+from effdim_app.presets import IRREGULAR, PRESETS
 from pages import TIMEOUT, box, css, cut_off, open_app, stat
 
 pytestmark = pytest.mark.browser
@@ -111,3 +112,34 @@ def test_tree_as_svg_beside_the_png(page: Page, app_url, tmp_path):
     page.goto(saved.as_uri())
     size = page.evaluate("() => [document.documentElement.width.baseVal.value, document.documentElement.tagName]")
     assert size == [float(svg.get("width")), "svg"]
+
+
+def test_guided_demo_steps_through_the_papers_cases_with_the_engines_numbers(page: Page, app_url, shots):
+    open_app(page, app_url)
+    page.get_by_role("button", name="▶ Guided demo").click()
+    bar = page.locator(".effdim-demo-text")
+    notation = page.locator(".effdim-notation textarea")
+    expect(bar).to_contain_text("Step 1 of 3 · Table 1.", timeout=TIMEOUT)
+    expect(notation).to_have_value("4:3,3,3")  # the first Table 1 row with de < db
+    expect(bar).to_contain_text("de = 25 (probable) is below db = min(ds, dc, dp) = 26")
+    expect(stat(page, "de")).to_have_text("25")
+    expect(page.get_by_role("button", name="◀ Back")).to_be_disabled()
+    page.get_by_role("button", name="Next ▶").click()
+    expect(notation).to_have_value("5(3(2,2),2,3(2,2))", timeout=TIMEOUT)
+    expect(bar).to_contain_text("ds = 41 parameters but only de = 23 effective ones")
+    expect(bar).to_contain_text("lose 12 + 3 + 3 = 18")
+    expect(stat(page, "de")).to_have_text("23")
+    page.get_by_role("button", name="Next ▶").click()
+    expect(notation).to_have_value(str(parse_model(PRESETS[IRREGULAR])), timeout=TIMEOUT)
+    expect(bar).to_contain_text("as drawn it has ds = 66")
+    expect(bar).to_contain_text("has ds = 31 and de = 20")
+    expect(stat(page, "drawn-ds")).to_have_text("as drawn: 66")  # the totals say the same, labelled
+    expect(stat(page, "ds")).to_have_text("31")
+    expect(page.get_by_role("button", name="Next ▶")).to_be_disabled()
+    page.screenshot(path=str(shots / "18-guided-demo.png"))
+    page.get_by_role("button", name="◀ Back").click()
+    expect(notation).to_have_value("5(3(2,2),2,3(2,2))", timeout=TIMEOUT)
+    page.get_by_role("button", name="↶ Undo").click()  # each step was an undoable load
+    expect(notation).to_have_value(str(parse_model(PRESETS[IRREGULAR])), timeout=TIMEOUT)
+    page.get_by_role("button", name="End demo").click()
+    expect(bar).to_be_hidden()
