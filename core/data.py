@@ -21,11 +21,15 @@ Loading rules (:func:`load_csv`, :func:`from_frame`)
 * Cells are compared after stripping surrounding white space; a cell equal to
   one of the ``missing`` tokens is missing (code ``-1``), kept and counted,
   never dropped.
-* The states of a column are its distinct values, sorted naturally: if every
-  value reads as an integer the values become ``int`` and sort numerically;
-  else if every value reads as a finite decimal they become ``float``; else
-  they stay strings and sort lexically (``"+" < "-"``). Distinct spellings are
-  never merged (``"1"`` and ``"01"`` keep the column as strings).
+* The states of a column are its distinct values, in their natural order: if
+  every value reads as an integer the values become ``int`` and sort
+  numerically; else if every value reads as a finite decimal they become
+  ``float``; else they stay strings in the order of their first appearance in
+  the file (a survey's "never, sometimes, often"), except labels that all
+  start with a number ("1 Extremely well", ..., "10 Not at all"), sorted by
+  that number. Distinct spellings are never merged (``"1"`` and ``"01"`` keep
+  the column as strings). :meth:`Dataset.with_state_order` puts them in
+  another order.
 * A column of counts (``count_column``) turns each row into ``count`` copies
   of its pattern; rows with count 0 contribute nothing and leave no pattern.
 * Rejected, with a :class:`DataError` naming the culprit: an empty file, a
@@ -230,6 +234,48 @@ class Dataset:
             counts=counts,
             n_rows=self.n_rows,
             n_missing=_weighted_missing(patterns, counts),
+            source=self.source,
+            count_column=self.count_column,
+            rows=None if self.rows is None else inverse[self.rows],
+        )
+
+    def with_state_order(self, column: str | int, order: Sequence) -> "Dataset":
+        """The same data with the states of ``column`` listed in ``order``, its codes renumbered.
+
+        ``order`` names each state of the column once, as its value or its
+        text (``"2"`` for the state ``2``). The counts and every other column
+        are unchanged; only which code stands for which value moves (models fit
+        to the data are the same up to relabelling the column's states).
+
+        >>> data = load_csv(b"freq,item\\nsometimes,1\\nnever,2\\noften,1\\n", name="s.csv")
+        >>> data.states[0]
+        ('sometimes', 'never', 'often')
+        >>> again = data.with_state_order("freq", ["never", "sometimes", "often"])
+        >>> again.states[0], again.decode("freq", 0), again.n_rows
+        (('never', 'sometimes', 'often'), 'never', 3.0)
+        """
+        j = self.index(column)
+        states = self.states[j]
+        position = {s: i for i, s in enumerate(states)}
+        by_text = {str(s): i for i, s in enumerate(states)}
+        codes = [position.get(s, by_text.get(str(s))) for s in order]
+        if None in codes or sorted(codes) != list(range(len(states))):
+            listed = ", ".join(repr(s) for s in states)
+            raise DataError(f"column {self.columns[j]!r}: a new order must list each of its states once "
+                            f"({listed}), got {', '.join(repr(s) for s in order) or 'nothing'}")
+        new_code = np.empty(len(states) + 1, dtype=np.int64)
+        new_code[codes] = np.arange(len(states))
+        new_code[-1] = -1  # missing stays missing
+        patterns = self.patterns.copy()
+        patterns[:, j] = new_code[patterns[:, j]]
+        patterns, counts, inverse = _compress(patterns, self.counts, return_inverse=True)
+        return Dataset(
+            columns=self.columns,
+            states=tuple(tuple(states[c] for c in codes) if i == j else s for i, s in enumerate(self.states)),
+            patterns=patterns,
+            counts=counts,
+            n_rows=self.n_rows,
+            n_missing=self.n_missing,
             source=self.source,
             count_column=self.count_column,
             rows=None if self.rows is None else inverse[self.rows],

@@ -608,6 +608,31 @@ class DataState(param.Parameterized):
                           message_kind="success")
         return True
 
+    def move_state(self, column: str, state: str, step: int) -> bool:
+        """Move ``state`` (its text) of ``column`` ``step`` places later (earlier if negative) in the column's
+        order (:meth:`effdim.data.Dataset.with_state_order`); the data themselves do not change."""
+        from effdim.data import DataError
+
+        full = self.full
+        if full is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        try:
+            order = [str(s) for s in full.states[full.index(column)]]
+            if state not in order:
+                raise DataError(f"column {column!r} has no state {state!r}")
+            i = order.index(state)
+            j = min(max(i + step, 0), len(order) - 1)
+            order.insert(j, order.pop(i))
+            full = full.with_state_order(column, order)
+        except DataError as err:
+            self.param.update(message=f"The order was not changed: {_error_text(err)}.", message_kind="danger")
+            return False
+        dataset = full.subset(self.columns) if list(self.columns) != list(full.columns) else full
+        self.param.update(full=full, dataset=dataset, message=f"Column {column!r}: states in the order "
+                          f"{', '.join(order)}.", message_kind="success")
+        return True
+
     def _failed(self, source: str, err: BaseException) -> bool:
         keep = f" Still using {self.source}." if self.dataset is not None else ""
         self.param.update(message=f"Could not load {source}: {_error_text(err)}.{keep}", message_kind="danger")

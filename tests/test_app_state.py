@@ -586,3 +586,15 @@ def test_demo_numbers_come_from_the_engine():
     state = ModelState(irregular.notation)
     assert f"as drawn it has ds = {state.drawn_ds}" in irregular.sentence
     assert f"has ds = {state.report.ds} and de = {state.report.de}" in irregular.sentence
+
+
+def test_moving_a_state_reorders_the_column_in_the_data_in_use():
+    data = DataState()
+    assert data.load_upload("s.csv", b"id,freq,item\n1,sometimes,1\n2,never,2\n3,often,1\n")
+    assert data.use_columns(["freq", "item"])
+    assert data.move_state("freq", "often", -2)
+    assert data.full.states[1] == data.dataset.states[0] == ("often", "sometimes", "never")
+    assert data.dataset.columns == ("freq", "item") and data.dataset.n_rows == 3
+    assert not data.move_state("freq", "seldom", 1)
+    assert data.message == "The order was not changed: column 'freq' has no state 'seldom'."
+    assert data.dataset.states[0] == ("often", "sometimes", "never")

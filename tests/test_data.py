@@ -121,6 +121,22 @@ def test_categories_keep_file_order_and_numbered_labels_sort_by_number(tmp_path)
     assert ds.states[1] == ("1 Extremely well", "2 Very well", "10 Not at all")
 
 
+def test_with_state_order_renumbers_one_column_and_keeps_the_data(tmp_path):
+    text = "freq,rating\nsometimes,2\nnever,1\noften,2\nnever,\nnever,1\n"
+    ds = load_csv(write(tmp_path, text))
+    again = ds.with_state_order("freq", ["often", "never", "sometimes"])
+    assert again.states == (("often", "never", "sometimes"), (1, 2))
+    before = ds.to_frame().sort_values(["freq", "rating"]).reset_index(drop=True)
+    after = again.to_frame().sort_values(["freq", "rating"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(before, after)  # same rows, same counts, missing kept
+    assert [again.decode("freq", again.patterns[r, 0]) for r in again.rows] == [
+        "sometimes", "never", "often", "never", "never"]  # each input row keeps its value
+    assert ds.with_state_order("rating", ["2", "1"]).states[1] == (2, 1)  # states named by their text
+    for bad in (["often", "never"], ["often", "never", "never"], ["often", "never", "seldom"]):
+        with pytest.raises(DataError, match="a new order must list each of its states once"):
+            ds.with_state_order("freq", bad)
+
+
 def test_crlf_bom_blank_lines_and_no_final_newline(tmp_path):
     raw = b"\xef\xbb\xbfA,B\r\n1,2\r\n\r\n   \r\n2,1\r\n1,1"
     ds = load_csv(write(tmp_path, raw))

@@ -54,6 +54,18 @@ class DataPanel(Viewer):
                                           sizing_mode="stretch_width", visible=False,
                                           css_classes=["effdim-columns-used"])
         self.use.param.watch(in_one_message(self._columns_picked), "value")
+        # the states of one column in order, with buttons moving the chosen one (a survey's scale)
+        self.order_column = pn.widgets.Select(label="Order the states of", options=[], sizing_mode="stretch_width",
+                                              css_classes=["effdim-order-column"])
+        self.order_states = pn.widgets.Select(options=[], size=5, width=190, css_classes=["effdim-order-states"])
+        self.order_up = pn.widgets.Button(label="▲ Earlier", width=95, css_classes=["effdim-order-up"])
+        self.order_down = pn.widgets.Button(label="▼ Later", width=95, css_classes=["effdim-order-down"])
+        self.order_up.on_click(in_one_message(lambda _: self._move(-1)))
+        self.order_down.on_click(in_one_message(lambda _: self._move(1)))
+        self.order_column.param.watch(lambda _: self._show_order(), "value")
+        self.order = pn.Column(self.order_column, pn.Row(self.order_states, pn.Column(self.order_up, self.order_down,
+                                                                                     margin=0), margin=0),
+                               visible=False, margin=0, sizing_mode="stretch_width")
         state.param.watch(self._update, ["dataset", "full", "columns"])
         self._update()  # built when the tab first opens: the data may already be loaded
 
@@ -89,6 +101,23 @@ class DataPanel(Viewer):
             return
         self.use.param.update(options=list(state.full.columns), value=list(state.columns), visible=True)
         self.columns.param.update(value=state.columns_frame(), visible=True)
+        column = self.order_column.value if self.order_column.value in state.columns else state.columns[0]
+        self.order_column.param.update(options=list(state.columns), value=column)
+        self._show_order()
+        self.order.visible = True
+
+    def _show_order(self) -> None:
+        full, column = self.state.full, self.order_column.value
+        if full is None or column not in full.columns:
+            return
+        names = [str(s) for s in full.states[full.index(column)]]
+        chosen = self.order_states.value if self.order_states.value in names else names[0]
+        self.order_states.param.update(options=names, value=chosen)
+
+    def _move(self, step: int) -> None:
+        chosen = self.order_states.value
+        if chosen is not None and self.state.move_state(self.order_column.value, chosen, step):
+            self.order_states.value = chosen  # the moved state stays chosen for the next click
 
     def __panel__(self):
         limit = f"{self.state.max_bytes / 1e6:.0f} MB"
@@ -105,6 +134,7 @@ class DataPanel(Viewer):
             self.message,
             self.use,
             self.columns,
+            self.order,
             sizing_mode="stretch_width",
         )
 

@@ -181,6 +181,24 @@ def test_refused_upload_leaves_no_upload_complete_and_categories_keep_file_order
     page.screenshot(path=str(shots / "12-upload-after-refusal.png"))
 
 
+def test_the_states_of_a_column_can_be_reordered(page: Page, app_url, shots):
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "scale.csv", b"freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\n")
+    expect(page.get_by_text("sometimes, never, often")).to_be_visible(timeout=TIMEOUT)
+    page.locator(".effdim-order-column select").select_option("freq")
+    page.locator(".effdim-order-states select").select_option("never")
+    page.get_by_role("button", name="▲ Earlier").click()
+    expect(page.get_by_text("never, sometimes, often", exact=True)).to_be_visible(timeout=TIMEOUT)  # columns table
+    expect(page.get_by_text("Column 'freq': states in the order never, sometimes, often.")).to_be_visible()
+    page.get_by_role("button", name="▼ Later").click()
+    page.get_by_role("button", name="▼ Later").click()  # past the end: stays last
+    page.get_by_role("button", name="▼ Later").click()
+    expect(page.get_by_text("sometimes, often, never", exact=True)).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".effdim-order-states select option")).to_have_text(["sometimes", "often", "never"])
+    page.screenshot(path=str(shots / "12b-reorder-states.png"))
+
+
 def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(page: Page, app_url, shots):
     rows = ["id;Fréquence;Qualité"] + [f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}"
                                         for i in range(1, 61)]
