@@ -41,7 +41,7 @@ FIRST_SENTENCE = (
 INLINE_SIDEBAR_WIDTH = 250
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
 TEMPLATE_DESIGN = pn.theme.Fast
-PROJECTOR_LABELS = {False: "Projector mode: off", True: "Projector mode: on ✓"}
+PROJECTOR_LABELS = {False: "Projector: off", True: "Projector: on ✓"}
 
 
 class EffdimApp(Viewer):
@@ -85,7 +85,7 @@ class EffdimApp(Viewer):
         )
         self.tabs.param.watch(self._tab_opened, "active")
         self.projector_toggle = pn.widgets.Toggle.from_param(
-            self.param.projector, name=PROJECTOR_LABELS[False], color="light", width=180, margin=(10, 10),
+            self.param.projector, name=PROJECTOR_LABELS[False], color="light", width=130, margin=(10, 5),
             css_classes=["effdim-projector-toggle"])
         self.param.watch(self._projector_changed, "projector")
 

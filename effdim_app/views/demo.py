@@ -26,7 +26,7 @@ class GuidedDemo(Viewer):
         super().__init__(**params)
         self.state, self.show_model = state, show_model
         self.step = -1  # not running
-        self.start = pn.widgets.Button(label="▶ Guided demo", color="light", width=150, margin=(10, 10),
+        self.start = pn.widgets.Button(label="▶ Guided demo", color="light", width=130, margin=(10, 5),
                                        css_classes=["effdim-demo-start"])
         self.sentence = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-demo-text"])
         self.back = pn.widgets.Button(label="◀ Back", width=90)

@@ -44,14 +44,14 @@ def below_lead(page: Page, selector: str) -> float:
 
 def test_projector_mode_from_the_link_and_the_toggle(page: Page, app_url, shots):
     open_app(page, app_url + "?projector=1")
-    toggle = page.get_by_role("button", name="Projector mode: on ✓")
+    toggle = page.get_by_role("button", name="Projector: on ✓")
     expect(toggle).to_be_visible()
     number, cell, hint = sizes(page)
     assert cell == 21 and number >= 1.5 * 1.65 * 14 - 1 and hint >= 17, (number, cell, hint)
     assert page.evaluate(TREE_LABEL_SIZE) == "16.5pt"
     page.screenshot(path=str(shots / "16-projector-1366.png"))
     toggle.click()
-    expect(page.get_by_role("button", name="Projector mode: off")).to_be_visible()
+    expect(page.get_by_role("button", name="Projector: off")).to_be_visible()
     page.wait_for_function("() => location.search.includes('projector=0')", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({TREE_LABEL_SIZE})() === '11pt'", timeout=TIMEOUT)
     number, cell, hint = sizes(page)
