@@ -16,8 +16,9 @@ climbs) is a :class:`Job` run by the process-wide :class:`JobRunner`:
   out-of-memory killer;
 * at most ``workers`` jobs run at once (the machine's cores); later jobs wait
   in a first-come queue, and each knows its place in it;
-* ``progress(done, total)`` calls in the worker reach :attr:`Job.progress`
-  through a pipe, polled by the server's event loop without blocking it.
+* ``progress(done, total, note="", detail="")`` calls in the worker reach
+  :attr:`Job.progress`, :attr:`Job.note` and :attr:`Job.detail` through a pipe,
+  polled by the server's event loop without blocking it.
 
 The functions a job runs are module-level functions taking a keyword
 ``progress`` (see :mod:`effdim_app.tasks`); their arguments and results are
@@ -61,6 +62,8 @@ class Job(param.Parameterized):
     done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
     total = param.Integer(default=0, doc="Steps in all (0: unknown).")
     note = param.String(default="", doc="What the worker last said of its progress, in words.")
+    detail = param.String(default="", doc="What the worker last sent for the views to show beside the words "
+                                          "(a structure search: the best tree so far, in notation).")
     error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
     seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
     timeout = param.Number(default=60.0, doc="Seconds the job may run before it is killed.")
@@ -306,7 +309,7 @@ class JobRunner:
             return ("failed", _death_note(proc.exitcode, self.max_bytes))
         kind = message[0]
         if kind == "progress":
-            job.param.update(done=int(message[1]), total=int(message[2]), note=message[3])
+            job.param.update(done=int(message[1]), total=int(message[2]), note=message[3], detail=message[4])
             return None
         if kind == "done":
             return ("done", message[1])
@@ -348,8 +351,8 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int) -> No
     """Body of a worker process: run ``fn``, send progress and the outcome up the pipe."""
     _cap_memory(max_bytes)
 
-    def progress(done: int, total: int, note: str = "") -> None:
-        send.send(("progress", done, total, str(note)))
+    def progress(done: int, total: int, note: str = "", detail: str = "") -> None:
+        send.send(("progress", done, total, str(note), str(detail)))
 
     try:
         result = fn(*args, progress=progress, **kwargs)
