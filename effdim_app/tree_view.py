@@ -27,12 +27,14 @@ from bokeh.models import ColumnDataSource, HoverTool, Range1d, SaveTool
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
+from effdim import HLCModel
+
 from .layout import tree_layout
 from .state import ModelState
 from .style import HTML_CSS
 from .views.widgets import in_one_message
 
-__all__ = ["TreeView", "PALETTE", "tree_data", "tree_svg"]
+__all__ = ["TreeView", "TreeFigure", "PALETTE", "tree_data", "model_data", "tree_svg"]
 
 PALETTE = {
     "hidden": "#1d4e89",
@@ -73,38 +75,55 @@ LABEL_OFFSET = 17
 
 
 def tree_data(state: ModelState, mode: str = "edited", scale: float = 1.0) -> dict:
-    """Everything the drawing needs, as plain columns (no Bokeh objects; testable).
-
-    ``scale`` multiplies the nodes and their labels (projector mode): labels
-    turn sooner, and more room is left below the last layer.
-    Returns ``{"positions", "nodes", "edges", "halo", "xlim", "ylim", "drawn"}``.
-    """
-    model, selected, changed = state.model, state.selected, state.changed
+    """The edited model of ``state`` (``mode="regular"``: its regular equivalent) as :func:`model_data`:
+    the selected node ringed, the nodes regularization changes or removes coloured and labelled."""
+    model, changed = state.model, state.changed
     drawn = state.regularization.model if (mode == "regular" and state.regularization is not None) else model
     regular_view = drawn is not model
+    labels = {}
+    for n, note in changed.items():
+        if n not in drawn:
+            continue
+        if note == "removed":
+            labels[n] = f"{n} : {drawn.card(n)} ✕"
+        elif note:
+            labels[n] = (f"{n} : {drawn.card(n)} (was {model.card(n)})" if regular_view
+                         else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}")
+    return model_data(drawn, selected=state.selected, changed=changed, labels=labels, centre=state.highlight,
+                      highlight=state.highlight_nodes or (), scale=scale)
+
+
+def model_data(drawn: HLCModel, *, selected: str | None = None, changed: dict[str, str] | None = None,
+               labels: dict[str, str] | None = None, centre: str | None = None, highlight=(),
+               scale: float = 1.0) -> dict:
+    """Everything the drawing of ``drawn`` needs, as plain columns (no Bokeh objects; testable).
+
+    ``changed`` notes nodes (``"removed"`` greys them, other notes colour them),
+    ``labels`` replaces their ``"name : states"`` labels, ``centre`` thickens
+    its edges and ``highlight`` nodes get a halo. ``scale`` multiplies the
+    nodes and their labels (projector mode): labels turn sooner, and more
+    room is left below the last layer. Returns ``{"positions", "nodes",
+    "edges", "halo", "xlim", "ylim", "drawn"}``.
+    """
+    changed, labels = changed or {}, labels or {}
     pos = tree_layout(drawn)
     crowded = max(x for x, _ in pos.values()) > CROWDED_WIDTH / scale
-    highlight = set(state.highlight_nodes or [])
-    centre = state.highlight if state.highlight in drawn else None
+    highlight = set(highlight)
+    centre = centre if centre in drawn else None
     nodes = {c: [] for c in NODE_COLUMNS}
     for n in drawn.nodes:
         x, y = pos[n]
         hidden = drawn.is_hidden(n)
         card = drawn.card(n)
         note = changed.get(n, "")
-        label = f"{n} : {card}"
         fill = PALETTE["hidden"] if hidden else PALETTE["observed"]
-        if note == "removed":
-            fill, label = PALETTE["removed"], f"{n} : {card} ✕"
-        elif note:
-            fill = PALETTE["changed"]
-            label = (f"{n} : {card} (was {model.card(n)})" if regular_view
-                     else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}")
+        if note:
+            fill = PALETTE["removed"] if note == "removed" else PALETTE["changed"]
         is_sel = n == selected
         row = {
             "x": x, "y": y, "node": n, "kind": "hidden" if hidden else "observed", "states": card,
-            "note": note or ("root" if n == drawn.root else ""), "label": label, "fill": fill,
-            "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
+            "note": note or ("root" if n == drawn.root else ""), "label": labels.get(n, f"{n} : {card}"),
+            "fill": fill, "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
             "marker": "circle" if hidden else "square", "size": (30 if hidden else 26) * scale,
             "angle": 0.785 if crowded else 0.0, "align": "right" if crowded else "center",
         }
@@ -181,6 +200,59 @@ def tree_svg(data: dict) -> str:
     return "\n".join(parts) + "\n"
 
 
+class TreeFigure:
+    """One Bokeh figure of a tree, redrawn by replacing its data (:meth:`draw`); ``pane`` shows it.
+
+    The tree editor's :class:`TreeView` and the structure search's live drawing
+    (the Data & scores tab) both draw through it.
+    """
+
+    def __init__(self, name: str, height: int, filename: str):
+        self._edges = ColumnDataSource({c: [] for c in ("x0", "y0", "x1", "y1", "color", "width")})
+        self._halo = ColumnDataSource({"x": [], "y": []})
+        self._nodes = ColumnDataSource({c: [] for c in NODE_COLUMNS})
+        self._x = Range1d(0, 1)
+        self._y = Range1d(0, 1)
+        fig = figure(
+            name=name, height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y,
+            tools="", toolbar_location="right", outline_line_color=None, min_border=5,
+        )
+        # the toolbar's save button writes the drawing as a PNG file
+        fig.add_tools(SaveTool(filename=filename))
+        fig.toolbar.autohide = True
+        fig.toolbar.logo = None
+        fig.axis.visible = False
+        fig.grid.visible = False
+        fig.segment("x0", "y0", "x1", "y1", source=self._edges, line_color="color", line_width="width")
+        fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
+        nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
+                            line_color="line", line_width="lw")
+        self._labels = fig.text(
+            "x", "y", text="label", source=self._nodes, y_offset=LABEL_OFFSET, text_align="align", angle="angle",
+            text_baseline="top", text_font_size=f"{LABEL_PT}pt", text_font_style="bold", text_color=PALETTE["text"],
+            background_fill_color="white", background_fill_alpha=0.85, border_radius=4).glyph
+        fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
+                                                             ("states", "@states"), ("", "@note")]))
+        self.figure = fig
+        self._height = height
+        self.pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
+
+    def draw(self, data: dict, scale: float = 1.0) -> None:
+        """Show ``data`` (:func:`model_data` drawn at font ``scale``)."""
+        # Panel runs widget callbacks without Bokeh's document lock; changing
+        # Bokeh models directly needs `unlocked` (Panel's own update path).
+        with pn.io.unlocked():
+            if self._labels.y_offset != LABEL_OFFSET * scale:  # larger labels need taller layers
+                self._labels.update(text_font_size=f"{LABEL_PT * scale:g}pt", y_offset=LABEL_OFFSET * scale)
+                self.figure.height = round(self._height * scale ** 0.5)
+            self._edges.data = data["edges"]
+            self._halo.data = data["halo"]
+            self._nodes.data = data["nodes"]
+            self._x.update(start=data["xlim"][0], end=data["xlim"][1])
+            self._y.update(start=data["ylim"][0], end=data["ylim"][1])
+        pn.io.push_notebook(self.pane)  # in Jupyter, send direct Bokeh changes (no-op when served)
+
+
 class TreeView(Viewer):
     """The edited model (or its regular equivalent) as a tidy tree; click selects."""
 
@@ -196,38 +268,11 @@ class TreeView(Viewer):
             color="primary",
         )
         self._mode.link(self, value="mode")
-        self._edges = ColumnDataSource({c: [] for c in ("x0", "y0", "x1", "y1", "color", "width")})
-        self._halo = ColumnDataSource({"x": [], "y": []})
-        self._nodes = ColumnDataSource({c: [] for c in NODE_COLUMNS})
-        self._x = Range1d(0, 1)
-        self._y = Range1d(0, 1)
-        fig = figure(
-            name="effdim-tree", height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y,
-            tools="", toolbar_location="right", outline_line_color=None, min_border=5,
-        )
-        # the toolbar's save button writes the drawing as a PNG file
-        fig.add_tools(SaveTool(filename="effdim-tree"))
-        fig.toolbar.autohide = True
-        fig.toolbar.logo = None
-        fig.axis.visible = False
-        fig.grid.visible = False
-        fig.segment("x0", "y0", "x1", "y1", source=self._edges, line_color="color", line_width="width")
-        fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
-        nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
-                            line_color="line", line_width="lw")
-        self._labels = fig.text(
-            "x", "y", text="label", source=self._nodes, y_offset=LABEL_OFFSET, text_align="align", angle="angle",
-            text_baseline="top", text_font_size=f"{LABEL_PT}pt", text_font_style="bold", text_color=PALETTE["text"],
-            background_fill_color="white", background_fill_alpha=0.85, border_radius=4).glyph
-        fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
-                                                             ("states", "@states"), ("", "@note")]))
+        self._drawing = TreeFigure("effdim-tree", height, "effdim-tree")
         # two clicks within Bokeh's double-tap interval arrive as one DoubleTap:
         # the second one selects too
         for event in (Tap, DoubleTap):
-            fig.on_event(event, in_one_message(self._on_tap))
-        self.figure = fig
-        self._height = height
-        self._pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
+            self._drawing.figure.on_event(event, in_one_message(self._on_tap))
         self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",
                                     stylesheets=[HTML_CSS])
         # beside the toolbar's PNG: the same drawing as vector graphics
@@ -247,21 +292,9 @@ class TreeView(Viewer):
         self.state.select_nearest(event.x, event.y, self.positions)
 
     def _redraw(self, *_) -> None:
-        scale = self.font_scale
-        data = tree_data(self.state, self.mode, scale)
+        data = tree_data(self.state, self.mode, self.font_scale)
         self.positions = data["positions"]
-        # Panel runs widget callbacks without Bokeh's document lock; changing
-        # Bokeh models directly needs `unlocked` (Panel's own update path).
-        with pn.io.unlocked():
-            if self._labels.y_offset != LABEL_OFFSET * scale:  # larger labels need taller layers
-                self._labels.update(text_font_size=f"{LABEL_PT * scale:g}pt", y_offset=LABEL_OFFSET * scale)
-                self.figure.height = round(self._height * scale ** 0.5)
-            self._edges.data = data["edges"]
-            self._halo.data = data["halo"]
-            self._nodes.data = data["nodes"]
-            self._x.update(start=data["xlim"][0], end=data["xlim"][1])
-            self._y.update(start=data["ylim"][0], end=data["ylim"][1])
-        pn.io.push_notebook(self._pane)  # in Jupyter, send direct Bokeh changes (no-op when served)
+        self._drawing.draw(data, self.font_scale)
 
     def __panel__(self):
-        return pn.Column(self._mode_row, self._pane, self._legend, self.svg, sizing_mode="stretch_width", margin=0)
+        return pn.Column(self._mode_row, self._drawing.pane, self._legend, self.svg, sizing_mode="stretch_width", margin=0)
