@@ -737,6 +737,11 @@ def _separator(content: bytes) -> str:
     return best if counts[best] > 0 else ","
 
 
+def _hidden_count(model: HLCModel) -> str:
+    count = len(model.hidden)
+    return f"{count} hidden node{'s' if count != 1 else ''}"
+
+
 def _number(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:,.2f}"
 
@@ -778,6 +783,11 @@ class ScoresState(param.Parameterized):
     message_kind = param.Selector(default="info", objects=_MESSAGE_KINDS)
     job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
                               doc="The sweep or climb job, while it waits or runs.")
+    learned_tree = param.ClassSelector(
+        class_=HLCModel, default=None, allow_None=True, instantiate=False,
+        doc="The structure search's best tree so far while it runs, then the tree it learned (None: no search, "
+            "or it was cancelled or failed, or the data changed since).")
+    learned_note = param.String(default="", doc="What learned_tree is, in words.")
     jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
                                doc="Runs sweeps and climbs in worker processes (default: one of its own).")
 
@@ -819,6 +829,8 @@ class ScoresState(param.Parameterized):
         stale = bool(self.results) or self.climb is not None
         if self.job is not None and (self.task != "learn" or data_changed):  # a structure search reads data only
             self.job.cancel()
+        if data_changed:
+            self.param.update(learned_tree=None, learned_note="")
         mismatch, leaf_map = self._check_mapping()
         with param.parameterized.batch_call_watchers(self):
             self.node = node
@@ -924,10 +936,13 @@ class ScoresState(param.Parameterized):
                 return card
         return None
 
-    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, **kwargs) -> Any:
+    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None,
+                   **kwargs) -> Any:
         """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free.
 
-        The result is discarded when ``depends()`` (default :meth:`key`) changed meanwhile.
+        ``on_detail(text)`` is called with each new detail the worker sends
+        (:attr:`effdim_app.jobs.Job.detail`). The result is discarded when
+        ``depends()`` (default :meth:`key`) changed meanwhile.
         """
         depends = depends or self.key
         key = depends()
@@ -937,12 +952,15 @@ class ScoresState(param.Parameterized):
             text = job.describe()
             self.param.update(progress=int(100 * job.progress), status=text)
 
-        watcher = job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])
+        watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
+        if on_detail is not None:
+            watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
         self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
         try:
             outcome = await job
         finally:
-            job.param.unwatch(watcher)
+            for watcher in watchers:
+                job.param.unwatch(watcher)
             self.param.update(running=False, task="", job=None)
         if job.state == "cancelled":
             self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
@@ -1008,20 +1026,32 @@ class ScoresState(param.Parameterized):
             return None
         label = SCORES[self.learn_score].label
         budget = max(5.0, self.jobs.timeout - 5.0)  # stop with the best tree before the job's time limit
+        self.param.update(learned_tree=None, learned_note="")
         learned = await self._run("learn", tasks.learn_task, self.data.dataset, score=self.learn_score,
                                   restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior, max_time=budget,
-                                  depends=lambda: id(self.data.dataset), label=f"Learn structure ({label})")
+                                  depends=lambda: id(self.data.dataset), label=f"Learn structure ({label})",
+                                  on_detail=self._best_tree_so_far)
         if learned is None:
+            self.param.update(learned_tree=None, learned_note="")
             return None
         fit = learned.fit
         ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
         self.models.set_model(learned.model, f"Learned structure ({label})")
         self.mapping = "model"
+        self.param.update(learned_tree=learned.model, learned_note=(
+            f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
+            "now in the tree editor."))
         self.param.update(progress=100, status=(
             f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
             f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
             "it is now in the tree editor (Undo brings back your model)."))
         return learned
+
+    def _best_tree_so_far(self, notation: str) -> None:
+        """Show the running structure search's best tree (sent by the worker in notation)."""
+        model = parse_model(notation)
+        self.param.update(learned_tree=model, learned_note=(
+            f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."))
 
     # ------------------------------------------------------------ outputs
     def results_frame(self):

@@ -13,6 +13,7 @@ import io
 from effdim import HLCModel
 from effdim.data import load_csv
 from effdim.dimensions import dimensions
+from effdim.notation import format_model
 from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
 from effdim.structure import learn_structure
@@ -39,13 +40,15 @@ def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None
 
 def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=None):
     """:func:`effdim.structure.learn_structure` from all columns of ``dataset``, stopping after ``max_time``
-    seconds with the best tree so far; each progress call says the accepted steps and that tree."""
+    seconds with the best tree so far; each progress call says the accepted steps in words and sends that
+    tree in notation as its detail (the dashboard draws it)."""
     label = SCORES[score].label
 
     def report(state) -> None:
         if progress is not None:
-            progress(state.steps, 0, f"{state.steps} moves accepted, {state.candidates} candidates tried; "
-                                     f"best so far {state.model} ({label} {state.score:,.2f})")
+            progress(state.steps, 0, f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
+                                     f"{state.candidates} candidates tried; "
+                                     f"best so far {label} {state.score:,.2f}", format_model(state.model))
 
     return learn_structure(dataset, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
                            max_time=max_time, progress=report)

@@ -552,15 +552,23 @@ def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
 
 def test_learn_structure_opens_the_learned_tree_in_the_editor_and_undo_brings_back_the_model(scores):
     before = scores.models.model
-    notes = []
+    notes, trees = [], []
     scores.param.watch(lambda e: notes.append(e.new), "status")
+    scores.param.watch(lambda e: trees.append((e.new, scores.running, scores.learned_note)), "learned_tree")
     learned = run(scores.run_learn())
     assert learned is not None and not scores.running
     assert scores.models.model == learned.model and scores.mapping == "model"
     assert set(learned.model.observed) == set(scores.data.dataset.columns)  # leaves named after the columns
     assert scores.status.startswith("Structure learned") and f"de {learned.fit.de}" in scores.status
     assert any("best so far" in n for n in notes)  # the worker's progress reached the status line
+    # the worker's best trees (sent in notation) were drawn while it ran, then the result stays drawn
+    during = [(tree, note) for tree, running, note in trees if running and tree is not None]
+    assert during and all(set(t.observed) == set(learned.model.observed) for t, _ in during)
+    assert during[0][1].startswith("Best tree so far (1 hidden node)")
+    assert scores.learned_tree == learned.model and "now in the tree editor" in scores.learned_note
     assert scores.models.undo() and scores.models.model == before
+    scores.data.load_bundled("stouffer-toby")  # new data: the learned tree no longer belongs to it
+    assert scores.learned_tree is None and scores.learned_note == ""
 
 
 def test_learn_structure_needs_data():

@@ -47,3 +47,19 @@ def test_a_running_job_shows_progress_line_and_cancel():
         app, (visible, text), line = pool.submit(asyncio.run, go()).result()
     assert visible and "Exact de:" in text
     assert not line.row.visible and "cancelled" in app.models.de_note
+
+
+def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one():
+    from effdim import parse_model
+
+    app = create_app("5(3(2,2),2,3(2,2))")
+    _rendered(app)
+    panel, scores = app.scores_panel, app.scores
+    assert not panel.learned_box.visible
+    scores.param.update(learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,E:2,H3:3(F:2,G:2))"),
+                        learned_note="Best tree so far (3 hidden nodes)")
+    drawn = panel.learned_drawing._nodes.data
+    assert panel.learned_box.visible and "Best tree so far" in panel.learned_note.object
+    assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
+    scores.param.update(learned_tree=None, learned_note="")
+    assert not panel.learned_box.visible

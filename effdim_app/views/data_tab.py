@@ -11,6 +11,7 @@ from panel.viewable import Viewer
 
 from effdim.scores import SCORES
 
+from .. import tree_view  # the module, not its names: tree_view imports .widgets, so this package, first
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
@@ -198,6 +199,10 @@ class ScoresPanel(Viewer):
                                                height=18, margin=(10, 10))
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = message(state)
+        self.learned_drawing = tree_view.TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
+        self.learned_note = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-learned"])
+        self.learned_box = pn.Column(self.learned_note, self.learned_drawing.pane, sizing_mode="stretch_width",
+                                     margin=0, visible=False)
         # Bokeh figures updated in place, each built with the first results it shows (effdim_app.figures)
         self.curves: ScoreCurves | None = None
         self.climb_curve: ClimbCurve | None = None
@@ -223,9 +228,11 @@ class ScoresPanel(Viewer):
         state.data.param.watch(self._update_inputs, ["dataset"])
         state.param.watch(self._update_running, ["running", "progress", "status"])
         state.param.watch(self._update_results, ["results", "climb"])
+        state.param.watch(self._update_learned, ["learned_tree", "learned_note"])
         self._update_inputs()
         self._update_running()
         self._update_results()
+        self._update_learned()
 
     async def _run_sweep(self, _=None) -> None:
         await self.state.run_sweep()
@@ -267,6 +274,14 @@ class ScoresPanel(Viewer):
         self.climb.disabled = blocked or state.mapping != "model"
         self.learn.disabled = state.running or state.data.dataset is None
         self.cancel.disabled = not state.running
+
+    def _update_learned(self, *_) -> None:
+        """Draw the structure search's best tree so far, then its result (ScoresState.learned_tree)."""
+        tree = self.state.learned_tree
+        if tree is not None:
+            self.learned_drawing.draw(tree_view.model_data(tree))
+            self.learned_note.object = f"<b>{html_text.escape(self.state.learned_note)}</b>"
+        self.learned_box.visible = tree is not None
 
     def _update_results(self, *_) -> None:
         state = self.state
@@ -327,11 +342,12 @@ class ScoresPanel(Viewer):
             pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, sizing_mode="stretch_width"),
             pn.Row(self.learn_score, self.learn, self.cancel, sizing_mode="stretch_width"),
             html("<small>Learn structure searches for a latent tree over all columns and opens it in the tree "
-                 "editor; the best tree so far is named below while it runs.</small>", margin=(0, 10),
+                 "editor; the best tree so far is drawn below while it runs.</small>", margin=(0, 10),
                  sizing_mode="stretch_width"),
             self.progress,
             self.status,
             self.message,
+            self.learned_box,
             self.plot_hint,
             self.plot_box,
             self.climb_box,

@@ -1,15 +1,38 @@
-"""Learn structure from the dashboard (issue 11): a job with progress, the result in the tree editor."""
+"""Learn structure from the dashboard (issue 11): a job with progress, the best tree drawn as it improves,
+the result in the tree editor."""
 
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from effdim import parse_model
+from effdim.distribution import random_parameters, sample
 from pages import DATA, TIMEOUT, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
+
+#: A known latent tree over 13 columns (binary and ternary); 5,000 rows of it take the search a few seconds.
+TRUTH = "H1:3(H2:3(A:3,B:2,C:3,D:2),H3:3(E:3,F:2,G:3,I:2),H4:3(J:3,K:2,L:3,M:2),P:2)"
+
+# The nodes the live drawing (the Bokeh figure named "effdim-learned-tree") shows: [[node, kind], ...].
+LEARNED_NODES = """
+() => {
+  for (const doc of Bokeh.documents) {
+    const fig = doc.get_model_by_name("effdim-learned-tree");
+    if (!fig) continue;
+    for (const r of fig.renderers) {
+      const data = r.data_source.data;
+      const get = (k) => (data instanceof Map ? data.get(k) : data[k]);
+      if (get("kind")) return Array.from(get("node"), (n, i) => [n, get("kind")[i]]);
+    }
+  }
+  return null;
+}
+"""
 
 
 def test_learn_structure_runs_as_a_job_and_opens_the_tree_in_the_editor(page: Page, app_url, shots):
@@ -28,3 +51,44 @@ def test_learn_structure_runs_as_a_job_and_opens_the_tree_in_the_editor(page: Pa
     for column in ("A", "B", "C", "D"):  # the learned tree's leaves are the data's columns
         expect(notation).to_have_value(re.compile(rf"\b{column}:2\b"))
     expect(stat(page, "ds")).not_to_have_text("41")
+
+
+def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_the_editor(page: Page, app_url,
+                                                                                         shots):
+    data = sample(random_parameters(parse_model(TRUTH), 7), 5000, 8)
+    csv = data.to_frame().to_csv(index=False).encode()
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "latent-tree.csv", csv)
+    expect(page.get_by_text("5,000 rows")).to_be_visible(timeout=TIMEOUT)
+    page.get_by_role("button", name="Learn structure").click()
+    status = page.locator(".effdim-status")
+    drawn_while_running = []
+    deadline = time.monotonic() + TIMEOUT / 1000
+    while time.monotonic() < deadline:
+        # the drawing first, then the status line: if the job still runs, it ran when the drawing was read
+        nodes = page.evaluate(LEARNED_NODES)
+        text = status.evaluate("el => (el.shadowRoot ?? el).textContent")  # Panel renders it in a shadow root
+        if "Structure learned" in text:
+            break
+        if nodes and "running" in text and (not drawn_while_running or nodes != drawn_while_running[-1]):
+            drawn_while_running.append(nodes)
+            if len(drawn_while_running) == 1:
+                page.screenshot(path=str(shots / "learn-structure-live.png"))
+        time.sleep(0.1)
+    expect(status).to_contain_text("Structure learned")
+    assert drawn_while_running, "no tree was drawn while the search ran"
+    hidden = [sum(kind == "hidden" for _, kind in nodes) for nodes in drawn_while_running]
+    assert max(hidden) > 1, hidden
+    assert len(drawn_while_running) > 1  # redrawn as the search improved the tree
+    expect(page.locator(".effdim-learned")).to_contain_text("now in the tree editor")
+    final = page.evaluate(LEARNED_NODES)
+    page.screenshot(path=str(shots / "learn-structure-final.png"))
+    page.get_by_text("Model & dimensions", exact=True).click()
+    notation = page.locator(".effdim-notation textarea")
+    expect(notation).to_have_value(re.compile(r"\bA:3\b"))
+    in_editor = parse_model(notation.input_value())
+    # the final drawing is the tree now in the editor, its leaves the data's columns
+    assert sorted(map(tuple, final)) == sorted((n, "hidden" if in_editor.is_hidden(n) else "observed")
+                                               for n in in_editor.nodes)
+    assert set(in_editor.observed) == set(data.columns)
