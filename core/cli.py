@@ -532,13 +532,18 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         study = build_study(args.study, quick=args.quick, sizes=args.sizes, **options)
     except ValueError as err:
         raise UsageError(f"effdim experiment: {err}") from None
+    if args.cached_only and args.no_cache:
+        raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
     try:
         result = study.run(cache_dir=None if args.no_cache else args.cache_dir,
                            executor="serial" if args.workers == 1 else "processes", workers=args.workers,
-                           scheduler=args.scheduler, progress=not args.quiet)
+                           scheduler=args.scheduler, progress=not args.quiet, cached_only=args.cached_only)
     except ExperimentError as err:
         print(f"effdim: {err}", file=sys.stderr)
         raise SystemExit(1) from None
+    if not result.records:
+        raise UsageError(f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
+                         f"{args.cache_dir}; run it without --cached-only first")
     result.test = args.test
     paths, notes = write_outputs(result, args.out, plots=not args.no_plots, png=not args.no_png,
                                  preset="quick" if args.quick else "full", command=" ".join(sys.argv[1:]))
@@ -549,7 +554,8 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
                     "summary": json.loads(table.to_json(orient="records"))})
         return
     print(result.markdown())
-    print(f"\n{stats.total} jobs: {stats.executed} run, {stats.cached} from the cache; "
+    missing = f", {stats.missing} not run (--cached-only)" if stats.missing else ""
+    print(f"\n{stats.total} jobs: {stats.executed} run, {stats.cached} from the cache{missing}; "
           f"{stats.wall_seconds:.1f} s wall, {stats.job_seconds:.1f} s of job time ({stats.executor}, "
           f"{stats.workers} worker{'s' if stats.workers != 1 else ''})")
     print("wrote " + ", ".join(str(p) for p in paths))
@@ -674,6 +680,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--scheduler", default=None, help="Dask scheduler address: run the jobs on that cluster")
     exp.add_argument("--cache-dir", default=".effdim-cache", help="per-job result cache (default .effdim-cache)")
     exp.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    exp.add_argument("--cached-only", action="store_true",
+                     help="run nothing: write the outputs from the jobs of this design already in the cache "
+                          "(a long study reported part way; the same command without it runs the rest)")
     exp.add_argument("--out", default="effdim-experiments", help="directory for CSV, markdown and plots")
     exp.add_argument("--no-plots", action="store_true", help="skip the HTML/PNG plots")
     exp.add_argument("--no-png", action="store_true", help="HTML plots only (PNG needs Chromium)")

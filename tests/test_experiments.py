@@ -150,6 +150,19 @@ def _interruptible(config: dict) -> dict:
     return {"y": config["x"] ** 2}
 
 
+def test_cached_only_reports_the_cached_jobs_and_runs_none(tmp_path):
+    _CALLS.clear()
+    run_jobs(_square, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False)
+    _CALLS.clear()
+    configs = [{"x": x} for x in range(5)]
+    records, stats = run_jobs(_square, configs, cache_dir=tmp_path, progress=False, cached_only=True)
+    assert _CALLS == []  # nothing ran
+    assert [r.config["x"] for r in records] == [1, 3] and (stats.cached, stats.missing, stats.executed) == (2, 3, 0)
+    assert stats.to_json()["missing"] == 3
+    with pytest.raises(ValueError, match="needs a cache directory"):
+        run_jobs(_square, configs, cache_dir=None, progress=False, cached_only=True)
+
+
 def test_truncated_or_foreign_cache_files_are_recomputed(tmp_path):
     _CALLS.clear()
     configs = [{"x": 1}, {"x": 2}]

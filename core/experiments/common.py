@@ -131,8 +131,12 @@ class Study:
         workers: int | None = None,
         scheduler: Any = None,
         progress: bool = True,
+        cached_only: bool = False,
     ):
-        """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`."""
+        """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`.
+
+        ``cached_only``: run nothing; the result holds the cached jobs only (a partial run)."""
         records, stats = run_jobs(self.job, self.jobs(), cache_dir=cache_dir, prefix=self.prefix, executor=executor,
-                                  workers=workers, scheduler=scheduler, progress=progress, label=self.prefix)
+                                  workers=workers, scheduler=scheduler, progress=progress, label=self.prefix,
+                                  cached_only=cached_only)
         return self.result(records, stats)

@@ -77,7 +77,7 @@ class RunStats:
     """What a :func:`run_jobs` call did.
 
     ``executed``: jobs computed in this call; ``cached``: jobs read from the
-    cache; ``wall_seconds``: elapsed time of the call; ``job_seconds``: sum of
+    cache; ``missing``: jobs neither cached nor run (``cached_only``); ``wall_seconds``: elapsed time of the call; ``job_seconds``: sum of
     the compute times of all jobs (cached ones included, as recorded when they
     ran); ``workers`` and ``executor`` describe where they ran.
     """
@@ -85,6 +85,7 @@ class RunStats:
     total: int = 0
     executed: int = 0
     cached: int = 0
+    missing: int = 0
     wall_seconds: float = 0.0
     job_seconds: float = 0.0
     executor: str = ""
@@ -96,6 +97,7 @@ class RunStats:
             "total": self.total,
             "executed": self.executed,
             "cached": self.cached,
+            "missing": self.missing,
             "wall_seconds": round(self.wall_seconds, 3),
             "job_seconds": round(self.job_seconds, 3),
             "executor": self.executor,
@@ -214,8 +216,13 @@ def run_jobs(
     scheduler: Any = None,
     progress: bool | Progress = True,
     label: str = "",
+    cached_only: bool = False,
 ) -> tuple[list[JobRecord], RunStats]:
     """Run ``fn`` on every config, reusing cached results; return records in ``configs`` order.
+
+    With ``cached_only`` nothing runs: the records are those of the cached
+    jobs (in ``configs`` order), and ``RunStats.missing`` counts the others,
+    so that a study too long for one sitting can be reported part way.
 
     Parameters
     ----------
@@ -238,6 +245,8 @@ def run_jobs(
     progress:
         ``True``: a progress bar on stderr; ``False``: silent; or a
         :class:`Progress` instance.
+    cached_only:
+        Read the cache, run nothing (needs ``cache_dir``).
 
     Raises
     ------
@@ -247,6 +256,8 @@ def run_jobs(
         Passed on after pending jobs are cancelled; finished ones are cached.
     """
     t0 = time.perf_counter()
+    if cached_only and cache_dir is None:
+        raise ValueError("reading only cached jobs needs a cache directory")
     configs = [dict(c) for c in configs]
     cache = Path(cache_dir) if cache_dir is not None else None
     keys = [job_key(fn, c) for c in configs]
@@ -261,6 +272,8 @@ def run_jobs(
                 records[k] = rec
     pending = [k for k in unique if k not in records]
     stats = RunStats(total=len(unique), cached=len(records))
+    if cached_only:
+        stats.missing, pending = len(pending), []
     bar = progress if isinstance(progress, Progress) else Progress(len(unique), label, enabled=bool(progress))
     bar.total = len(unique)
     bar.update(len(records), cached=len(records))
@@ -301,7 +314,7 @@ def run_jobs(
         raise ExperimentError(
             f"{len(stats.failures)} of {len(unique)} jobs failed (the others are cached); first: {stats.failures[0]}"
         )
-    return [records[k] for k in keys], stats
+    return [records[k] for k in keys if k in records], stats
 
 
 def _settle(future, key, finish, fail) -> None:
