@@ -265,6 +265,54 @@ def test_structure_job_reports_every_metric_per_score():
     assert timeless(again["runs"][0]) == timeless(out["runs"][0])
 
 
+def _run_row(score, learned, rf, kl, *, card_errors=0, hidden=2, ds=20, de=20):
+    return {"score": score, "learned": learned, "rf": rf, "kl_bits": kl, "kl_exact": True, "hidden_true": 2,
+            "hidden_learned": hidden, "card_errors": card_errors, "exact": rf == 0 and card_errors == 0,
+            "steps": 3, "seconds": 1.0, "stopped": "converged", "ds": ds, "de": de}
+
+
+def test_paired_comparison_of_each_de_score_with_its_ds_twin():
+    from effdim.experiments import StructureStudy
+    from effdim.experiments.runner import JobRecord, RunStats
+
+    study = StructureStudy(replicates=3, sizes=(1000,))
+    records = []
+    for rep, (rf_plus, kl_plus) in enumerate([(0, 0.001), (2, 0.004), (2, 0.005)]):
+        runs = [_run_row("bic", "a", 0, 0.001), _run_row("bic+", "a" if rep == 0 else "b", rf_plus, kl_plus,
+                                                       card_errors=int(rep > 0), hidden=3 if rep else 2, de=18),
+                _run_row("cs", "c", 1, 0.002), _run_row("cs+", "c", 1, 0.002)]
+        records.append(JobRecord({"replicate": rep, "n": 1000}, {"truth": "t", "leaves": 8, "runs": runs}, 1.0,
+                                 True))
+    result = study.result(records, RunStats())
+    pairs = result.paired().set_index("pair")
+    bic = pairs.loc["BIC+ - BIC"]
+    assert (bic["replicates"], bic["same_tree"], bic["rf_better"], bic["rf_worse"]) == (3, 1, 0, 2)
+    assert bic["rf_diff"] == pytest.approx(4 / 3) and bic["kl_diff_1e3"] == pytest.approx((3 + 4) / 3)
+    assert bic["card_errors_diff"] == pytest.approx(2 / 3) and bic["deficit_diff"] == pytest.approx(2)
+    assert bic["hidden_diff"] == pytest.approx(2 / 3) and 0 < bic["kl_p"] < 1
+    cs = pairs.loc["CS+ - CS"]
+    assert (cs["same_tree"], cs["rf_diff"], cs["rf_p"], cs["kl_p"]) == (3, 0, 1.0, 1.0)
+    text = result.markdown()
+    assert "| 1,000 | BIC+ - BIC | 1/3 | 0 / 2 | +1.33 (" in text
+    assert "| n | replicates | BIC | BIC+ | CS | CS+ |" in text and "| 1,000 | 3 | 0 ± 0 | 1.33 ± 0.67 |" in text
+
+
+def test_cli_experiment_cached_only_reports_a_partial_run(tmp_path, capsys):
+    common = ["experiment", "structure", "--quick", "--sizes", "300", "--restarts", "1", "--workers", "1",
+              "--no-plots", "--quiet", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out")]
+    assert main([*common, "--cached-only"]) == 2  # nothing cached yet
+    assert "none of the 6 jobs of this design is in the cache" in capsys.readouterr().err
+    assert main([*common, "--replicates", "1"]) == 0
+    capsys.readouterr()
+    assert main([*common, "--replicates", "2", "--cached-only"]) == 0  # the second replicate is not run
+    out = capsys.readouterr().out
+    assert "2 jobs: 0 run, 1 from the cache, 1 not run (--cached-only)" in out
+    assert json.loads((tmp_path / "out" / "structure_run.json").read_text())["run"]["missing"] == 1
+    assert (tmp_path / "out" / "structure_paired.csv").is_file()
+    assert main([*common, "--cached-only", "--no-cache"]) == 2
+    assert "cannot go with --no-cache" in capsys.readouterr().err
+
+
 def test_cli_learn_prints_steps_and_the_learned_model(capsys):
     assert main(["learn", "hlc-figure2", "--quiet", "--seed", "0", "--start", "lc"]) == 0
     out = capsys.readouterr().out

@@ -12,7 +12,7 @@ File names are stable (a dashboard reads them); for the LC study (Section 5):
 For the HLC study (Section 6): ``hlc_fits.csv``, ``hlc_runs.csv``,
 ``hlc_table2.csv``, ``hlc_table2.md``, ``hlc_figure.html|png``,
 ``hlc_run.json``. For the structure study: ``structure_fits.csv``,
-``structure_runs.csv``, ``structure_summary.csv|md``,
+``structure_runs.csv``, ``structure_summary.csv|md``, ``structure_paired.csv``,
 ``structure_figure.html|png``, ``structure_run.json``. ``docs/experiments.md`` describes every column.
 """
 
@@ -104,6 +104,7 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
                 figures.append((P.lc_overview(result), "lc_all", "Section 5: every generating model"))
     elif name == "structure":
         csv(result.summary(), "structure_summary.csv")
+        csv(result.paired(), "structure_paired.csv")
         text(result.markdown(), "structure_summary.md")
         if plots:
             from . import plots as P

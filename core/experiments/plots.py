@@ -131,7 +131,8 @@ def structure_figure(summary: Any):
     """The structure study (``StructureResult.summary()`` or ``structure_summary.csv``): Robinson-Foulds
     distance, KL (1e-3 bits) and cardinality errors of the learned trees against ``n``, per score."""
     hv = _hv()
-    reps = int(summary["replicates"].min())
+    low, high = int(summary["replicates"].min()), int(summary["replicates"].max())
+    reps = f"{low}" if low == high else f"{low}-{high}"
     panels = [
         _curves(hv, summary, "rf_mean", "rf_se", "Robinson-Foulds distance", f"Tree errors, {reps} replicates",
                 logy=False),

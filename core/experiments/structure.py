@@ -42,7 +42,7 @@ from ..structure import learn_structure, robinson_foulds
 from ..scores import PAPER_SCORES, SCORES
 from .common import Study, check_config, kl_bits, rng_for
 from .runner import JobRecord, RunStats
-from .stats import mean_se
+from .stats import mean_se, paired_pvalue
 
 __all__ = ["StructureStudy", "StructureResult", "structure_job", "random_latent_tree", "hidden_signatures"]
 
@@ -214,20 +214,58 @@ class StructureResult:
         return pd.DataFrame(rows).sort_values(["n", "score"], key=lambda c: c.map(order) if c.name == "score"
                                               else c).reset_index(drop=True)
 
+    def paired(self):
+        """Each de-corrected score against its ds twin (BIC+ against BIC, CS+ against CS), per ``n``, paired
+        by replicate (the same data and EM stream): how often they learn the same tree; how often the de
+        version's Robinson-Foulds distance is lower (``rf_better``) or higher (``rf_worse``); the mean
+        differences (de version minus ds version) of RF, KL (1e-3 bits) and cardinality errors with the
+        two-sided paired t-test p-values of RF and KL (:func:`effdim.experiments.stats.paired_pvalue`)."""
+        import pandas as pd
+
+        runs = self.runs()
+        rows = []
+        for plain, corrected in (("bic", "bic+"), ("cs", "cs+")):
+            if plain not in self.study.scores or corrected not in self.study.scores:
+                continue
+            for n, g in runs.groupby("n", sort=True):
+                a = g[g["score"] == corrected].set_index("replicate").sort_index()
+                b = g[g["score"] == plain].set_index("replicate").sort_index()
+                rf = a["rf"] - b["rf"]
+                rows.append({"n": int(n), "pair": f"{SCORES[corrected].label} - {SCORES[plain].label}",
+                             "replicates": len(a), "same_tree": int((a["learned"] == b["learned"]).sum()),
+                             "rf_better": int((rf < 0).sum()), "rf_worse": int((rf > 0).sum()),
+                             "rf_diff": float(rf.mean()), "rf_p": paired_pvalue(a["rf"], b["rf"]),
+                             "kl_diff_1e3": float((a["kl_bits"] - b["kl_bits"]).mean() * 1e3),
+                             "kl_p": paired_pvalue(a["kl_bits"], b["kl_bits"]),
+                             "card_errors_diff": float((a["card_errors"] - b["card_errors"]).mean()),
+                             "hidden_diff": float((a["hidden_learned"] - b["hidden_learned"]).mean()),
+                             "deficit_diff": float(((a["ds"] - a["de"]) - (b["ds"] - b["de"])).mean())})
+        return pd.DataFrame(rows)
+
     def markdown(self) -> str:
-        """The summary as markdown tables, one block per metric."""
+        """The summary as markdown tables, one block per metric, then the paired comparisons."""
         t = self.summary()
         scores = list(self.study.scores)
-        reps = int(t["replicates"].min()) if len(t) else 0
-        out = [f"Mean ± standard error over {reps} replicates (random trees); lower is better except exact."]
-        for title, mean, se, scale in (("Robinson-Foulds distance to the true tree", "rf_mean", "rf_se", 1),
-                                       ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3", 1),
-                                       ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se", 1),
-                                       ("Exact recoveries (tree and cardinalities), share", "exact_share", None, 1)):
-            out += ["", f"**{title}**", "", "| n | " + " | ".join(SCORES[s].label for s in scores) + " |",
-                    "|---:|" + "---:|" * len(scores)]
+        out = ["Mean ± standard error over the replicates (random trees) of each size; lower is better except "
+               "exact recoveries."]
+        for title, mean, se in (("Robinson-Foulds distance to the true tree", "rf_mean", "rf_se"),
+                                ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3"),
+                                ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se"),
+                                ("Exact recoveries (tree and cardinalities), share", "exact_share", None)):
+            out += ["", f"**{title}**", "", "| n | replicates | " + " | ".join(SCORES[s].label for s in scores)
+                    + " |", "|---:|---:|" + "---:|" * len(scores)]
             for n, g in t.groupby("n", sort=True):
                 g = g.set_index("score")
-                cells = [f"{g.at[s, mean] * scale:.3g}" + (f" ± {g.at[s, se]:.2g}" if se else "") for s in scores]
-                out.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+                cells = [f"{g.at[s, mean]:.3g}" + (f" ± {g.at[s, se]:.2g}" if se else "") for s in scores]
+                out.append(f"| {int(n):,} | {int(g['replicates'].min())} | " + " | ".join(cells) + " |")
+        pairs = self.paired()
+        if len(pairs):
+            out += ["", "**Paired: the de-corrected score minus its ds twin, same data sets**", "",
+                    "| n | pair | same tree | RF lower / higher | RF diff (p) | KL diff, 1e-3 bits (p) "
+                    "| card. errors diff | hidden nodes diff | ds - de diff |",
+                    "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            for r in pairs.itertuples():
+                out.append(f"| {r.n:,} | {r.pair} | {r.same_tree}/{r.replicates} | {r.rf_better} / {r.rf_worse} "
+                           f"| {r.rf_diff:+.2f} ({r.rf_p:.2g}) | {r.kl_diff_1e3:+.3g} ({r.kl_p:.2g}) "
+                           f"| {r.card_errors_diff:+.2f} | {r.hidden_diff:+.2f} | {r.deficit_diff:+.2f} |")
         return "\n".join(out)
