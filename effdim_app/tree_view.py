@@ -12,6 +12,10 @@ sources costs a few milliseconds. The click works like the ``SingleTap``
 recipe: the plot's ``tap`` event gives data coordinates and the state picks
 the nearest node (``ModelState.select_nearest``); no glyph hit-testing.
 
+The figure is :class:`TreeFigure`, its data :func:`model_data` of any model:
+the editor's :class:`TreeView` draws the edited model through them, and the
+Data & scores tab draws the structure search's best tree so far with them.
+
 The scores panel keeps HoloViews (curves are rebuilt rarely).
 """
 
