@@ -301,4 +301,5 @@ class TreeView(Viewer):
         self._drawing.draw(data, self.font_scale)
 
     def __panel__(self):
-        return pn.Column(self._mode_row, self._drawing.pane, self._legend, self.svg, sizing_mode="stretch_width", margin=0)
+        return pn.Column(self._mode_row, self._drawing.pane, self._legend, self.svg, sizing_mode="stretch_width",
+                         margin=0)

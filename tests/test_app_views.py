@@ -52,9 +52,12 @@ def test_a_running_job_shows_progress_line_and_cancel():
 def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one():
     from effdim import parse_model
 
+    from effdim_app.views import ScoresPanel
+
     app = create_app("5(3(2,2),2,3(2,2))")
-    _rendered(app)
-    panel, scores = app.scores_panel, app.scores
+    scores = app.scores
+    panel = ScoresPanel(scores)  # the app builds its own when the Data tab first opens
+    panel.__panel__().get_root(Document())
     assert not panel.learned_box.visible
     scores.param.update(learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,E:2,H3:3(F:2,G:2))"),
                         learned_note="Best tree so far (3 hidden nodes)")
