@@ -248,9 +248,10 @@ async def student(url: str, seconds: float, seed: int, out: dict, delay: float =
 async def sweeper(url: str, seconds: float, out: dict) -> None:
     client = await Client(url).open()
     await client.set(client.find(css="effdim-tabs"), active=1)  # the Data & scores tab (rendered on demand)
-    for _ in range(100):
+    for _ in range(300):  # the tab is built when first opened: wait until its models arrived
         try:
             status = client.find(css="effdim-status")
+            client.find(name="Button", label="Load data set")
             break
         except LookupError:
             await asyncio.sleep(0.1)

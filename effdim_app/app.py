@@ -168,6 +168,10 @@ class EffdimApp(Viewer):
             header_background=ACCENT,
             theme_toggle=False,
             main_layout=None,
+            # Panel's busy spinner is one flag for the whole process: every callback of any session
+            # set the spinner of every open page (30 pages: 30 updates per student edit, and each
+            # student saw the others' work as their own). Jobs show their own progress instead.
+            busy_indicator=None,
         )
         template.config.raw_css.append(TEMPLATE_CSS)
         self._share_in_url()

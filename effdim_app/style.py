@@ -64,7 +64,7 @@ CARD_CSS = """
 """
 
 #: The page (light DOM). Below 1100 px the header's title gets smaller, so the title, the Guided demo
-#: and Projector buttons and the busy indicator fit at 1024 px and at 150 % zoom.
+#: and Projector buttons fit at 1024 px and at 150 % zoom.
 TEMPLATE_CSS = """
 #header .title, .title { font-weight: 600; }
 @media (max-width: 1100px) { #header .title { font-size: 20px; } }
