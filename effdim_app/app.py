@@ -16,6 +16,7 @@ from effdim import HLCModel
 
 from .config import ServerLimits
 from .jobs import JobRunner
+from .notebook import RenderGate
 from .state import DataState, ModelState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .experiments_view import ExperimentsPanel
@@ -141,12 +142,16 @@ class EffdimApp(Viewer):
         )
 
     def __panel__(self):
-        """Inline form (notebooks): the model controls to the left of the tabs, above them in a narrow cell."""
-        return pn.FlexBox(
+        """Inline form (notebooks): the model controls to the left of the tabs, above them in a narrow cell.
+
+        Drawn once the cell's output exists in the browser, with Panel's
+        stylesheets from the install (:mod:`effdim_app.notebook`).
+        """
+        return RenderGate(pn.FlexBox(
             pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
             pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
             flex_wrap="wrap", sizing_mode="stretch_width",
-        )
+        ), sizing_mode="stretch_width")
 
     def close(self) -> None:
         """Stop this session's jobs (the session ended); its state then goes with the session."""

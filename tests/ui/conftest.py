@@ -7,7 +7,12 @@ here); ``.ci/run`` installs it when missing. Screenshots go to
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -100,3 +105,48 @@ def inline_url():
 def shots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "effdim_dashboard.ipynb"
+#: JupyterLab settings of the test server: no news or update pop-up over the notebook.
+LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+                {"fetchNews": "false", "checkForUpdates": False}}
+
+
+@pytest.fixture(scope="session")
+def jupyterlab_url(tmp_path_factory):
+    """JupyterLab of this environment (its python3 kernel is this Python) on a copy of the example notebook.
+
+    Root, configuration, data, runtime and settings directories are temporary,
+    so the server sees neither the user's Jupyter set-up nor other servers.
+    Yields the notebook's URL; the server is terminated at the end.
+    """
+    home = tmp_path_factory.mktemp("jupyterlab")
+    root = home / "root"
+    root.mkdir()
+    shutil.copy(NOTEBOOK, root)
+    for name, settings in LAB_SETTINGS.items():
+        path = home / "settings" / name
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(settings))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "IPYTHONDIR": str(home / "ipython")}
+    port = _free_port()
+    log = (home / "server.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+         "--LabApp.expose_app_in_browser=True"],  # window.jupyterapp: the tests run commands by name
+        env=env, stdout=log, stderr=subprocess.STDOUT)
+    _wait_for(port)
+    if server.poll() is not None:
+        pytest.fail(f"jupyter lab did not start:\n{(home / 'server.log').read_text()}", pytrace=False)
+    yield f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK.name}"
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a hung shutdown
+        server.kill()
+        server.wait()
+    log.close()

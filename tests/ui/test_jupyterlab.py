@@ -1,0 +1,134 @@
+"""The example notebook in real JupyterLab with every request off this machine refused (issue 9, point 5).
+
+Run All, then: the dashboard shows the last cell's model with the tree in
+step with the numbers, fits a 934 px output (JupyterLab at 1366 px with the
+file browser open) without blank space below it, and Enter in the States box
+applies. The screenshot of the cell
+goes to ``tests/ui/screenshots/dashboard-jupyterlab.png`` (the one in
+``docs/`` is a copy).
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from effdim_app.state import ModelState
+from effdim_app.tree_view import tree_data
+
+from pages import FIG2, TIMEOUT, click_node, stat
+
+pytestmark = pytest.mark.browser
+
+#: Width of a notebook output in JupyterLab 4 at 1366 px with the file browser open (issue 9).
+OUTPUT_WIDTH = 934
+#: A 1366 px wide screen, tall enough for the whole dashboard.
+LAB_VIEWPORT = {"width": 1366, "height": 1400}
+#: Blank space allowed below the dashboard's lowest drawn element, inside its output.
+BLANK_BELOW = 60
+
+KERNEL = "window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel"
+KERNEL_IDLE = f"() => {KERNEL}?.status === 'idle'"
+
+# Labels of the tree as BokehJS draws it (the figure named "effdim-tree").
+TREE_LABELS = """
+() => {
+  const views = [];
+  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const plot = views.find((v) => v.model && v.model.name === "effdim-tree");
+  const source = plot.model.renderers.map((r) => r.data_source).find((s) => s.data.label !== undefined);
+  return [...source.data.label];
+}
+"""
+
+# Bottom of the lowest drawn element (a leaf with a size) inside `el`, shadow roots included.
+LOWEST_DRAWN = """
+(el) => {
+  let lowest = el.getBoundingClientRect().top;
+  const walk = (node) => {
+    const children = [...node.children, ...(node.shadowRoot ? node.shadowRoot.children : [])];
+    const box = node.getBoundingClientRect();
+    if (!children.length && box.height > 0 && box.width > 0 && getComputedStyle(node).visibility !== "hidden") {
+      lowest = Math.max(lowest, box.bottom);
+    }
+    children.forEach(walk);
+  };
+  walk(el);
+  return lowest;
+}
+"""
+
+def notebook_state() -> ModelState:
+    """The dashboard's state after the example notebook's last cell, computed here."""
+    state = ModelState(FIG2)
+    state.select("H2")
+    state.set_card(2)
+    return state
+
+
+def offline_page(browser: Browser, refused: list[str]) -> Page:
+    """A page whose requests to any host but this machine are refused (and listed in ``refused``)."""
+    page = browser.new_context(viewport=LAB_VIEWPORT).new_page()
+
+    def route(request_route):
+        if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            refused.append(request_route.request.url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    return page
+
+
+def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
+    started = time.perf_counter()
+    refused, errors = [], []
+    page = offline_page(browser, refused)
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.goto(jupyterlab_url)
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+    expected = notebook_state()
+    expect(stat(page, "ds")).to_have_text(str(expected.report.ds), timeout=TIMEOUT)
+    expect(stat(page, "de")).to_have_text(str(expected.report.de))
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation)
+    # the Run All race: the tree showed the model before the last cell's edit
+    page.wait_for_function(f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}",
+                           timeout=TIMEOUT)
+
+    output = page.locator(".jp-OutputArea-output").filter(has=stat(page, "ds"))
+    output.scroll_into_view_if_needed()
+    width, scroll_width = output.evaluate("(el) => [el.clientWidth, el.scrollWidth]")
+    assert abs(width - OUTPUT_WIDTH) <= 10, f"output {width} px wide, not JupyterLab's {OUTPUT_WIDTH}"
+    assert scroll_width <= width, f"dashboard {scroll_width} px wide overflows its {width} px output"
+    card = page.locator(".effdim-card").bounding_box()
+    box = output.bounding_box()
+    assert card["x"] + card["width"] <= box["x"] + box["width"], "Selected-node card cut off"
+    blank = box["y"] + box["height"] - output.evaluate(LOWEST_DRAWN)
+    assert blank <= BLANK_BELOW, f"{blank:.0f} px blank below the dashboard"
+    page.locator(".jp-Cell").filter(has=output).evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    box = output.bounding_box()
+    page.screenshot(path=shots / "dashboard-jupyterlab.png",
+                    clip={"x": 0, "y": 0, "width": LAB_VIEWPORT["width"], "height": box["y"] + box["height"] + 8})
+
+    # Enter in the States box applies (JupyterLab must not swallow it)
+    click_node(page, expected.notation, "O3")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3", timeout=TIMEOUT)
+    states = page.locator(".effdim-card-input input")
+    states.fill("3")
+    states.press("Enter")
+    expected.select("O3")
+    expected.set_card(3)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation, timeout=TIMEOUT)
+    expect(stat(page, "ds")).to_have_text(str(expected.report.ds))
+
+    assert not refused, f"requests off this machine: {refused}"
+    assert not [e for e in errors if "isn't known" in e], errors
+    assert time.perf_counter() - started < 60
