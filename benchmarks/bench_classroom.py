@@ -25,9 +25,8 @@ closed by the server), server memory (PSS of the server processes, and of
 their worker processes at their peak), and, after ``--churn``, memory once
 the closed sessions have expired.
 
-Run (starts its own ``effdim app`` with the default limits, two server
-processes on a multi-core machine; ``-- --processes 1`` for one; ``--url``
-to use a running server)::
+Run (starts its own ``effdim app`` with the default limits and one server
+process; ``-- --processes 2`` for two; ``--url`` to use a running server)::
 
     python benchmarks/bench_classroom.py --students 30 --minutes 3 --churn 200
 """
@@ -329,7 +328,8 @@ def memory(pid: int) -> tuple[float, float]:
     return servers / 2**20, workers / 2**20
 
 
-#: Seconds after which Bokeh destroys a session whose websocket closed (checked every 17 s, lifetime 15 s).
+#: Seconds to wait before the last memory mark: effdim app destroys a closed session 5-7 s after its
+#: websocket closed (panel serve: 15-32 s), then collects and trims 5 s later (effdim_app/server_memory.py).
 SESSION_EXPIRY = 40
 
 

@@ -316,9 +316,6 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
 #: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
 WORST_PATTERNS = 20
-#: ``effdim app --processes`` default: one server process per core, at most two (docs/robustness.md,
-#: "Serving sessions"); one where processes cannot be forked.
-DEFAULT_SERVER_PROCESSES = min(2, os.cpu_count() or 1) if hasattr(os, "fork") else 1
 
 
 def _bvr_pairs(bvr) -> list[dict]:
@@ -711,9 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="size of an uploaded data file, in MB (default 10)")
     app.add_argument("--threads", type=_positive_int, default=None,
                      help="threads serving the sessions' callbacks (default: none, the event loop alone)")
-    app.add_argument("--processes", type=_positive_int, default=DEFAULT_SERVER_PROCESSES,
-                     help="server processes sharing the sessions (default: 2 on a machine with two or more "
-                          "cores, else 1; more than 1 only on Linux/macOS)")
+    app.add_argument("--processes", type=_positive_int, default=1,
+                     help="server processes sharing the sessions (default 1; more only on Linux/macOS, and "
+                          "their pages may fetch some stylesheets from Panel's CDN: see docs/robustness.md)")
     app.set_defaults(run=_cmd_app)
 
     return parser

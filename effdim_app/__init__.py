@@ -110,6 +110,10 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     from .server_memory import tune_collector
 
     limits = limits or ServerLimits()
+    # a closed page's session is destroyed 5 s after its websocket closed (Bokeh's default: 15 s,
+    # checked every 17 s), so a class coming and going keeps few dead sessions in memory
+    kwargs.setdefault("check_unused_sessions_milliseconds", 2000)
+    kwargs.setdefault("unused_session_lifetime_milliseconds", 5000)
     if num_procs > 1:
         os.register_at_fork(after_in_child=_end_with_parent)
         share = max(1, limits.workers // num_procs)
