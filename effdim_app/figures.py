@@ -170,7 +170,7 @@ class ShareBars:
     def __init__(self):
         self.figure = _figure("", width=300, height=260, x_range=FactorRange(), y_range=(0, 1),
                               y_axis_label="share")
-        self.figure.toolbar_location = None
+        self.figure.toolbar.autohide = True
         self.source = ColumnDataSource({"state": [], "share": []})
         bars = self.figure.vbar("state", top="share", width=0.8, source=self.source, color="#1d4e89")
         self.figure.add_tools(HoverTool(renderers=[bars], tooltips=[("state", "@state"), ("share", "@share{0.0%}")]))

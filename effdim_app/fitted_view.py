@@ -63,9 +63,11 @@ class FittedView(Viewer):
                                   stylesheets=[HTML_CSS, STATS_CSS])
         # Bokeh figures updated in place (effdim_app.figures), built with the first fit shown
         self.figures: tuple[ProfileLines, ShareBars, ResidualMap] | None = None
-        self.profile = pn.pane.Bokeh(None, sizing_mode="stretch_width", height=330, css_classes=["effdim-profile"])
-        self.shares = pn.pane.Bokeh(None, width=300, height=260, css_classes=["effdim-shares"])
-        self.heatmap = pn.pane.Bokeh(None, width=420, height=340, css_classes=["effdim-bvr"])
+        # each figure goes into its box with the first fit: a Bokeh pane made empty and given its
+        # figure later was laid out at the empty pane's size (the shares plot drawn off its box)
+        self.profile = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["effdim-profile"])
+        self.shares = pn.Column(width=310, margin=0, css_classes=["effdim-shares"])
+        self.heatmap = pn.Column(width=430, margin=0, css_classes=["effdim-bvr"])
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
@@ -82,7 +84,7 @@ class FittedView(Viewer):
             pn.FlexBox(self.choice, self.node, self.order, self.download, flex_wrap="wrap",
                        sizing_mode="stretch_width"),
             self.profile,
-            pn.FlexBox(self.shares, self.stats, flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
@@ -113,10 +115,9 @@ class FittedView(Viewer):
             self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
 
     def _draw(self, fit, node: str) -> None:
-        if self.figures is None:
+        first = self.figures is None
+        if first:
             self.figures = (ProfileLines(), ShareBars(), ResidualMap(self._pair_clicked))
-            for pane, fig in zip((self.profile, self.shares, self.heatmap), self.figures):
-                pane.object = fig.figure
         profile, shares, residuals = self.figures
         table = fit.class_shares()
         rows = table[table["node"] == fit.labels.name(node)]
@@ -126,6 +127,10 @@ class FittedView(Viewer):
             profile.update(fit.profiles(node), fit.params.marginals()[node], node, str(fit.model))
             shares.update(rows["state"], rows["share"], node)
             residuals.update(fit.bivariate_residuals())
+        if first:  # shown with their first data
+            self.profile.objects = [pn.pane.Bokeh(profile.figure, sizing_mode="stretch_width", height=330)]
+            self.shares.objects = [pn.pane.Bokeh(shares.figure, width=300, height=260)]
+            self.heatmap.objects = [pn.pane.Bokeh(residuals.figure, width=420, height=340)]
 
     def _pair_clicked(self, a: str, b: str) -> None:
         if a != b and self.state.propose(a, b) and self.open_editor is not None:
