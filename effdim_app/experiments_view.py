@@ -56,15 +56,18 @@ class ExperimentsPanel(Viewer):
             label="Generating LC model (Section 5)", options=labels,
             value="8:2,2,2,2" if "8:2,2,2,2" in labels else labels[-1], width=320,
         )
-        lc_plot = pn.pane.HoloViews(pn.bind(lc_summary_figure, self.results.lc_summary, self.generator),
-                                    sizing_mode="stretch_width")
+        # the two panels as two panes side by side: as one HoloViews layout (a Bokeh grid) their plot
+        # frames were laid out 0 px high in the dashboard, leaving bare legends
+        self.lc_panels = pn.Row(sizing_mode="stretch_width")
+        self._show_generator(self.generator.value)
+        self.generator.param.watch(lambda event: self._show_generator(event.new), "value")
         self._layout = pn.Column(
             pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
             pn.pane.Markdown(HOW_TO_READ, sizing_mode="stretch_width", css_classes=["effdim-how-to-read"]),
             pn.pane.Markdown("### Section 5: LC models over four binary variables"),
             pn.pane.Markdown(LC_TAKEAWAY, sizing_mode="stretch_width"),
             self.generator,
-            lc_plot,
+            self.lc_panels,
             pn.pane.Markdown("### Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score"),
             pn.pane.Markdown(HLC_TAKEAWAY, sizing_mode="stretch_width"),
             pn.pane.HoloViews(table2_figure(self.results.hlc_table2)),
@@ -74,6 +77,10 @@ class ExperimentsPanel(Viewer):
                            title="Section 5 tables", collapsed=True, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
+
+    def _show_generator(self, label: str) -> None:
+        self.lc_panels.objects = [pn.pane.HoloViews(panel) for panel in
+                                  lc_summary_figure(self.results.lc_summary, label)]
 
     def __panel__(self):
         return self._layout

@@ -19,6 +19,24 @@ TITLES = """
   return titles;
 }
 """
+# Height in px of the plotting frame of each titled figure: 0 means only the legend is drawn.
+FRAME_HEIGHTS = """
+() => {
+  const out = {};
+  const walk = (v) => {
+    if (v.frame && v.model.title && v.model.title.text) out[v.model.title.text] = v.frame.bbox.height;
+    for (const c of (v.child_views || [])) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  return out;
+}
+"""
+
+
+def frames_drawn(page: Page) -> dict:
+    heights = page.evaluate(FRAME_HEIGHTS)
+    assert heights and all(h > 100 for h in heights.values()), heights  # Section 5 drew bare legends (0 px)
+    return heights
 
 
 def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
@@ -32,6 +50,9 @@ def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
     expect(page.get_by_text("Takeaway:")).to_have_count(2)
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
     assert any(t.startswith("KL of the selected model, 50 replicates") for t in page.evaluate(TITLES))
+    assert len(frames_drawn(page)) == 3
     page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # the new panels' layout
+    assert "Selected |X|: 2:2,2,2,2" in frames_drawn(page)
     page.screenshot(path=str(shots / "experiments.png"), full_page=True)
