@@ -119,6 +119,11 @@ class Study:
             raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
         return cls(**{**cls.presets[name], **changes})
 
+    def replicate_jobs(self, common: dict[str, Any]) -> list[dict]:
+        """One configuration per (replicate, size), each with the settings in ``common``
+        (a subclass has ``replicates`` and ``sizes``)."""
+        return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
+
     def to_json(self) -> dict[str, Any]:
         """The study's settings as a JSON-ready dict (a subclass is a dataclass)."""
         return asdict(self)

@@ -171,7 +171,7 @@ class HLCStudy(Study):
         common = {"model": self.model, "scores": list(self.scores), "restarts": self.restarts, "tol": self.tol,
                   "max_iter": self.max_iter, "seed": self.seed, "cs_prior": self.cs_prior,
                   "concentration": float(self.concentration)}
-        return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
+        return self.replicate_jobs(common)
 
     job = staticmethod(hlc_job)
     prefix = "hlc"

@@ -158,7 +158,7 @@ class StructureStudy(Study):
         """One configuration per (replicate, size)."""
         common = {"scores": list(self.scores), "leaves": list(self.leaves), "hidden": list(self.hidden),
                   "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed}
-        return [{"replicate": rep, "n": int(n), **common} for rep in range(self.replicates) for n in self.sizes]
+        return self.replicate_jobs(common)
 
     job = staticmethod(structure_job)
     prefix = "structure"
