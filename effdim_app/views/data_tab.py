@@ -24,6 +24,8 @@ RESULT_COLUMNS = {"|H|": "int64", "loglik": "float64", "BIC": "float64", "BIC+":
 PATH_COLUMNS = {"step": "int64", "model": "object", "hidden cards": "object", "score": "float64",
                 "loglik": "float64", "ds": "int64", "de": "int64"}
 LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
+#: Tabulator formatter of scores and log-likelihoods: thousands separated, two decimals.
+TWO_DECIMALS = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
 DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
 
 
@@ -290,20 +292,20 @@ class ScoresPanel(Viewer):
             if self.curves is None:
                 self.curves = ScoreCurves(SHOWN_SCORES)
                 self.plot_box.objects = [pn.pane.Bokeh(self.curves.figure, sizing_mode="stretch_width", height=330)]
+            best = state.best()
             with pn.io.unlocked():  # Bokeh models changed from a coroutine (the sweep ending)
-                self.curves.update(scored, state.best())
+                self.curves.update(scored, best)
             labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
             keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in scored.columns]
             frame = scored[keep].rename(columns={"card": "|H|", **labels})
-            floats = {c: {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
-                      for c in ["loglik", *labels.values()] if c in frame.columns}
+            floats = {c: TWO_DECIMALS for c in ["loglik", *labels.values()] if c in frame.columns}
             self.table.param.update(value=frame, formatters=floats, visible=True)
             self.download.visible = True
             notes = state.pick_notes()
             cells = "".join(
                 f"<span class='effdim-best-item' style='border-color:{SCORES[name].color}'>{SCORES[name].label} "
                 f"<b>{card}</b>{_caveat_html(notes[name])}"
-                f"</span>" for name, (card, _) in state.best().items())
+                f"</span>" for name, (card, _) in best.items())
             prior = CS_PRIORS.get(state.results[0].scores.cs_prior, state.results[0].scores.cs_prior)
             self.best.object = (f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
                                 f"<small>CS and CS+ with the Dirichlet prior {html_text.escape(prior)}</small>")
@@ -313,9 +315,8 @@ class ScoresPanel(Viewer):
             self.best.object = ""
         climb = state.climb
         if climb is not None:
-            money = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
             path = state.climb_frame()
-            self.path.param.update(value=path, formatters={"score": money, "loglik": money}, visible=True)
+            self.path.param.update(value=path, formatters={"score": TWO_DECIMALS, "loglik": TWO_DECIMALS}, visible=True)
             if self.climb_curve is None:
                 self.climb_curve = ClimbCurve()
                 self.climb_box.objects = [pn.pane.Bokeh(self.climb_curve.figure, sizing_mode="stretch_width",
