@@ -22,7 +22,12 @@ node, Enter in the States box, a click on "Apply notation") to the frame in
 which the answer is painted ("Selected: <node>", or the new ds). Timed inside
 the page, so Playwright's own latency is not counted; p50 and p95 per action.
 
-Run: ``python benchmarks/bench_app_update.py [--edits 30] [--seed 1] [--browser]``
+``--jupyterlab`` times the same three actions on ``effdim_app.app(model)``
+in a notebook cell of a real JupyterLab (temporary directories, every
+request off this machine refused), at 1366x1500 so that the whole output is
+on screen.
+
+Run: ``python benchmarks/bench_app_update.py [--edits 30] [--seed 1] [--browser] [--jupyterlab]``
 """
 
 from __future__ import annotations
@@ -190,8 +195,8 @@ def _edited(model: HLCModel, node: str, card: int) -> HLCModel | None:
     return new if _ds(new) != _ds(model) else None
 
 
-def time_browser(model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
-    """Event -> pixels in headless Chromium against the served app, for three actions per edit:
+def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
+    """Event -> pixels on ``page`` (the dashboard drawn, its tree on ``model``), for three actions per edit:
 
     * ``click``: pointer down on a node of the tree -> "Selected: <node>" painted;
     * ``states``: Enter in the States box -> the new ds painted;
@@ -200,68 +205,137 @@ def time_browser(model: HLCModel, count: int, rng: random.Random) -> dict[str, l
     * ``states+tree``, ``apply+tree``: the same until the tree too shows the
       edited node with its new number of states (everything on screen).
     """
-    from playwright.sync_api import sync_playwright
-
-    from effdim_app.app import create_app
     from effdim_app.layout import tree_layout
 
-    url, server = _serve(lambda: create_app(model).template())
     times: dict[str, list[float]] = {a: [] for a in (*ACTIONS, *(f"{a}+tree" for a in ACTIONS[1:]))}
 
-    def measure(page, action, selector, expected, kind, node=None, states=None, label=None):
+    def measure(action, selector, expected, kind, node=None, states=None, label=None):
         """Seconds from the event to ``selector`` matching ``expected`` painted; with ``node`` also
         the time until the tree shows ``node`` with ``states`` states, stored under ``label``."""
         page.evaluate(ARM, [selector, expected, kind, node, states])
         action()
-        try:
-            page.wait_for_function("() => window.__effdimAllMs !== null", polling="raf", timeout=30_000)
-        except Exception:
-            page.screenshot(path="/tmp/bench-fail.png")
-            print(page.evaluate("() => window.__effdimFind('.effdim-sel')?.textContent"), page.evaluate("() => window.__effdimFind('.effdim-message')?.textContent"))
-            raise
+        page.wait_for_function("() => window.__effdimAllMs !== null", polling="raf", timeout=30_000)
         if label is not None:
             times[label].append(page.evaluate("() => window.__effdimAllMs") / 1000)
         return page.evaluate("() => window.__effdimMs") / 1000
 
+    page.evaluate(FIND_JS)
+    current = model
+    for node, card in edits(model, count, rng):
+        page.mouse.move(5, 5)  # away from the tree: a hover tooltip could cover the next node
+        page.wait_for_timeout(100)
+        selected = f"Selected: {re.escape(node)}( \\(root\\))?(hidden|observed)"
+        shown = page.locator(".effdim-sel").text_content()
+        if not re.search(selected, shown or ""):
+            xy = page.evaluate(TREE_XY, list(tree_layout(current)[node]))
+            times["click"].append(measure(lambda: page.mouse.click(*xy), ".effdim-sel", selected, "mouse"))
+        # States: only edits that change ds (otherwise nothing new to wait for)
+        candidate = _edited(current, node, card)
+        if candidate is not None:
+            box = page.locator(".effdim-card-input input")
+            box.fill(str(card))
+            times["states"].append(measure(lambda: box.press("Enter"), "[data-stat=ds]", f"^{_ds(candidate)}$",
+                                           "key", node, card, "states+tree"))
+            current = candidate
+        # Apply: the notation of another random edit, typed and applied
+        other_node, other_card = next(edits(current, 1, rng))
+        other = _edited(current, other_node, other_card)
+        if other is not None:
+            page.locator(".effdim-notation textarea").fill(str(other))
+            apply = page.get_by_role("button", name="Apply notation")
+            times["apply"].append(measure(apply.click, "[data-stat=ds]", f"^{_ds(other)}$",
+                                          "mouse", other_node, other_card, "apply+tree"))
+            current = other
+    return times
+
+
+def _chromium(pw):
+    return pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                              args=["--no-sandbox", "--disable-gpu"])
+
+
+def time_served(model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
+    """:func:`time_edits` on the served page at 1366x768."""
+    from playwright.sync_api import sync_playwright
+
+    from effdim_app.app import create_app
+
+    url, server = _serve(lambda: create_app(model).template())
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                         args=["--no-sandbox", "--disable-gpu"])
+            browser = _chromium(pw)
             page = browser.new_page(viewport={"width": 1366, "height": 768})
             page.goto(url)
             page.locator(".effdim-dims .tabulator-row").first.wait_for(timeout=60_000)
-            page.evaluate(FIND_JS)
-            current = model
-            for node, card in edits(model, count, rng):
-                page.mouse.move(5, 5)  # away from the tree: a hover tooltip could cover the next node
-                page.wait_for_timeout(100)
-                selected = f"Selected: {re.escape(node)}( \\(root\\))?(hidden|observed)"
-                shown = page.locator(".effdim-sel").text_content()
-                if not re.search(selected, shown or ""):
-                    xy = page.evaluate(TREE_XY, list(tree_layout(current)[node]))
-                    times["click"].append(measure(page, lambda: page.mouse.click(*xy), ".effdim-sel", selected,
-                                                  "mouse"))
-                # States: only edits that change ds (otherwise nothing new to wait for)
-                candidate = _edited(current, node, card)
-                if candidate is not None:
-                    box = page.locator(".effdim-card-input input")
-                    box.fill(str(card))
-                    times["states"].append(measure(page, lambda: box.press("Enter"), "[data-stat=ds]",
-                                                   f"^{_ds(candidate)}$", "key", node, card, "states+tree"))
-                    current = candidate
-                # Apply: the notation of another random edit, typed and applied
-                other_node, other_card = next(edits(current, 1, rng))
-                other = _edited(current, other_node, other_card)
-                if other is not None:
-                    page.locator(".effdim-notation textarea").fill(str(other))
-                    apply = page.get_by_role("button", name="Apply notation")
-                    times["apply"].append(measure(page, apply.click, "[data-stat=ds]", f"^{_ds(other)}$",
-                                                  "mouse", other_node, other_card, "apply+tree"))
-                    current = other
+            times = time_edits(page, model, count, rng)
             browser.close()
     finally:
         server.stop()
     return times
+
+
+#: JupyterLab at 1366 px wide, tall enough that the whole cell output is on screen (the tree is clicked).
+LAB_VIEWPORT = {"width": 1366, "height": 1500}
+KERNEL_IDLE = "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
+
+
+def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
+    """:func:`time_edits` on ``effdim_app.app(model)`` in a notebook cell of a real JupyterLab, offline.
+
+    JupyterLab runs from temporary directories (``tests/ui/jupyterlab_server.py``)
+    on a one-cell notebook; requests to other hosts are refused, as in
+    ``tests/ui/test_jupyterlab.py``.
+    """
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+    from urllib.parse import urlparse
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
+    from jupyterlab_server import jupyterlab
+
+    source = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "bench", "metadata": {},
+                           "outputs": [], "source": source}],
+                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+
+    def offline(route):
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            route.abort()
+
+    with tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "bench_app_update.ipynb"
+        path.write_text(json.dumps(notebook))
+        with jupyterlab(path, Path(home) / "lab") as url, sync_playwright() as pw:
+            browser = _chromium(pw)
+            page = browser.new_page(viewport=LAB_VIEWPORT)
+            page.route("**/*", offline)
+            page.goto(url)
+            page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.locator(".effdim-dims .tabulator-row").first.wait_for(timeout=60_000)
+            page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+            times = time_edits(page, model, count, rng)
+            browser.close()
+    return times
+
+
+def _print_browser(title: str, results: dict[str, list[float]]) -> None:
+    print()
+    print(title)
+    print(f"{'action':>11} {'count':>5} {'p50':>6} {'p95':>6} {'max':>6}   target p50 <= 150, p95 <= 300")
+    for action, times in results.items():
+        times = sorted(times)
+        if times:
+            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+            print(f"{action:>11} {len(times):>5} {1000 * statistics.median(times):>6.0f} {1000 * p95:>6.0f} "
+                  f"{1000 * times[-1]:>6.0f}")
 
 
 def main() -> None:
@@ -270,7 +344,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 40, 50])
     parser.add_argument("--browser", action="store_true", help="also time edits in headless Chromium")
-    parser.add_argument("--browser-nodes", type=int, default=20, help="tree size for --browser")
+    parser.add_argument("--jupyterlab", action="store_true",
+                        help="also time edits in a notebook cell of JupyterLab, in headless Chromium")
+    parser.add_argument("--browser-nodes", type=int, default=20, help="tree size for --browser and --jupyterlab")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -293,18 +369,15 @@ def main() -> None:
     print()
     verdict = "meets" if worst < 0.3 else "MISSES"
     print(f"slowest full-app update: {1000 * worst:.0f} ms ({verdict} the 300 ms target)")
+    n = args.browser_nodes
+    model = trees.get(n) or random_tree(n, rng)
     if args.browser:
-        n = args.browser_nodes
-        model = trees.get(n) or random_tree(n, rng)
-        print()
-        print(f"in headless Chromium, {n} nodes, event -> pixels (ms):")
-        print(f"{'action':>11} {'count':>5} {'p50':>6} {'p95':>6} {'max':>6}   target p50 <= 150, p95 <= 300")
-        for action, times in time_browser(model, args.edits, rng).items():
-            times = sorted(times)
-            if times:
-                p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-                print(f"{action:>11} {len(times):>5} {1000 * statistics.median(times):>6.0f} {1000 * p95:>6.0f} "
-                      f"{1000 * times[-1]:>6.0f}")
+        _print_browser(f"served, headless Chromium, {n} nodes, event -> pixels (ms):",
+                       time_served(model, args.edits, rng))
+    if args.jupyterlab:
+        _print_browser(f"JupyterLab notebook cell, offline, headless Chromium, {n} nodes, event -> pixels (ms):",
+                       time_jupyterlab(model, args.edits, rng))
+
 
 if __name__ == "__main__":
     main()

@@ -99,13 +99,36 @@ class DrawnSignal(JSComponent):
     It tells it again every 200 ms: while a Run All keeps the kernel busy, the
     output's comm is not yet connected and Panel keeps the first change in its
     buffer until the next one.
+
+    It also makes the output's comm send a user's action at once: Panel's
+    ``CommManager`` (a root of the output's document) gathers the browser's
+    changes for ``debounce`` ms, 50 by default, before sending them. At 0 it
+    still sends the changes of one event together and still waits for the
+    kernel's acknowledgement before sending more. And it stops the comm from
+    sending the kernel's own changes back: the comm forwards every change of
+    the document, including those the kernel's messages made (Bokeh marks
+    them ``sync = false``, and its server connection skips them), so each
+    update came back to the kernel as 8-15 changes to process. Measured with
+    ``benchmarks/bench_app_update.py --jupyterlab`` (README).
     """
 
     drawn = param.Integer(default=0)
     seen = param.Boolean(default=False)
 
     _esm = """
-    export function render({ model }) {
+    export function render({ model, view }) {
+      const comm = view.model.document?.roots().find(
+        (root) => root.type === "panel.models.comm_manager.CommManager")
+      if (comm && !comm.effdimDirect) {
+        comm.effdimDirect = true
+        comm.debounce = 0
+        const changed = comm._document_changed.bind(comm)
+        comm._document_changed = (event) => {
+          if (event.sync !== false) {
+            changed(event)
+          }
+        }
+      }
       const tell = () => {
         if (!model.seen) {
           model.drawn += 1

@@ -12,7 +12,12 @@ import html as html_text
 import pandas as pd
 import panel as pn
 import param
+from bokeh.events import ModelEvent
+from panel.io.notebook import block_comm, push_on_root
+from panel.io.state import set_curdoc
+from panel.models.comm_manager import CommManager
 from panel.viewable import Viewer
+from tornado.ioloop import IOLoop
 
 from ..style import HTML_CSS
 
@@ -109,14 +114,44 @@ def in_one_message(callback):
     one message per user action (measured with
     ``benchmarks/bench_app_update.py --browser``; Panel's ``freeze=True``
     measured slower here).
+
+    In a notebook cell's output Panel (1.9) sends
+    each pane's change as its own comm message, and runs a click before the
+    property changes that arrived in the same message: "Apply notation"
+    clicked within 50 ms of typing read the previous notation (seen with
+    ``bench_app_update.py --jupyterlab``). There the handler runs on the
+    next turn of the kernel's event loop, once the whole message has been
+    applied, with Panel's comm pushes blocked, and its changes then go to
+    the browser as one message.
     """
 
     @functools.wraps(callback)
     def run(*args, **kwargs):
+        doc = pn.state.curdoc
+        if doc is None and args and isinstance(args[0], ModelEvent):  # a Bokeh figure's own event
+            doc = args[0].model.document
+        if doc is not None and _notebook_output(doc):
+            IOLoop.current().add_callback(functools.partial(_run_in_notebook, doc, callback, *args, **kwargs))
+            return None
         with pn.io.hold():
             return callback(*args, **kwargs)
 
     return run
+
+
+def _notebook_output(doc) -> bool:
+    """Whether ``doc`` is a notebook cell's output: no server session, a Panel comm among its roots."""
+    return doc.session_context is None and any(isinstance(root, CommManager) for root in doc.roots)
+
+
+def _run_in_notebook(doc, callback, *args, **kwargs) -> None:
+    """``callback`` on ``doc``'s notebook output, its changes sent as one message (see :func:`in_one_message`)."""
+    try:
+        with set_curdoc(doc), block_comm():
+            callback(*args, **kwargs)
+    finally:
+        for root in doc.roots:
+            push_on_root(root.ref["id"])
 
 
 def heading(text: str, help_text: str | None = None) -> pn.viewable.Viewable:

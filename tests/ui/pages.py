@@ -32,7 +32,7 @@ TREE_XY = """
 
 # Every element matching a selector, through Panel's shadow roots; with `within`, only inside
 # the components whose host matches `within` (a CSS selector cannot cross a shadow root).
-_DEEP = """
+DEEP = """
 const deep = (selector, within) => {
   const out = [];
   const walk = (root, inside) => {
@@ -50,20 +50,20 @@ const deep = (selector, within) => {
 def css(page: Page, selector: str, prop: str, within: str = "") -> list[str]:
     """The computed ``prop`` of every element matching ``selector`` (inside shadow roots too; with
     ``within``, inside the components matching it only)."""
-    return page.evaluate(f"([s, p, w]) => {{ {_DEEP} return deep(s, w).map((e) => getComputedStyle(e)[p]); }}",
+    return page.evaluate(f"([s, p, w]) => {{ {DEEP} return deep(s, w).map((e) => getComputedStyle(e)[p]); }}",
                          [selector, prop, within])
 
 
 def box(page: Page, selector: str) -> dict:
     """The bounding box of the first element matching ``selector`` (inside shadow roots too)."""
-    return page.evaluate(f"(s) => {{ {_DEEP} const r = deep(s)[0].getBoundingClientRect(); "
+    return page.evaluate(f"(s) => {{ {DEEP} const r = deep(s)[0].getBoundingClientRect(); "
                          "return {x: r.x, y: r.y, right: r.right, bottom: r.bottom}; }", selector)
 
 
 def cut_off(page: Page) -> dict:
     """What does not fit: the page's scroll width, the Selected-node card's right edge, and the texts
     of table cells shortened to "…"."""
-    return page.evaluate(f"""() => {{ {_DEEP}
+    return page.evaluate(f"""() => {{ {DEEP}
       const card = deep('.effdim-card')[0].getBoundingClientRect().right;
       const cells = deep('.tabulator-cell, .tabulator-col-title').filter(  // not Tabulator's empty filler
         (c) => c.offsetParent !== null && c.textContent.trim() && c.scrollWidth > c.clientWidth + 1

@@ -16,10 +16,11 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from effdim import parse_model
 from effdim_app.state import ModelState
 from effdim_app.tree_view import tree_data
 
-from pages import FIG2, TIMEOUT, click_node, stat
+from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 
 pytestmark = pytest.mark.browser
 
@@ -61,6 +62,18 @@ LOWEST_DRAWN = """
   return lowest;
 }
 """
+
+# Type `text` into the notation box and click "Apply notation" in one task: one comm message.
+TYPE_AND_APPLY = f"""
+(text) => {{
+  {DEEP}
+  const box = deep("textarea", ".effdim-notation")[0];
+  box.value = text;
+  box.dispatchEvent(new Event("input", {{bubbles: true, composed: true}}));
+  deep("button").find((b) => b.textContent.trim() === "Apply notation").click();
+}}
+"""
+
 
 def notebook_state() -> ModelState:
     """The dashboard's state after the example notebook's last cell, computed here."""
@@ -128,6 +141,15 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     expected.set_card(3)
     expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation, timeout=TIMEOUT)
     expect(stat(page, "ds")).to_have_text(str(expected.report.ds))
+
+    # "Apply notation" clicked in the same instant as the typing applies what was typed: the typed
+    # text and the click reach the kernel in one message, and Panel runs the click first
+    # (effdim_app/views/widgets.py)
+    typed = "H1:4(O1:2,O2:2,H2:3(O3:2,O4:2,O5:2),O6:3)"
+    page.evaluate(TYPE_AND_APPLY, typed)
+    applied = ModelState(parse_model(typed))
+    expect(page.locator(".effdim-notation textarea")).to_have_value(applied.notation, timeout=TIMEOUT)
+    expect(stat(page, "ds")).to_have_text(str(applied.report.ds))
 
     assert not refused, f"requests off this machine: {refused}"
     assert not [e for e in errors if "isn't known" in e], errors

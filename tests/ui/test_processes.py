@@ -22,7 +22,8 @@ from playwright.sync_api import expect
 from effdim import parse_model
 from effdim.bounds import standard_dimension
 
-from conftest import VIEWPORT, _free_port, _wait_for
+from conftest import VIEWPORT
+from jupyterlab_server import free_port, wait_for
 from pages import TIMEOUT, apply_notation, open_app, stat
 
 pytestmark = pytest.mark.browser
@@ -30,12 +31,12 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def two_process_url():
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--processes", "2", "--port", str(port),
          "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    _wait_for(port, 60)
+    wait_for(port, 60)
     yield f"http://127.0.0.1:{port}/effdim", server
     os.killpg(server.pid, signal.SIGTERM)
     server.wait(20)

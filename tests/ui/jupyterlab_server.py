@@ -1,0 +1,77 @@
+"""A JupyterLab server isolated from the user's Jupyter set-up, for browser tests and benchmarks.
+
+(pytest puts this folder on ``sys.path``; ``benchmarks/bench_app_update.py
+--jupyterlab`` adds it.) Root, configuration, data, runtime and settings
+directories are temporary, so the server sees neither the user's Jupyter
+set-up nor other servers; its python3 kernel is this Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: JupyterLab settings of the server: no news or update pop-up over the notebook.
+LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+                {"fetchNews": "false", "checkForUpdates": False}}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(port: int, seconds: float = 30.0) -> None:
+    """Return once a server listens on ``port`` (or after ``seconds``)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def jupyterlab(notebook: Path, home: Path):
+    """JupyterLab on a copy of ``notebook``, with every directory under ``home``; yields the notebook's URL.
+
+    ``window.jupyterapp`` is exposed so that a page can run JupyterLab's
+    commands by name. The server is terminated on exit.
+    """
+    root = home / "root"
+    root.mkdir(parents=True)
+    (root / notebook.name).write_bytes(notebook.read_bytes())
+    for name, settings in LAB_SETTINGS.items():
+        path = home / "settings" / name
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(settings))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
+           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "IPYTHONDIR": str(home / "ipython")}
+    port = free_port()
+    log_path = home / "server.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+             "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+             "--LabApp.expose_app_in_browser=True"],
+            env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for(port)
+            if server.poll() is not None:
+                raise RuntimeError(f"jupyter lab did not start:\n{log_path.read_text()}")
+            yield f"http://127.0.0.1:{port}/lab/tree/{notebook.name}"
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a hung shutdown
+                server.kill()
+                server.wait()
