@@ -121,6 +121,7 @@ class EffdimApp(Viewer):
             pn.pane.HTML(FIRST_SENTENCE, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[HTML_CSS],
                          css_classes=["effdim-first"]),
             self.demo,
+            self.dimensions.top,
             pn.FlexBox(
                 pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
                           styles={"flex": "3 1 420px"}, min_width=360),
@@ -147,6 +148,7 @@ class EffdimApp(Viewer):
         Drawn once the cell's output exists in the browser, with Panel's
         stylesheets from the install (:mod:`effdim_app.notebook`).
         """
+        self._header_buttons(on_dark=False)
         return RenderGate(pn.FlexBox(
             pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
             pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
@@ -160,8 +162,16 @@ class EffdimApp(Viewer):
         if self.data.load_job is not None:
             self.data.load_job.cancel()
 
+    def _header_buttons(self, on_dark: bool) -> None:
+        """"Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a
+        notebook's white (light ones there looked like plain text)."""
+        for button in (self.demo.start, self.projector_toggle):
+            button.param.update(color="light" if on_dark else "primary",
+                                button_style="solid" if on_dark else "outline")
+
     def template(self) -> pn.template.FastListTemplate:
         """The served form: a FastListTemplate with the model controls in the sidebar."""
+        self._header_buttons(on_dark=True)
         template = pn.template.FastListTemplate(
             title=TITLE,
             design=TEMPLATE_DESIGN,

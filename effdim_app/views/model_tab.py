@@ -188,6 +188,10 @@ class DimensionsPanel(Viewer):
         super().__init__(**params)
         self.state = state
         self.totals = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-totals"])
+        # where the totals are: under the Dimensions heading, or in projector mode in `top`, which
+        # the app puts above the tree (on the first screen at 1366x768, with the tree)
+        self._home = pn.Column(self.totals, margin=0, sizing_mode="stretch_width")
+        self.top = pn.Column(margin=0, sizing_mode="stretch_width")
         self.table = pn.widgets.Tabulator(
             typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
             sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
@@ -239,9 +243,14 @@ class DimensionsPanel(Viewer):
         self._update()
 
     def set_font_scale(self, scale: float) -> None:
-        """Projector mode (``scale > 1``; the stylesheet scales the type): every column as wide as its
-        content, so large type is never cut to "…" (fixed widths were, at 1024 px and at 150 % zoom)."""
-        if scale > 1:
+        """Projector mode (``scale > 1``; the stylesheet scales the type): the totals go to :attr:`top`,
+        and every column is as wide as its content, so large type is never cut to "…" (fixed widths
+        were, at 1024 px and at 150 % zoom)."""
+        projector = scale > 1
+        shown, emptied = (self.top, self._home) if projector else (self._home, self.top)
+        emptied.objects = []
+        shown.objects = [self.totals]
+        if projector:
             self.table.param.update(layout="fit_data_fill", widths={})
         else:
             self.table.param.update(layout="fit_columns", widths=dict(self.WIDTHS))
@@ -382,7 +391,7 @@ class DimensionsPanel(Viewer):
             pn.Row(heading("Dimensions", "Hover a number for its rule; open the notes below for the "
                                           "full derivation."), pn.layout.HSpacer(), self.timing,
                    sizing_mode="stretch_width"),
-            self.totals,
+            self._home,
             self.de_job,
             self.de_note,
             self.table,

@@ -49,6 +49,9 @@ def test_projector_mode_from_the_link_and_the_toggle(page: Page, app_url, shots)
     number, cell, hint = sizes(page)
     assert cell == 21 and number >= 1.5 * 1.65 * 14 - 1 and hint >= 17, (number, cell, hint)
     assert page.evaluate(TREE_LABEL_SIZE) == "16.5pt"
+    # the four numbers are above the tree, and both on the first screen at 1366x768
+    totals, tree = box(page, ".effdim-totals"), box(page, ".bk-Canvas")
+    assert totals["bottom"] <= tree["y"] and tree["bottom"] <= 768, (totals, tree)
     page.screenshot(path=str(shots / "16-projector-1366.png"))
     toggle.click()
     expect(page.get_by_role("button", name="Projector: off")).to_be_visible()
@@ -65,9 +68,11 @@ def test_projector_mode_reflows_without_cutting_anything_off(page: Page, app_url
     expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
     edges = cut_off(page)
     assert edges["scroll"] <= width and edges["card"] <= width and edges["cells"] == [], edges
-    # the regularization log sits beside the tree when there is room, else under it, before the numbers
+    # the numbers above the tree; the regularization log beside the tree when there is room, else
+    # under it, before the table
     tree, log, totals = box(page, ".bk-Canvas"), box(page, ".effdim-steps"), box(page, ".effdim-totals")
-    assert tree["bottom"] < log["y"] < totals["y"], (tree, log, totals)
+    assert totals["bottom"] <= tree["y"] < tree["bottom"] < log["y"] < box(page, ".effdim-dims")["y"], (
+        totals, tree, log)
     page.screenshot(path=str(shots / f"17-projector-{width}.png"))
 
 
@@ -84,12 +89,12 @@ def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
     expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
     page.get_by_role("button", name="↶ Undo").click()  # back to Figure 2, "Undone." in the message line
     expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
-    before = below_lead(page, ".effdim-totals")
+    before = below_lead(page, ".effdim-dims")
     card = page.locator(".effdim-card-input input")
     card.fill("0")  # refused: a red message appears under the tree
     card.press("Enter")
     expect(page.locator(".effdim-msg-danger").first).to_be_visible(timeout=TIMEOUT)
-    assert below_lead(page, ".effdim-totals") == before
+    assert below_lead(page, ".effdim-dims") == before
     expect(stat(page, "ds")).to_have_text("41")
 
 
