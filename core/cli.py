@@ -552,7 +552,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         return
     print(result.markdown())
     missing = f", {stats.missing} not run (--cached-only)" if stats.missing else ""
-    print(f"\n{stats.total} jobs: {stats.executed} run, {stats.cached} from the cache{missing}; "
+    print(f"\n{stats.total} job{'s' if stats.total != 1 else ''}: {stats.executed} run, {stats.cached} from the cache{missing}; "
           f"{stats.wall_seconds:.1f} s wall, {stats.job_seconds:.1f} s of job time ({stats.executor}, "
           f"{stats.workers} worker{'s' if stats.workers != 1 else ''})")
     print("wrote " + ", ".join(str(p) for p in paths))

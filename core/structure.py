@@ -909,8 +909,10 @@ def learn_structure(
     clock = {"local": 0.0, "full": 0.0, "refits": 0}
     check_cancel()
     t = time.perf_counter()
+    # no ConvergenceWarning: the start model is only where the search begins, and whether its EM
+    # starts agreed says nothing about the tree it ends with
     first = fit(data, current, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, cs_prior=cs_prior,
-                **em_common)
+                warn=False, **em_common)
     clock["full"] += time.perf_counter() - t
     dims = LocalDe(current)
     cur_em: EMResult = first.em
