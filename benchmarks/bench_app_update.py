@@ -283,8 +283,9 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     """:func:`time_edits` on ``effdim_app.app(model)`` in a notebook cell of a real JupyterLab, offline.
 
     JupyterLab runs from temporary directories (``tests/ui/jupyterlab_server.py``)
-    on a one-cell notebook; requests to other hosts are refused, as in
-    ``tests/ui/test_jupyterlab.py``.
+    on a notebook of two cells, :data:`BARE_PANEL` (timed first, as ``bare Panel``:
+    the floor any Panel app pays here) and the dashboard; requests to other
+    hosts are refused, as in ``tests/ui/test_jupyterlab.py``.
     """
     import json
     import sys
@@ -297,9 +298,10 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
     from jupyterlab_server import jupyterlab
 
-    source = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
-    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "bench", "metadata": {},
-                           "outputs": [], "source": source}],
+    dashboard = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": cell, "metadata": {},
+                           "outputs": [], "source": source}
+                          for cell, source in (("bare", BARE_PANEL), ("dashboard", dashboard))],
                 "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
 
@@ -321,8 +323,33 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.locator(".effdim-dims .tabulator-row").first.wait_for(timeout=60_000)
             page.wait_for_function(KERNEL_IDLE, timeout=60_000)
-            times = time_edits(page, model, count, rng)
+            times = {"bare Panel": time_bare_panel(page, count)}
+            times.update(time_edits(page, model, count, rng))
             browser.close()
+    return times
+
+
+#: The floor of a notebook round trip: a Panel button whose click writes its count into an HTML pane.
+BARE_PANEL = """import panel as pn
+
+pn.extension(inline=True)
+count = pn.pane.HTML("<span class='bench-bare'>clicks 0</span>")
+button = pn.widgets.Button(name="bare round trip")
+button.on_click(lambda event: setattr(count, "object", f"<span class='bench-bare'>clicks {event.new}</span>"))
+pn.Row(button, count)"""
+
+
+def time_bare_panel(page, count: int) -> list[float]:
+    """Click -> count painted for :data:`BARE_PANEL`'s button: what any Panel app pays in this JupyterLab."""
+    page.evaluate(FIND_JS)
+    button = page.get_by_role("button", name="bare round trip")
+    times = []
+    for clicks in range(1, count + 1):
+        page.wait_for_timeout(100)
+        page.evaluate(ARM, [".bench-bare", f"^clicks {clicks}$", "mouse", None, None])
+        button.click()
+        page.wait_for_function("() => window.__effdimAllMs !== null", polling="raf", timeout=30_000)
+        times.append(page.evaluate("() => window.__effdimMs") / 1000)
     return times
 
 
