@@ -48,9 +48,12 @@ class DataPanel(Viewer):
                                          value=names[0] if names else None, sizing_mode="stretch_width")
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
         self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
+        # the values wrap in their cell: a column of six long labels was cut at the panel's edge
         self.columns = pn.widgets.Tabulator(typed(**DATA_COLUMNS), show_index=False, disabled=True,
                                             selectable=False, sizing_mode="stretch_width",
-                                            layout="fit_data_stretch", max_height=220, visible=False)
+                                            layout="fit_columns", widths={"column": 100, "states": 80},
+                                            formatters={"values": {"type": "textarea"}},
+                                            max_height=220, visible=False)
         self.message = message(state)
         self.load_job = JobLine(state, "load_job")
         self.use = pn.widgets.MultiChoice(label="Columns used (remove an ID column here)", options=[],

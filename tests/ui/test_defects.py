@@ -199,6 +199,19 @@ def test_the_states_of_a_column_can_be_reordered(page: Page, app_url, shots):
     page.screenshot(path=str(shots / "12b-reorder-states.png"))
 
 
+def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
+    labels = ["1 Extremely well", "2 Very well", "3 Moderately well", "4 Not very well", "5 Not at all well",
+              "6 Refused to answer"]
+    open_app(page, app_url)
+    data_tab(page)
+    rows = "".join(f"{label},{region}\n" for label in labels for region in ("north", "south"))
+    upload(page, "long.csv", ("satisfaction,region\n" + rows).encode())
+    values = page.locator(".tabulator-cell").filter(has_text="6 Refused to answer")
+    expect(values).to_be_visible(timeout=TIMEOUT)
+    shown, room = values.evaluate("(cell) => [cell.scrollWidth, cell.clientWidth]")
+    assert shown <= room + 1, f"the value list is cut off: {shown} px in a {room} px cell"
+
+
 def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(page: Page, app_url, shots):
     rows = ["id;Fréquence;Qualité"] + [f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}"
                                         for i in range(1, 61)]
