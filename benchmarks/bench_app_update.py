@@ -33,12 +33,17 @@ Run: ``python benchmarks/bench_app_update.py [--edits 30] [--seed 1] [--browser]
 from __future__ import annotations
 
 import argparse
-import re
 import random
+import re
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from effdim import HLCModel
+
+# the browser tests' page helpers and JupyterLab launcher (tests/ui)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
 
 
 def random_tree(n_nodes: int, rng: random.Random) -> HLCModel:
@@ -148,11 +153,7 @@ ARM = """([selector, pattern, kind, node, states]) => {
   };
   requestAnimationFrame(tick);
 }"""
-TREE_XY = """([x, y]) => { const vs = []; const walk = (v) => { vs.push(v); (v.child_views || []).forEach(walk); };
-  for (const r of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(r);
-  const p = vs.find((v) => v.model && v.model.name === "effdim-tree" && v.frame);
-  const b = p.canvas_view.el.getBoundingClientRect();
-  return [b.left + p.frame.x_scale.compute(x), b.top + p.frame.y_scale.compute(y)]; }"""
+
 
 #: What ``--browser`` times, in this order per edit.
 ACTIONS = ("click", "states", "apply")
@@ -205,6 +206,8 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
     * ``states+tree``, ``apply+tree``: the same until the tree too shows the
       edited node with its new number of states (everything on screen).
     """
+    from pages import TREE_XY
+
     from effdim_app.layout import tree_layout
 
     times: dict[str, list[float]] = {a: [] for a in (*ACTIONS, *(f"{a}+tree" for a in ACTIONS[1:]))}
@@ -276,7 +279,6 @@ def time_served(model: HLCModel, count: int, rng: random.Random) -> dict[str, li
 
 #: JupyterLab at 1366 px wide, tall enough that the whole cell output is on screen (the tree is clicked).
 LAB_VIEWPORT = {"width": 1366, "height": 1500}
-KERNEL_IDLE = "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
 
 
 def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
@@ -288,15 +290,10 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     hosts are refused, as in ``tests/ui/test_jupyterlab.py``.
     """
     import json
-    import sys
     import tempfile
-    from pathlib import Path
-    from urllib.parse import urlparse
 
+    from jupyterlab_server import KERNEL_IDLE, jupyterlab, refuse_other_hosts
     from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
-    from jupyterlab_server import jupyterlab
 
     dashboard = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
     notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": cell, "metadata": {},
@@ -305,19 +302,13 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
                 "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
 
-    def offline(route):
-        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            route.abort()
-
     with tempfile.TemporaryDirectory() as home:
         path = Path(home) / "bench_app_update.ipynb"
         path.write_text(json.dumps(notebook))
         with jupyterlab(path, Path(home) / "lab") as url, sync_playwright() as pw:
             browser = _chromium(pw)
             page = browser.new_page(viewport=LAB_VIEWPORT)
-            page.route("**/*", offline)
+            refuse_other_hosts(page)
             page.goto(url)
             page.wait_for_function(KERNEL_IDLE, timeout=60_000)
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")

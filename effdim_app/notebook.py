@@ -1,4 +1,5 @@
-"""What the dashboard needs in a notebook cell: Panel's stylesheets offline, and no update lost to Run All.
+"""What the dashboard needs in a notebook cell: Panel's stylesheets offline, no update lost to Run All, and
+a comm that sends a user's action at once (:class:`DrawnSignal`).
 
 **Offline.** ``pn.extension(..., inline=True)`` puts BokehJS, Panel and the
 Tabulator and FileDropper bundles into the notebook, and Panel inlines the

@@ -16,10 +16,29 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlparse
 
 #: JupyterLab settings of the server: no news or update pop-up over the notebook.
 LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
                 {"fetchNews": "false", "checkForUpdates": False}}
+
+
+#: A page function: true once the kernel of JupyterLab's current notebook is idle.
+KERNEL_IDLE = "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
+
+
+def refuse_other_hosts(page, refused: list[str] | None = None) -> None:
+    """Every request of ``page`` to a host other than this machine is refused (and listed in ``refused``)."""
+
+    def route(request_route):
+        if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            if refused is not None:
+                refused.append(request_route.request.url)
+            request_route.abort()
+
+    page.route("**/*", route)
 
 
 def free_port() -> int:

@@ -11,7 +11,6 @@ goes to ``tests/ui/screenshots/dashboard-jupyterlab.png`` (the one in
 from __future__ import annotations
 
 import time
-from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -20,6 +19,7 @@ from effdim import parse_model
 from effdim_app.state import ModelState
 from effdim_app.tree_view import tree_data
 
+from jupyterlab_server import KERNEL_IDLE, refuse_other_hosts
 from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 
 pytestmark = pytest.mark.browser
@@ -31,8 +31,6 @@ LAB_VIEWPORT = {"width": 1366, "height": 1400}
 #: Blank space allowed below the dashboard's lowest drawn element, inside its output.
 BLANK_BELOW = 60
 
-KERNEL = "window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel"
-KERNEL_IDLE = f"() => {KERNEL}?.status === 'idle'"
 
 # Labels of the tree as BokehJS draws it (the figure named "effdim-tree").
 TREE_LABELS = """
@@ -86,15 +84,7 @@ def notebook_state() -> ModelState:
 def offline_page(browser: Browser, refused: list[str]) -> Page:
     """A page whose requests to any host but this machine are refused (and listed in ``refused``)."""
     page = browser.new_context(viewport=LAB_VIEWPORT).new_page()
-
-    def route(request_route):
-        if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
-            request_route.continue_()
-        else:
-            refused.append(request_route.request.url)
-            request_route.abort()
-
-    page.route("**/*", route)
+    refuse_other_hosts(page, refused)
     return page
 
 
