@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from . import __version__
 from .errors import EffdimError
 from .limits import DEFAULT_MAX_BYTES, SizeLimitError
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
@@ -579,6 +580,7 @@ def _cmd_app(args: argparse.Namespace) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The ``effdim`` argument parser (subcommands register themselves here)."""
     parser = _Parser(prog="effdim", description="Effective dimension of LC and HLC models (Kocka & Zhang 2002).")
+    parser.add_argument("--version", action="version", version=f"effdim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     dims = sub.add_parser("dims", help="ds, de, dc and the local LC table of a model")
