@@ -15,7 +15,7 @@ coming from poLCA or StepMix looks at first:
   into the tree editor (undoable there) and opens the editor;
 * the posterior membership of every row as a CSV download.
 
-:class:`effdim_app.fitted_state.FittedState` holds the fits offered and the
+:class:`effdim_app.state.FittedState` holds the fits offered and the
 chosen one; :class:`FittedView` only displays it.
 """
 
@@ -30,7 +30,7 @@ import panel as pn
 from panel.viewable import Viewer
 
 from .figures import ProfileLines, ResidualMap, ShareBars
-from .fitted_state import FittedState
+from .state import FittedState
 from .style import HTML_CSS
 
 __all__ = ["FittedState", "FittedView"]

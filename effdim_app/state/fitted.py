@@ -1,7 +1,7 @@
-"""State of the "Fitted model" view (issue 10): which fit of a sweep or climb is shown.
+"""State of the "Fitted model" view: which fit of a sweep or climb is shown.
 
-No Panel import (as :mod:`effdim_app.state`): the view
-(:mod:`effdim_app.fitted_view`) displays this, the engine computes
+No Panel import (as the rest of :mod:`effdim_app.state`): the view
+(:mod:`effdim_app.views.fitted_view`) displays this, the engine computes
 everything shown (:class:`effdim.search.FitResult` and :mod:`effdim.diagnostics`).
 
 The fits of the last sweep or climb are kept when the scores state clears its
@@ -17,7 +17,8 @@ import param
 
 from effdim.scores import best
 
-from .state import ModelState, ScoresState
+from .model import ModelState
+from .scores import ScoresState
 
 __all__ = ["FittedState", "DEFAULT_SCORE"]
 

@@ -1,0 +1,24 @@
+"""Session state of the dashboard as param classes (no Panel import here).
+
+One module per state of a session:
+
+* :mod:`.model`: :class:`ModelState`, the edited model, its selection and
+  history, and the engine's verdicts on it.
+* :mod:`.data`: :class:`DataState`, the loaded data set.
+* :mod:`.scores`: :class:`ScoresState`, sweeps, hill climbs and the
+  structure search of the model on the data, and their results.
+* :mod:`.fitted`: :class:`FittedState`, which fit of the last sweep or climb
+  the "Fitted model" view shows.
+
+:mod:`.shared` holds what they share (message kinds, the engine's answers
+cached across sessions). The views (``effdim_app.views``) only display these
+parameters and call these methods, so everything here is testable without a
+browser.
+"""
+
+from .data import DataState
+from .fitted import DEFAULT_SCORE, FittedState
+from .model import ModelState
+from .scores import CS_PRIORS, SHOWN_SCORES, ScoresState
+
+__all__ = ["ModelState", "DataState", "ScoresState", "FittedState", "SHOWN_SCORES", "CS_PRIORS", "DEFAULT_SCORE"]

@@ -1,0 +1,203 @@
+"""The loaded data as a param class (no Panel import): :class:`DataState`.
+
+The loaded :class:`effdim.data.Dataset` (upload or bundled); a bad file
+leaves the previous data in place. Large uploads are read in a worker process
+(:class:`~effdim_app.jobs.JobRunner`).
+"""
+
+from __future__ import annotations
+
+import param
+
+from .. import tasks
+from ..jobs import Job, JobRunner
+from .shared import MESSAGE_KINDS, error_text
+
+__all__ = ["DataState"]
+
+
+class DataState(param.Parameterized):
+    """The loaded data set; a failed load keeps the previous one."""
+
+    dataset = param.Parameter(default=None, doc="effdim.data.Dataset or None: the columns in use.")
+    full = param.Parameter(default=None, doc="The Dataset as loaded, every column.")
+    columns = param.List(default=[], doc="The columns of `full` in use (`dataset`).")
+    source = param.String(default="", doc="Where the data came from.")
+    max_bytes = param.Integer(default=10_000_000, bounds=(1, None), doc="Upload size limit.")
+    max_states = param.Integer(default=50, bounds=(2, None), doc="Most states a column may have.")
+    message = param.String(default="")
+    message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
+    load_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                                   doc="The job reading a large upload, while it runs.")
+    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
+                               doc="Reads large uploads in a worker process; None: in this process.")
+
+    #: Uploads above this size are read in a worker: a 9.5 MB CSV took 1-2 s on
+    #: the server's loop (measured), so this much takes some tens of milliseconds.
+    QUICK_UPLOAD_BYTES = 250_000
+
+    def _loaded(self, full, source: str, notes: tuple[str, ...] = ()) -> bool:
+        """Use ``full``, leaving out columns with more than ``max_states`` values (identifiers, most likely)."""
+        wide = [c for c, states in zip(full.columns, full.states) if len(states) > self.max_states]
+        use = [c for c in full.columns if c not in wide]
+        if len(use) < 2:
+            raise _Refused(f"only {len(use)} column has at most {self.max_states} distinct values; need two")
+        self.param.update(full=full, columns=use, dataset=full.subset(use) if wide else full, source=source)
+        left_out = [f"{c!r} ({len(full.states[full.index(c)]):,} distinct values: an identifier?)" for c in wide]
+        notes = (*notes, *([f"left out {', '.join(left_out)}; pick the columns to use below"] if wide else []))
+        extra = "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
+        self.param.update(message=f"Loaded {source}: {self.describe()}.{extra}", message_kind="success")
+        return True
+
+    def use_columns(self, columns: list[str]) -> bool:
+        """Score only ``columns`` of the loaded data (drop an ID column, pick a subset)."""
+        full = self.full
+        if full is None:
+            return False
+        columns = [c for c in full.columns if c in set(columns)]  # the file's order
+        too_wide = [c for c in columns if len(full.states[full.index(c)]) > self.max_states]
+        if too_wide:
+            self.param.update(message=f"Column {too_wide[0]!r} has {len(full.states[full.index(too_wide[0])]):,} "
+                                      f"distinct values, more than {self.max_states}: it cannot be used. "
+                                      "The columns in use are unchanged.", message_kind="danger")
+            return False
+        if len(columns) < 2:
+            self.param.update(message="Pick at least two columns. The columns in use are unchanged.",
+                              message_kind="danger")
+            return False
+        self.param.update(columns=columns, dataset=full.subset(columns))
+        self.param.update(message=f"Using {len(columns)} of {len(full.columns)} columns: {self.describe()}.",
+                          message_kind="success")
+        return True
+
+    def move_state(self, column: str, state: str, step: int) -> bool:
+        """Move ``state`` (its text) of ``column`` ``step`` places later (earlier if negative) in the column's
+        order (:meth:`effdim.data.Dataset.with_state_order`); the data themselves do not change."""
+        from effdim.data import DataError
+
+        full = self.full
+        if full is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        try:
+            order = [str(s) for s in full.states[full.index(column)]]
+            if state not in order:
+                raise DataError(f"column {column!r} has no state {state!r}")
+            i = order.index(state)
+            j = min(max(i + step, 0), len(order) - 1)
+            order.insert(j, order.pop(i))
+            full = full.with_state_order(column, order)
+        except DataError as err:
+            self.param.update(message=f"The order was not changed: {error_text(err)}.", message_kind="danger")
+            return False
+        dataset = full.subset(self.columns) if list(self.columns) != list(full.columns) else full
+        self.param.update(full=full, dataset=dataset, message=f"Column {column!r}: states in the order "
+                          f"{', '.join(order)}.", message_kind="success")
+        return True
+
+    def _failed(self, source: str, err: BaseException) -> bool:
+        keep = f" Still using {self.source}." if self.dataset is not None else ""
+        self.param.update(message=f"Could not load {source}: {error_text(err)}.{keep}", message_kind="danger")
+        return False
+
+    def load_upload(self, filename: str, content: bytes) -> bool:
+        """Read an uploaded CSV with the engine's loader (its limits, its messages); large files in a worker.
+
+        Files that are not UTF-8 are read as Latin-1, and a header line with
+        more semicolons (or tabs) than commas sets the separator; the message
+        says what was detected. Columns over ``max_states`` are left out, not
+        refused (:meth:`_loaded`).
+        """
+        from effdim.data import DataError
+
+        source = f"upload {filename!r}"
+        if content is None:
+            return self._failed(source, DataError("no file content received"))
+        if len(content) > self.max_bytes:
+            return self._failed(
+                source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
+            )
+        notes = []
+        try:
+            content.decode("utf-8")
+        except UnicodeDecodeError:
+            content = content.decode("latin-1").encode("utf-8")
+            notes.append("read as Latin-1 text (the file is not UTF-8)")
+        sep = _separator(content)
+        if sep != ",":
+            notes.append(f"fields separated by {_SEPARATOR_NAMES[sep]}")
+        # columns over max_states are left out by _loaded, not refused: hence the loose limit here
+        options = dict(max_states=len(content) + 2, max_bytes=self.max_bytes, sep=sep, name=filename)
+        if self.jobs is not None and len(content) > self.QUICK_UPLOAD_BYTES:
+            if self.load_job is not None:
+                self.load_job.cancel()
+            job = self.jobs.submit(tasks.load_csv_task, content, **options, label=f"Reading {filename}")
+            self.param.update(load_job=job, message=f"Reading {source}…", message_kind="info")
+            job.add_done_callback(lambda job: self._upload_read(job, source, tuple(notes)))
+            return True
+        try:
+            return self._loaded(tasks.load_csv_task(content, **options), source, tuple(notes))
+        except (DataError, ValueError, _Refused) as err:
+            return self._failed(source, err)
+
+    def _upload_read(self, job: Job, source: str, notes: tuple[str, ...] = ()) -> None:
+        if self.load_job is not job:  # a newer upload replaced it
+            return
+        self.load_job = None
+        if job.state != "done":
+            self._failed(source, ValueError(job.error.rstrip(".")))
+            return
+        try:
+            self._loaded(job.result, source, notes)
+        except _Refused as err:
+            self._failed(source, err)
+
+    def load_bundled(self, name: str) -> bool:
+        from effdim import datasets
+
+        source = f"bundled data set {name!r}"
+        try:
+            return self._loaded(datasets.load(name), source)
+        except (KeyError, ValueError, OSError, _Refused) as err:
+            return self._failed(source, err)
+
+    def describe(self) -> str:
+        ds = self.dataset
+        if ds is None:
+            return "no data"
+        missing = f", {_number(ds.n_missing)} missing cells" if ds.n_missing else ""
+        return (f"{_number(ds.n_rows)} rows, {ds.n_patterns} distinct patterns over "
+                f"{len(ds.columns)} columns{missing}")
+
+    def columns_frame(self):
+        """One row per column: name, number of states, the states."""
+        import pandas as pd
+
+        ds = self.dataset
+        if ds is None:
+            return pd.DataFrame({"column": pd.Series(dtype=object), "states": pd.Series(dtype="int64"),
+                                 "values": pd.Series(dtype=object)})
+        return pd.DataFrame({
+            "column": list(ds.columns),
+            "states": [len(s) for s in ds.states],
+            "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
+        })
+
+
+class _Refused(Exception):
+    """A load the dashboard refuses (the message is for the user)."""
+
+
+_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
+
+
+def _separator(content: bytes) -> str:
+    """The separator the header line uses most (commas when it has none of them)."""
+    header = content.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
+    counts = {sep: header.count(sep) for sep in _SEPARATOR_NAMES}
+    best = max(counts, key=counts.get)
+    return best if counts[best] > 0 else ","
+
+
+def _number(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.2f}"

@@ -1,0 +1,474 @@
+"""The edited model as a param class (no Panel import): :class:`ModelState`.
+
+The edited HLC model, the selection, undo/redo, and what the engine says
+about the model (regularity, the regular equivalent, the dimension report).
+Every edit goes through an engine method of the immutable
+:class:`effdim.HLCModel`; an edit the engine refuses leaves the model as it
+was and sets :attr:`ModelState.message`.
+
+Sizes are checked against the server's :class:`~effdim_app.config.ServerLimits`
+before anything is computed, and heavy work (dimensions beyond a quick
+threshold, the whole-tree rank) runs as a :class:`~effdim_app.jobs.Job` in a
+worker process, so one session can never stall or kill the others
+(docs/robustness.md). The cheap answers (ds, dc, dp, db, regularity;
+:func:`effdim.dimensions.bounds_report`) are always there; the exact de
+follows when its job ends, or :attr:`ModelState.de_note` says why not.
+
+The views (``effdim_app.views``) only display these parameters and call these
+methods, so everything here is testable without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+import param
+
+from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+from effdim.dimensions import bounds_report
+
+from .. import presets, tasks
+from ..config import ServerLimits
+from ..jobs import Job, JobRunner
+from .shared import MESSAGE_KINDS, REPORTS, cached_regularize, cached_standard_dimension, cached_violations, error_text
+
+__all__ = ["ModelState"]
+
+
+def _whole_number(value: int | str) -> int:
+    """``value`` as an int: an int, or text such as ' 3 ' (ValueError for '2.5', 'abc', '')."""
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if not text.lstrip("+-").isdigit():
+        raise ValueError(value)
+    return int(text)
+
+
+
+class ModelState(param.Parameterized):
+    """The edited model, its selection and history, and the engine's verdicts."""
+
+    model = param.ClassSelector(class_=HLCModel, instantiate=False, doc="The model as edited.")
+    selected = param.String(default=None, allow_None=True, doc="Selected node of the edited model.")
+    auto_regularize = param.Boolean(
+        default=True,
+        doc="Compute dimensions on the regular equivalent (Lemma 4.1) when the model is irregular.",
+    )
+    highlight = param.String(
+        default=None, allow_None=True, doc="Hidden node whose local LC model is highlighted."
+    )
+
+    # derived: set by _recompute only
+    notation = param.String(default="", doc="Notation of the edited model.")
+    violations = param.List(default=[], doc="Regularity violations of the edited model.")
+    regularization = param.Parameter(default=None, doc="effdim Regularization, or None if regular.")
+    effective = param.ClassSelector(
+        class_=HLCModel, instantiate=False, doc="The model the dimensions are computed for."
+    )
+    report = param.Parameter(
+        default=None, doc="effdim DimensionReport of `effective`; its de is None until computed (see de_note)."
+    )
+    drawn_ds = param.Integer(default=0, doc="ds of the model as edited (differs from report.ds when regularized).")
+    report_error = param.String(default="", doc="Why the report could not be computed.")
+    de_note = param.String(default="", doc="Plain words on the exact de when the report lacks it.")
+    de_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                                 doc="The job computing the exact de, while it runs.")
+    direct_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                                     doc="The job computing the whole-tree rank, while it runs.")
+    changed = param.Dict(default={}, doc="node -> what regularization did to it.")
+    highlight_nodes = param.List(default=[], doc="`highlight` and its neighbours.")
+    can_undo = param.Boolean(default=False)
+    can_redo = param.Boolean(default=False)
+    update_seconds = param.Number(default=0.0, doc="Time the last recomputation took.")
+    direct = param.Parameter(default=None, doc="Full engine report with the whole-tree rank (on demand).")
+    direct_running = param.Boolean(default=False)
+    revision = param.Integer(default=0, doc="Bumped once per change of anything drawn.")
+
+    message = param.String(default="", doc="Outcome of the last action.")
+    message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
+
+    max_history = param.Integer(default=200, bounds=(1, None))
+    limits = param.ClassSelector(class_=ServerLimits, instantiate=False, doc="The server's size and time limits.")
+    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
+                               doc="Runs heavy work in worker processes; None: compute in this process.")
+
+    def __init__(self, model: HLCModel | str | None = None, **params):
+        if model is None:
+            model = presets.PRESETS[presets.DEFAULT_PRESET]
+        if isinstance(model, str):
+            model = parse_model(model)
+        params.setdefault("selected", model.root)
+        params.setdefault("limits", ServerLimits())
+        super().__init__(model=model, **params)
+        self._undo: list[HLCModel] = []
+        self._redo: list[HLCModel] = []
+        self._derived_for: tuple | None = None
+        self._verify_token = 0
+        self._pending: HLCModel | None = None
+        self.param.update(**self._derive(model, self.selected))
+        self._start_pending()
+
+    # ------------------------------------------------------------ derived
+    # Every user action ends in ONE param.update carrying the model, the
+    # derived values and a new `revision`, so each view redraws once per edit.
+    def _derive(self, model: HLCModel, selected: str | None) -> dict[str, Any]:
+        start = time.perf_counter()
+        violations = list(cached_violations(model))
+        regularization = cached_regularize(model) if violations else None
+        effective = regularization.model if (regularization is not None and self.auto_regularize) else model
+        report, error, note = self._report_now(effective)
+        changed = {} if regularization is None else {n: str(c) for n, c in regularization.changes.items()}
+        if selected not in model:
+            selected = model.root
+        highlight = self.highlight if (self.highlight in effective and effective.is_hidden(self.highlight)) else None
+        self._derived_for = (model, self.auto_regularize)
+        return dict(
+            model=model,
+            selected=selected,
+            notation=str(model),
+            violations=violations,
+            regularization=regularization,
+            effective=effective,
+            report=report,
+            drawn_ds=cached_standard_dimension(model),
+            report_error=error,
+            de_note=note,
+            direct=None,
+            changed=changed,
+            highlight=highlight,
+            highlight_nodes=self._neighbourhood(effective, highlight),
+            can_undo=bool(self._undo),
+            can_redo=bool(self._redo),
+            update_seconds=time.perf_counter() - start,
+            revision=self.revision + 1,
+        )
+
+    def _report_now(self, model: HLCModel) -> tuple[Any, str, str]:
+        """``(report, error, de_note)`` of ``model`` without waiting: cached, quick, or closed forms only.
+
+        A model whose exact de is heavy gets its closed forms now and is left in
+        ``_pending`` for :meth:`_start_pending` to submit as a job.
+        """
+        self._pending = None
+        key = (model, "local")
+        cached = REPORTS.get(key)
+        if cached is not None:
+            return cached, "", ""
+        try:
+            how, why = self.limits.plan(model, direct=False)
+            if how == "now" or (how == "job" and self.jobs is None):
+                report = tasks.dimensions_task(model, direct=False, max_bytes=self.limits.job_bytes)
+                REPORTS.put(key, report)
+                return report, "", ""
+            if how == "refuse":
+                note = f"de was not computed: {why}. ds, dc and the bounds dp, db below are exact."
+                return bounds_report(model, note), "", note
+            self._pending = model
+            return bounds_report(model, why), "", f"Computing the exact de ({why})…"
+        except Exception as err:  # the engine names the problem; show it, keep the app alive
+            return None, error_text(err), ""
+
+    def _show(self, model: HLCModel, selected: str | None = None, **extra) -> None:
+        """Make ``model`` current: one update with everything derived from it."""
+        self._verify_token += 1
+        self._stop(self.de_job, self.direct_job)
+        self.param.update(**self._derive(model, self.selected if selected is None else selected),
+                          de_job=None, direct_job=None, direct_running=False, **extra)
+        self._start_pending()
+
+    @staticmethod
+    def _stop(*jobs: Job | None) -> None:
+        for job in jobs:
+            if job is not None:
+                job.cancel()
+
+    def _start_pending(self) -> None:
+        """Submit the job for the exact de of ``_pending`` (set by :meth:`_report_now`)."""
+        model, self._pending = self._pending, None
+        if model is None or self.jobs is None:
+            return
+        job = self.jobs.submit(tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes,
+                               label="Exact de")
+        self.de_job = job
+        job.add_done_callback(lambda job: self._finish_de(job, model))
+
+    def _finish_de(self, job: Job, model: HLCModel) -> None:
+        if self.de_job is not job:  # the model changed meanwhile: another job or none
+            return
+        if job.state == "done":
+            REPORTS.put((model, "local"), job.result)
+            self.param.update(report=job.result, de_note="", de_job=None, revision=self.revision + 1)
+        else:
+            why = job.error if job.state != "cancelled" else "the computation was cancelled."
+            self.param.update(de_note=f"de was not computed: {why} ds, dc and the bounds dp, db below are exact.",
+                              de_job=None, revision=self.revision + 1)
+
+    def cancel_jobs(self) -> None:
+        """Stop this session's computations (the user asked, or the session closed)."""
+        self._stop(self.de_job, self.direct_job)
+
+    @param.depends("model", "auto_regularize", watch=True)
+    def _model_set(self) -> None:
+        """Someone assigned ``model`` or toggled auto-regularize: derive what is not derived yet."""
+        if self._derived_for != (self.model, self.auto_regularize):
+            self._show(self.model)
+
+    @staticmethod
+    def _neighbourhood(model: HLCModel, node: str | None) -> list[str]:
+        if node is None:
+            return []
+        return [node, *model.neighbors(node)]
+
+    @param.depends("highlight", watch=True)
+    def _highlight_changed(self) -> None:
+        node = self.highlight
+        if node is not None and not (node in self.effective and self.effective.is_hidden(node)):
+            self.highlight = None
+            return
+        nodes = self._neighbourhood(self.effective, node)
+        if nodes != self.highlight_nodes:
+            self.param.update(highlight_nodes=nodes, revision=self.revision + 1)
+
+    async def verify_direct(self):
+        """The engine's full report (whole-tree Jacobian rank and its float check), as a job.
+
+        The interactive report uses Corollary 4.1 only (fast); this computes the
+        second route on demand, within the server's limits. Discarded if the
+        model changed meanwhile.
+        """
+        token, model = self._verify_token, self.effective
+        how, why = self.limits.plan(model, direct=True)
+        if how == "refuse":
+            self._say(f"The direct rank was not computed: {why}.", "warning")
+            return None
+        self.param.update(direct_running=True)
+        if self.jobs is None:
+            try:
+                report = tasks.dimensions_task(model, direct=True, max_bytes=self.limits.job_bytes)
+            except Exception as err:
+                self.param.update(direct_running=False)
+                self._say(f"The direct rank could not be computed: {error_text(err)}", "danger")
+                return None
+        else:
+            job = self.jobs.submit(tasks.dimensions_task, model, direct=True, max_bytes=self.limits.job_bytes,
+                                   label="Whole-tree rank")
+            self.direct_job = job
+            report = await job
+            if self.direct_job is not job:  # the model changed meanwhile
+                return None
+            self.param.update(direct_job=None, direct_running=False)
+            if job.state != "done":
+                self._say(f"The direct rank was not computed: {job.error}", "danger")
+                return None
+        self.param.update(direct_running=False)
+        if token != self._verify_token:
+            return None
+        self.direct = report
+        return report
+
+    @property
+    def is_regular(self) -> bool:
+        return not self.violations
+
+    # ------------------------------------------------------------ messages
+    def _say(self, text: str, kind: str = "info") -> None:
+        self.param.update(message=text, message_kind=kind)
+
+    def _refuse(self, err: BaseException, what: str) -> bool:
+        self._say(f"{what} refused: {error_text(err)}. The model is unchanged.", "danger")
+        return False
+
+    # ------------------------------------------------------------ history
+    def _commit(self, new: HLCModel, what: str, select: str | None = None) -> bool:
+        if new == self.model:
+            if select is not None:
+                self.select(select)
+            self._say(f"{what}: nothing changed.", "info")
+            return True
+        self._undo.append(self.model)
+        del self._undo[: -self.max_history]
+        self._redo.clear()
+        self._show(new, select, message=what + ".", message_kind="success")
+        return True
+
+    def _edit(self, what: str, make, select: str | None = None) -> bool:
+        try:
+            new = make()
+            self.limits.check_model(new)
+        except (ModelError, ValueError, TypeError) as err:
+            return self._refuse(err, what)
+        return self._commit(new, what, select)
+
+    def undo(self) -> bool:
+        if not self._undo:
+            self._say("Nothing to undo.", "info")
+            return False
+        self._redo.append(self.model)
+        self._show(self._undo.pop(), message="Undone.", message_kind="info")
+        return True
+
+    def redo(self) -> bool:
+        if not self._redo:
+            self._say("Nothing to redo.", "info")
+            return False
+        self._undo.append(self.model)
+        self._show(self._redo.pop(), message="Redone.", message_kind="info")
+        return True
+
+    # ------------------------------------------------------------ selection
+    def select(self, node: str | None) -> None:
+        if node is not None and node not in self.model:
+            return
+        if node != self.selected:
+            self.param.update(selected=node, revision=self.revision + 1)
+
+    def select_nearest(self, x: float, y: float, positions: dict[str, tuple[float, float]],
+                       max_distance: float = 0.45) -> str | None:
+        """Select the node of ``positions`` nearest to ``(x, y)`` (layout units).
+
+        Taps farther than ``max_distance`` from every node select nothing new.
+        """
+        if x is None or y is None or not positions:
+            return None
+        if any(isinstance(v, float) and math.isnan(v) for v in (x, y)):
+            return None
+        node, dist = min(
+            ((n, math.hypot(px - x, py - y)) for n, (px, py) in positions.items()), key=lambda t: t[1]
+        )
+        if dist > max_distance:
+            return None
+        self.select(node)
+        return node
+
+    # ------------------------------------------------------------ edits
+    def _need_selection(self) -> str | None:
+        if self.selected is None or self.selected not in self.model:
+            self._say("Select a node first (click it in the tree).", "warning")
+            return None
+        return self.selected
+
+    def _free_name(self, prefix: str) -> str:
+        k = 1
+        while f"{prefix}{k}" in self.model:
+            k += 1
+        return f"{prefix}{k}"
+
+    def set_card(self, card: int | str, node: str | None = None) -> bool:
+        """Set the number of states of ``node`` (default: the selected node); ``card`` may be typed text."""
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        what = f"Set |{node}| = {str(card).strip()}"
+        try:
+            number = _whole_number(card)
+        except ValueError:
+            return self._refuse(ValueError(f"the number of states must be a whole number, not {str(card).strip()!r}"),
+                                what)
+        return self._edit(what, lambda: self.model.with_card(node, number))
+
+    def rename(self, new: str, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        new = (new or "").strip()
+        return self._edit(f"Rename {node} to {new!r}", lambda: self.model.renamed(node, new), select=new)
+
+    def add_observed_child(self, card: int = 2, name: str | None = None) -> bool:
+        node = self._need_selection()
+        if node is None:
+            return False
+        name = name or self._free_name("O")
+        return self._edit(
+            f"Add observed {name}:{card} under {node}",
+            lambda: self.model.with_child(node, name, int(card), hidden=False),
+            select=name,
+        )
+
+    def add_hidden_child(self, card: int = 2, leaves: int = 2, leaf_card: int = 2,
+                         name: str | None = None) -> bool:
+        node = self._need_selection()
+        if node is None:
+            return False
+        name = name or self._free_name("H")
+        leaf_names: dict[str, int] = {}
+        k = 1
+        while len(leaf_names) < leaves:
+            candidate = f"O{k}"
+            if candidate not in self.model and candidate != name:
+                leaf_names[candidate] = int(leaf_card)
+            k += 1
+        return self._edit(
+            f"Add hidden {name}:{card} with {leaves} leaves under {node}",
+            lambda: self.model.with_hidden_child(node, name, int(card), leaf_names),
+            select=name,
+        )
+
+    def delete(self, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        parent = self.model.parent(node)
+        what = f"Delete {node}" + (" and its subtree" if self.model.is_hidden(node) else "")
+        return self._edit(what, lambda: self.model.without(node), select=parent)
+
+    def make_root(self, node: str | None = None) -> bool:
+        node = node or self._need_selection()
+        if node is None:
+            return False
+        return self._edit(f"Make {node} the root", lambda: self.model.rerooted(node), select=node)
+
+    def adopt_regular(self) -> bool:
+        """Replace the edited model by its regular equivalent (undoable)."""
+        if self.regularization is None:
+            self._say("The model is regular already.", "info")
+            return False
+        return self._commit(self.regularization.model, "Replaced by the regular equivalent")
+
+    def set_model(self, model: HLCModel, what: str = "Loaded model") -> bool:
+        return self._edit(what, lambda: model, select=model.root)
+
+    # ------------------------------------------------------------ loading
+    def _parse(self, text: str) -> HLCModel:
+        self.limits.check_text(text, "notation")
+        return parse_model(text.strip())
+
+    def load_notation(self, text: str) -> bool:
+        return self._edit("Model from notation", lambda: self._parse(text), select=None) and self._reselect()
+
+    def load_preset(self, label: str) -> bool:
+        if label not in presets.PRESETS:
+            self._say(f"No preset named {label!r}.", "danger")
+            return False
+        return self._edit(f"Preset {label}", lambda: parse_model(presets.PRESETS[label])) and self._reselect()
+
+    def load_json(self, data: str | bytes | dict[str, Any]) -> bool:
+        if isinstance(data, (str, bytes)):
+            try:
+                self.limits.check_text(data, "JSON file")
+            except ModelError as err:
+                return self._refuse(err, "JSON import")
+        if isinstance(data, bytes):
+            try:
+                data = data.decode("utf-8")
+            except UnicodeDecodeError:
+                self._say("JSON import refused: the file is not UTF-8 text. The model is unchanged.", "danger")
+                return False
+        if isinstance(data, str) and not data.strip():
+            self._say("JSON import refused: the file is empty. The model is unchanged.", "danger")
+            return False
+        return self._edit("Model from JSON", lambda: model_from_json(data)) and self._reselect()
+
+    def _reselect(self) -> bool:
+        if self.selected not in self.model:
+            self.select(self.model.root)
+        return True
+
+    def to_json(self) -> str:
+        return json.dumps(model_to_json(self.model), indent=2) + "\n"
+

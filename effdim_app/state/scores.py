@@ -1,0 +1,411 @@
+"""Scoring the model against the data as a param class (no Panel import): :class:`ScoresState`.
+
+Which model is scored against the data (an LC model over all columns, or the
+edited model matched by leaf name), the sweep, hill-climb and structure-search
+runs (each a :class:`~effdim_app.jobs.Job` in a worker process, with progress
+and cancel), and their results. Results are keyed by what produced them and
+cleared the moment the model or the data changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import param
+
+from effdim import HLCModel, ModelError, parse_model
+from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
+from effdim.scores import PAPER_SCORES, SCORES, best
+from effdim.search import pick_caveats
+
+from .. import tasks
+from ..jobs import Job, JobRunner
+from .data import DataState
+from .model import ModelState
+from .shared import MESSAGE_KINDS, cached_violations, error_text
+
+__all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
+
+#: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
+SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
+#: The CS priors offered, text -> label (effdim.priors; the default first).
+CS_PRIORS: dict[str, str] = {
+    str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))
+}
+
+
+def _hidden_count(model: HLCModel) -> str:
+    count = len(model.hidden)
+    return f"{count} hidden node{'s' if count != 1 else ''}"
+
+
+class ScoresState(param.Parameterized):
+    """Score-vs-cardinality sweeps and hill climbs of the current model on the current data."""
+
+    models = param.ClassSelector(class_=ModelState, instantiate=False)
+    data = param.ClassSelector(class_=DataState, instantiate=False)
+
+    mapping = param.Selector(
+        default="lc",
+        objects=["lc", "model"],
+        doc="'lc': an LC model with one hidden root over all columns; "
+        "'model': the edited model, its leaves matched to columns by name.",
+    )
+    node = param.String(default=None, allow_None=True, doc="Hidden node whose cardinality is swept.")
+    card_min = param.Integer(default=1, bounds=(1, None))
+    card_max = param.Integer(default=0, bounds=(0, None), doc="0: up to the largest regular value.")
+    restarts = param.Integer(default=5, bounds=(1, 200))
+    seed = param.Integer(default=0, bounds=(0, None))
+    climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
+    learn_score = param.Selector(default="bic+", objects=list(SHOWN_SCORES),
+                                 doc="Score that drives the structure search (effdim.structure).")
+    cs_prior = param.Selector(default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS),
+                              doc="Dirichlet prior of CS and CS+ (effdim.priors).")
+    past_saturation = param.Boolean(
+        default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc.")
+
+    running = param.Boolean(default=False)
+    task = param.String(default="", doc="'sweep', 'climb' or 'learn' while running.")
+    progress = param.Integer(default=0, bounds=(0, 100))
+    status = param.String(default="")
+    results = param.List(default=[], doc="FitResults of the last sweep (current model and data only).")
+    climb = param.Parameter(default=None, doc="HillClimb of the last climb (current model and data only).")
+    mismatch = param.List(default=[], doc="Problems matching the model's leaves to the data.")
+    leaf_map = param.List(default=[], doc="Rows (leaf, column, leaf states, column states) of the matching.")
+    message = param.String(default="")
+    message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
+    job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
+                              doc="The sweep or climb job, while it waits or runs.")
+    learned_tree = param.ClassSelector(
+        class_=HLCModel, default=None, allow_None=True, instantiate=False,
+        doc="The structure search's best tree so far while it runs, then the tree it learned (None: no search, "
+            "or it was cancelled or failed, or the data changed since).")
+    learned_note = param.String(default="", doc="What learned_tree is, in words.")
+    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
+                               doc="Runs sweeps and climbs in worker processes (default: one of its own).")
+
+    def __init__(self, models: ModelState, data: DataState, **params):
+        super().__init__(models=models, data=data, **params)
+        if self.jobs is None:
+            self.jobs = models.jobs or JobRunner(workers=models.limits.workers, timeout=models.limits.time_limit,
+                                                 max_bytes=models.limits.job_bytes)
+        self._key_of_results = None
+        self._scored = None  # (mapping, scored model, data, CS prior) the last inputs check saw
+        models.param.watch(self._inputs_changed, ["effective"])
+        data.param.watch(self._inputs_changed, ["dataset"])
+        self.param.watch(self._inputs_changed, ["mapping", "cs_prior"])
+        self._inputs_changed()
+
+    # ------------------------------------------------------------ inputs
+    def scored_model(self) -> HLCModel | None:
+        """The model scored against the data (None: the engine's LC model over all columns)."""
+        if self.mapping == "lc":
+            return None
+        return self.models.effective
+
+    def hidden_choices(self) -> list[str]:
+        model = self.scored_model()
+        return [] if model is None else list(model.hidden)
+
+    def key(self):
+        """What results depend on; results with another key are stale."""
+        return (self.mapping, self.scored_model(), id(self.data.dataset), self.node, self.cs_prior)
+
+    def _inputs_changed(self, *events) -> None:
+        scored = (self.mapping, self.scored_model(), id(self.data.dataset), self.cs_prior)
+        if scored == self._scored:
+            return  # e.g. a tree edit while the LC model over all columns is scored: runs and results stand
+        data_changed = self._scored is None or scored[2] != self._scored[2]
+        self._scored = scored
+        choices = self.hidden_choices()
+        node = self.node if self.node in choices else (choices[0] if choices else None)
+        stale = bool(self.results) or self.climb is not None
+        if self.job is not None and (self.task != "learn" or data_changed):  # a structure search reads data only
+            self.job.cancel()
+        if data_changed:
+            self.param.update(learned_tree=None, learned_note="")
+        mismatch, leaf_map = self._check_mapping()
+        with param.parameterized.batch_call_watchers(self):
+            self.node = node
+            self.mismatch = mismatch
+            self.leaf_map = leaf_map
+            if stale:
+                self.results = []
+                self.climb = None
+                self.status = "Earlier results were cleared: the model, the data or the mapping changed."
+
+    @param.depends("node", watch=True)
+    def _node_changed(self) -> None:
+        if self.results and self._key_of_results != self.key():
+            self.param.update(results=[], climb=None, status="Earlier results were cleared: another node is swept.")
+
+    def _check_mapping(self) -> tuple[list[str], list[tuple]]:
+        """The engine's verdict on matching the model's leaves to the data columns."""
+        dataset = self.data.dataset
+        model = self.scored_model()
+        if dataset is None or model is None:
+            return [], []
+        from effdim.data import DataError, check_matches_model, resolve_mapping
+
+        try:
+            resolved = resolve_mapping(dataset, model)
+        except DataError as err:
+            return [error_text(err)], []
+        rows = [(leaf, col, model.card(leaf), len(dataset.states[dataset.index(col)]))
+                for leaf, col in resolved.items()]
+        unused = [c for c in dataset.columns if c not in resolved.values()]
+        problems = []
+        try:
+            check_matches_model(dataset, model)
+        except DataError as err:
+            problems.append(error_text(err))
+        if unused:
+            rows += [("—", c, None, len(dataset.states[dataset.index(c)])) for c in unused]
+        return problems, rows
+
+    # ------------------------------------------------------------ runs
+    def cancel(self) -> None:
+        """Stop the running sweep or climb (its worker process is killed)."""
+        if self.job is not None:
+            self.job.cancel()
+            self.status = "Cancelling…"
+
+    def _ready(self) -> bool:
+        if self.running:
+            self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
+            return False
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        if self.mismatch:
+            self.param.update(
+                message="The model does not match the data: " + "; ".join(self.mismatch), message_kind="danger"
+            )
+            return False
+        return True
+
+    def _cards(self) -> list[int] | None:
+        """The swept cardinalities (None: the engine's default range), within the server's limits.
+
+        With 'to' = 0 the sweep stops at saturation (:meth:`saturation_card`) unless ``past_saturation``.
+        """
+        limits = self.models.limits
+        if self.card_max > limits.max_card:
+            raise ValueError(f"the largest cardinality {self.card_max:,} is above this server's limit "
+                             f"of {limits.max_card:,}")
+        if self.card_max == 0:
+            saturated = None if self.past_saturation else self.saturation_card()
+            return None if saturated is None else list(range(self.card_min, max(saturated, self.card_min) + 1))
+        if self.card_max < self.card_min:
+            return None
+        count = self.card_max - self.card_min + 1
+        if count > limits.max_sweep:
+            raise ValueError(f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
+                             f"server sweeps at most {limits.max_sweep} at a time")
+        return list(range(self.card_min, self.card_max + 1))
+
+    def saturation_card(self) -> int | None:
+        """The least cardinality of the swept node at which de = dc (None: not before the model turns
+        irregular, or too heavy to check here).
+
+        From there on every larger cardinality has the same de and fits the
+        data as well as the complete model: sweeping further shows flat
+        curves only. Uses the interactive (Corollary 4.1) dimensions.
+        """
+        from effdim.search import lc_model_for
+
+        dataset = self.data.dataset
+        if dataset is None:
+            return None
+        model = self.scored_model() or lc_model_for(dataset)
+        node = self.node if self.node in model else model.root
+        limits = self.models.limits
+        for card in itertools.count(1):
+            candidate = model.with_card(node, card)
+            if cached_violations(candidate) or limits.plan(candidate, direct=False)[0] != "now":
+                return None
+            report = tasks.dimensions_task(candidate, direct=False, max_bytes=limits.job_bytes)
+            if report.de >= report.dc:
+                return card
+        return None
+
+    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None,
+                   **kwargs) -> Any:
+        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free.
+
+        ``on_detail(text)`` is called with each new detail the worker sends
+        (:attr:`effdim_app.jobs.Job.detail`). The result is discarded when
+        ``depends()`` (default :meth:`key`) changed meanwhile.
+        """
+        depends = depends or self.key
+        key = depends()
+        job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
+
+        def show(*_):
+            text = job.describe()
+            self.param.update(progress=int(100 * job.progress), status=text)
+
+        watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
+        if on_detail is not None:
+            watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
+        self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
+        try:
+            outcome = await job
+        finally:
+            for watcher in watchers:
+                job.param.unwatch(watcher)
+            self.param.update(running=False, task="", job=None)
+        if job.state == "cancelled":
+            self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
+            return None
+        if job.state != "done":
+            self.param.update(status=f"{task.capitalize()} failed.", progress=0,
+                              message=f"{task.capitalize()} failed: {job.error}", message_kind="danger")
+            return None
+        if key != depends():
+            self.param.update(status=f"{task.capitalize()} finished, but the model or data changed meanwhile: "
+                                     "result discarded.", progress=0)
+            return None
+        return outcome
+
+    async def run_sweep(self) -> list | None:
+        if not self._ready():
+            return None
+        try:
+            cards = self._cards()
+        except ValueError as err:
+            self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
+            return None
+        self.param.update(results=[], climb=None)
+        results = await self._run("sweep", tasks.sweep_task, self.data.dataset, model=self.scored_model(),
+                                  node=self.node, cards=cards, restarts=self.restarts, seed=self.seed,
+                                  cs_prior=self.cs_prior)
+        if results is not None:
+            self._key_of_results = self.key()
+            saturated = cards is not None and self.card_max == 0
+            note = (f" Stopped at |H| = {cards[-1]}, where de = dc: larger cardinalities score alike "
+                    "(tick 'past saturation' to go on)." if saturated else "")
+            self.param.update(results=list(results), progress=100,
+                              status=f"Sweep done: {len(results)} cardinalities scored.{note}")
+        return results
+
+    async def run_climb(self) -> Any:
+        if not self._ready():
+            return None
+        model = self.scored_model()
+        if model is None:
+            self.param.update(message="Hill climbing needs the model mapping (an HLC model over the data).",
+                              message_kind="warning")
+            return None
+        self.param.update(results=[], climb=None)
+        climb = await self._run("climb", tasks.climb_task, self.data.dataset, model, score=self.climb_score,
+                                restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
+        if climb is not None:
+            self._key_of_results = self.key()
+            notes = pick_caveats(climb.best)
+            self.param.update(climb=climb, progress=100,
+                              status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
+                                     + (f"; the best model: {'; '.join(notes)}." if notes else "."))
+        return climb
+
+    async def run_learn(self) -> Any:
+        """Learn a tree over all data columns (:func:`effdim.structure.learn_structure`) as a job, then open
+        it in the tree editor (undoable) and score it. Edits meanwhile do not stop it; new data does."""
+        if self.running:
+            self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
+            return None
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return None
+        label = SCORES[self.learn_score].label
+        budget = max(5.0, self.jobs.timeout - 5.0)  # stop with the best tree before the job's time limit
+        self.param.update(learned_tree=None, learned_note="")
+        learned = await self._run("learn", tasks.learn_task, self.data.dataset, score=self.learn_score,
+                                  restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior, max_time=budget,
+                                  depends=lambda: id(self.data.dataset), label=f"Learn structure ({label})",
+                                  on_detail=self._best_tree_so_far)
+        if learned is None:
+            self.param.update(learned_tree=None, learned_note="")
+            return None
+        fit = learned.fit
+        ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
+        self.models.set_model(learned.model, f"Learned structure ({label})")
+        self.mapping = "model"
+        self.param.update(learned_tree=learned.model, learned_note=(
+            f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
+            "now in the tree editor."))
+        self.param.update(progress=100, status=(
+            f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
+            f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
+            "it is now in the tree editor (Undo brings back your model)."))
+        return learned
+
+    def _best_tree_so_far(self, notation: str) -> None:
+        """Show the running structure search's best tree (sent by the worker in notation)."""
+        model = parse_model(notation)
+        self.param.update(learned_tree=model, learned_note=(
+            f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."))
+
+    # ------------------------------------------------------------ outputs
+    def results_frame(self):
+        import pandas as pd
+
+        rows = [r.to_json() for r in self.results]
+        frame = pd.DataFrame(rows)
+        for column in ("restarts", "degenerate"):
+            if column in frame:
+                frame[column] = frame[column].map(lambda v: json.dumps(v, default=str) if v else "")
+        return frame
+
+    def best(self) -> dict[str, tuple[int, float]]:
+        """Score name -> (card, value) of the best cardinality for each shown score
+        (:func:`effdim.scores.best`: ties go to the smaller model)."""
+        if not self.results:
+            return {}
+        return {name: (fit.card, fit.score(name))
+                for name in SHOWN_SCORES for fit in [best(self.results, name)]}
+
+    def pick_notes(self) -> dict[str, list[str]]:
+        """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the
+        swept range, largest regular cardinality, saturated model)."""
+        if not self.results:
+            return {}
+        return {name: pick_caveats(best(self.results, name), self.results) for name in SHOWN_SCORES}
+
+    def climb_frame(self):
+        """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""
+        import pandas as pd
+
+        if self.climb is None:
+            return pd.DataFrame()
+        rows = []
+        for i, fit in enumerate(self.climb.path):
+            m = fit.model
+            row = {"step": i, "model": str(m), "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
+                   "score": fit.score(self.climb.score), "loglik": fit.loglik, "ds": fit.ds, "de": fit.de}
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def use_lc_model_in_editor(self) -> bool:
+        """Put the engine's LC model over all data columns into the editor (undoable)."""
+        if self.data.dataset is None:
+            self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        from effdim.search import lc_model_for
+
+        try:
+            model = lc_model_for(self.data.dataset)
+        except (ModelError, ValueError) as err:
+            self.param.update(message=f"No LC model over these columns: {error_text(err)}", message_kind="danger")
+            return False
+        done = self.models.set_model(model, "LC model over the data columns")
+        if done:
+            self.mapping = "model"
+        return done
+
+    def results_csv(self) -> str:
+        if not self.results:
+            return ""
+        return self.results_frame().to_csv(index=False)

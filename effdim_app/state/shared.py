@@ -1,0 +1,75 @@
+"""What the session states share (no Panel import): the message kinds, an error in words, and the engine's
+answers cached across sessions.
+
+Cached results are immutable and keyed by immutable models, so sharing them
+between sessions is safe (and makes undo/redo and re-visits instant).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Any
+
+from effdim import HLCModel
+
+#: The kinds of a state's ``message`` (the views colour it by kind).
+MESSAGE_KINDS = ["info", "success", "warning", "danger"]
+
+
+def error_text(err: BaseException) -> str:
+    """The error's message for the user (its class name when it has none)."""
+    text = str(err).strip()
+    return text or type(err).__name__
+
+
+@lru_cache(maxsize=512)
+def cached_violations(model: HLCModel) -> tuple:
+    from effdim.regularity import regularity_violations
+
+    return tuple(regularity_violations(model))
+
+
+@lru_cache(maxsize=512)
+def cached_regularize(model: HLCModel):
+    from effdim.regularity import regularize
+
+    return regularize(model)
+
+
+class _Reports:
+    """Dimension reports by model, least recently used first out (bounded memory).
+
+    Filled by quick computations and by finished jobs alike, so undo/redo and
+    other sessions' visits to a model are instant.
+    """
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
+
+    def get(self, key: tuple):
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        return None
+
+    def put(self, key: tuple, report) -> None:
+        self._items[key] = report
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+REPORTS = _Reports()
+
+
+@lru_cache(maxsize=512)
+def cached_standard_dimension(model: HLCModel) -> int:
+    from effdim.bounds import standard_dimension
+
+    return standard_dimension(model)
+
