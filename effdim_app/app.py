@@ -17,13 +17,10 @@ from effdim import HLCModel
 from .config import ServerLimits
 from .jobs import JobRunner
 from .notebook import RenderGate
-from .state import DataState, ModelState, ScoresState
+from .state import DataState, FittedState, ModelState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
-from .experiments_view import ExperimentsPanel
-from .fitted_view import FittedState, FittedView
-from .tree_view import TreeView
-from .views import DataPanel, DimensionsPanel, ModelPanel, RegularizationPanel, ScoresPanel, SelectionPanel
-from .views.demo import GuidedDemo
+from .views import (DataPanel, DimensionsPanel, ExperimentsPanel, FittedView, GuidedDemo, ModelPanel,
+                    RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
 
 __all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 

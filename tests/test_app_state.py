@@ -358,7 +358,7 @@ def test_direct_rank_on_demand_and_cleared_by_edits():
 
 
 def test_tree_data_marks_selection_highlight_and_regularization():
-    from effdim_app.tree_view import PALETTE, tree_data
+    from effdim_app.views.tree_view import PALETTE, tree_data
 
     s = ModelState(presets.PRESETS[presets.IRREGULAR])
     s.select("H4")
@@ -378,7 +378,7 @@ def test_tree_data_marks_selection_highlight_and_regularization():
 def test_tree_svg_draws_every_node_edge_and_label_of_the_screen():
     import xml.etree.ElementTree as ET
 
-    from effdim_app.tree_view import PALETTE, SVG_UNIT, tree_data, tree_svg
+    from effdim_app.views.tree_view import PALETTE, SVG_UNIT, tree_data, tree_svg
 
     s = ModelState(presets.PRESETS[presets.IRREGULAR])
     data = tree_data(s)
@@ -579,7 +579,7 @@ def test_learn_structure_needs_data():
 
 def test_demo_numbers_come_from_the_engine():
     from effdim.dimensions import dimensions
-    from effdim_app.demo import demo_steps, first_lc_below_bound
+    from effdim_app.views.demo import demo_steps, first_lc_below_bound
 
     lc = first_lc_below_bound()
     row = dimensions(parse_model(lc)).local[0]

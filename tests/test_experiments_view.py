@@ -6,7 +6,7 @@ import holoviews as hv
 
 from effdim.experiments.committed import RESULTS_DIR, SUMMARY_FILES, load_committed
 from effdim.experiments.plots import lc_summary_figure, table2_figure
-from effdim_app.experiments_view import ExperimentsPanel
+from effdim_app.views.experiments_view import ExperimentsPanel
 
 
 def test_shipped_results_cover_both_sections():

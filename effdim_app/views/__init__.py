@@ -5,16 +5,20 @@ Every view is a :class:`panel.viewable.Viewer` over the param classes of
 themselves: the state asks the engine, the views show the answers.
 
 * :mod:`.sidebar`: the model controls beside every tab;
-* :mod:`.model_tab`: the "Model & dimensions" tab (with :mod:`effdim_app.tree_view`);
-* :mod:`.data_tab`: the "Data & scores" tab;
+* :mod:`.model_tab`: the "Model & dimensions" tab, with the tree editor :mod:`.tree_view`;
+* :mod:`.data_tab`: the "Data & scores" tab, with the fitted model :mod:`.fitted_view`;
+* :mod:`.experiments_view`: the "Experiments" tab;
+* :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
-
-The "Experiments" tab is :mod:`effdim_app.experiments_view`.
 """
 
 from .data_tab import DataPanel, ScoresPanel
+from .demo import GuidedDemo
+from .experiments_view import ExperimentsPanel
+from .fitted_view import FittedView
 from .model_tab import DimensionsPanel, RegularizationPanel, SelectionPanel
 from .sidebar import ModelPanel
+from .tree_view import TreeView
 
 __all__ = [
     "ModelPanel",
@@ -23,4 +27,8 @@ __all__ = [
     "DimensionsPanel",
     "DataPanel",
     "ScoresPanel",
+    "FittedView",
+    "TreeView",
+    "ExperimentsPanel",
+    "GuidedDemo",
 ]

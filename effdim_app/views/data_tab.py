@@ -11,7 +11,7 @@ from panel.viewable import Viewer
 
 from effdim.scores import SCORES
 
-from .. import tree_view  # the module, not its names: tree_view imports .widgets, so this package, first
+from .tree_view import TreeFigure, model_data
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
@@ -204,7 +204,7 @@ class ScoresPanel(Viewer):
                                                height=18, margin=(10, 10))
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = message(state)
-        self.learned_drawing = tree_view.TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
+        self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
         self.learned_note = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-learned"])
         self.learned_box = pn.Column(self.learned_note, self.learned_drawing.pane, sizing_mode="stretch_width",
                                      margin=0, visible=False)
@@ -284,7 +284,7 @@ class ScoresPanel(Viewer):
         """Draw the structure search's best tree so far, then its result (ScoresState.learned_tree)."""
         tree = self.state.learned_tree
         if tree is not None:
-            self.learned_drawing.draw(tree_view.model_data(tree))
+            self.learned_drawing.draw(model_data(tree))
             self.learned_note.object = f"<b>{html_text.escape(self.state.learned_note)}</b>"
         self.learned_box.visible = tree is not None
 

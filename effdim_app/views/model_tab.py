@@ -1,6 +1,6 @@
 """The "Model & dimensions" tab: the selected node's controls, regularity, and the dimension totals and table.
 
-The tree drawing itself is :mod:`effdim_app.tree_view`.
+The tree drawing itself is :mod:`.tree_view`.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ CURVE_STYLES = """() => {
     for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
   };
   for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
-  // only the scores plot: the tab also holds the fitted model's profile plot (effdim_app.fitted_view)
+  // only the scores plot: the tab also holds the fitted model's profile plot (effdim_app.views.fitted_view)
   const plot = views.find((v) => v.model && v.model.title && v.model.title.text
                                  && v.model.title.text.startsWith("Scores against"));
   if (!plot) return [];

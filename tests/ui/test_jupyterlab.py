@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from effdim import parse_model
 from effdim_app.state import ModelState
-from effdim_app.tree_view import tree_data
+from effdim_app.views.tree_view import tree_data
 
 from jupyterlab_server import KERNEL_IDLE, refuse_other_hosts
 from pages import DEEP, FIG2, TIMEOUT, click_node, stat

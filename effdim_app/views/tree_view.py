@@ -33,10 +33,10 @@ from panel.viewable import Viewer
 
 from effdim import HLCModel
 
-from .layout import tree_layout
-from .state import ModelState
-from .style import HTML_CSS
-from .views.widgets import in_one_message
+from ..layout import tree_layout
+from ..state import ModelState
+from ..style import HTML_CSS
+from .widgets import in_one_message
 
 __all__ = ["TreeView", "TreeFigure", "PALETTE", "tree_data", "model_data", "tree_svg"]
 

@@ -29,9 +29,9 @@ from typing import Any
 import panel as pn
 from panel.viewable import Viewer
 
-from .figures import ProfileLines, ResidualMap, ShareBars
-from .state import FittedState
-from .style import HTML_CSS
+from ..figures import ProfileLines, ResidualMap, ShareBars
+from ..state import FittedState
+from ..style import HTML_CSS
 
 __all__ = ["FittedState", "FittedView"]
 
