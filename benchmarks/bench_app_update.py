@@ -88,7 +88,7 @@ def time_state(model: HLCModel, count: int, rng: random.Random) -> list[float]:
 def time_app(model: HLCModel, count: int, rng: random.Random) -> list[float]:
     from bokeh.document import Document
 
-    from effdim_app.app import create_app
+    from effdim_app.dashboard import create_app
 
     app = create_app(model)
     doc = Document()
@@ -165,7 +165,7 @@ def _serve(make):
 
     import panel as pn
 
-    from effdim_app.app import EXTENSIONS
+    from effdim_app.dashboard import EXTENSIONS
 
     def session():
         pn.extension(*EXTENSIONS)
@@ -261,7 +261,7 @@ def time_served(model: HLCModel, count: int, rng: random.Random) -> dict[str, li
     """:func:`time_edits` on the served page at 1366x768."""
     from playwright.sync_api import sync_playwright
 
-    from effdim_app.app import create_app
+    from effdim_app.dashboard import create_app
 
     url, server = _serve(lambda: create_app(model).template())
     try:

@@ -6,8 +6,8 @@ import asyncio
 
 from bokeh.document import Document
 
-from effdim_app.app import create_app
 from effdim_app.config import ServerLimits
+from effdim_app.dashboard import create_app
 from effdim_app.jobs import JobRunner
 
 
@@ -66,3 +66,16 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
     assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
     scores.param.update(learned_tree=None, learned_note="")
     assert not panel.learned_box.visible
+
+
+def test_the_entry_points_stay_callable_once_their_modules_are_loaded():
+    """A submodule named like an entry point (``effdim_app.app``) replaced the function on first import:
+    a second ``effdim_app.app()`` in a notebook failed with "'module' object is not callable"."""
+    import effdim_app
+    import effdim_app.dashboard
+    import effdim_app.server
+
+    assert effdim_app.app is effdim_app.dashboard.app
+    assert effdim_app.create_app is effdim_app.dashboard.create_app
+    assert (effdim_app.serve, effdim_app.session_page, effdim_app.show) == (
+        effdim_app.server.serve, effdim_app.server.session_page, effdim_app.server.show)

@@ -66,7 +66,7 @@ def inline_url():
     """The dashboard's inline (notebook) form, without the page template, one fresh app per session."""
     import panel as pn
 
-    from effdim_app.app import EXTENSIONS, create_app
+    from effdim_app.dashboard import EXTENSIONS, create_app
 
     def inline():
         pn.extension(*EXTENSIONS)

@@ -22,7 +22,7 @@ from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (DataPanel, DimensionsPanel, ExperimentsPanel, FittedView, GuidedDemo, ModelPanel,
                     RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
 
-__all__ = ["EffdimApp", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
+__all__ = ["EffdimApp", "app", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
 #: Panel extensions the dashboard needs (loaded by ``pn.extension``).
 EXTENSIONS = ("tabulator", "filedropper")
@@ -215,3 +215,16 @@ def create_app(model: HLCModel | str | None = None, limits: ServerLimits | None 
                jobs: JobRunner | None = None) -> EffdimApp:
     """A fresh dashboard (fresh state) for one session; a server passes its limits and its one job runner."""
     return EffdimApp(model, limits=limits, jobs=jobs)
+
+
+def app(model: HLCModel | str | None = None):
+    """The dashboard for display in a notebook (loads the Panel extensions first).
+
+    Served (``pn.serve(effdim_app.app)``), each session gets the templated page.
+    """
+    # in a notebook with BokehJS inline, so the output is not empty offline (served, the server sends the resources)
+    pn.extension(*EXTENSIONS, inline=not pn.state.served)
+    dashboard = create_app(model)
+    if pn.state.served:
+        return dashboard.template()
+    return dashboard

@@ -1,0 +1,109 @@
+"""The dashboard's server: one fresh app per browser session, all sessions' heavy work in one job runner.
+
+:func:`serve` is what ``effdim app`` runs, :func:`session_page` the page of
+one session (``panel serve apps/effdim.py`` serves it too), :func:`show` a
+served dashboard opened from a notebook or a script. With several server
+processes the server forks at start; each forked process ends with its
+parent (docs/robustness.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import panel as pn
+import tornado.process
+
+from .config import ServerLimits
+from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
+from .jobs import JobRunner
+from .server_memory import release_after_session, tune_collector
+
+__all__ = ["serve", "session_page", "show"]
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def session_page(limits=None, jobs=None, model=None, workers=None):
+    """The page of one served session: a fresh app whose jobs go to the server's one runner.
+
+    ``jobs`` defaults to a runner shared by every session of the process
+    (``pn.state.cache``), so ``panel serve apps/effdim.py`` bounds the worker
+    processes as ``effdim app`` does. Closing the session cancels its jobs
+    (docs/robustness.md).
+    """
+    limits = limits or ServerLimits()
+    if jobs is None:
+        jobs = pn.state.as_cached("effdim_app.jobs", lambda: JobRunner(
+            workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
+    pn.extension(*EXTENSIONS)
+    # the page's design for every component made in this session (pn.config is per session here):
+    # components made under the default design were rendered with the template's stylesheets but
+    # sent the default design's on their first update, which reloaded the page's stylesheets
+    pn.config.design = TEMPLATE_DESIGN
+    jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
+    dashboard = create_app(model, limits=limits, jobs=jobs)
+
+    def closed(_context) -> None:
+        dashboard.close()
+        release_after_session()
+
+    pn.state.on_session_destroyed(closed)
+    return dashboard.template()
+
+
+def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, num_procs: int = 1, **kwargs):
+    """Serve the templated dashboard to many browsers, one fresh app per session.
+
+    ``limits`` (:class:`effdim_app.config.ServerLimits`) bound every input;
+    one :class:`effdim_app.jobs.JobRunner` runs all sessions' heavy work in
+    ``limits.workers`` worker processes. With ``num_procs > 1`` the server
+    forks into that many session-serving processes at start (before any
+    session or worker exists); each then gets its own runner with its share
+    of the workers (docs/robustness.md).
+    """
+    limits = limits or ServerLimits()
+    # a closed page's session is destroyed 5 s after its websocket closed (Bokeh's default: 15 s,
+    # checked every 17 s), so a class coming and going keeps few dead sessions in memory
+    kwargs.setdefault("check_unused_sessions_milliseconds", 2000)
+    kwargs.setdefault("unused_session_lifetime_milliseconds", 5000)
+    if num_procs > 1:
+        os.register_at_fork(after_in_child=_end_with_parent)
+        share = max(1, limits.workers // num_procs)
+        page = lambda: session_page(limits, workers=share)  # noqa: E731 - one runner per forked process
+        kwargs["num_procs"] = num_procs
+    else:
+        jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+        jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
+        page = lambda: session_page(limits, jobs)  # noqa: E731
+    if threaded:  # a notebook's or a test's process
+        return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
+    tune_collector()
+    # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
+    # and only the first opens the browser tab (Panel's show would open one per process)
+    server = pn.serve({"effdim": page}, port=port, show=False, start=False, title=TITLE, verbose=False, **kwargs)
+    if num_procs == 1 or tornado.process.task_id() == 0:
+        processes = f" ({num_procs} server processes)" if num_procs > 1 else ""
+        print(f"effdim dashboard at http://{server.address or 'localhost'}:{server.port}/effdim{processes}")  # noqa: T201
+        if show:
+            server.io_loop.add_callback(server.show, "/effdim")
+    server.start()
+    server.io_loop.start()
+    return server
+
+
+def _end_with_parent() -> None:
+    """In a forked server process: end when the parent ends (Linux), so stopping the parent
+    (``kill PID``, a service manager) does not leave the forked servers running."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def show(model=None, port: int = 0):
+    """Open the templated dashboard in a new browser tab (from a notebook or a script)."""
+    return pn.serve({"effdim": lambda: session_page(model=model)}, port=port, show=True, threaded=True,
+                    title=TITLE)
