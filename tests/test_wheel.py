@@ -23,7 +23,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import sysconfig
 import time
 import urllib.request
 from pathlib import Path
@@ -52,7 +51,8 @@ def installed(tmp_path_factory) -> dict:
     python = venv / "bin" / "python"
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                check=True, capture_output=True, text=True).stdout.strip())
-    (site / "zz_test_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    dependencies = [path for path in sys.path if path.endswith("site-packages")]
+    (site / "zz_test_dependencies.pth").write_text("\n".join(dependencies) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
                    check=True, capture_output=True)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
