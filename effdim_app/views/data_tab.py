@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html as html_text
 import io
 
 import pandas as pd
@@ -15,7 +14,7 @@ from .tree_view import TreeFigure, model_data
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
-from .widgets import JobLine, heading, html, in_one_message, message, typed
+from .widgets import JobLine, heading, html, in_one_message, labelled, message, plain, typed
 
 __all__ = ["DataPanel", "ScoresPanel"]
 
@@ -31,7 +30,7 @@ DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
 
 def _caveat_html(notes: list[str]) -> str:
     """A pick's caveats (top of the range, saturated: effdim.search.pick_caveats) as a small note."""
-    return f" <small>({html_text.escape('; '.join(notes))})</small>" if notes else ""
+    return f" <small>({plain('; '.join(notes))})</small>" if notes else ""
 
 
 class DataPanel(Viewer):
@@ -105,7 +104,7 @@ class DataPanel(Viewer):
         state = self.state
         if state.dataset is None:
             return
-        self.use.param.update(options=list(state.full.columns), value=list(state.columns), visible=True)
+        self.use.param.update(options=labelled(state.full.columns), value=list(state.columns), visible=True)
         self.columns.param.update(value=state.columns_frame(), visible=True)
         column = self.order_column.value if self.order_column.value in state.columns else state.columns[0]
         self.order_column.param.update(options=list(state.columns), value=column)
@@ -265,15 +264,15 @@ class ScoresPanel(Viewer):
         else:
             self.leaf_map.visible = False
         self._update_running()
-        text = "\n".join(f"- {m}" for m in state.mismatch)
-        self.mismatch.param.update(object=f"**The model does not match the data:**\n{text}" if text else "",
-                                   visible=bool(text))
+        items = "".join(f"<li>{plain(m)}</li>" for m in state.mismatch)
+        self.mismatch.param.update(object=f"<div><b>The model does not match the data:</b><ul>{items}</ul></div>"
+                                          if items else "", visible=bool(items))
 
     def _update_running(self, *_) -> None:
         state = self.state
         self.progress.param.update(value=state.progress, active=state.running and state.progress == 0,
                                    visible=state.running)
-        self.status.object = state.status
+        self.status.object = plain(state.status)
         blocked = state.running or state.data.dataset is None or bool(state.mismatch)
         self.run.disabled = blocked
         self.climb.disabled = blocked or state.mapping != "model"
@@ -285,7 +284,7 @@ class ScoresPanel(Viewer):
         tree = self.state.learned_tree
         if tree is not None:
             self.learned_drawing.draw(model_data(tree))
-            self.learned_note.object = f"<b>{html_text.escape(self.state.learned_note)}</b>"
+            self.learned_note.object = f"<b>{plain(self.state.learned_note)}</b>"
         self.learned_box.visible = tree is not None
 
     def _update_results(self, *_) -> None:
@@ -311,7 +310,7 @@ class ScoresPanel(Viewer):
                 f"</span>" for name, (card, _) in best.items())
             prior = CS_PRIORS.get(state.results[0].scores.cs_prior, state.results[0].scores.cs_prior)
             self.best.object = (f"<div class='effdim-best-row'>★ Best cardinality by score: {cells}</div>"
-                                f"<small>CS and CS+ with the Dirichlet prior {html_text.escape(prior)}</small>")
+                                f"<small>CS and CS+ with the Dirichlet prior {plain(prior)}</small>")
         else:
             self.table.visible = False
             self.download.visible = False

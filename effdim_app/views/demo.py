@@ -16,7 +16,6 @@ back the model before it.
 
 from __future__ import annotations
 
-import html as html_text
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -31,7 +30,7 @@ from effdim.regularity import regularize
 
 from ..presets import FIGURE2, IRREGULAR, PRESETS, TABLE1_LC
 from ..state import ModelState
-from .widgets import html, in_one_message
+from .widgets import html, in_one_message, plain
 
 __all__ = ["GuidedDemo", "DemoStep", "demo_steps", "first_lc_below_bound"]
 
@@ -121,7 +120,7 @@ class GuidedDemo(Viewer):
         self.state.load_notation(current.notation)
         self.show_model()
         self.sentence.object = (f"<div class='effdim-demo-line'><b>Step {step + 1} of {len(steps)} · "
-                                f"{html_text.escape(current.title)}.</b> {html_text.escape(current.sentence)}</div>")
+                                f"{plain(current.title)}.</b> {plain(current.sentence)}</div>")
         self.back.disabled = step == 0
         self.next.disabled = step == len(steps) - 1
         self.bar.visible = True

@@ -21,7 +21,6 @@ chosen one; :class:`FittedView` only displays it.
 
 from __future__ import annotations
 
-import html
 import io
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +31,7 @@ from panel.viewable import Viewer
 from ..figures import ProfileLines, ResidualMap, ShareBars
 from ..state import FittedState
 from ..style import HTML_CSS
+from .widgets import plain
 
 __all__ = ["FittedState", "FittedView"]
 
@@ -112,7 +112,7 @@ class FittedView(Viewer):
             self._draw(fit, node)
             self.stats.object = _stats_html(fit)
         except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
-            self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
+            self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {plain(str(err))}</p>"
 
     def _draw(self, fit, node: str) -> None:
         first = self.figures is None
@@ -148,7 +148,7 @@ class FittedView(Viewer):
 
 # ------------------------------------------------------------------ plots and text
 def _p(text: str) -> str:
-    return f"<p class='effdim-note'>{html.escape(text)}</p>" if text else ""
+    return f"<p class='effdim-note'>{plain(text)}</p>" if text else ""
 
 
 def _stats_html(fit) -> str:
@@ -173,14 +173,14 @@ def _stats_html(fit) -> str:
     ]
     if not isinstance(ident, EffdimError):
         rows.append(("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"))
-    table = "".join(f"<tr><td>{html.escape(a)}</td><td class='v'>{html.escape(b)}</td>"
-                    f"<td class='effdim-note'>{html.escape(c)}</td></tr>" for a, b, c in rows)
+    table = "".join(f"<tr><td>{plain(a)}</td><td class='v'>{plain(b)}</td>"
+                    f"<td class='effdim-note'>{plain(c)}</td></tr>" for a, b, c in rows)
     notes = [s.df_sentence()] + list(s.notes)
     if isinstance(ident, EffdimError):
         notes.append(str(ident))
     elif not ident.identified:
         notes.append(ident.sentence())
-    text = "".join(f"<p class='effdim-note'>{html.escape(n)}</p>" for n in notes if n)
+    text = "".join(f"<p class='effdim-note'>{plain(n)}</p>" for n in notes if n)
     warnings = fit.em.convergence_notes() + list(fit.degenerate)
-    text += "".join(f"<p class='effdim-warn'>⚠ {html.escape(w)}</p>" for w in warnings)
+    text += "".join(f"<p class='effdim-warn'>⚠ {plain(w)}</p>" for w in warnings)
     return f"<table class='effdim-fit-table'>{table}</table>{text}"

@@ -14,7 +14,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import ALERT_CSS, CARD_CSS, TABLE_CSS
-from .widgets import BIG, JobLine, compact, heading, html, in_one_message, message, typed
+from .widgets import BIG, JobLine, compact, heading, html, in_one_message, message, plain, typed
 
 __all__ = ["SelectionPanel", "RegularizationPanel", "DimensionsPanel"]
 
@@ -78,11 +78,11 @@ class SelectionPanel(Viewer):
             return
         hidden = model.is_hidden(node)
         kind = "hidden" if hidden else "observed"
-        ne = ", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node))
+        ne = plain(", ".join(f"{n}:{model.card(n)}" for n in model.neighbors(node)))
         role = " (root)" if node == model.root else ""
         self.info.object = (
-            f"<div class='effdim-sel'><b>Selected: {node}</b>{role}<br>"
-            f"{kind}, {model.card(node)} states<br><small>Ne({node}) = {{{ne}}}</small></div>"
+            f"<div class='effdim-sel'><b>Selected: {plain(node)}</b>{role}<br>"
+            f"{kind}, {model.card(node)} states<br><small>Ne({plain(node)}) = {{{ne}}}</small></div>"
         )
         self.card.param.update(value=str(model.card(node)), value_input=str(model.card(node)), disabled=False)
         self.set_card.disabled = False
@@ -144,7 +144,7 @@ class RegularizationPanel(Viewer):
             self.steps.visible = False
             self.adopt.visible = False
             return
-        reasons = "\n".join(f"- {v.message}" for v in state.violations)
+        reasons = "\n".join(f"- {plain(v.message)}" for v in state.violations)
         reg = state.regularization
         if state.auto_regularize:
             self.summary.param.update(
@@ -259,7 +259,7 @@ class DimensionsPanel(Viewer):
         state = self.state
         report = state.report
         if report is None:
-            self.totals.object = f"<div class='effdim-error'>No dimensions: {state.report_error}</div>"
+            self.totals.object = f"<div class='effdim-error'>No dimensions: {plain(state.report_error)}</div>"
             self.table.value = typed(**DIM_COLUMNS)
             self.corollary.object = ""
             self.de_note.object = ""
@@ -268,7 +268,7 @@ class DimensionsPanel(Viewer):
         gap = report.ds - report.de if known else None
         badge = report.de_status if known else ("computing" if state.de_job is not None else "not computed")
         note = state.de_note
-        self.de_note.object = f"<div class='effdim-corollary'>{note}</div>" if note and state.de_job is None else ""
+        self.de_note.object = f"<div class='effdim-corollary'>{plain(note)}</div>" if note and state.de_job is None else ""
 
         def stat(key, label, value, extra=""):
             exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""

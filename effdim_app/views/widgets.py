@@ -21,7 +21,7 @@ from tornado.ioloop import IOLoop
 
 from ..style import HTML_CSS
 
-__all__ = ["BIG", "compact", "typed", "html", "message", "heading", "in_one_message", "JobLine"]
+__all__ = ["BIG", "compact", "typed", "html", "plain", "labelled", "message", "heading", "in_one_message", "JobLine"]
 
 BIG = 10_000_000
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -38,6 +38,23 @@ def compact(value: int) -> str:
 def typed(**columns: str) -> pd.DataFrame:
     """An empty frame with typed columns: Tabulator picks its formatters from the first dtypes."""
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
+
+
+def plain(text: object) -> str:
+    """``text`` as HTML that shows it literally: the dashboard's one escape of user text.
+
+    Everything a user typed or uploaded (column names, category labels, file
+    names, notation, node names) and every message that may quote it goes
+    through here where it enters HTML: an HTML or Markdown pane runs the
+    markup it is given, ``<script>`` included (docs/robustness.md, "User
+    text").
+    """
+    return html_text.escape(str(text))
+
+
+def labelled(values) -> dict[str, str]:
+    """Options of a choice widget that renders its labels as HTML (``MultiChoice``): escaped label -> value."""
+    return {plain(v): v for v in values}
 
 
 def html(obj="", **params) -> pn.pane.HTML:
@@ -57,7 +74,7 @@ def message(obj: param.Parameterized) -> pn.pane.HTML:
     pane = html(sizing_mode="stretch_width", margin=(2, 5), css_classes=["effdim-message"])
 
     def update(*_):
-        text = html_text.escape(obj.message)
+        text = plain(obj.message)
         pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}' role='status'>{text}</div>"
 
     obj.param.watch(update, ["message", "message_kind"])
@@ -98,7 +115,7 @@ class JobLine(Viewer):
         if job is None or job.finished:
             self.row.visible = False
             return
-        self.text.object = f"<small>{job.describe()}</small>"
+        self.text.object = f"<small>{plain(job.describe())}</small>"
         self.bar.param.update(value=int(100 * job.progress) if job.total else -1, active=job.total == 0)
         self.row.visible = True
 

@@ -1,0 +1,88 @@
+"""Nothing a user sends runs in a page: every user text shows literally (column names, category labels,
+file names, node names and notation echoed in messages, tables, the job line, the columns picker).
+
+A Playwright ``dialog`` handler records any ``alert`` the injected markup would raise; the test fails on the
+first one, and checks the text is on screen as typed.
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, upload
+
+pytestmark = pytest.mark.browser
+
+IMG = "<img src=x onerror=alert(1)>"
+SCRIPT = "<script>alert(2)</script>"
+LABEL = "<img src=y onerror=alert(3)>"
+NAME = "<img src=z onerror=alert(4)>.csv"
+
+
+def hostile_csv(rows: int) -> bytes:
+    """A CSV whose header and category labels carry markup: ``rows`` data lines."""
+    lines = [f'"{IMG}",{SCRIPT},c'] + [f"{LABEL if i % 2 else 'plain'},{'yes' if i % 3 else 'no'},{i % 2}"
+                                       for i in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def message(page: Page):
+    return page.locator(".effdim-message").first
+
+
+@pytest.fixture
+def dialogs(page: Page):
+    """Every dialog the page opens (none may)."""
+    seen: list[str] = []
+
+    def record(dialog) -> None:
+        seen.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", record)
+    return seen
+
+
+def test_user_text_shows_literally_and_never_runs(page: Page, app_url, dialogs, shots):
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, NAME, hostile_csv(60))
+    expect(message(page)).to_contain_text(f"Loaded upload '{NAME}'", timeout=TIMEOUT)
+    picker = page.locator(".effdim-columns-used")
+    expect(picker).to_contain_text(IMG)
+    expect(picker).to_contain_text(SCRIPT)
+    expect(page.locator(".tabulator-cell").filter(has_text=LABEL).first).to_be_visible()
+    page.locator(".effdim-order-column select").select_option(IMG)
+    expect(page.locator(".effdim-order-states select option")).to_have_text(["plain", LABEL])
+    # the edited model's leaves do not match these columns: the refusal names them
+    page.locator(".effdim-mapping").get_by_text("Edited model").click()
+    expect(page.get_by_text("The model does not match the data")).to_be_visible(timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "40-injection-small.png"))
+    time.sleep(0.5)  # an onerror handler runs as soon as the image fails to load
+    assert dialogs == [], dialogs
+
+    # over the quick-read size: the file is read by a job whose line names it
+    upload(page, "big" + NAME, hostile_csv(12_000))
+    expect(message(page)).to_contain_text(f"Loaded upload 'big{NAME}'", timeout=TIMEOUT)
+    assert len(hostile_csv(12_000)) > 250_000
+
+    page.get_by_text("Model & dimensions", exact=True).click()
+    apply_notation(page, f"3:2,{IMG}")
+    expect(message(page)).to_contain_text("near '3:2,<img src=x o'", timeout=TIMEOUT)  # the notation echoed
+    click_node(page, FIG2, "O3")
+    page.locator(".effdim-name-input input").fill(IMG)
+    page.get_by_role("button", name="Rename").click()
+    expect(message(page)).to_contain_text(f"Rename O3 to '{IMG}'", timeout=TIMEOUT)
+    time.sleep(0.5)  # an onerror handler runs as soon as the image fails to load
+    assert dialogs == [], dialogs
+
+
+def test_a_link_with_markup_in_its_model_shows_it_literally(page: Page, app_url, dialogs):
+    page.goto(f"{app_url}?model={quote(IMG)}")
+    expect(message(page)).to_contain_text("near '<img src=x o'", timeout=TIMEOUT)
+    time.sleep(0.5)
+    assert dialogs == [], dialogs
