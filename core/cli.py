@@ -386,7 +386,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
         results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, progress=bar,
-                          **_em_kwargs(args))
+                          until_saturated=args.until_saturated, **_em_kwargs(args))
     finally:
         bar.close()
     if args.json:
@@ -616,6 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
     sweep_p.add_argument("--max-card", type=_positive_int, default=None,
                          help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
+    sweep_p.add_argument("--until-saturated", action="store_true",
+                         help="stop at the first cardinality where de = dc: larger ones fit alike")
     _add_em_options(sweep_p)
     sweep_p.set_defaults(run=_cmd_sweep)
 

@@ -363,6 +363,7 @@ def sweep(
     cards: Iterable[int] | None = None,
     *,
     max_card: int | None = None,
+    until_saturated: bool = False,
     restarts: int = 5,
     seed: Any = None,
     tol: float = 1e-8,
@@ -386,6 +387,14 @@ def sweep(
         Cardinalities to fit; default ``1 .. largest_regular_card`` (Lemma 3.2 for LC,
         Lemma 4.1 for HLC, with the other nodes as given), capped at
         ``max_card`` when that is given.
+    until_saturated:
+        Stop after the first cardinality whose model is saturated, ``de = dc``
+        (:func:`effdim.bounds.complete_dimension`): it can fit any
+        distribution of the observed variables, so every larger cardinality
+        fits the data exactly as well and only pays a larger penalty. The
+        test reads the ``de`` each fit's scores already carry (cached per
+        local LC model, :func:`effdim.dimensions.dimensions`), so it costs
+        nothing beyond the fits and ends the sweep where its curves turn flat.
     restarts, seed, tol, max_iter, prior:
         Passed to :func:`effdim.em.fit_em`; each fit gets its own stream
         spawned from ``seed``. A fit whose cardinality is one above the
@@ -400,7 +409,9 @@ def sweep(
 
     Returns
     -------
-    One :class:`FitResult` per cardinality, in order, ``card`` set.
+    One :class:`FitResult` per cardinality, in order, ``card`` set; with
+    ``until_saturated``, the last one is the first saturated model (or the
+    last of ``cards`` when none is).
     """
     dataset = as_dataset(dataset)
     if model is None:
@@ -424,6 +435,7 @@ def sweep(
     if progress is not None:
         progress(0, total)
     results: list[FitResult] = []
+    saturated_at = complete_dimension(model) if until_saturated else None
     for i, (k, rng) in enumerate(zip(cards, rngs)):
         _check_cancel(cancel)
         m = model.with_card(node, k)
@@ -431,8 +443,13 @@ def sweep(
             fit(dataset, m, card=k, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, prior=prior,
                 smaller=results[-1] if results else None, cancel=cancel, warn=False, **em_options)
         )
+        saturated = saturated_at is not None and results[-1].de >= saturated_at
+        if saturated:
+            total = i + 1
         if progress is not None:
             progress(i + 1, total)
+        if saturated:
+            break
     return results
 
 

@@ -26,10 +26,10 @@ def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=N
     return dimensions(model, direct=direct, check_float=direct, max_bytes=max_bytes)
 
 
-def sweep_task(dataset, *, model, node, cards, restarts, seed, cs_prior, progress=None):
-    """:func:`effdim.search.sweep` (progress after each fit)."""
-    return sweep(dataset, model=model, node=node, cards=cards, restarts=restarts, seed=seed, cs_prior=cs_prior,
-                 progress=progress)
+def sweep_task(dataset, *, model, node, cards, until_saturated, restarts, seed, cs_prior, progress=None):
+    """:func:`effdim.search.sweep` (progress after each fit; ``until_saturated``: stop where de = dc)."""
+    return sweep(dataset, model=model, node=node, cards=cards, until_saturated=until_saturated, restarts=restarts,
+                 seed=seed, cs_prior=cs_prior, progress=progress)
 
 
 def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None):

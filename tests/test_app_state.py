@@ -525,15 +525,26 @@ def test_empty_json_file_is_refused_by_name():
     assert "the file is empty" in s.message
 
 
-def test_default_sweep_stops_where_de_reaches_dc():
-    scores = ScoresState(ModelState(), DataState())
+def test_default_sweep_stops_where_de_reaches_dc(monkeypatch):
+    """With 'to' = 0 the worker stops at de = dc; the server computes no dimension to find where."""
+    def no_dimensions_here(*args, **kwargs):
+        raise AssertionError("a dimension was computed on the server's event loop")
+
+    scores = ScoresState(ModelState(), DataState(), restarts=1)
     scores.data.load_bundled("stouffer-toby")  # four binary items: dc = 15, LC 4:2,2,2,2 has de = 15
-    assert scores.saturation_card() == 4
-    assert scores._cards() == [1, 2, 3, 4]
+    monkeypatch.setattr(sys.modules["effdim.dimensions"], "_lc_rank", no_dimensions_here)  # every local de
+    assert scores._sweep_range() == (None, True)
+    scores.card_min = 2
+    assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], True)  # up to the largest regular |X|
     scores.past_saturation = True
-    assert scores._cards() is None  # the engine's default: up to the largest regular cardinality
+    assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], False)
     scores.card_max = 6
-    assert scores._cards() == [1, 2, 3, 4, 5, 6]
+    assert scores._sweep_range() == ([2, 3, 4, 5, 6], False)
+    monkeypatch.undo()
+    scores.param.update(card_min=1, card_max=0, past_saturation=False)
+    results = run(scores.run_sweep())
+    assert [r.card for r in results] == [1, 2, 3, 4]
+    assert "Stopped at |H| = 4, where de = dc" in scores.status
 
 
 def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():

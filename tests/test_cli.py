@@ -104,6 +104,13 @@ def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
     assert "BDeu, ESS 1" in out and "best by CS+  |X| = 2\n" in out
 
 
+def test_sweep_until_saturated_stops_where_de_reaches_dc(capsys):
+    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet",
+                         "--until-saturated")
+    assert status == 0
+    assert "sweep of |X| = 1..4 in" in out  # |X| = 4 is the first with de = dc = 15 (not 8, the regular top)
+
+
 def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(capsys):
     status, out, err = run(capsys, "dims", "3:1000000000,2")
     assert status == 0 and not err

@@ -64,6 +64,18 @@ def test_lc_sweep_covers_every_regular_cardinality(stouffer):
     assert results[-1].de == 15
 
 
+def test_sweep_until_saturated_stops_at_the_first_model_with_de_equal_to_dc(stouffer):
+    done = []
+    results = sweep(stouffer, restarts=2, seed=0, until_saturated=True, progress=lambda d, t: done.append((d, t)))
+    assert [r.card for r in results] == [1, 2, 3, 4]  # |X| = 4 first saturates 4 binary items: de = dc = 15
+    assert results[-1].de == 15 and results[-2].de < 15
+    assert done[0] == (0, 8) and done[-1] == (4, 4)  # the bar ends full where the sweep ends
+    unsaturated = sweep(stouffer, cards=[1, 2], restarts=2, seed=0, until_saturated=True)
+    assert [r.card for r in unsaturated] == [1, 2]  # none saturated: every card of the range
+    assert [r.to_json() for r in results] == [r.to_json() for r in sweep(stouffer, cards=[1, 2, 3, 4], restarts=2,
+                                                                           seed=0)]
+
+
 def test_sweep_of_an_lc_model_and_max_card(stouffer):
     model = HLCModel.parse("X:2:A:2,B:2,C:2,D:2")
     results = sweep(stouffer, model, max_card=3, restarts=2, seed=1)

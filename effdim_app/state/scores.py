@@ -9,13 +9,13 @@ cleared the moment the model or the data changes.
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
 import param
 
 from effdim import HLCModel, ModelError, parse_model
+from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import PAPER_SCORES, SCORES, best
 from effdim.search import pick_caveats
@@ -24,7 +24,7 @@ from .. import tasks
 from ..jobs import Job, JobRunner
 from .data import DataState
 from .model import ModelState
-from .shared import MESSAGE_KINDS, cached_violations, error_text
+from .shared import MESSAGE_KINDS, error_text
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
 
@@ -186,50 +186,36 @@ class ScoresState(param.Parameterized):
             return False
         return True
 
-    def _cards(self) -> list[int] | None:
-        """The swept cardinalities (None: the engine's default range), within the server's limits.
+    def _sweep_range(self) -> tuple[list[int] | None, bool]:
+        """The swept cardinalities (None: the engine's default range) within the server's limits, and
+        whether the sweep stops at saturation.
 
-        With 'to' = 0 the sweep stops at saturation (:meth:`saturation_card`) unless ``past_saturation``.
+        With 'to' = 0 the range runs up to the largest regular cardinality (a
+        closed form, Lemma 4.1) and the worker stops at the first model with
+        de = dc (:func:`effdim.search.sweep`'s ``until_saturated``) unless
+        ``past_saturation``: no dimension is computed here, on the server's
+        event loop.
         """
         limits = self.models.limits
         if self.card_max > limits.max_card:
             raise ValueError(f"the largest cardinality {self.card_max:,} is above this server's limit "
                              f"of {limits.max_card:,}")
         if self.card_max == 0:
-            saturated = None if self.past_saturation else self.saturation_card()
-            return None if saturated is None else list(range(self.card_min, max(saturated, self.card_min) + 1))
+            if self.card_min == 1:
+                return None, not self.past_saturation
+            from effdim.regularity import largest_regular_card
+            from effdim.search import lc_model_for
+
+            model = self.scored_model() or lc_model_for(self.data.dataset)
+            top = largest_regular_card(model, self.node if self.node in model else model.root)
+            return list(range(self.card_min, max(top, self.card_min) + 1)), not self.past_saturation
         if self.card_max < self.card_min:
-            return None
+            return None, False
         count = self.card_max - self.card_min + 1
         if count > limits.max_sweep:
             raise ValueError(f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
                              f"server sweeps at most {limits.max_sweep} at a time")
-        return list(range(self.card_min, self.card_max + 1))
-
-    def saturation_card(self) -> int | None:
-        """The least cardinality of the swept node at which de = dc (None: not before the model turns
-        irregular, or too heavy to check here).
-
-        From there on every larger cardinality has the same de and fits the
-        data as well as the complete model: sweeping further shows flat
-        curves only. Uses the interactive (Corollary 4.1) dimensions.
-        """
-        from effdim.search import lc_model_for
-
-        dataset = self.data.dataset
-        if dataset is None:
-            return None
-        model = self.scored_model() or lc_model_for(dataset)
-        node = self.node if self.node in model else model.root
-        limits = self.models.limits
-        for card in itertools.count(1):
-            candidate = model.with_card(node, card)
-            if cached_violations(candidate) or limits.plan(candidate, direct=False)[0] != "now":
-                return None
-            report = tasks.dimensions_task(candidate, direct=False, max_bytes=limits.job_bytes)
-            if report.de >= report.dc:
-                return card
-        return None
+        return list(range(self.card_min, self.card_max + 1)), False
 
     async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None,
                    **kwargs) -> Any:
@@ -274,18 +260,19 @@ class ScoresState(param.Parameterized):
         if not self._ready():
             return None
         try:
-            cards = self._cards()
+            cards, until_saturated = self._sweep_range()
         except ValueError as err:
             self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
             return None
         self.param.update(results=[], climb=None)
         results = await self._run("sweep", tasks.sweep_task, self.data.dataset, model=self.scored_model(),
-                                  node=self.node, cards=cards, restarts=self.restarts, seed=self.seed,
-                                  cs_prior=self.cs_prior)
+                                  node=self.node, cards=cards, until_saturated=until_saturated,
+                                  restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
         if results is not None:
             self._key_of_results = self.key()
-            saturated = cards is not None and self.card_max == 0
-            note = (f" Stopped at |H| = {cards[-1]}, where de = dc: larger cardinalities score alike "
+            last = results[-1]
+            saturated = until_saturated and last.de >= complete_dimension(last.model)
+            note = (f" Stopped at |H| = {last.card}, where de = dc: larger cardinalities score alike "
                     "(tick 'past saturation' to go on)." if saturated else "")
             self.param.update(results=list(results), progress=100,
                               status=f"Sweep done: {len(results)} cardinalities scored.{note}")
