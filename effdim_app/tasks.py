@@ -11,14 +11,14 @@ from __future__ import annotations
 import io
 
 from effdim import HLCModel
-from effdim.data import load_csv
+from effdim.data import DataError, Dataset, load_csv
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
 from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
 from effdim.structure import learn_structure
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "load_csv_task"]
+__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "read_upload_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -54,7 +54,32 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
                            max_time=max_time, progress=report)
 
 
-def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, sep: str = ",", name: str | None = None,
-                  progress=None):
-    """:func:`effdim.data.load_csv` of an uploaded file's bytes (its limits, its messages)."""
-    return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes, sep=sep, name=name)
+def read_upload_task(content: bytes, *, name: str, max_bytes: int, max_columns: int,
+                     progress=None) -> tuple[Dataset, tuple[str, ...]]:
+    """An uploaded CSV file's bytes as a :class:`effdim.data.Dataset` (:func:`effdim.data.load_csv`: its limits,
+    its messages), with what was detected in words.
+
+    A file that is not UTF-8 is read as Latin-1, and a header line with more
+    semicolons (or tabs) than commas sets the separator. A header wider than
+    ``max_columns`` is refused before any cell is parsed. Every column is
+    kept, however many distinct values it has: the dashboard leaves out the
+    wide ones and lets the user pick (:meth:`effdim_app.state.DataState.use_columns`).
+    """
+    notes = []
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        content = content.decode("latin-1").encode("utf-8")
+        notes.append("read as Latin-1 text (the file is not UTF-8)")
+    header = content.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
+    counts = {sep: header.count(sep) for sep in _SEPARATOR_NAMES}
+    sep = max(counts, key=counts.get) if max(counts.values()) > 0 else ","
+    if sep != ",":
+        notes.append(f"fields separated by {_SEPARATOR_NAMES[sep]}")
+    if counts[sep] + 1 > max_columns:
+        raise DataError(f"the header has {counts[sep] + 1:,} columns, more than the limit of {max_columns:,}")
+    dataset = load_csv(io.BytesIO(content), max_states=len(content) + 2, max_bytes=max_bytes, sep=sep, name=name)
+    return dataset, tuple(notes)
+
+
+_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}

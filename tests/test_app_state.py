@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 
 import pytest
 
@@ -484,7 +485,7 @@ def test_a_job_past_the_time_limit_is_stopped_and_the_user_told():
     assert s.report.de is None and "time limit" in s.de_note and str(s.model) == "21:10,10,10"
 
 
-def test_a_large_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
+def test_every_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
     from effdim_app.jobs import JobRunner
 
     rows = "\n".join(f"{i % 3},{i % 2},{(i // 2) % 4}" for i in range(50_000))
@@ -493,19 +494,51 @@ def test_a_large_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
 
     async def go():
         d = DataState(jobs=JobRunner(workers=1))
-        assert len(good) > d.QUICK_UPLOAD_BYTES
+        d.load_upload("small.csv", b"A,B\n1,x\n2,y\n")
+        small = d.load_job is not None  # a small file too: no parsing on the server's loop
+        await d.load_job
         d.load_upload("big.csv", good)
         first = (d.load_job is not None, d.message)
         await d.load_job
         loaded = d.dataset
         d.load_upload("bad.csv", bad)
         await d.load_job
-        return d, first, loaded
+        return d, small, first, loaded
 
-    d, (had_job, reading), loaded = run(go())
-    assert had_job and "Reading upload 'big.csv'" in reading
+    d, small, (had_job, reading), loaded = run(go())
+    assert small and had_job and "Reading upload 'big.csv'" in reading
     assert loaded.columns == ("A", "B", "C") and loaded.n_rows == 50_000
     assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
+
+
+def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():
+    """231 kB, 22,000 columns: once 31 s of another session's edit; now a worker refuses it on its header."""
+    from effdim_app.jobs import JobRunner
+
+    header = ",".join(f"c{i}" for i in range(22_000))
+    wide = (header + "\n" + "\n".join(",".join("01"[(i + r) % 2] for i in range(22_000)) for r in range(2))
+            + "\n").encode()
+    assert 200_000 < len(wide) < 250_000
+
+    async def go():
+        d = DataState(jobs=JobRunner(workers=1))
+        d.load_bundled("stouffer-toby")
+        gaps, last = [], time.perf_counter()
+        d.load_upload("wide.csv", wide)
+        job = d.load_job
+        while not job.finished:  # the loop keeps turning while the worker reads
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+        return d, job, max(gaps)
+
+    start = time.perf_counter()
+    d, job, gap = run(go())
+    assert time.perf_counter() - start < 10
+    assert "the header has 22,000 columns, more than the limit of 2,000" in d.message
+    assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")  # the data in use stay
+    assert gap < 0.5, gap
 
 
 def test_tree_edit_keeps_lc_sweep_results_but_clears_model_sweep_results():

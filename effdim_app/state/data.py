@@ -1,7 +1,7 @@
 """The loaded data as a param class (no Panel import): :class:`DataState`.
 
 The loaded :class:`effdim.data.Dataset` (upload or bundled); a bad file
-leaves the previous data in place. Large uploads are read in a worker process
+leaves the previous data in place. Uploads are read in a worker process
 (:class:`~effdim_app.jobs.JobRunner`).
 """
 
@@ -25,18 +25,16 @@ class DataState(param.Parameterized):
     source = param.String(default="", doc="Where the data came from.")
     max_bytes = param.Integer(default=10_000_000, bounds=(1, None), doc="Upload size limit.")
     max_states = param.Integer(default=50, bounds=(2, None), doc="Most states a column may have.")
+    max_columns = param.Integer(default=2_000, bounds=(2, None), doc="Most columns an upload may have.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
     load_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
-                                   doc="The job reading a large upload, while it runs.")
+                                   doc="The job reading an upload, while it runs.")
     jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
-                               doc="Reads large uploads in a worker process; None: in this process.")
+                               doc="Reads uploads in a worker process; None: in this process.")
 
-    #: Uploads above this size are read in a worker: a 9.5 MB CSV took 1-2 s on
-    #: the server's loop (measured), so this much takes some tens of milliseconds.
-    QUICK_UPLOAD_BYTES = 250_000
 
-    def _loaded(self, full, source: str, notes: tuple[str, ...] = ()) -> bool:
+    def _loaded(self, full, notes: tuple[str, ...] = (), *, source: str) -> bool:
         """Use ``full``, leaving out columns with more than ``max_states`` values (identifiers, most likely)."""
         wide = [c for c, states in zip(full.columns, full.states) if len(states) > self.max_states]
         use = [c for c in full.columns if c not in wide]
@@ -101,12 +99,10 @@ class DataState(param.Parameterized):
         return False
 
     def load_upload(self, filename: str, content: bytes) -> bool:
-        """Read an uploaded CSV with the engine's loader (its limits, its messages); large files in a worker.
-
-        Files that are not UTF-8 are read as Latin-1, and a header line with
-        more semicolons (or tabs) than commas sets the separator; the message
-        says what was detected. Columns over ``max_states`` are left out, not
-        refused (:meth:`_loaded`).
+        """Read an uploaded CSV (:func:`effdim_app.tasks.read_upload_task`: the engine's loader, its limits
+        and messages) in a worker process whatever its size: a 231 kB file of 22,000 columns read on the
+        server's loop stalled every session. The header's width is checked before any cell is parsed.
+        Columns over ``max_states`` are left out, not refused (:meth:`_loaded`).
         """
         from effdim.data import DataError
 
@@ -117,30 +113,20 @@ class DataState(param.Parameterized):
             return self._failed(
                 source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
             )
-        notes = []
-        try:
-            content.decode("utf-8")
-        except UnicodeDecodeError:
-            content = content.decode("latin-1").encode("utf-8")
-            notes.append("read as Latin-1 text (the file is not UTF-8)")
-        sep = _separator(content)
-        if sep != ",":
-            notes.append(f"fields separated by {_SEPARATOR_NAMES[sep]}")
-        # columns over max_states are left out by _loaded, not refused: hence the loose limit here
-        options = dict(max_states=len(content) + 2, max_bytes=self.max_bytes, sep=sep, name=filename)
-        if self.jobs is not None and len(content) > self.QUICK_UPLOAD_BYTES:
-            if self.load_job is not None:
-                self.load_job.cancel()
-            job = self.jobs.submit(tasks.load_csv_task, content, **options, label=f"Reading {filename}")
-            self.param.update(load_job=job, message=f"Reading {source}…", message_kind="info")
-            job.add_done_callback(lambda job: self._upload_read(job, source, tuple(notes)))
-            return True
-        try:
-            return self._loaded(tasks.load_csv_task(content, **options), source, tuple(notes))
-        except (DataError, ValueError, _Refused) as err:
-            return self._failed(source, err)
+        options = dict(name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns)
+        if self.jobs is None:  # no worker processes (a state used alone): read here
+            try:
+                return self._loaded(*tasks.read_upload_task(content, **options), source=source)
+            except (DataError, ValueError, _Refused) as err:
+                return self._failed(source, err)
+        if self.load_job is not None:
+            self.load_job.cancel()
+        job = self.jobs.submit(tasks.read_upload_task, content, **options, label=f"Reading {filename}")
+        self.param.update(load_job=job, message=f"Reading {source}…", message_kind="info")
+        job.add_done_callback(lambda job: self._upload_read(job, source))
+        return True
 
-    def _upload_read(self, job: Job, source: str, notes: tuple[str, ...] = ()) -> None:
+    def _upload_read(self, job: Job, source: str) -> None:
         if self.load_job is not job:  # a newer upload replaced it
             return
         self.load_job = None
@@ -148,7 +134,7 @@ class DataState(param.Parameterized):
             self._failed(source, ValueError(job.error.rstrip(".")))
             return
         try:
-            self._loaded(job.result, source, notes)
+            self._loaded(*job.result, source=source)
         except _Refused as err:
             self._failed(source, err)
 
@@ -157,7 +143,7 @@ class DataState(param.Parameterized):
 
         source = f"bundled data set {name!r}"
         try:
-            return self._loaded(datasets.load(name), source)
+            return self._loaded(datasets.load(name), source=source)
         except (KeyError, ValueError, OSError, _Refused) as err:
             return self._failed(source, err)
 
@@ -186,17 +172,6 @@ class DataState(param.Parameterized):
 
 class _Refused(Exception):
     """A load the dashboard refuses (the message is for the user)."""
-
-
-_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
-
-
-def _separator(content: bytes) -> str:
-    """The separator the header line uses most (commas when it has none of them)."""
-    header = content.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
-    counts = {sep: header.count(sep) for sep in _SEPARATOR_NAMES}
-    best = max(counts, key=counts.get)
-    return best if counts[best] > 0 else ","
 
 
 def _number(x: float) -> str:
