@@ -94,8 +94,8 @@ class ServerLimits:
     def check_text(self, text: str | bytes, what: str) -> None:
         """Raise :class:`LimitError` when a notation or JSON text is too long to be a model here."""
         if len(text) > self.notation_chars:
-            raise LimitError(f"the {what} has {len(text):,} characters; a model of at most {self.max_nodes:,} "
-                             f"nodes needs at most {self.notation_chars:,}")
+            raise LimitError(f"the {what} is longer than {self.notation_chars:,} characters, more than a model of "
+                             f"at most {self.max_nodes:,} nodes needs")
 
     def plan(self, model: HLCModel, *, direct: bool) -> tuple[str, str]:
         """How to compute the dimensions of ``model``: ``("now" | "job" | "refuse", reason)``.

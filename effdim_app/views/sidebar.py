@@ -33,6 +33,9 @@ class ModelPanel(Viewer):
             label="Model notation", value=state.notation, height=90, sizing_mode="stretch_width",
             placeholder="3:2,2,2,2  or  5(3(2,2),2,3(2,2))  or  H1:5(H2:3(O1:2,O2:2),O3:2)",
             css_classes=["effdim-notation"],
+            # one character over the limit: a longer paste is cut there and refused for its length, not
+            # parsed as cut (Panel's default of 5,000 gave "position 5001: expected a cardinality")
+            max_length=state.limits.notation_chars + 1,
         )
         self.apply = pn.widgets.Button(label="Apply notation", color="primary", sizing_mode="stretch_width")
         self.apply.on_click(in_one_message(self._apply_notation))
