@@ -137,15 +137,25 @@ def _cmd_gaps(args: argparse.Namespace) -> None:
                        [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps]))
 
 
-# ---------------------------------------------------------- learning (issue 3)
-def _load_data(text: str):
-    """DATA argument: a bundled data set name or a CSV path."""
-    from . import datasets
-    from .data import load_csv
+# ---------------------------------------------------------- learning
+def _load_data(args: argparse.Namespace):
+    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
 
-    if text in datasets.names():
-        return datasets.load(text)
-    return load_csv(text)
+    What was detected (format, encoding, separator) goes to stderr in one
+    line, unless ``--quiet`` or ``--json``.
+    """
+    from . import datasets
+    from .reading import read_data
+
+    if args.data in datasets.names():
+        if args.sep is not None or args.encoding is not None:
+            raise UsageError(f"effdim {args.command}: --sep and --encoding apply to data files, "
+                             f"not to the bundled data set {args.data!r}")
+        return datasets.load(args.data)
+    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
+    if not (args.quiet or args.json):
+        print(f"effdim: read {loaded.dataset.source} as {loaded.description()}", file=sys.stderr)
+    return loaded.dataset
 
 
 class _Progress:
@@ -238,7 +248,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import fit
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     model = load_model(args.model)
     result = _engine(fit, data, model, warn=False, **_em_kwargs(args))
     for node, order in _orders(args, model):
@@ -355,7 +365,7 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
     from .em import ConvergenceWarning
     from .notation import load_model
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
     options = _em_kwargs(args)
@@ -381,7 +391,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import sweep
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
@@ -412,7 +422,7 @@ def _cmd_search(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import hill_climb
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
     try:
@@ -434,7 +444,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     """``effdim learn``: structure search (logic in :mod:`effdim.structure`)."""
     from .structure import learn_structure
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     options = _em_kwargs(args)
     bar = _Progress(args.quiet or args.json, "learn")
 
@@ -490,6 +500,13 @@ def _em_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _add_em_options(p: argparse.ArgumentParser) -> None:
+    from .csvscan import ENCODINGS
+
+    p.add_argument("--sep", default=None, type=_separator, metavar="CHAR",
+                   help="field separator of a CSV file: a character, or comma, semicolon, tab "
+                        "(default: detected: comma, semicolon or tab)")
+    p.add_argument("--encoding", default=None, choices=list(ENCODINGS),
+                   help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)")
     p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
@@ -726,6 +743,15 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
+
+
+def _separator(text: str) -> str:
+    """``--sep``: one character, or its name (``tab`` is hard to type in a shell)."""
+    named = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
+    sep = named.get(text.lower(), text)
+    if len(sep) != 1 or sep in "\r\n\"":
+        raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
+    return sep
 
 
 def _positive_float(text: str) -> float:
