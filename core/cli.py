@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .errors import EffdimError
-from .limits import DEFAULT_MAX_BYTES, SizeLimitError
+from .limits import DEFAULT_MAX_BYTES, MAX_EXACT_DIGITS, SizeLimitError, number_text
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 
@@ -48,11 +48,38 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: S
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number_text(value)
     return str(value)
 
 
 def _emit_json(obj: Any) -> None:
-    print(json.dumps(obj, indent=2))
+    print(json.dumps(_json_safe(obj), indent=2))
+
+
+def _json_safe(obj: Any) -> Any:
+    """``obj`` with whole numbers too long to print exactly as text (:func:`effdim.limits.number_text`)."""
+    def fix(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_EXACT_DIGITS:
+            return number_text(value)
+        return value
+
+    top = {"": obj}
+    stack = [top]
+    while stack:  # without recursion: any depth
+        container = stack.pop()
+        keys = range(len(container)) if isinstance(container, list) else list(container)
+        for key in keys:
+            value = container[key]
+            if isinstance(value, (list, tuple)):
+                value = container[key] = list(value)
+                stack.append(value)
+            elif isinstance(value, dict):
+                value = container[key] = dict(value)
+                stack.append(value)
+            else:
+                container[key] = fix(value)
+    return top[""]
 
 
 # ----------------------------------------------------------------- commands
@@ -73,12 +100,13 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"  irregular: {message}")
     if report.regularized:
         print(f"  regular equivalent: {report.regularized}")
-    gap = "?" if report.de is None else report.ds - report.de
-    de = "?" if report.de is None else report.de
+    n = number_text
+    gap = "?" if report.de is None else n(report.ds - report.de)
+    de = "?" if report.de is None else n(report.de)
     how = report.de_status if report.de is None else f"{report.de_status}; {report.de_basis}"
-    totals = f"ds {report.ds}   de {de} ({how})   dc {report.dc}   ds-de {gap}"
+    totals = f"ds {n(report.ds)}   de {de} ({how})   dc {n(report.dc)}   ds-de {gap}"
     if report.db is not None:
-        totals += f"   dp {report.dp}   db {report.db}"
+        totals += f"   dp {n(report.dp)}   db {n(report.db)}"
     print(totals)
     print(f"de by   {report.de_method}")
     if report.de_status == "probable":
@@ -94,7 +122,7 @@ def _cmd_dims(args: argparse.Namespace) -> None:
     print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows,
                        right=[False, False, True, True, True, True, True, False, True, False]))
     if len(report.local) > 1 and report.de is not None:
-        print(f"\nsum of local deficits {report.deficit_sum}"
+        print(f"\nsum of local deficits {n(report.deficit_sum)}"
               f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
 
 
@@ -510,7 +538,7 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
     p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
@@ -604,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     dims.add_argument("model", help="notation (e.g. '3:2,2,2,2' or '5(3(2,2),2,3(2,2))') or a JSON file")
     dims.add_argument("--json", action="store_true", help="print one JSON object")
     dims.add_argument("--repeats", type=_positive_int, default=2, help="random points per unproven rank (default 2)")
-    dims.add_argument("--seed", type=int, default=None, help="seed for the random points of the direct rank")
+    dims.add_argument("--seed", type=_seed, default=None, help="seed for the random points of the direct rank")
     dims.add_argument("--max-memory-mb", type=_positive_int, default=DEFAULT_MAX_BYTES // 1024**2,
                       help=f"memory one rank may use, in MiB (default {DEFAULT_MAX_BYTES // 1024**2})")
     dims.set_defaults(run=_cmd_dims)
@@ -681,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")
     exp.add_argument("--restarts", type=_positive_int, default=None, help="EM starts per fit (default 5)")
     exp.add_argument("--max-iter", type=_positive_int, default=None, help="most EM steps per start (default 1000)")
-    exp.add_argument("--seed", type=int, default=None, help="seed of the whole study (default 0)")
+    exp.add_argument("--seed", type=_seed, default=None, help="seed of the whole study (default 0)")
     exp.add_argument("--generator", action="append", default=[], help="lc: a generating LC model (repeatable)")
     exp.add_argument("--deterministic", action="append", default=[],
                      help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)")
@@ -707,7 +735,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.set_defaults(run=_cmd_experiment)
 
     app = sub.add_parser("app", help="launch the dashboard in the browser")
-    app.add_argument("--port", type=int, default=5006)
+    app.add_argument("--port", type=_port, default=5006, help="TCP port (default 5006; 0: any free port)")
     app.add_argument("--address", default="localhost")
     app.add_argument("--show", action=argparse.BooleanOptionalAction, default=True, help="open a browser tab")
     app.add_argument("--allow-websocket-origin", action="append", default=[], help="host[:port] allowed to connect")
@@ -742,6 +770,28 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """``--seed``: a whole number from 0 to 2**63 - 1 (what numpy's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**63 - 1, got {text}")
+    return value
+
+
+def _port(text: str) -> int:
+    """``--port``: 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text}")
     return value
 
 
