@@ -216,16 +216,6 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _engine(call, *args, **kwargs):
-    """Run an engine call; a ValueError (bad node, bad score, ...) becomes a one-line usage error."""
-    try:
-        return call(*args, **kwargs)
-    except EffdimError:
-        raise
-    except ValueError as err:  # an engine check not yet in the EffdimError family
-        raise UsageError(f"effdim: {err}") from None
-
-
 def _n(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
@@ -278,18 +268,18 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
     data = _load_data(args)
     model = load_model(args.model)
-    result = _engine(fit, data, model, warn=False, **_em_kwargs(args))
+    result = fit(data, model, warn=False, **_em_kwargs(args))
     for node, order in _orders(args, model):
-        result = _engine(result.relabeled, node, order)
-    stats = _engine(result.fit_statistics)
+        result = result.relabeled(node, order)
+    stats = result.fit_statistics()
     boot = None
     if args.bootstrap:
         from .bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
         try:
-            boot = _engine(bootstrap_g2, result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
-                           max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
+            boot = bootstrap_g2(result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
+                                max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
         finally:
             bar.close()
     try:
@@ -400,7 +390,7 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
     with warnings.catch_warnings(record=True) as caught:  # the fits' ConvergenceWarnings, printed as lines
         warnings.simplefilter("always", ConvergenceWarning)
         try:
-            result = _engine(blrt, data, model, args.node, args.bootstrap, **options, progress=bar,
+            result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar,
                              **_executor_kwargs(args))
         finally:
             bar.close()
@@ -423,7 +413,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
-        results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, progress=bar,
+        results = sweep(data, model, node=args.node, max_card=args.max_card, progress=bar,
                           **_em_kwargs(args))
     finally:
         bar.close()
@@ -454,7 +444,7 @@ def _cmd_search(args: argparse.Namespace) -> None:
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
     try:
-        climb = _engine(hill_climb, data, model, args.score, progress=bar, **_em_kwargs(args))
+        climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
     finally:
         bar.close()
     if args.json:
@@ -480,7 +470,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
         bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
 
     try:
-        result = _engine(learn_structure, data, score=args.score, start=args.start, max_time=args.max_time,
+        result = learn_structure(data, score=args.score, start=args.start, max_time=args.max_time,
                          progress=report, **options)
     finally:
         bar.close()

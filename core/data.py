@@ -659,7 +659,7 @@ def encode_rows(
             codes[:, j] = np.array(table + [-1], dtype=np.int64)[X.patterns[:, X.index(column)]]
         return codes, np.asarray(X.counts, dtype=np.float64)
     if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
+        raise DataError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
     names = [str(c) for c in X.columns]
     codes = np.empty((len(X), len(leaves)), dtype=np.int64)
     for j, leaf in enumerate(leaves):

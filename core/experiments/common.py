@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..distribution import Parameters, kl_divergence
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..scores import PAPER_SCORES, SCORES
 from .runner import DEFAULT_CACHE_DIR, run_jobs
@@ -48,26 +49,26 @@ def parse_sizes(text: str) -> tuple[int, ...]:
         try:
             value = float(part) * mult
         except ValueError:
-            raise ValueError(f"sample size {part!r} is not a number") from None
+            raise InvalidArgument(f"sample size {part!r} is not a number") from None
         if value < 1 or value != int(value):
-            raise ValueError(f"sample sizes must be positive whole numbers, got {value:g}")
+            raise InvalidArgument(f"sample sizes must be positive whole numbers, got {value:g}")
         sizes.append(int(value))
     if not sizes:
-        raise ValueError("no sample sizes given")
+        raise InvalidArgument("no sample sizes given")
     return tuple(sizes)
 
 
 def check_config(replicates: int, sizes: tuple[int, ...], scores: tuple[str, ...], restarts: int) -> None:
-    """Raise ``ValueError`` naming the first bad setting."""
+    """Raise :class:`effdim.errors.InvalidArgument` naming the first bad setting."""
     if int(replicates) < 1:
-        raise ValueError(f"replicates must be at least 1, got {replicates}")
+        raise InvalidArgument(f"replicates must be at least 1, got {replicates}")
     if not sizes or any(int(n) < 1 for n in sizes):
-        raise ValueError(f"sample sizes must be positive, got {sizes}")
+        raise InvalidArgument(f"sample sizes must be positive, got {sizes}")
     unknown = [s for s in scores if s not in STUDY_SCORES]
     if unknown or not scores:
-        raise ValueError(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
+        raise InvalidArgument(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
     if int(restarts) < 1:
-        raise ValueError(f"restarts must be at least 1, got {restarts}")
+        raise InvalidArgument(f"restarts must be at least 1, got {restarts}")
 
 
 def kl_bits(truth: Parameters, learned: Parameters) -> float:
@@ -112,11 +113,11 @@ class Study:
     def preset(cls, name: str, **changes: Any):
         """The study of preset ``name``, with ``changes`` (not None) overriding its fields."""
         if name not in cls.presets:
-            raise ValueError(f"unknown preset {name!r}; choose {' or '.join(sorted(cls.presets))}")
+            raise InvalidArgument(f"unknown preset {name!r}; choose {' or '.join(sorted(cls.presets))}")
         changes = {k: v for k, v in changes.items() if v is not None}
         unknown = sorted(set(changes) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
+            raise InvalidArgument(f"{cls.__name__} has no setting {unknown[0]!r}")
         return cls(**{**cls.presets[name], **changes})
 
     def replicate_jobs(self, common: dict[str, Any]) -> list[dict]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..distribution import random_parameters, sample
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..notation import format_model
@@ -163,7 +164,7 @@ class HLCStudy(Study):
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
         object.__setattr__(self, "cs_prior", str(DirichletPrior.parse(self.cs_prior)))
         if not (float(self.concentration) > 0 and math.isfinite(float(self.concentration))):
-            raise ValueError(f"the concentration must be a positive number, got {self.concentration!r}")
+            raise InvalidArgument(f"the concentration must be a positive number, got {self.concentration!r}")
         HLCModel.parse(self.model)
 
     def jobs(self) -> list[dict]:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import EffdimError
+from ..errors import EffdimError, InvalidArgument
 
 __all__ = [
     "CACHE_FORMAT",
@@ -257,7 +257,7 @@ def run_jobs(
     """
     t0 = time.perf_counter()
     if cached_only and cache_dir is None:
-        raise ValueError("reading only cached jobs needs a cache directory")
+        raise InvalidArgument("reading only cached jobs needs a cache directory")
     configs = [dict(c) for c in configs]
     cache = Path(cache_dir) if cache_dir is not None else None
     keys = [job_key(fn, c) for c in configs]
@@ -306,7 +306,7 @@ def run_jobs(
         stats.executor, stats.workers = "processes", n
         _run_pool(fn, unique, pending, n, finish, fail)
     else:
-        raise ValueError(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
+        raise InvalidArgument(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
 
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
