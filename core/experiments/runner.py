@@ -1,9 +1,9 @@
-"""Running independent experiment jobs: executors, an on-disk cache, progress.
+"""Running independent experiment jobs: an on-disk cache and progress over the engine's executor.
 
 The studies of Sections 5 and 6 (:mod:`effdim.experiments.lc`,
 :mod:`effdim.experiments.hlc`) are made of many independent jobs: one data set
 sampled from one random parametrization, with its model fits. This module runs
-such jobs
+such jobs through :func:`effdim.executor.run_each`
 
 * in the calling process (``executor="serial"``; tests and debugging),
 * in local worker processes (``executor="processes"``, the default:
@@ -31,12 +31,12 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import EffdimError, InvalidArgument
+from ..executor import run_each
 
 __all__ = [
     "CACHE_FORMAT",
@@ -134,13 +134,6 @@ def _write_cache(path: Path, record: JobRecord) -> None:
                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     tmp.write_text(json.dumps(payload, sort_keys=True))
     os.replace(tmp, path)  # atomic: a reader never sees half a file
-
-
-def _timed(fn: JobFn, config: dict) -> tuple[dict, float]:
-    """Run one job and time it (module level so that it pickles to workers)."""
-    start = time.perf_counter()
-    result = fn(config)
-    return result, time.perf_counter() - start
 
 
 # ------------------------------------------------------------------ progress
@@ -289,25 +282,8 @@ def run_jobs(
     def fail(k: str, err: BaseException) -> None:
         stats.failures.append(f"{json.dumps(unique[k], sort_keys=True)}: {type(err).__name__}: {err}")
 
-    if scheduler is not None:
-        stats.executor = "dask"
-        stats.workers = _run_dask(fn, unique, pending, scheduler, finish, fail)
-    elif executor == "serial" or not pending:
-        stats.executor, stats.workers = "serial", 1
-        for k in pending:
-            try:
-                result, seconds = _timed(fn, unique[k])
-            except Exception as err:  # noqa: BLE001 - reported together at the end
-                fail(k, err)
-                continue
-            finish(k, result, seconds)
-    elif executor == "processes":
-        n = max(1, min(int(workers or os.cpu_count() or 1), len(pending)))
-        stats.executor, stats.workers = "processes", n
-        _run_pool(fn, unique, pending, n, finish, fail)
-    else:
-        raise InvalidArgument(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
-
+    stats.executor, stats.workers = run_each(fn, unique, pending, finish, fail, executor=executor,
+                                             workers=workers, scheduler=scheduler)
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
     if stats.failures:
@@ -315,55 +291,3 @@ def run_jobs(
             f"{len(stats.failures)} of {len(unique)} jobs failed (the others are cached); first: {stats.failures[0]}"
         )
     return [records[k] for k in keys if k in records], stats
-
-
-def _settle(future, key, finish, fail) -> None:
-    """Hand a finished future's ``(result, seconds)`` to ``finish``, or its error to ``fail``."""
-    try:
-        result, seconds = future.result()
-    except Exception as err:  # noqa: BLE001 - a failed job must not stop the others
-        fail(key, err)
-        return
-    finish(key, result, seconds)
-
-
-def _run_pool(fn, unique, pending, n, finish, fail) -> None:
-    pool = ProcessPoolExecutor(max_workers=n)
-    try:
-        futures = {pool.submit(_timed, fn, unique[k]): k for k in pending}
-        waiting = set(futures)
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            for fut in done:
-                _settle(fut, futures[fut], finish, fail)
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _run_dask(fn, unique, pending, scheduler, finish, fail) -> int:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ExperimentError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        workers = len(client.scheduler_info().get("workers", {}))
-        if not pending:
-            return workers
-        futures = {}
-        for k in pending:
-            fut = client.submit(_timed, fn, unique[k], pure=False, key=f"effdim-{k[:24]}-{time.time_ns()}")
-            futures[fut] = k
-        try:
-            for fut in as_completed(list(futures)):
-                _settle(fut, futures[fut], finish, fail)
-        except BaseException:
-            client.cancel(list(futures))
-            raise
-        return workers
-    finally:
-        if own:
-            client.close()
