@@ -574,6 +574,8 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     except ExperimentError as err:
         print(f"effdim: {err}", file=sys.stderr)
         raise SystemExit(1) from None
+    for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
+        print(f"effdim: cached job {line}; {'not used' if args.cached_only else 'computed again'}", file=sys.stderr)
     if not result.records:
         raise UsageError(f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
                          f"{args.cache_dir}; run it without --cached-only first")

@@ -93,6 +93,13 @@ def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
     return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in row.items()}
 
 
+#: A score or KL value: a number, or "inf" (JSON has no infinity).
+_SCORE = (float, int, str)
+#: The schema of :func:`fit_row`.
+FIT_ROW_SCHEMA = {"model": str, "loglik": (float, int), **{SCORES[s].key: _SCORE for s in STUDY_SCORES},
+                  "ds": int, "de": int, "kl_bits": _SCORE, "degenerate": int}
+
+
 def hidden_cards(model: HLCModel) -> str:
     """The paper's short form of the hidden cardinalities, ``"5,3,3"`` (hidden nodes in pre-order)."""
     return ",".join(str(model.card(h)) for h in model.hidden)
@@ -108,6 +115,9 @@ class Study:
 
     prefix = ""
     presets: dict[str, dict[str, Any]] = {}
+    #: What a job's result holds (:func:`effdim.experiments.runner.schema_problem`); a cached result
+    #: that does not fit is recomputed. ``None``: only the cache file's checksum is checked.
+    schema: Any = None
 
     @classmethod
     def preset(cls, name: str, **changes: Any):
@@ -144,5 +154,5 @@ class Study:
         ``cached_only``: run nothing; the result holds the cached jobs only (a partial run)."""
         records, stats = run_jobs(self.job, self.jobs(), cache_dir=cache_dir, prefix=self.prefix, executor=executor,
                                   workers=workers, scheduler=scheduler, progress=progress, label=self.prefix,
-                                  cached_only=cached_only)
+                                  cached_only=cached_only, schema=self.schema)
         return self.result(records, stats)

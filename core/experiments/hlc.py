@@ -40,7 +40,7 @@ from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..notation import format_model
 from ..search import FitResult, climb, fit, start_model
 from ..scores import PAPER_SCORES, SCORES
-from .common import Study, FIT_COLUMNS, check_config, fit_row, hidden_cards, rng_for
+from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
@@ -176,6 +176,11 @@ class HLCStudy(Study):
 
     job = staticmethod(hlc_job)
     prefix = "hlc"
+    @property
+    def schema(self) -> dict:
+        """What :func:`hlc_job` returns: the distinct fits, and one climb per score of the study."""
+        climb = {"path": [str], "selected": str, "cards": str, "kl_bits": (float, int, str), "fits": int}
+        return {"fits": [{**FIT_ROW_SCHEMA, "cards": str}], "climbs": {s: climb for s in self.scores}}
 
     def result(self, records: list, stats: RunStats) -> "HLCResult":
         """The finished study from its job records."""

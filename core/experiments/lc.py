@@ -43,7 +43,7 @@ from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..regularity import largest_regular_card
 from ..search import sweep
 from ..scores import PAPER_SCORES, SCORES, best_index
-from .common import Study, FIT_COLUMNS, check_config, fit_row, rng_for
+from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
@@ -181,6 +181,7 @@ class LCStudy(Study):
 
     job = staticmethod(lc_job)
     prefix = "lc"
+    schema = {"fits": [{**FIT_ROW_SCHEMA, "card": int}]}  # lc_job's result
 
     def result(self, records: list, stats: RunStats) -> "LCResult":
         """The finished study from its job records."""

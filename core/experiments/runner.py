@@ -91,6 +91,8 @@ class RunStats:
     executor: str = ""
     workers: int = 0
     failures: list[str] = field(default_factory=list)
+    #: Cached files that could not be used, each ``"<file name> <why>"``; their jobs ran again.
+    damaged: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +104,7 @@ class RunStats:
             "job_seconds": round(self.job_seconds, 3),
             "executor": self.executor,
             "workers": self.workers,
+            "damaged": list(self.damaged),
         }
 
 
@@ -116,21 +119,83 @@ def _cache_path(cache_dir: Path, prefix: str, key: str) -> Path:
     return cache_dir / f"{prefix}-{key[:24]}.json"
 
 
-def _read_cache(path: Path, config: dict) -> JobRecord | None:
-    """The cached record at ``path`` if it is complete and belongs to ``config``, else ``None``."""
+#: A schema of a job's result: a type (or tuple of types) a value must have, a dict of required keys
+#: and their schemas, or a one-item list: a list whose every item has that schema.
+Schema = Any
+
+
+def schema_problem(value: Any, schema: Schema, where: str = "result") -> str | None:
+    """The first place where ``value`` does not fit ``schema`` (in words), or ``None``; no recursion.
+
+    >>> schema_problem({"fits": [{"ds": 3}, {"ds": "x"}]}, {"fits": [{"ds": int}]})
+    "result['fits'][1]['ds'] is str, not int"
+    """
+    stack = [(value, schema, where)]
+    while stack:
+        value, schema, where = stack.pop()
+        if isinstance(schema, dict):
+            if not isinstance(value, dict):
+                return f"{where} is {type(value).__name__}, not an object"
+            for key in reversed(list(schema)):
+                if key not in value:
+                    return f"{where} has no {key!r}"
+                stack.append((value[key], schema[key], f"{where}[{key!r}]"))
+        elif isinstance(schema, list):
+            if not isinstance(value, list):
+                return f"{where} is {type(value).__name__}, not a list"
+            stack.extend((item, schema[0], f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
+        else:
+            types = schema if isinstance(schema, tuple) else (schema,)
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                names = " or ".join(t.__name__ for t in types)
+                return f"{where} is {type(value).__name__}, not {names}"
+    return None
+
+
+def _checksum(config: dict, result: dict, seconds: float) -> str:
+    """SHA-256 of a record's canonical JSON: any change to a cached file's config, result or time shows."""
+    text = json.dumps({"config": config, "result": result, "seconds": seconds}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_cache(path: Path, config: dict, schema: Schema = None) -> tuple[JobRecord | None, str | None]:
+    """``(record, None)`` for a sound cached job; ``(None, why)`` for a damaged one; ``(None, None)`` if absent.
+
+    A sound file belongs to ``config``, carries the checksum of what it holds
+    (files written before checksums existed have none: their result is
+    checked against ``schema`` only), and its result fits ``schema``.
+    """
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None  # missing, or cut short by an interruption: recompute
-    if not isinstance(data, dict) or data.get("config") != config or not isinstance(data.get("result"), dict):
-        return None
-    return JobRecord(config=config, result=data["result"], seconds=float(data.get("seconds", 0.0)), cached=True)
+        text = path.read_text()
+    except OSError:
+        return None, None  # not cached
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, "is not valid JSON (cut short by an interruption?)"
+    if not isinstance(data, dict):
+        return None, "is not a cached job"
+    if data.get("config") != config:
+        return None, "holds another job's configuration"
+    result, seconds = data.get("result"), data.get("seconds", 0.0)
+    if not isinstance(result, dict):
+        return None, "has no result"
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None, f"'seconds' is {type(seconds).__name__}, not a number"
+    if "checksum" in data and data["checksum"] != _checksum(config, result, seconds):
+        return None, "was changed after it was written (checksum mismatch)"
+    problem = schema_problem(result, schema) if schema is not None else None
+    if problem is not None:
+        return None, f"does not hold a valid result ({problem})"
+    return JobRecord(config=config, result=result, seconds=float(seconds), cached=True), None
 
 
 def _write_cache(path: Path, record: JobRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     payload = {"config": record.config, "result": record.result, "seconds": record.seconds,
+               "checksum": _checksum(record.config, record.result, record.seconds),
                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     tmp.write_text(json.dumps(payload, sort_keys=True))
     os.replace(tmp, path)  # atomic: a reader never sees half a file
@@ -210,6 +275,7 @@ def run_jobs(
     progress: bool | Progress = True,
     label: str = "",
     cached_only: bool = False,
+    schema: Schema = None,
 ) -> tuple[list[JobRecord], RunStats]:
     """Run ``fn`` on every config, reusing cached results; return records in ``configs`` order.
 
@@ -240,6 +306,11 @@ def run_jobs(
         :class:`Progress` instance.
     cached_only:
         Read the cache, run nothing (needs ``cache_dir``).
+    schema:
+        What a result must hold (:func:`schema_problem`). A cached file that
+        is damaged, changed after it was written (its checksum), or whose
+        result does not fit is named in :attr:`RunStats.damaged` and the job
+        recomputed (with ``cached_only``: counted as missing).
 
     Raises
     ------
@@ -258,13 +329,17 @@ def run_jobs(
     for k, c in zip(keys, configs):
         unique.setdefault(k, c)
     records: dict[str, JobRecord] = {}
+    damaged: list[str] = []
     if cache is not None:
         for k, c in unique.items():
-            rec = _read_cache(_cache_path(cache, prefix, k), c)
+            path = _cache_path(cache, prefix, k)
+            rec, why = _read_cache(path, c, schema)
             if rec is not None:
                 records[k] = rec
+            elif why is not None:
+                damaged.append(f"{path.name} {why}")
     pending = [k for k in unique if k not in records]
-    stats = RunStats(total=len(unique), cached=len(records))
+    stats = RunStats(total=len(unique), cached=len(records), damaged=damaged)
     if cached_only:
         stats.missing, pending = len(pending), []
     bar = progress if isinstance(progress, Progress) else Progress(len(unique), label, enabled=bool(progress))
