@@ -211,15 +211,9 @@ def _read_sav(raw: bytes, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
 
 
 def _read_dta(raw: bytes) -> tuple[pd.DataFrame, dict[str, dict]]:
-    with pd.io.stata.StataReader(io.BytesIO(raw)) as reader:
-        frame = reader.read(convert_categoricals=False)
-        value_labels = reader.value_labels()
-        label_names = reader._lbllist  # the value-label set of each variable (pandas has no public accessor)
-    labels = {}
-    for column, set_name in zip(frame.columns, label_names):
-        if set_name and set_name in value_labels:
-            labels[column] = dict(value_labels[set_name])
-    return frame, labels
+    """A Stata file; labelled columns come back as categoricals whose categories are the labels,
+    ordered by the values they label (pandas' ``convert_categoricals``)."""
+    return pd.read_stata(io.BytesIO(raw), convert_categoricals=True, order_categoricals=True), {}
 
 
 def _from_frame(frame: pd.DataFrame, labels: dict[str, dict], kind: str, name: str, *, count_column: str | None,

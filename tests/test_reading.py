@@ -190,3 +190,78 @@ def test_cli_fit_reads_every_encoding_and_separator_the_same_way(tmp_path, capsy
     assert main(["fit", str(path), "--model", "2:2,2", "--encoding", "latin-1"]) == 2
     assert capsys.readouterr().err.strip() == (f"effdim: {path.name}: the file is UTF-16 text, not Latin-1; "
                                                "read it as utf-16")
+
+
+# ------------------------------------------------------------------ other formats
+def survey_frame() -> pd.DataFrame:
+    return pd.DataFrame({"q1": [1, 2, 2, 3, 1, 3], "q2": [0, 1, 1, 0, 1, 0], "region": ["n", "s", "s", "n", "e", "e"]})
+
+
+def test_spss_value_labels_become_the_categories(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    path = tmp_path / "survey.sav"
+    labels = {"q1": {1.0: "never", 2.0: "sometimes", 3.0: "often"}, "q2": {0.0: "no", 1.0: "yes"}}
+    pyreadstat.write_sav(survey_frame(), str(path), variable_value_labels=labels)
+    for source, name in ((path, None), (path.read_bytes(), "upload.sav"), (path.read_bytes(), "no-extension")):
+        loaded = read_data(source, name=name)
+        assert loaded.format == "sav" and loaded.description() == "SPSS"
+        ds = loaded.dataset
+        assert ds.columns == ("q1", "q2", "region")
+        assert ds.states == (("never", "sometimes", "often"), ("no", "yes"), ("n", "s", "e"))
+        assert [ds.decode("q1", ds.patterns[r, 0]) for r in ds.rows] == [
+            "never", "sometimes", "sometimes", "often", "never", "often"]
+
+
+def test_stata_value_labels_become_the_categories(tmp_path):
+    path = tmp_path / "survey.dta"
+    frame = survey_frame()
+    frame["q1"] = pd.Categorical.from_codes([0, 1, 1, 2, 0, 2], ["never", "sometimes", "often"])
+    frame.to_stata(path, write_index=False)
+    loaded = read_data(path)
+    assert loaded.format == "dta"
+    assert loaded.dataset.states[0] == ("never", "sometimes", "often")
+    assert loaded.dataset.states[1:] == ((0, 1), ("n", "s", "e"))
+
+
+def test_excel_and_parquet(tmp_path):
+    pytest.importorskip("openpyxl")
+    pytest.importorskip("pyarrow")
+    frame = survey_frame()
+    frame.loc[2, "q2"] = None
+    expected = read_data(frame.to_csv(index=False).encode(), name="x.csv").dataset
+    for suffix, write in ((".xlsx", lambda p: frame.to_excel(p, index=False)),
+                          (".parquet", lambda p: frame.to_parquet(p, index=False))):
+        path = tmp_path / f"survey{suffix}"
+        write(path)
+        ds = read_data(path).dataset
+        assert ds.states == expected.states and ds.n_missing == 1
+        assert ds.patterns.tolist() == expected.patterns.tolist()
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".dta", ".xlsx", ".parquet"])
+def test_bad_files_of_each_format_get_one_line(tmp_path, suffix):
+    path = tmp_path / f"broken{suffix}"
+    path.write_bytes(b"this is not what the name says\n" * 3)
+    with pytest.raises(DataError, match=rf"broken{suffix}: not a readable \w+ file \(") as info:
+        read_data(path)
+    assert "\n" not in str(info.value)
+
+
+def test_other_formats_follow_the_same_rules(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"id": range(100), "a": [i % 2 for i in range(100)], "b": [i % 3 for i in range(100)]})
+    path = tmp_path / "ids.parquet"
+    frame.to_parquet(path)
+    with pytest.raises(DataError, match=r"ids.parquet: column 'id' has more than 50 distinct values"):
+        read_data(path)
+    loaded = read_data(path, too_many_states="drop")
+    assert loaded.dataset.columns == ("a", "b") and loaded.dropped == (("id", 100),)
+    with pytest.raises(DataError, match="a separator applies to CSV files only"):
+        read_data(path, sep=";")
+    wide = pd.DataFrame({f"c{j}": [0, 1] for j in range(30)})
+    wide.to_parquet(path)
+    with pytest.raises(DataError, match="the file has 30 columns, more than the limit of 10"):
+        read_data(path, max_columns=10)
+    frame = pd.DataFrame({"a": [0, 1, 0], "b": [1, 0, 0], "count": [5, 2.5, 1]})
+    frame.to_parquet(path)
+    assert read_data(path).dataset.n_rows == 8.5
