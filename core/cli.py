@@ -642,13 +642,14 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=_cmd_gaps)
 
     fit_p = sub.add_parser("fit", help="fit a model to data by EM and print its scores (Section 2.3)")
-    fit_p.add_argument("data", help="a CSV file or a bundled data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
+    fit_p.add_argument("data", help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
+                                    "data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
 
     sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
-    sweep_p.add_argument("data", help="a CSV file or a bundled data set name")
+    sweep_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
     sweep_p.add_argument("--max-card", type=_positive_int, default=None,
@@ -666,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
-    blrt_p.add_argument("data", help="a CSV file or a bundled data set name")
+    blrt_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
     blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
     blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
@@ -675,7 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     blrt_p.set_defaults(run=_cmd_blrt)
 
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
-    search_p.add_argument("data", help="a CSV file or a bundled data set name")
+    search_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
     search_p.add_argument("--score", required=True, choices=list(SCORES),
                           help="criterion the climb maximises (higher is better on effdim's scale)")
@@ -683,7 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
-    learn_p.add_argument("data", help="a CSV file or a bundled data set name; every column is a leaf")
+    learn_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name; "
+                                      "every column is a leaf")
     learn_p.add_argument("--score", default="bic+", choices=list(SCORES),
                          help="the score that drives the search (default bic+)")
     learn_p.add_argument("--start", default="islands", choices=["islands", "lc"],

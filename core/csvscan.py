@@ -113,7 +113,7 @@ def read_cells(
     """The columns of a CSV file, path, open file or bytes, as codes.
 
     ``sep``/``encoding``: ``None`` detects them (module docstring).
-    ``max_states``: a column (except those named in ``unlimited``) with more
+    ``max_states``: a column (except those named in ``unlimited``, in any case) with more
     distinct texts, not counting the ones in ``ignore`` (the missing tokens),
     is refused, or with ``drop_wide`` left out and listed in
     :attr:`CsvCells.dropped` (name -> distinct values seen).
@@ -135,7 +135,7 @@ def read_cells(
     sep_bytes = sep.encode("utf-8" if pandas_encoding.startswith("utf-8") else pandas_encoding, "replace")
     if len(sep_bytes) != 1:
         raise DataError(f"the separator {sep!r} is not a single byte in {ENCODINGS[encoding]}")
-    limits = _Limits(max_columns, max_states, set(unlimited), set(ignore), drop_wide)
+    limits = _Limits(max_columns, max_states, {u.lower() for u in unlimited}, set(ignore), drop_wide)
     scan = _scan(raw, sep_bytes[0], source, limits)
     if scan is None:  # quotes inside unquoted fields: Python's csv module reads those
         header, columns, lines = _parse_with_csv(raw.decode(pandas_encoding), sep, source, limits)
@@ -150,9 +150,8 @@ def read_cells(
 def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
     """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
     too_big = lambda size, src: DataError(  # noqa: E731
-        f"{src}: file is larger than max_bytes={max_bytes:,} bytes"
+        f"{src}: the file is larger than the limit of {max_bytes:,} bytes"
         + (f" ({size:,} bytes)" if size is not None else "")
-        + "; raise max_bytes if you mean it"
     )
     if isinstance(obj, (bytes, bytearray, memoryview)):
         raw = bytes(obj)
@@ -398,7 +397,7 @@ class _Coder:
 
 
 def _coders(header: list[str], limits: _Limits) -> list[_Coder]:
-    return [_Coder(h, None if h.strip() in limits.unlimited else limits.max_states) for h in header]
+    return [_Coder(h, None if h.strip().lower() in limits.unlimited else limits.max_states) for h in header]
 
 
 def _parse(raw: bytes, sep: str, encoding: str, has_quotes: bool, n_rows: int, source: str,

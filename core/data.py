@@ -15,12 +15,13 @@ so ``n_rows = counts.sum()`` is the sample size ``|D|`` of the BIC/CS
 penalty ``d/2 log |D|``. Four binary items give at most ``3**4 = 81`` patterns
 (16 without missing cells) however many respondents there are.
 
-Loading rules (:func:`load_csv`, :func:`from_frame`)
+Loading rules (:func:`effdim.reading.read_data`, :func:`load_csv`, :func:`from_frame`)
 ----------------------------------------------------
 * The first non-blank line is the header; blank lines are skipped.
 * Cells are compared after stripping surrounding white space; a cell equal to
   one of the ``missing`` tokens is missing (code ``-1``), kept and counted,
-  never dropped.
+  never dropped. Every reader hands columns over as codes (:class:`Column`),
+  never one text per cell, and the pattern table is built column by column.
 * The states of a column are its distinct values, in their natural order: if
   every value reads as an integer the values become ``int`` and sort
   numerically; else if every value reads as a finite decimal they become
@@ -33,15 +34,17 @@ Loading rules (:func:`load_csv`, :func:`from_frame`)
 * A column of counts (``count_column``) turns each row into ``count`` copies
   of its pattern; rows with count 0 contribute nothing and leave no pattern.
 * Rejected, with a :class:`DataError` naming the culprit: an empty file, a
-  file without data rows, fewer than two data columns, text that is not
-  UTF-8, ragged rows, duplicate or empty column names, a column with a single
+  file without data rows, fewer than two data columns, binary content,
+  ragged rows, duplicate or empty column names, a column with a single
   state (it carries no information) or with more than ``max_states`` states
-  (probably continuous or an identifier), a file over ``max_bytes``, and
-  negative, missing or non-numeric counts.
+  (probably continuous or an identifier), a file over ``max_bytes``, a
+  header over ``max_columns`` columns, negative, missing or non-numeric
+  counts, and counts that sum to more than :data:`MAX_TOTAL_COUNT`.
 
 Error messages give the 1-based line of the file (blank lines included), so
-``line 7`` is what a text editor shows. Reading the file and checking its
-structure (encoding, quotes, ragged rows) is :mod:`effdim.csvscan`.
+``line 7`` is what a text editor shows. Reading a CSV file and checking its
+structure (encoding, separator, quotes, ragged rows) is :mod:`effdim.csvscan`;
+choosing the reader of a file's format is :mod:`effdim.reading`.
 
 New data in a known coding (:func:`encode_rows`)
 ------------------------------------------------
@@ -75,8 +78,12 @@ __all__ = [
     "check_matches_model",
     "resolve_mapping",
     "encode_rows",
+    "Column",
+    "column_of",
+    "from_columns",
     "COUNT_COLUMN_NAMES",
     "MISSING_TOKENS",
+    "MAX_TOTAL_COUNT",
 ]
 
 #: Column names (case-insensitive) that ``count_column="auto"`` takes for counts.

@@ -161,13 +161,12 @@ def _format(raw: bytes, name: str) -> str:
 
 
 def _count_candidates(count_column: str | None) -> set[str]:
-    """Columns exempt from the distinct-values limit: the ones that may hold counts."""
+    """Columns exempt from the distinct-values limit, lower-cased: the ones that may hold counts."""
     if count_column is None:
         return set()
     if count_column == "auto":
-        names = set(COUNT_COLUMN_NAMES)
-        return names | {n.capitalize() for n in names} | {n.upper() for n in names}
-    return {count_column}
+        return set(COUNT_COLUMN_NAMES)
+    return {count_column.lower()}
 
 
 def _kept(header: list[str], columns: list[Column | None]) -> tuple[list[str], list[Column]]:
@@ -230,7 +229,7 @@ def _from_frame(frame: pd.DataFrame, labels: dict[str, dict], kind: str, name: s
     for j, h in enumerate(header):
         column = _labelled(frame.iloc[:, j], labels.get(frame.columns[j], {}))
         distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
-        if too_many_states == "drop" and h.strip() not in unlimited and distinct > max_states:
+        if too_many_states == "drop" and h.strip().lower() not in unlimited and distinct > max_states:
             dropped.append((h, distinct))
             columns.append(None)
         else:

@@ -286,9 +286,9 @@ def test_rejects_too_many_states(tmp_path):
 
 def test_rejects_large_files(tmp_path):
     path = write(tmp_path, "A,B\n" + "x,1\ny,2\n" * 100)
-    with pytest.raises(DataError, match=r"larger than max_bytes=100 bytes \(804 bytes\)"):
+    with pytest.raises(DataError, match=r"larger than the limit of 100 bytes \(804 bytes\)"):
         load_csv(path, max_bytes=100)
-    with pytest.raises(DataError, match=r"larger than max_bytes=100"):
+    with pytest.raises(DataError, match=r"larger than the limit of 100 bytes"):
         load_csv(io.BytesIO(path.read_bytes()), max_bytes=100)
 
 
