@@ -757,36 +757,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, low: int, high: int | None, expected: str) -> int:
+    """An option's whole number in ``low..high``; else argparse's one-line error saying what was ``expected``."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole_number(text, 1, None, "a number >= 1")
 
 
 def _seed(text: str) -> int:
-    """``--seed``: a whole number from 0 to 2**63 - 1 (what numpy's generators take)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected a seed from 0 to 2**63 - 1, got {text}")
-    return value
+    """``--seed``: what numpy's generators take."""
+    return _whole_number(text, 0, 2**63 - 1, "a seed from 0 to 2**63 - 1")
 
 
 def _port(text: str) -> int:
-    """``--port``: 0 (any free port) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text}")
-    return value
+    """``--port``: 0 is any free port."""
+    return _whole_number(text, 0, 65535, "a port from 0 to 65535")
 
 
 def _separator(text: str) -> str:
