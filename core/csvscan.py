@@ -59,7 +59,7 @@ import pandas as pd
 
 from .data import Column, DataError
 
-__all__ = ["read_cells", "read_bytes", "CsvCells", "ENCODINGS", "SEPARATORS", "too_many_values"]
+__all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells", "too_many_values"]
 
 #: Encodings a CSV file may be read in: the name given to ``--encoding`` -> the words shown.
 ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with a byte-order mark", "latin-1": "Latin-1",
@@ -140,7 +140,7 @@ def read_cells(
     if scan is None:  # quotes inside unquoted fields: Python's csv module reads those
         header, columns, lines = _parse_with_csv(raw.decode(pandas_encoding), sep, source, limits)
     else:
-        fields, lines, has_quotes = scan
+        _, lines, has_quotes = scan
         header, columns = _parse(raw, sep, pandas_encoding, has_quotes, len(lines) - 1, source, limits)
         lines = lines[1:]
     return CsvCells(header, columns, lines, source, encoding, sep, limits.dropped)
@@ -149,7 +149,7 @@ def read_cells(
 # ------------------------------------------------------------------ bytes and text
 def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
     """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
-    too_big = lambda size, src: DataError(  # noqa: E731
+    too_big = lambda size, src: DataError(
         f"{src}: the file is larger than the limit of {max_bytes:,} bytes"
         + (f" ({size:,} bytes)" if size is not None else "")
     )
@@ -300,7 +300,7 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
             before = np.where(at > 0, arr[np.maximum(at - 1, 0)], 10)
             nxt = raw[end] if end < size else 10
             after = np.where(at < arr.size - 1, arr[np.minimum(at + 1, arr.size - 1)], nxt)
-            edge = lambda b: (b == code) | (b == 10) | (b == 34)  # noqa: E731
+            edge = lambda b: (b == code) | (b == 10) | (b == 34)
             if not np.all(edge(before) | edge(after)):
                 return None
             outside = (np.cumsum(quote, dtype=np.int32) & 1) == 0
@@ -331,11 +331,8 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
         for byte in blank_bytes:
             blank |= arr == byte
 
-        def per_record(flags: np.ndarray) -> np.ndarray:
-            return np.diff(np.cumsum(flags, dtype=np.int32)[ends], prepend=0)
-
-        fields = per_record(is_sep) + 1
-        records = np.flatnonzero(per_record(~blank) > 0)
+        fields = _per_record(is_sep, ends) + 1
+        records = np.flatnonzero(_per_record(~blank, ends) > 0)
         starts = np.concatenate(([0], ends[:-1] + 1))[records]
         all_newlines = np.cumsum(arr == 10, dtype=np.int32)
         lines = 1 + newlines_before + np.where(starts > 0, all_newlines[np.maximum(starts - 1, 0)], 0)
@@ -356,6 +353,11 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
     if bad.size:
         _ragged(source, int(lines[bad[0]]), expected, int(fields[bad[0]]), bad.size)
     return fields, lines, has_quotes
+
+
+def _per_record(flags: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """How many of ``flags`` each record holds, the records ending at the offsets ``ends``."""
+    return np.diff(np.cumsum(flags, dtype=np.int32)[ends], prepend=0)
 
 
 # ------------------------------------------------------------------ cells into codes

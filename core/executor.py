@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import EffdimError, InvalidArgument
 
-__all__ = ["run_each", "EXECUTORS", "die_with_parent", "ExecutorError"]
+__all__ = ["EXECUTORS", "ExecutorError", "die_with_parent", "run_each"]
 
 #: ``executor=`` values; a ``scheduler`` (Dask) overrides them.
 EXECUTORS = ("processes", "serial")

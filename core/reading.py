@@ -40,9 +40,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import COUNT_COLUMN_NAMES, MISSING_TOKENS, Column, DataError, Dataset, column_of, from_columns
+from .data import (
+    COUNT_COLUMN_NAMES,
+    MISSING_TOKENS,
+    Column,
+    DataError,
+    Dataset,
+    column_of,
+    from_columns,
+)
 
-__all__ = ["read_data", "Loaded", "FORMATS", "DEFAULT_MAX_COLUMNS"]
+__all__ = ["DEFAULT_MAX_COLUMNS", "FORMATS", "Loaded", "read_data"]
 
 #: Format name -> the words shown.
 FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
@@ -143,7 +151,7 @@ def read_data(
 
 def _format(raw: bytes, name: str) -> str:
     """The format told by the first bytes (magic numbers), else by the name's extension, else CSV."""
-    if raw.startswith(b"$FL2") or raw.startswith(b"$FL3"):
+    if raw.startswith((b"$FL2", b"$FL3")):
         return "sav"
     if raw.startswith(b"PAR1"):
         return "parquet"
@@ -190,7 +198,7 @@ def _read_frame(raw: bytes, kind: str, name: str) -> tuple[pd.DataFrame, dict[st
     except ImportError as err:
         raise DataError(f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; "
                         "install it with pip") from None
-    except Exception as err:  # each library has its own errors for a damaged file
+    except Exception as err:  # noqa: BLE001 - each library has its own errors for a damaged file
         reason = " ".join(str(err).split())[:120] or type(err).__name__
         raise DataError(f"{name}: not a readable {FORMATS[kind]} file ({reason})") from None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from effdim.cli import main
 from effdim.model import MAX_DEPTH
 
@@ -118,7 +117,7 @@ def test_csv_cell_of_4400_digits(capsys, tmp_path, command):
     path = tmp_path / "big.csv"
     path.write_text("a,b,c\n" + "\n".join(rows) + "\n")
     status = main([command[0], str(path), *command[1:], "--restarts", "1", "--quiet", "--max-iter", "20"])
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert status == 0 and err == "", err
 
 

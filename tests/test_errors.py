@@ -8,9 +8,8 @@ import inspect
 import pkgutil
 from pathlib import Path
 
-import pytest
-
 import effdim
+import pytest
 from effdim.errors import EffdimError
 
 #: Modules whose argument checks are converted separately (the EM and structure-search packages).

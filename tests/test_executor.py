@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from effdim.executor import run_each
 
 

@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
 from effdim.data import DataError, load_csv
 from effdim.reading import read_data
 
@@ -72,7 +71,7 @@ def test_given_encoding_and_separator_are_checked():
 
 def test_utf8_split_across_scan_blocks(monkeypatch):
     """The UTF-8 check decodes in blocks: a character cut by a block boundary is still UTF-8."""
-    import effdim.csvscan as csvscan
+    from effdim import csvscan
 
     monkeypatch.setattr(csvscan, "_BLOCK", 7)
     raw = "a,b\nété,1\nhiver,2\n".encode()
@@ -83,7 +82,7 @@ def test_utf8_split_across_scan_blocks(monkeypatch):
 
 def test_small_scan_blocks_give_the_same_records(monkeypatch):
     """Records (quoted line breaks, blank lines) are the same whatever the block size of the scan."""
-    import effdim.csvscan as csvscan
+    from effdim import csvscan
 
     raw = b'A,B\n"x\n\ny",1\n\n  \nz,2\n"q""r",1\nz,2'
     whole = read_data(raw).dataset
@@ -96,7 +95,7 @@ def test_small_scan_blocks_give_the_same_records(monkeypatch):
 
 
 def test_column_limit_is_checked_on_the_header_before_parsing(monkeypatch):
-    import effdim.csvscan as csvscan
+    from effdim import csvscan
 
     wide = ",".join(f"c{j}" for j in range(3000)) + "\n" + ",".join("1" for _ in range(3000)) + "\n"
     monkeypatch.setattr(csvscan, "_parse", lambda *a, **k: pytest.fail("parsed cells of a file over the limit"))
