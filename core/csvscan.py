@@ -1,6 +1,6 @@
 r"""Reading a CSV file into factorized columns: bytes, encoding, separator, structure, codes.
 
-:func:`effdim.data.load_csv` and :func:`effdim.reading.read_data` build a
+:func:`effdim.reading.read_data` (and :func:`effdim.reading.load_csv`) build a
 :class:`effdim.data.Dataset` from what this module returns: the header, one
 :class:`Column` per column (an integer code per data row and the distinct
 cell texts, stripped of surrounding white space), and the 1-based file line
@@ -57,9 +57,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import Column, DataError
+from .data import Column, DataError, too_many_values
 
-__all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells", "too_many_values"]
+__all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells"]
 
 #: Encodings a CSV file may be read in: the name given to ``--encoding`` -> the words shown.
 ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with a byte-order mark", "latin-1": "Latin-1",
@@ -86,15 +86,6 @@ class CsvCells:
     encoding: str
     separator: str
     dropped: dict[str, int] = field(default_factory=dict)
-
-
-def too_many_values(source: str, column: str, limit: int, examples: list) -> DataError:
-    """The one message for a column with more than ``limit`` distinct values."""
-    shown = ", ".join(map(repr, examples[:5]))
-    return DataError(
-        f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...): "
-        "probably continuous or an identifier; discretize or drop it"
-    )
 
 
 def read_cells(

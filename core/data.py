@@ -15,7 +15,7 @@ so ``n_rows = counts.sum()`` is the sample size ``|D|`` of the BIC/CS
 penalty ``d/2 log |D|``. Four binary items give at most ``3**4 = 81`` patterns
 (16 without missing cells) however many respondents there are.
 
-Loading rules (:func:`effdim.reading.read_data`, :func:`load_csv`, :func:`from_frame`)
+Loading rules (:func:`effdim.reading.read_data`, :func:`effdim.reading.load_csv`, :func:`from_frame`)
 ----------------------------------------------------
 * The first non-blank line is the header; blank lines are skipped.
 * Cells are compared after stripping surrounding white space; a cell equal to
@@ -72,7 +72,6 @@ from .errors import EffdimError
 __all__ = [
     "DataError",
     "Dataset",
-    "load_csv",
     "from_frame",
     "from_patterns",
     "check_matches_model",
@@ -81,6 +80,7 @@ __all__ = [
     "Column",
     "column_of",
     "from_columns",
+    "too_many_values",
     "COUNT_COLUMN_NAMES",
     "MISSING_TOKENS",
     "MAX_TOTAL_COUNT",
@@ -136,6 +136,7 @@ class Dataset:
     --------
     Six rows, two distinct patterns:
 
+    >>> from effdim.reading import load_csv
     >>> data = load_csv(b"a,b,count\\n1,x,3\\n2,y,1\\n1,x,2\\n", name="demo.csv")
     >>> data
     Dataset(demo.csv: 2 columns [2,2], 6 rows, 2 unique patterns, 0 missing cells)
@@ -254,6 +255,7 @@ class Dataset:
         are unchanged; only which code stands for which value moves (models fit
         to the data are the same up to relabelling the column's states).
 
+        >>> from effdim.reading import load_csv
         >>> data = load_csv(b"freq,item\\nsometimes,1\\nnever,2\\noften,1\\n", name="s.csv")
         >>> data.states[0]
         ('sometimes', 'never', 'often')
@@ -324,63 +326,6 @@ class Dataset:
 
 
 # --------------------------------------------------------------------- loading
-def load_csv(
-    path_or_buffer: str | os.PathLike | io.IOBase | bytes,
-    *,
-    count_column: str | None = "auto",
-    max_states: int = 50,
-    max_bytes: int = 50_000_000,
-    missing: Sequence[str] = MISSING_TOKENS,
-    name: str | None = None,
-    sep: str | None = None,
-    encoding: str | None = None,
-    max_columns: int | None = None,
-) -> Dataset:
-    """Load a CSV file of categorical data (:func:`effdim.reading.read_data` for every format).
-
-    Parameters
-    ----------
-    path_or_buffer:
-        A file path, an open file (text or binary), or the raw bytes.
-    count_column:
-        ``"auto"`` (default): a column named one of :data:`COUNT_COLUMN_NAMES`
-        (case-insensitive) whose values are all non-negative numbers holds the
-        counts; ``None``: every row counts once; a name: that column holds the
-        counts (an error if a count is missing, negative or not a number).
-    max_states:
-        A column with more distinct values is rejected as probably continuous.
-    max_bytes:
-        Larger files are rejected before being read.
-    missing:
-        Cell texts (after stripping white space) that mean "missing".
-    name:
-        The :attr:`Dataset.source`; default: the file name.
-    sep, encoding:
-        The one-character field separator and the text encoding; ``None``
-        (default) detects them (:mod:`effdim.csvscan`).
-    max_columns:
-        A header with more columns is rejected before any cell is parsed.
-
-    Raises
-    ------
-    DataError
-        For every rule in the module docstring; the message names the
-        column, the 1-based file line and the value at fault.
-
-    Examples
-    --------
-    >>> load_csv(b"a,b\\n1,x\\n1,y\\n")
-    Traceback (most recent call last):
-    ...
-    effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
-    """
-    from .reading import read_data
-
-    return read_data(path_or_buffer, format="csv", count_column=count_column, max_states=max_states,
-                     max_bytes=max_bytes, missing=missing, name=name, sep=sep, encoding=encoding,
-                     max_columns=max_columns).dataset
-
-
 def from_frame(
     df: pd.DataFrame,
     *,
@@ -393,7 +338,7 @@ def from_frame(
 
     NaN/None/pd.NA cells are missing, as are string cells equal (after
     stripping) to one of ``missing``. ``count_column`` works as in
-    :func:`load_csv` (``None`` by default here). An ordered categorical column
+    :func:`effdim.reading.load_csv` (``None`` by default here). An ordered categorical column
     keeps its category order; other columns sort naturally. Rows are named by
     their index label in messages.
 
@@ -893,6 +838,15 @@ def _short(value: Any, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def too_many_values(source: str, column: str, limit: int, examples: list) -> DataError:
+    """The one message for a column with more than ``limit`` distinct values (every reader uses it)."""
+    shown = ", ".join(map(repr, examples[:5]))
+    return DataError(
+        f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...): "
+        "probably continuous or an identifier; discretize or drop it"
+    )
+
+
 def _encode_column(
     column: Column, name: str, missing: set[str], max_states: int, source: str
 ) -> tuple[np.ndarray, tuple]:
@@ -916,8 +870,6 @@ def _encode_column(
     else:
         states, as_state = _natural_states(present)
     if len(states) > max_states:
-        from .csvscan import too_many_values
-
         raise too_many_values(source, name, max_states, [_short(s, 20) for s in states])
     if len(states) == 0:
         raise DataError(f"{source}: column {name!r} has no values (every cell is missing)")

@@ -50,7 +50,7 @@ from .data import (
     from_columns,
 )
 
-__all__ = ["DEFAULT_MAX_COLUMNS", "FORMATS", "Loaded", "read_data"]
+__all__ = ["DEFAULT_MAX_COLUMNS", "FORMATS", "Loaded", "load_csv", "read_data"]
 
 #: Format name -> the words shown.
 FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
@@ -263,3 +263,58 @@ def _labelled(series: pd.Series, value_labels: dict) -> Column:
     ordered = list(dict.fromkeys(labels.get(v, str(v)) for v in present))
     uniques = [labels.get(as_key(u), str(as_key(u))) for u in column.uniques]
     return Column(column.codes, uniques, ordered)
+
+
+def load_csv(
+    path_or_buffer: str | os.PathLike | io.IOBase | bytes,
+    *,
+    count_column: str | None = "auto",
+    max_states: int = 50,
+    max_bytes: int = 50_000_000,
+    missing: Sequence[str] = MISSING_TOKENS,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    max_columns: int | None = None,
+) -> Dataset:
+    """Load a CSV file of categorical data (:func:`read_data` for every format), as a :class:`Dataset`.
+
+    Parameters
+    ----------
+    path_or_buffer:
+        A file path, an open file (text or binary), or the raw bytes.
+    count_column:
+        ``"auto"`` (default): a column named one of :data:`COUNT_COLUMN_NAMES`
+        (case-insensitive) whose values are all non-negative numbers holds the
+        counts; ``None``: every row counts once; a name: that column holds the
+        counts (an error if a count is missing, negative or not a number).
+    max_states:
+        A column with more distinct values is rejected as probably continuous.
+    max_bytes:
+        Larger files are rejected before being read.
+    missing:
+        Cell texts (after stripping white space) that mean "missing".
+    name:
+        The :attr:`Dataset.source`; default: the file name.
+    sep, encoding:
+        The one-character field separator and the text encoding; ``None``
+        (default) detects them (:mod:`effdim.csvscan`).
+    max_columns:
+        A header with more columns is rejected before any cell is parsed.
+
+    Raises
+    ------
+    DataError
+        For every rule in :mod:`effdim.data`'s docstring; the message names the
+        column, the 1-based file line and the value at fault.
+
+    Examples
+    --------
+    >>> load_csv(b"a,b\\n1,x\\n1,y\\n")
+    Traceback (most recent call last):
+    ...
+    effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
+    """
+    return read_data(path_or_buffer, format="csv", count_column=count_column, max_states=max_states,
+                     max_bytes=max_bytes, missing=missing, name=name, sep=sep, encoding=encoding,
+                     max_columns=max_columns).dataset

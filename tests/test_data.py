@@ -18,10 +18,10 @@ from effdim.data import (
     check_matches_model,
     from_frame,
     from_patterns,
-    load_csv,
     resolve_mapping,
 )
 from effdim.model import HLCModel
+from effdim.reading import load_csv
 
 STOUFFER = "/work/shared/data/stouffer-toby.csv"
 

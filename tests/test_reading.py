@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from effdim.data import DataError, load_csv
-from effdim.reading import read_data
+from effdim.data import DataError
+from effdim.reading import load_csv, read_data
 
 # a survey with accents (Latin-1 can write them), a quoted field holding every separator, and a missing cell
 ROWS = [

@@ -143,7 +143,7 @@ def _read(filename: str) -> bytes:
 
 def load(name: str):
     """The bundled data set ``name`` as an :class:`effdim.data.Dataset`."""
-    from ..data import load_csv
+    from ..reading import load_csv
 
     entry = info(name)
     return load_csv(io.BytesIO(_read(entry.filename)), count_column="count", name=entry.name)
