@@ -7,6 +7,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -376,25 +377,40 @@ def _executor_kwargs(args: argparse.Namespace) -> dict:
             "scheduler": args.scheduler}
 
 
-def _cmd_blrt(args: argparse.Namespace) -> None:
+@contextlib.contextmanager
+def _convergence_notes():
+    """Collect the fits' ConvergenceWarnings into a list (printed as ``warning:`` lines, or in the JSON)
+    instead of Python's warning lines with a file name and a line of source."""
     import warnings
 
-    from .bootstrap import blrt
     from .em import ConvergenceWarning
+
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            yield notes
+        finally:
+            notes.extend(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
+            for w in caught:  # anything else is shown as it would have been
+                if not issubclass(w.category, ConvergenceWarning):
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _cmd_blrt(args: argparse.Namespace) -> None:
+    from .bootstrap import blrt
     from .notation import load_model
 
     data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
     options = _em_kwargs(args)
-    with warnings.catch_warnings(record=True) as caught:  # the fits' ConvergenceWarnings, printed as lines
-        warnings.simplefilter("always", ConvergenceWarning)
+    with _convergence_notes() as notes:
         try:
             result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar,
-                             **_executor_kwargs(args))
+                          **_executor_kwargs(args))
         finally:
             bar.close()
-    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     if args.json:
         _emit_json({**result.to_json(), "convergence": notes})
         return
@@ -414,7 +430,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
         results = sweep(data, model, node=args.node, max_card=args.max_card, progress=bar,
-                          **_em_kwargs(args))
+                        **_em_kwargs(args))
     finally:
         bar.close()
     if args.json:
@@ -469,13 +485,14 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     def report(p) -> None:
         bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
 
-    try:
-        result = learn_structure(data, score=args.score, start=args.start, max_time=args.max_time,
-                         progress=report, **options)
-    finally:
-        bar.close()
+    with _convergence_notes() as notes:
+        try:
+            result = learn_structure(data, score=args.score, start=args.start, max_time=args.max_time,
+                                     progress=report, **options)
+        finally:
+            bar.close()
     if args.json:
-        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance()})
+        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance(), "convergence": notes})
         return
     print(f"structure search by {result.score} from {args.start} ({result.start.model})   "
           f"data {data.source or args.data}: n = {_n(result.fit.n)}")
@@ -488,6 +505,8 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(_scale_note(args, result.fit))
     print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
           f"{result.seconds:.1f} s; stopped: {result.stopped}")
+    for note in notes:
+        print(f"warning: {note}")
 
 
 def _seconds(text: str) -> float:
