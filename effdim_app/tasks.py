@@ -8,10 +8,9 @@ through it, the engine.
 
 from __future__ import annotations
 
-import io
 
 from effdim import HLCModel
-from effdim.data import DataError, Dataset, load_csv
+from effdim.reading import Loaded, read_data
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
 from effdim.scores import SCORES
@@ -54,32 +53,11 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
                            max_time=max_time, progress=report)
 
 
-def read_upload_task(content: bytes, *, name: str, max_bytes: int, max_columns: int,
-                     progress=None) -> tuple[Dataset, tuple[str, ...]]:
-    """An uploaded CSV file's bytes as a :class:`effdim.data.Dataset` (:func:`effdim.data.load_csv`: its limits,
-    its messages), with what was detected in words.
-
-    A file that is not UTF-8 is read as Latin-1, and a header line with more
-    semicolons (or tabs) than commas sets the separator. A header wider than
-    ``max_columns`` is refused before any cell is parsed. Every column is
-    kept, however many distinct values it has: the dashboard leaves out the
-    wide ones and lets the user pick (:meth:`effdim_app.state.DataState.use_columns`).
-    """
-    notes = []
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        content = content.decode("latin-1").encode("utf-8")
-        notes.append("read as Latin-1 text (the file is not UTF-8)")
-    header = content.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0].decode("utf-8", "replace")
-    counts = {sep: header.count(sep) for sep in _SEPARATOR_NAMES}
-    sep = max(counts, key=counts.get) if max(counts.values()) > 0 else ","
-    if sep != ",":
-        notes.append(f"fields separated by {_SEPARATOR_NAMES[sep]}")
-    if counts[sep] + 1 > max_columns:
-        raise DataError(f"the header has {counts[sep] + 1:,} columns, more than the limit of {max_columns:,}")
-    dataset = load_csv(io.BytesIO(content), max_states=len(content) + 2, max_bytes=max_bytes, sep=sep, name=name)
-    return dataset, tuple(notes)
-
-
-_SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
+def read_upload_task(content: bytes, *, name: str, max_bytes: int, max_columns: int, max_states: int,
+                     progress=None) -> Loaded:
+    """:func:`effdim.reading.read_data` of an uploaded file's bytes: its format, encoding and separator
+    detected, a header wider than ``max_columns`` refused before any cell is parsed, and columns with more
+    than ``max_states`` distinct values left out while parsing (the dashboard names them and lets the user
+    pick among the rest)."""
+    return read_data(content, name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states,
+                     too_many_states="drop")

@@ -584,12 +584,12 @@ def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
     d = DataState()
     rows = ["id;A;B"] + [f"{i};{'é' if i % 2 else 'e'};{i % 3}" for i in range(60)]
     assert d.load_upload("ids.csv", "\n".join(rows).encode("latin-1"))
-    assert d.dataset.columns == ("A", "B") and d.full.columns == ("id", "A", "B")
-    assert "Left out 'id' (60 distinct values" in d.message
+    assert d.dataset.columns == ("A", "B") and d.full.columns == ("A", "B")  # left out while reading
+    assert "Left out 'id' (more than 50 distinct values" in d.message
     assert "semicolons" in d.message and "Latin-1" in d.message
-    assert not d.use_columns(["id", "A"]) and "Column 'id' has 60 distinct values" in d.message
-    assert d.dataset.columns == ("A", "B")  # refused: unchanged
     assert not d.use_columns(["A"]) and d.dataset.columns == ("A", "B")
+    assert d.load_upload("utf16.csv", "A,B\né,1\ne,2\n".encode("utf-16"))
+    assert "UTF-16" in d.message and d.dataset.states[0] == ("é", "e")  # as the CLI reads it
     assert d.load_upload("plain.csv", b"A,B,C\n1,2,3\n2,1,4\n")
     assert d.use_columns(["C", "A"]) and d.dataset.columns == ("A", "C")  # the file's order
 

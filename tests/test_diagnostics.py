@@ -12,7 +12,8 @@ from scipy import stats
 from strategies import hlc_models
 
 from effdim import datasets
-from effdim.data import check_matches_model, from_patterns, load_csv
+from effdim.data import check_matches_model, from_patterns
+from effdim.reading import load_csv
 from effdim.diagnostics import bivariate_residuals, fit_statistics, identification, relax_pair
 from effdim.distribution import Parameters, observed_distribution, random_parameters, sample
 from effdim.em import ConvergenceWarning

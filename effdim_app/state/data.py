@@ -34,15 +34,16 @@ class DataState(param.Parameterized):
                                doc="Reads uploads in a worker process; None: in this process.")
 
 
-    def _loaded(self, full, notes: tuple[str, ...] = (), *, source: str) -> bool:
-        """Use ``full``, leaving out columns with more than ``max_states`` values (identifiers, most likely)."""
-        wide = [c for c, states in zip(full.columns, full.states) if len(states) > self.max_states]
-        use = [c for c in full.columns if c not in wide]
-        if len(use) < 2:
-            raise _Refused(f"only {len(use)} column has at most {self.max_states} distinct values; need two")
-        self.param.update(full=full, columns=use, dataset=full.subset(use) if wide else full, source=source)
-        left_out = [f"{c!r} ({len(full.states[full.index(c)]):,} distinct values: an identifier?)" for c in wide]
-        notes = (*notes, *([f"left out {', '.join(left_out)}; pick the columns to use below"] if wide else []))
+    def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
+        """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:
+        identifiers, most likely, left out by the reader)."""
+        if len(full.columns) < 2:
+            raise _Refused(f"only {len(full.columns)} column has at most {self.max_states} distinct values; "
+                           "need two")
+        self.param.update(full=full, columns=list(full.columns), dataset=full, source=source)
+        left_out = [f"{c!r} (more than {self.max_states} distinct values: an identifier?)" for c in dropped]
+        notes = ([f"read as {how}"] if how else []) + (
+            [f"left out {', '.join(left_out)}; pick the columns to use below"] if dropped else [])
         extra = "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
         self.param.update(message=f"Loaded {source}: {self.describe()}.{extra}", message_kind="success")
         return True
@@ -53,12 +54,6 @@ class DataState(param.Parameterized):
         if full is None:
             return False
         columns = [c for c in full.columns if c in set(columns)]  # the file's order
-        too_wide = [c for c in columns if len(full.states[full.index(c)]) > self.max_states]
-        if too_wide:
-            self.param.update(message=f"Column {too_wide[0]!r} has {len(full.states[full.index(too_wide[0])]):,} "
-                                      f"distinct values, more than {self.max_states}: it cannot be used. "
-                                      "The columns in use are unchanged.", message_kind="danger")
-            return False
         if len(columns) < 2:
             self.param.update(message="Pick at least two columns. The columns in use are unchanged.",
                               message_kind="danger")
@@ -99,12 +94,13 @@ class DataState(param.Parameterized):
         return False
 
     def load_upload(self, filename: str, content: bytes) -> bool:
-        """Read an uploaded CSV (:func:`effdim_app.tasks.read_upload_task`: the engine's loader, its limits
-        and messages) in a worker process whatever its size: a 231 kB file of 22,000 columns read on the
-        server's loop stalled every session. The header's width is checked before any cell is parsed.
-        Columns over ``max_states`` are left out, not refused (:meth:`_loaded`).
+        """Read an uploaded data file (:func:`effdim_app.tasks.read_upload_task`: the engine's reader, its
+        detection, limits and messages) in a worker process whatever its size: a 231 kB file of 22,000
+        columns read on the server's loop stalled every session. The header's width is checked before any
+        cell is parsed; columns over ``max_states`` are left out while parsing, not refused.
         """
         from effdim.data import DataError
+        from effdim.errors import EffdimError
 
         source = f"upload {filename!r}"
         if content is None:
@@ -113,11 +109,12 @@ class DataState(param.Parameterized):
             return self._failed(
                 source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
             )
-        options = dict(name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns)
+        options = dict(name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns,
+                       max_states=self.max_states)
         if self.jobs is None:  # no worker processes (a state used alone): read here
             try:
-                return self._loaded(*tasks.read_upload_task(content, **options), source=source)
-            except (DataError, ValueError, _Refused) as err:
+                return self._read(tasks.read_upload_task(content, **options), source)
+            except (EffdimError, _Refused) as err:
                 return self._failed(source, err)
         if self.load_job is not None:
             self.load_job.cancel()
@@ -134,9 +131,14 @@ class DataState(param.Parameterized):
             self._failed(source, ValueError(job.error.rstrip(".")))
             return
         try:
-            self._loaded(*job.result, source=source)
+            self._read(job.result, source)
         except _Refused as err:
             self._failed(source, err)
+
+    def _read(self, loaded, source: str) -> bool:
+        """Use a file as :func:`effdim.reading.read_data` read it (a :class:`effdim.reading.Loaded`)."""
+        return self._loaded(loaded.dataset, source=source, how=loaded.description(),
+                            dropped=tuple(name for name, _ in loaded.dropped))
 
     def load_bundled(self, name: str) -> bool:
         from effdim import datasets
