@@ -552,6 +552,21 @@ def test_tree_edit_keeps_lc_sweep_results_but_clears_model_sweep_results():
     assert scores.results == []
 
 
+def test_a_model_nested_a_thousand_deep_is_refused_with_a_message():
+    s = ModelState(FIG2)
+    assert not s.load_notation("2(" * 1000 + "2" + ")" * 1000)
+    assert "nested more than 200 levels deep" in s.message and s.message_kind == "danger"
+    assert not s.load_json("[" * 1000 + "]" * 1000)
+    assert "nested too deeply" in s.message
+    chain = {"nodes": [{"name": f"{kind}{i}", "card": 2, "hidden": kind == "H"} for i in range(300) for kind in "HO"]
+             + [{"name": "O", "card": 2, "hidden": False}],
+             "edges": [[f"H{i}", f"H{i + 1}"] for i in range(299)] + [[f"H{i}", f"O{i}"] for i in range(300)]
+             + [["H299", "O"]], "root": "H0"}
+    assert not s.load_json(chain)  # a parsed dict: past the text's length check, the tree's depth is refused
+    assert "more than 200 levels deep" in s.message
+    assert s.model == parse_model(FIG2)
+
+
 def test_empty_json_file_is_refused_by_name():
     s = ModelState()
     assert not s.load_json(b"")

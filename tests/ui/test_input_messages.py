@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from effdim_app.config import ServerLimits
 
-from pages import TIMEOUT, apply_notation, open_app
+from pages import FIG2, TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -22,3 +24,27 @@ def test_a_notation_longer_than_the_box_takes_gets_a_length_message(page: Page, 
     apply_notation(page, "3:" + ",".join(["2"] * 10_000))  # 20,001 characters
     expect(message(page)).to_contain_text(f"the notation is longer than {limit:,} characters", timeout=TIMEOUT)
     expect(message(page)).not_to_contain_text("position")
+
+
+DEEP = "2(" * 1000 + "2" + ")" * 1000
+
+
+def test_a_notation_nested_a_thousand_deep_is_refused_in_the_message_area(page: Page, app_url):
+    open_app(page, app_url)
+    apply_notation(page, DEEP)
+    expect(message(page)).to_contain_text("nested more than 200 levels deep", timeout=TIMEOUT)
+    expect(stat(page, "ds")).to_have_text("41")  # the model in use stays
+
+
+def test_a_link_with_a_deeply_nested_model_opens_the_page_with_the_message(page: Page, app_url):
+    open_app(page, f"{app_url}?model={quote(DEEP)}")  # the page, its tree and table drawn: not blank
+    expect(message(page)).to_contain_text("nested more than 200 levels deep", timeout=TIMEOUT)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
+
+
+def test_a_utf16_upload_is_read_and_says_utf16(page: Page, app_url):
+    open_app(page, app_url)
+    data_tab(page)
+    upload(page, "utf16.csv", "rating,région\ntrès bien,nord\nbien,sud\nmal,nord\n".encode("utf-16"))
+    expect(message(page)).to_contain_text("Loaded upload 'utf16.csv'", timeout=TIMEOUT)
+    expect(message(page)).to_contain_text("UTF-16")
