@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -20,7 +21,7 @@ from effdim.bounds import standard_dimension
 from effdim_app.views.widgets import compact
 
 from conftest import VIEWPORT
-from pages import TIMEOUT, apply_notation, open_app, stat
+from pages import TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -74,3 +75,64 @@ def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, sh
     waits.append(edit_root(b, 4))
     a.screenshot(path=str(shots / "21-shared-server-refused.png"))
     assert max(waits) < 2.0, waits
+
+
+def ten_binary_columns(rows: int = 2000) -> bytes:
+    """A CSV of ten binary items: a sweep with 'to' = 0 runs until |X| reaches de = dc = 1,023."""
+    rng = np.random.default_rng(5)
+    cells = rng.integers(0, 2, size=(rows, 10))
+    return ("\n".join([",".join(f"Q{i}" for i in range(10))] + [",".join(map(str, r)) for r in cells])
+            + "\n").encode()
+
+
+def wide_csv(columns: int = 22_000) -> bytes:
+    """231 kB with 22,000 columns: once read on the server's loop (31 s of another student's edit)."""
+    return (",".join(f"c{i}" for i in range(columns)) + "\n"
+            + "\n".join(",".join("01"[(i + r) % 2] for i in range(columns)) for r in range(2)) + "\n").encode()
+
+
+def test_another_students_edit_round_trips_within_a_second_during_each_heavy_action(browser, app_url):
+    """Page A uploads a wide CSV, sweeps ten binary columns with 'to' = 0, learns a structure and applies a
+    huge notation; during each, page B's edit must be on screen within about a second."""
+    a = browser.new_context(viewport=VIEWPORT).new_page()
+    b = browser.new_context(viewport=VIEWPORT).new_page()
+    open_app(a, app_url)
+    open_app(b, app_url)
+    edit_root(b, 4)  # warm
+    waits = {}
+    data_tab(a)
+
+    upload(a, "wide.csv", wide_csv())
+    waits["wide upload"] = [edit_root(b, 3), edit_root(b, 5)]
+    expect(a.locator(".effdim-message").first).to_contain_text("more than the limit of 2,000", timeout=TIMEOUT)
+
+    upload(a, "ten.csv", ten_binary_columns())
+    expect(a.get_by_text("2,000 rows")).to_be_visible(timeout=TIMEOUT)
+    a.get_by_role("button", name="▶ Sweep cardinality").click()  # 'to' left at 0
+    status = a.locator(".effdim-status")
+    expect(status).to_contain_text("running", timeout=TIMEOUT)
+    waits["sweep to saturation"] = [edit_root(b, 2), edit_root(b, 4)]
+    expect(status).to_contain_text("running")  # B's edits were made while the sweep ran
+    a.get_by_role("button", name="■ Cancel").click()
+    expect(status).to_contain_text("cancelled", timeout=TIMEOUT)
+
+    a.get_by_role("button", name="Learn structure").click()
+    expect(status).to_contain_text("running", timeout=TIMEOUT)
+    waits["learn structure"] = [edit_root(b, 3), edit_root(b, 5)]
+    expect(status).to_contain_text("running")
+    a.get_by_role("button", name="■ Cancel").click()
+    expect(status).to_contain_text("cancelled", timeout=TIMEOUT)
+
+    a.get_by_text("Model & dimensions", exact=True).click()
+    apply_notation(a, "3:" + ",".join(["2"] * 10_000))  # past the notation limit: refused for its length
+    expect(a.locator(".effdim-message").first).to_contain_text("longer than", timeout=TIMEOUT)
+    waits["huge notation"] = [edit_root(b, 2)]
+    apply_notation(a, "9:" + ",".join(["3"] * 198))  # 199 leaves, the most a model may have here
+    waits["largest model"] = [edit_root(b, 4), edit_root(b, 3)]
+    expect(stat(a, "ds")).to_have_text(str(standard_dimension(parse_model("9:" + ",".join(["3"] * 198)))),
+                                       timeout=TIMEOUT)
+    slowest = {what: max(times) for what, times in waits.items()}
+    print("another student's edit during each heavy action (s):", {k: round(v, 2) for k, v in slowest.items()})
+    # 0.3-1.0 s each with the machine's load at 14 on 2 cores (Chromium's two pages compete for them);
+    # a sweep with 'to' = 0 and a 22,000-column upload once held every session for 20-30 s
+    assert max(slowest.values()) < 1.5, slowest
