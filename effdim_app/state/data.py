@@ -33,13 +33,9 @@ class DataState(param.Parameterized):
     jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
                                doc="Reads uploads in a worker process; None: in this process.")
 
-
     def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
         """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:
-        identifiers, most likely, left out by the reader)."""
-        if len(full.columns) < 2:
-            raise _Refused(f"only {len(full.columns)} column has at most {self.max_states} distinct values; "
-                           "need two")
+        identifiers, most likely, left out by the reader, which refuses a file left with fewer than two)."""
         self.param.update(full=full, columns=list(full.columns), dataset=full, source=source)
         left_out = [f"{c!r} (more than {self.max_states} distinct values: an identifier?)" for c in dropped]
         notes = ([f"read as {how}"] if how else []) + (
@@ -114,7 +110,7 @@ class DataState(param.Parameterized):
         if self.jobs is None:  # no worker processes (a state used alone): read here
             try:
                 return self._read(tasks.read_upload_task(content, **options), source)
-            except (EffdimError, _Refused) as err:
+            except EffdimError as err:
                 return self._failed(source, err)
         if self.load_job is not None:
             self.load_job.cancel()
@@ -130,10 +126,7 @@ class DataState(param.Parameterized):
         if job.state != "done":
             self._failed(source, ValueError(job.error.rstrip(".")))
             return
-        try:
-            self._read(job.result, source)
-        except _Refused as err:
-            self._failed(source, err)
+        self._read(job.result, source)
 
     def _read(self, loaded, source: str) -> bool:
         """Use a file as :func:`effdim.reading.read_data` read it (a :class:`effdim.reading.Loaded`)."""
@@ -146,7 +139,7 @@ class DataState(param.Parameterized):
         source = f"bundled data set {name!r}"
         try:
             return self._loaded(datasets.load(name), source=source)
-        except (KeyError, ValueError, OSError, _Refused) as err:
+        except (KeyError, ValueError, OSError) as err:
             return self._failed(source, err)
 
     def describe(self) -> str:
@@ -170,10 +163,6 @@ class DataState(param.Parameterized):
             "states": [len(s) for s in ds.states],
             "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
         })
-
-
-class _Refused(Exception):
-    """A load the dashboard refuses (the message is for the user)."""
 
 
 def _number(x: float) -> str:
