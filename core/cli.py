@@ -267,6 +267,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import fit
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model)
     result = fit(data, model, warn=False, **_em_kwargs(args))
@@ -290,6 +291,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
+    _write_report(args, result, data=data, bootstrap=boot)
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
@@ -342,6 +344,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
               + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 #: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
@@ -354,6 +358,33 @@ def _bvr_pairs(bvr) -> list[dict]:
     pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
     return sorted(pairs, key=lambda q: -q["bvr"])
+
+
+def _prepare_report(args: argparse.Namespace) -> None:
+    """Before any work for ``--report``: refuse a file that cannot be written, and fix a seed so the
+    command in the report reproduces the numbers."""
+    if not args.report:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if not os.path.isdir(folder):
+        raise UsageError(f"effdim {args.command}: --report {args.report}: the folder {folder} does not exist")
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big") >> 1
+
+
+def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
+    """Write the HTML report (:mod:`effdim.report`) with the command that reproduces it, if ``--report``."""
+    if not args.report:
+        return
+    from .report import command_line, write_report
+
+    options = {"--model": args.model, "--node": getattr(args, "node", None),
+               "--max-card": getattr(args, "max_card", None), "--score": getattr(args, "score", None),
+               "--pick": getattr(args, "pick", None), "--map": args.map, "--order": getattr(args, "order", None),
+               "--restarts": args.restarts, "--seed": args.seed, "--tol": args.tol, "--max-iter": args.max_iter,
+               "--prior": args.prior, "--cs-prior": args.cs_prior, "--bootstrap": getattr(args, "bootstrap", None),
+               "--report": args.report}
+    write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
 
 
 def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
@@ -425,6 +456,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import sweep
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
@@ -433,6 +465,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
                         **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
     if args.json:
         _emit_json([_json_fit(r) for r in results])
         return
@@ -450,12 +483,15 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         pick = best(results, c)
         print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
     print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if args.report:
+        print(f"report of the {SCORES[args.pick].label} pick written to {args.report}")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import hill_climb
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
@@ -463,6 +499,7 @@ def _cmd_search(args: argparse.Namespace) -> None:
         climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
     if args.json:
         _emit_json(climb.to_json())
         return
@@ -472,6 +509,8 @@ def _cmd_search(args: argparse.Namespace) -> None:
     print(format_table(["step", "model", *_score_headers(args)], rows))
     print(_scale_note(args, climb.best))
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 def _cmd_learn(args: argparse.Namespace) -> None:
@@ -561,6 +600,11 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def _add_report_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--report", metavar="FILE.html", default=None,
+                   help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)")
 
 
 def _add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -665,6 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)
+    _add_report_option(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
 
     sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
@@ -674,6 +719,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_p.add_argument("--max-card", type=_positive_int, default=None,
                          help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
     _add_em_options(sweep_p)
+    _add_report_option(sweep_p)
+    sweep_p.add_argument("--pick", default="bic+", choices=list(SCORES),
+                         help="with --report: the criterion whose best model the report details (default bic+)")
     sweep_p.set_defaults(run=_cmd_sweep)
 
     fit_p.add_argument("--posteriors", metavar="FILE.csv", default=None,
@@ -700,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_p.add_argument("--score", required=True, choices=list(SCORES),
                           help="criterion the climb maximises (higher is better on effdim's scale)")
     _add_em_options(search_p)
+    _add_report_option(search_p)
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
