@@ -65,10 +65,10 @@ def profile_panel(item: str, categories: Sequence[object], probabilities: Sequen
     tooltips.
     """
     k, m = len(classes), len(categories)
-    bar = 14 if k <= 4 else 10
+    bar = 18 if k <= 3 else 14 if k <= 5 else 10
     group = k * bar + 2 * (k - 1)
-    gap = 16
-    left, right, top, plot_h = 34, 10, 26, 130
+    gap = 18
+    left, right, top, plot_h = 34, 10, 26, 150
     width = max(left + m * (group + gap) + right, 150)
     label_chars = max(int((group + gap) / CHAR_PX), 3)
     shown = [_shorten(str(c), 18) for c in categories]

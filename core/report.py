@@ -353,7 +353,7 @@ def _profiles_section(fit: Any) -> str:
     hidden = list(model.hidden)
     drawn, skipped = hidden[:MAX_PROFILE_NODES], hidden[MAX_PROFILE_NODES:]
     body = _p("P(item = category | class): one panel per item, a group of bars per category, one bar per class "
-              "(the colours of the class shares). Hover a bar for its value; the table below gives them all.",
+              "(the colours of the class shares). Hover a bar for its value; the table beside or below gives them all.",
               "note")
     for node in drawn:
         name = fit.labels.name(node)
