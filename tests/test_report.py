@@ -11,7 +11,6 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
-
 from effdim import datasets, dimensions, parse_model
 from effdim.cli import main
 from effdim.report import command_line, report_html, write_report

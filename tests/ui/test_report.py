@@ -7,9 +7,8 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
-
 from effdim.cli import main
+from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
