@@ -65,15 +65,18 @@ def profile_panel(item: str, categories: Sequence[object], probabilities: Sequen
     tooltips.
     """
     k, m = len(classes), len(categories)
-    bar = 18 if k <= 3 else 14 if k <= 5 else 10
-    group = k * bar + 2 * (k - 1)
-    gap = 18
-    left, right, top, plot_h = 34, 10, 26, 150
-    width = max(left + m * (group + gap) + right, 150)
+    bars = k * m  # narrower bars when there are many, so a panel stays about a screen wide at most
+    bar = 18 if bars <= 12 else 14 if bars <= 24 else 10 if bars <= 48 else 6 if bars <= 96 else 3
+    group = k * bar + (2 if bar > 6 else 1) * (k - 1)
+    gap = 18 if bars <= 96 else 8
+    right, top, plot_h = 10, 26, 150
     label_chars = max(int((group + gap) / CHAR_PX), 3)
     shown = [_shorten(str(c), 18) for c in categories]
     turned = any(len(s) > label_chars for s in shown)
-    bottom = 22 + (int(max(len(s) for s in shown) * CHAR_PX * 0.6) if turned else 0)
+    reach = max(len(s) for s in shown) * CHAR_PX  # a turned label's length, reaching left and down
+    left = max(34.0, reach * 0.82 - (gap + group) / 2 + 4) if turned else 34.0
+    width = max(left + m * (group + gap) + right, 150)
+    bottom = 22 + (int(reach * 0.6) if turned else 0)
     height = top + plot_h + bottom
     title = _shorten(str(item), int((width - 8) / (CHAR_PX * 1.1)))
     body = [f'<title>{_text(item)}: P(category | {_text(node)})</title>',

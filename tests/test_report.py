@@ -226,3 +226,30 @@ def test_report_and_charts_import_no_plotting_library():
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews'))\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_profile_panel_draws_a_bar_per_class_and_category_scaled_to_its_probability():
+    import xml.etree.ElementTree as ET
+
+    from effdim.charts import CLASS_COLORS, profile_panel, share_bars
+
+    probs = [[0.7, 0.2, 0.1], [0.25, 0.25, 0.5]]
+    categories = ["a very long category label", "agree", "neutral"]
+    svg = ET.fromstring(profile_panel("q1", categories, probs, [1, 2], "X"))
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = list(svg.iter(f"{ns}rect"))
+    assert len(bars) == 2 * 3
+    heights = [float(r.get("height")) for r in bars]  # per category, class 1's bar then class 2's
+    order = [(c, j) for j in range(3) for c in range(2)]
+    for (c, j), h in zip(order, heights):
+        assert h == pytest.approx(heights[0] * probs[c][j] / probs[0][0], abs=0.1)
+    assert [r.get("fill") for r in bars[:2]] == list(CLASS_COLORS[:2])
+    # a long label is turned and shortened, given in full in its tooltip, and its far end stays in the drawing
+    label = next(t for t in svg.iter(f"{ns}text") if t.find(f"{ns}title") is not None)
+    assert label.find(f"{ns}title").text == categories[0] and "rotate(-35" in label.get("transform")
+    shown = "".join(label.itertext())[len(categories[0]):]
+    assert shown == "a very long categ…"
+    assert float(label.get("x")) - len(shown) * 6.8 * 0.82 >= 0  # cos 35° of its length, leftwards
+    shares = ET.fromstring(share_bars("X", [1, 2], [0.75, 0.25]))
+    widths = [float(r.get("width")) for r in shares.iter(f"{ns}rect") if r.get("fill") != "none"]
+    assert widths[0] == pytest.approx(3 * widths[1])
