@@ -3,11 +3,14 @@ requested, every SVG figure renders, the page fits 1366 and 1024 px, and docs/re
 
 from __future__ import annotations
 
-import contextlib
+import datetime
 from pathlib import Path
 
 import pytest
-from effdim.cli import main
+from effdim import datasets
+from effdim.report import command_line, write_report
+from effdim.scores import best
+from effdim.search import sweep
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -17,11 +20,14 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
-    """The report of a Stouffer-Toby sweep, as `effdim sweep ... --report` writes it."""
-    folder = tmp_path_factory.mktemp("report")
-    with contextlib.chdir(folder):  # the command in the report names the file as a user would
-        assert main(["sweep", "stouffer-toby", "--seed", "1", "--quiet", "--report", "stouffer-toby-report.html"]) == 0
-    return folder / "stouffer-toby-report.html"
+    """The report of a Stouffer-Toby sweep as `effdim sweep stouffer-toby --seed 1 --report ...` writes it,
+    with a fixed time stamp so docs/report-example.png changes only when the report does."""
+    data = datasets.load("stouffer-toby")
+    fits = sweep(data, seed=1)
+    path = tmp_path_factory.mktemp("report") / "stouffer-toby-report.html"
+    command = command_line("sweep", "stouffer-toby", {"--pick": "bic+", "--seed": 1, "--report": path.name})
+    return write_report(path, best(fits, "bic+"), data=data, sweep=fits, pick="bic+", command=command,
+                        generated=datetime.datetime(2026, 11, 26, 12, 0, tzinfo=datetime.UTC))
 
 
 def open_offline(page: Page, path: Path) -> tuple[list[str], list[str], list[str]]:
