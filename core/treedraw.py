@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 from .model import HLCModel
 from .treelayout import tree_layout
 
-__all__ = ["NODE_COLUMNS", "PALETTE", "SVG_UNIT", "model_data", "tree_svg"]
+__all__ = ["LABEL_OFFSET", "LABEL_PT", "NODE_COLUMNS", "PALETTE", "SVG_UNIT", "model_data", "tree_svg"]
 
 #: Colours of the drawing: hidden and observed nodes, edges, and the marks of the tree editor.
 PALETTE = {
