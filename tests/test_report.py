@@ -253,3 +253,14 @@ def test_profile_panel_draws_a_bar_per_class_and_category_scaled_to_its_probabil
     shares = ET.fromstring(share_bars("X", [1, 2], [0.75, 0.25]))
     widths = [float(r.get("width")) for r in shares.iter(f"{ns}rect") if r.get("fill") != "none"]
     assert widths[0] == pytest.approx(3 * widths[1])
+
+
+def test_a_bootstrap_p_value_reaches_the_report_and_its_command(tmp_path, capsys):
+    out = tmp_path / "b.html"
+    assert main(["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--bootstrap", "4", "--workers", "1", "--seed", "2",
+                 "--report", str(out)]) == 0
+    printed = re.search(r"bootstrap p\(G2\) ([0-9.]+) \(B = 4\)", capsys.readouterr().out).group(1)
+    page = Page(out.read_text(encoding="utf-8"))
+    cells = page.cells["fit"]
+    assert cells[cells.index("bootstrap p(G²)") + 1] == printed
+    assert "--bootstrap 4" in page.sections["command"]
