@@ -47,6 +47,7 @@ from .limits import SizeLimitError
 from .notation import format_model
 from .priors import DirichletPrior
 from .scores import SCORES, TIE_TOLERANCE, best
+from .search import pick_caveats
 from .treedraw import model_data, tree_svg
 
 __all__ = ["MAX_CATEGORIES_LISTED", "MAX_PROFILE_NODES", "command_line", "report_html", "write_report"]
@@ -130,10 +131,10 @@ def _cls(classes: str) -> str:
 
 
 def _num(value: Any, digits: int = 4) -> str:
-    """A number as tables print it: whole numbers plain, others with ``digits`` decimals, NaN/None "n/a"."""
+    """A number as tables print it: integers plain, floats with ``digits`` decimals, NaN/None "n/a"."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer() and digits == 0):
+    if isinstance(value, (int, np.integer)):
         return str(int(value))
     return f"{float(value):.{digits}f}"
 
@@ -287,8 +288,6 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
              f"{TIE_TOLERANCE:g} nats per row go to the smaller model. CS and CS+ use the Dirichlet prior "
              f"{_e(prior)}.")
     if sweep:
-        from .search import pick_caveats
-
         fits = list(sweep)
         node = next((h for h in fits[0].model.hidden if fits[0].model.card(h) != fits[-1].model.card(h)),
                     fits[0].model.root)
@@ -297,12 +296,10 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
         shown = _same_fit_index(fit, fits)
         intro = (f"Every cardinality of {_e(node)} from {fits[0].card} to {fits[-1].card}, the other nodes as in "
                  f"<code>{_e(format_model(fit.model))}</code>; ★ marks each criterion's pick.")
-        notes = [f"{SCORES[name].label}: {'; '.join(pick_caveats(f, fits))}" for name, f in picks.items()
-                 if pick_caveats(f, fits)]
+        caveats = {name: pick_caveats(f, fits) for name, f in picks.items()}
+        notes = [f"{SCORES[name].label}: {'; '.join(said)}" for name, said in caveats.items() if said]
         title = "Sweep"
     elif climb is not None:
-        from .search import pick_caveats
-
         fits = list(climb.path)
         picks = {climb.score: climb.best}
         headers = ["criterion", *[_Html(f"step {i}<br><code>{_e(format_model(f.model))}</code>")
