@@ -378,7 +378,8 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         return
     from .report import command_line, write_report
 
-    options = {"--model": args.model, "--node": getattr(args, "node", None),
+    sep = next((name for name, char in SEPARATOR_NAMES.items() if char == args.sep), args.sep)
+    options = {"--sep": sep, "--encoding": args.encoding, "--model": args.model, "--node": getattr(args, "node", None),
                "--max-card": getattr(args, "max_card", None), "--score": getattr(args, "score", None),
                "--pick": getattr(args, "pick", None), "--map": args.map, "--order": getattr(args, "order", None),
                "--restarts": args.restarts, "--seed": args.seed, "--tol": args.tol, "--max-iter": args.max_iter,
@@ -850,10 +851,13 @@ def _port(text: str) -> int:
     return _whole_number(text, 0, 65535, "a port from 0 to 65535")
 
 
+#: ``--sep`` by name (``tab`` is hard to type in a shell); the first name of a character is the one written back.
+SEPARATOR_NAMES = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
+
+
 def _separator(text: str) -> str:
-    """``--sep``: one character, or its name (``tab`` is hard to type in a shell)."""
-    named = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
-    sep = named.get(text.lower(), text)
+    """``--sep``: one character, or its name (:data:`SEPARATOR_NAMES`)."""
+    sep = SEPARATOR_NAMES.get(text.lower(), text)
     if len(sep) != 1 or sep in "\r\n\"":
         raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
     return sep

@@ -198,6 +198,24 @@ def test_the_reports_command_reproduces_it_without_a_seed_given(tmp_path, monkey
         assert first.sections[section] == second.sections[section], section
 
 
+def test_the_command_keeps_how_the_file_was_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = ["Frage 1;Frage 2;Größe"] + [f"{'ja' if i % 3 else 'nein'};{i % 2};{'groß' if i % 5 else 'klein'}"
+                                         for i in range(80)]
+    (tmp_path / "umfrage.csv").write_bytes("\n".join(rows).encode("latin-1"))
+    assert main(["fit", "umfrage.csv", "--model", "2:2,2,2", "--sep", "semicolon", "--encoding", "latin-1",
+                 "--seed", "4", "--quiet", "--report", "one.html"]) == 0
+    text = (tmp_path / "one.html").read_text(encoding="utf-8")
+    command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', text).group(1))
+    assert "--sep semicolon --encoding latin-1" in command
+    assert "Größe" in Page(text).sections["data"] and "groß (" in Page(text).sections["data"]
+    words = shlex.split(command)
+    words[words.index("--report") + 1] = "two.html"
+    assert main(words[1:]) == 0
+    again = Page((tmp_path / "two.html").read_text(encoding="utf-8"))
+    assert again.sections["profiles"] == Page(text).sections["profiles"]
+
+
 def test_a_report_into_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
     target = tmp_path / "nowhere" / "r.html"
     assert main(["sweep", "stouffer-toby", "--report", str(target)]) == 2
