@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .distribution import Parameters
+from .errors import InvalidArgument
 from .model import HLCModel
 
 __all__ = ["SPREAD", "grown_node", "split_state", "nested_start"]
@@ -59,7 +60,7 @@ def split_state(params: Parameters, node: str, state: int | None = None) -> Para
     """
     model = params.model
     if node not in model or not model.is_hidden(node):
-        raise ValueError(f"{node!r} is not a hidden node of {model}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}")
     k = model.card(node)
     if state is None:
         state = int(np.argmax(params.marginals()[node]))

@@ -19,13 +19,15 @@ class (:meth:`effdim.distribution.Parameters.size_order`;
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from ..data import DataError
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..restarts import best_starts, restart_schedule
+from ..validation import as_model, as_seed, check_int, check_number
 from .design import ModelData
 from .iteration import BatchRun
 from .result import EMResult, degeneracies, expected_counts
@@ -117,36 +119,32 @@ def fit_em(
         see the module docstring); ``False`` keeps the order EM ended in
         (e.g. the labels of ``init``).
     """
-    if isinstance(model, str):
-        model = HLCModel.parse(model)
+    model = as_model(model)
+    restarts = check_int("restarts", restarts, low=0)
+    tol = None if tol is None else check_number("tol", tol, low=0)
+    max_iter = check_int("max_iter", max_iter, low=0)
+    prior = check_number("prior", prior, low=0) if prior else 0.0
+    prune_steps = check_int("prune_steps", prune_steps, low=1)
+    dup_tol = check_number("dup_tol", dup_tol, low=0)
+    agree_tol = None if agree_tol is None else check_number("agree_tol", agree_tol, low=0)
+    mass_tol = None if mass_tol is None else check_number("mass_tol", mass_tol, low=0)
+    rng = as_seed(seed)
+    inits = [] if init is None else list(init) if isinstance(init, (list, tuple)) else [init]
+    if not restarts and not inits:
+        raise InvalidArgument("EM needs at least one start: restarts >= 1 or an initial estimate")
     md = dataset if isinstance(dataset, ModelData) and dataset.model == model else ModelData(model, dataset, mapping)
     if md.n_patterns == 0 or not md.n_rows > 0:
-        raise ValueError("the data have no rows to learn from")
-    if isinstance(restarts, bool) or int(restarts) != restarts or restarts < 0:
-        raise ValueError(f"restarts must be a non-negative integer, got {restarts!r}")
-    if tol is not None and not (tol >= 0 and math.isfinite(tol)):
-        raise ValueError(f"tol must be a non-negative number or None, got {tol!r}")
-    if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-    prior = float(prior) if prior else 0.0
-    if prior < 0 or not math.isfinite(prior):
-        raise ValueError(f"prior must be a non-negative pseudo-count, got {prior!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    states = []
-    if init is not None:
-        inits = [init] if not isinstance(init, (list, tuple)) else list(init)
-        states += [state_from_params(md, p) for p in inits]
+        raise DataError("the data have no rows to learn from")
+    states = [state_from_params(md, p) for p in inits]
     if restarts:
-        states.append(random_starts(md, int(restarts), rng))
-    if not states:
-        raise ValueError("need at least one start: restarts >= 1 or init")
+        states.append(random_starts(md, restarts, rng))
     st = BatchState.stack(states) if len(states) > 1 else states[0]
     S0 = st.S
     tol_abs = -np.inf if tol is None else tol * md.n_rows
     if agree_tol is None:
         agree_tol = max(1e-3, 100.0 * (tol or 0.0) * md.n_rows)
     if mass_tol is None:
-        mass_tol = min(1e-3, 1.0 / md.n_rows) if md.n_rows > 0 else 1e-3
+        mass_tol = min(1e-3, 1.0 / md.n_rows)
 
     def check_cancel():
         if cancel is not None and cancel.is_set():

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidArgument
 from .design import ModelData
 from .estep import estep
 from .result import expected_counts
@@ -53,7 +54,7 @@ def posterior(params: Any, data: Any, node: str | None = None) -> tuple[ModelDat
     md, st = _single(params, data)
     node = md.hidden[0] if node is None else node
     if node not in md.hidden_index:
-        raise ValueError(f"{node!r} is not a hidden node of {md.model}; hidden nodes: {', '.join(md.hidden)}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {md.model}; hidden nodes: {', '.join(md.hidden)}")
     stats = estep(md, st, 0.0, keep_post=True)
     return md, np.ascontiguousarray(stats.post[md.hidden_index[node]][0].T)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidArgument
 from .design import ModelData
 
 __all__ = ["BatchState", "params_from_state", "random_starts", "state_from_params"]
@@ -88,7 +89,7 @@ def state_from_params(md: ModelData, params: Any) -> BatchState:
         pm = params.model
         same = sorted(pm.nodes) == sorted(model.nodes) and all(pm.card(n) == model.card(n) for n in pm.nodes)
         if not same:
-            raise ValueError(f"initial parameters are for {pm}, not for {model}")
+            raise InvalidArgument(f"initial parameters are for {pm}, not for {model}")
         if pm.root != model.root:
             params = params.rerooted(model.root)
             cpts = params.cpts
