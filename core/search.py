@@ -330,7 +330,8 @@ def fit(
         dataset = as_dataset(dataset)
         mapping = em_options.pop("mapping", None)
         columns = resolve_mapping(dataset, model, mapping)
-        dataset = ModelData(model, dataset, mapping)  # arranges the data once (check_matches_model)
+        # arranges the data once (check_matches_model), within EM's memory budget
+        dataset = ModelData(model, dataset, mapping, max_bytes=em_options.get("max_bytes"))
     arranged = dataset.dataset
     start = nested_start(smaller.params if smaller is not None else None, model)
     if start is not None:

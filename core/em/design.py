@@ -17,14 +17,36 @@ import numpy as np
 from scipy import sparse
 
 from ..model import HLCModel
+from .memory import check_em_memory
 from .products import matmul, small_product
 
-__all__ = ["BLOCK_STATES", "DENSE_LIMIT", "ModelData"]
+__all__ = ["BLOCK_STATES", "DENSE_LIMIT", "ModelData", "column_blocks"]
 
 #: The block design matrix is held dense up to this many entries, sparse beyond.
 DENSE_LIMIT = 4_000_000
 #: Consecutive columns are grouped while their joint states number at most this.
 BLOCK_STATES = 256
+
+
+def column_blocks(radix: list[int]) -> list[list[int]]:
+    """Consecutive columns grouped while their joint states number at most :data:`BLOCK_STATES`.
+
+    ``radix[j]`` is column ``j``'s number of states (a missing cell is one
+    more); a column with more states than that forms a block of its own.
+
+    >>> column_blocks([2, 2, 2, 300, 3])
+    [[0, 1, 2], [3], [4]]
+    """
+    blocks: list[list[int]] = []
+    size = 0
+    for j, r in enumerate(radix):
+        if blocks and size * r <= BLOCK_STATES:
+            blocks[-1].append(j)
+            size *= r
+        else:
+            blocks.append([j])
+            size = r
+    return blocks
 
 
 class ModelData:
@@ -47,9 +69,16 @@ class ModelData:
         A :class:`effdim.data.Dataset` (arranged with
         :func:`effdim.data.check_matches_model`; ``mapping`` is passed on) or a
         pandas DataFrame (converted by :func:`effdim.validation.as_dataset`).
+    max_bytes:
+        Memory budget of the design and one start (:mod:`effdim.em.memory`;
+        default :data:`effdim.limits.DEFAULT_MAX_BYTES`): above it
+        :class:`effdim.limits.SizeLimitError` is raised before any array the
+        size of the model is allocated. ``radix[j]`` holds leaf ``j``'s
+        states in the data (one more when it has missing cells).
     """
 
-    def __init__(self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None):
+    def __init__(self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None,
+                 max_bytes: int | None = None):
         from ..data import check_matches_model
         from ..validation import as_dataset
 
@@ -60,6 +89,9 @@ class ModelData:
         self.counts = np.ascontiguousarray(data.counts, dtype=np.float64)
         self.n_rows = float(data.n_rows)
         self.n_patterns = int(self.patterns.shape[0])
+        missing = (self.patterns < 0).any(axis=0)
+        self.radix = [model.card(o) + int(missing[j]) for j, o in enumerate(model.observed)]
+        check_em_memory(model, self.n_patterns, self.radix, 1, max_bytes)
         self._compile(model)
 
     def _compile(self, model: HLCModel) -> None:
@@ -103,16 +135,8 @@ class ModelData:
         ncol = len(self.observed)
         missing = patterns < 0
         self.has_missing = bool(missing.any())
-        radix = [self.observed_cards[j] + int(missing[:, j].any()) for j in range(ncol)]
-        blocks: list[list[int]] = []
-        size = 0
-        for j in range(ncol):
-            if blocks and size * radix[j] <= BLOCK_STATES:
-                blocks[-1].append(j)
-                size *= radix[j]
-            else:
-                blocks.append([j])
-                size = radix[j]
+        radix = self.radix
+        blocks = column_blocks(radix)
         offsets, total = [], 0
         code_cols = []
         e_rows, e_cols, m_rows, m_cols = [], [], [], []

@@ -30,6 +30,7 @@ from ..restarts import best_starts, restart_schedule
 from ..validation import as_model, as_seed, check_int, check_number
 from .design import ModelData
 from .iteration import BatchRun
+from .memory import check_em_memory
 from .result import EMResult, degeneracies, expected_counts
 from .state import BatchState, params_from_state, random_starts, state_from_params
 
@@ -59,6 +60,7 @@ def fit_em(
     mapping: dict[str, str] | None = None,
     cancel: Any = None,
     order_states: bool = True,
+    max_bytes: int | None = None,
 ) -> EMResult:
     """Fit ``model`` to ``dataset`` by EM with random restarts and pruning.
 
@@ -118,6 +120,12 @@ def fit_em(
         Return every hidden node's states by decreasing share (the default;
         see the module docstring); ``False`` keeps the order EM ended in
         (e.g. the labels of ``init``).
+    max_bytes:
+        Memory budget of the whole batch of starts (:mod:`effdim.em.memory`;
+        default :data:`effdim.limits.DEFAULT_MAX_BYTES`, the budget of the
+        rank). Above it :class:`effdim.limits.SizeLimitError` names the
+        culprit (a node's states, the distinct patterns or the number of
+        starts) before any array the size of the model is allocated.
     """
     model = as_model(model)
     restarts = check_int("restarts", restarts, low=0)
@@ -132,9 +140,13 @@ def fit_em(
     inits = [] if init is None else list(init) if isinstance(init, (list, tuple)) else [init]
     if not restarts and not inits:
         raise InvalidArgument("EM needs at least one start: restarts >= 1 or an initial estimate")
-    md = dataset if isinstance(dataset, ModelData) and dataset.model == model else ModelData(model, dataset, mapping)
+    if isinstance(dataset, ModelData) and dataset.model == model:
+        md = dataset
+    else:
+        md = ModelData(model, dataset, mapping, max_bytes=max_bytes)
     if md.n_patterns == 0 or not md.n_rows > 0:
         raise DataError("the data have no rows to learn from")
+    check_em_memory(model, md.n_patterns, md.radix, restarts + len(inits), max_bytes)
     states = [state_from_params(md, p) for p in inits]
     if restarts:
         states.append(random_starts(md, restarts, rng))
