@@ -494,7 +494,8 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
+                   "parameters are within 1e-6 of EM's fixed point")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
     p.add_argument("--cs-prior", default=None, metavar="PRIOR",

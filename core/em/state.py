@@ -50,6 +50,11 @@ class BatchState:
         theta = [None if t is None else next(it) for t in self.theta]
         return BatchState(pi, theta, next(it))
 
+    def distance(self, other: BatchState) -> np.ndarray:
+        """Per start, the Euclidean distance between this state's parameters and ``other``'s."""
+        return np.sqrt(sum(np.square(a - b).reshape(a.shape[0], -1).sum(axis=1)
+                           for a, b in zip(self.arrays(), other.arrays())))
+
     def where(self, mask: np.ndarray, other: BatchState) -> BatchState:
         """Per start: this state where ``mask``, else ``other``."""
         return self.like([np.where(mask.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)
