@@ -258,6 +258,9 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         ident = result.identification()
     except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
         ident = err
+    equivalent = None
+    if not result.unique and args.equivalent_fits:
+        equivalent = _engine(result.equivalent_share_ranges, args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
@@ -269,6 +272,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
         payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        if equivalent is not None:
+            payload["equivalent_fits"] = equivalent
         payload["bvr"] = _bvr_pairs(bvr)
         # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
         payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
@@ -306,7 +311,17 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
-    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
+    if isinstance(ident, EffdimError):
+        print(f"identification: {ident}")
+        if not result.unique:
+            print(result.non_unique_sentence())
+    else:
+        print(ident.sentence())
+    if equivalent is not None:
+        ranges = "; ".join(
+            f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
+            for node, rows in equivalent["shares"].items())
+        print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
         print("largest bivariate residuals (above 1: local dependence): "
@@ -627,6 +642,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
     fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
                        help="renumber a hidden node's states (as printed; default: by decreasing share)")
+    fit_p.add_argument("--equivalent-fits", type=_nonnegative_int, default=4, metavar="K",
+                       help="where de < ds, refit K times from other starts and show how far the class shares "
+                            "move between fits that are equally good (default 4; 0: skip)")
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
@@ -719,14 +737,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {value}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole_number(text, 1)
+
+
+def _nonnegative_int(text: str) -> int:
+    return _whole_number(text, 0)
 
 
 def _positive_float(text: str) -> float:

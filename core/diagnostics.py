@@ -53,6 +53,20 @@ model is then not locally identified there (Latent GOLD reports this rank).
 estimate (:func:`effdim.rank.jacobian_at`, rows scaled to unit norm) and,
 when the rank falls below ``de``, names the parameters that move along the
 null directions (leverage above one half).
+
+Which fitted quantities are unique
+----------------------------------
+Where ``de < ds`` the model's parameters are not identifiable anywhere: the
+parameters that give the fitted distribution form a set of dimension
+``ds - de`` (Kocka & Zhang 2002, Section 2.4; ``docs/theory.md``). The
+fitted distribution is unique, and with it the log-likelihood, G2, X2, df
+and every score; the parameters, class shares, posteriors, entropy R2 and
+the profiles are not: on the Stouffer-Toby data, ``3:2,2,2,2`` (ds 14,
+de 13) gives fits with the same log-likelihood within 3e-9 and class shares
+from 0.584 to 0.651. :class:`Identification` then reports ``identified``
+false with ``equivalent_fit_dimension = ds - de``
+(:func:`non_unique_sentence`), and :func:`equivalent_share_ranges` refits
+the model from other starts to show how far the shares move.
 """
 
 from __future__ import annotations
@@ -75,6 +89,8 @@ __all__ = [
     "relax_pair",
     "Identification",
     "identification",
+    "non_unique_sentence",
+    "equivalent_share_ranges",
     "RANK_RTOL",
 ]
 
@@ -300,21 +316,80 @@ class Identification:
     null_parameters: tuple[str, ...] = ()
 
     @property
+    def unique(self) -> bool:
+        """True when ``de = ds``: the model's parameters are identifiable (module docstring)."""
+        return self.de >= self.ds
+
+    @property
+    def equivalent_fit_dimension(self) -> int:
+        """``ds - de``: the dimension of the set of parameters that fit exactly as well (0 when unique)."""
+        return max(self.ds - self.de, 0)
+
+    @property
     def identified(self) -> bool:
-        """True when the rank at the estimate reaches the generic ``de``."""
-        return self.rank >= self.de
+        """True when the estimate is locally identified: ``de = ds`` and the rank at the estimate reaches it."""
+        return self.unique and self.rank >= self.de
 
     def sentence(self) -> str:
         if self.identified:
-            return f"Jacobian rank at the estimate {self.rank} = de: locally identified as far as the model allows"
-        named = "; ".join(self.null_parameters) or "no single group of parameters stands out"
-        return (f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
-                f"identified; parameters that cannot be told apart: {named}")
+            return f"Jacobian rank at the estimate {self.rank} = de = ds: locally identified"
+        parts = []
+        if not self.unique:
+            parts.append(non_unique_sentence(self.ds, self.de))
+        if self.rank < self.de:
+            named = "; ".join(self.null_parameters) or "no single group of parameters stands out"
+            parts.append(f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
+                         f"identified; parameters that cannot be told apart: {named}")
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "de": self.de, "ds": self.ds, "identified": self.identified,
+                "unique": self.unique, "equivalent_fit_dimension": self.equivalent_fit_dimension,
                 "gap": self.gap if math.isfinite(self.gap) else None,
                 "null_parameters": list(self.null_parameters), "text": self.sentence()}
+
+
+def non_unique_sentence(ds: int, de: int) -> str | None:
+    """What is and is not unique in a fit when ``de < ds`` (module docstring); ``None`` when ``de = ds``.
+
+    >>> print(non_unique_sentence(14, 13))
+    not unique: de = 13 < ds = 14, so the parameters that fit equally well form a 1-dimensional set; \
+the parameters, class shares, posteriors and entropy R2 are not unique (the fitted distribution, \
+log-likelihood, G2 and scores are)
+    """
+    if de >= ds:
+        return None
+    return (f"not unique: de = {de} < ds = {ds}, so the parameters that fit equally well form a "
+            f"{ds - de}-dimensional set; the parameters, class shares, posteriors and entropy R2 are not unique "
+            "(the fitted distribution, log-likelihood, G2 and scores are)")
+
+
+def equivalent_share_ranges(fit: Any, fits: int = 4, *, seed: Any = None, agree: float = 1e-6) -> dict:
+    """The range of every hidden node's class shares over equivalent fits of ``fit``'s model.
+
+    ``fit`` is an :class:`effdim.search.FitResult`. The model is refitted
+    ``fits`` times from other random starts (``fit``'s EM settings); the fits
+    whose log-likelihood is within ``agree`` per row of the best (``fit``
+    included) are equivalent: they give the same distribution. Returns
+    ``{"fits": k, "shares": {node: [[min, max] per state]}}``, states by
+    decreasing share in each fit. Meaningful where ``de < ds``; elsewhere
+    the ranges collapse to points (up to EM's tolerance).
+    """
+    from .em import fit_em
+    from .validation import check_int, spawn_seeds
+
+    fits = check_int("equivalent fits", fits, low=1)
+    em = fit.em
+    settings = {"restarts": max(em.restarts, 1), "tol": em.tol or None, "prior": em.prior}
+    results = [em] + [fit_em(fit.data, fit.model, seed=s, **settings)
+                      for s in spawn_seeds(seed, fits)]
+    best = max(r.loglik for r in results)
+    same = [r for r in results if r.loglik >= best - agree * em.n]
+    shares = {}
+    for node in fit.model.hidden:
+        table = np.array([r.params.marginals()[node] for r in same])
+        shares[node] = [[float(lo), float(hi)] for lo, hi in zip(table.min(axis=0), table.max(axis=0))]
+    return {"fits": len(same), "shares": shares}
 
 
 def identification(params: Any, *, de: int, labels: Labels | None = None, rng: Any = 0) -> Identification:

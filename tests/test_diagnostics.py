@@ -135,8 +135,9 @@ def test_identification_flags_a_planted_empty_class_and_names_its_parameters():
     model = HLCModel.parse("3:2,2,2,2")
     generic = random_parameters(model, 2)
     labels = Labels.of(model)
-    ok = identification(generic, de=13, labels=labels)
-    assert ok.identified and ok.rank == 13 and ok.null_parameters == ()
+    ok = identification(generic, de=13, labels=labels)  # de 13 < ds 14: regular, but not unique
+    assert ok.rank == 13 and ok.null_parameters == () and "not locally identified" not in ok.sentence()
+    assert not ok.unique and not ok.identified and ok.equivalent_fit_dimension == 1
     cpts = {k: v.copy() for k, v in generic.cpts.items()}
     cpts["H1"] = np.array([0.6, 0.4, 0.0])  # class 3 is empty: its item probabilities are free
     bad = identification(Parameters(model, cpts), de=13, labels=labels)
