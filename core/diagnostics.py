@@ -12,11 +12,32 @@ counts ``n`` and expected counts ``m = N P(o | theta)``:
 * ``df = dc - de`` with ``dc = C - 1`` (Kocka & Zhang 2002, Section 2.1) and
   the effective dimension ``de`` (Section 2.4): the model's distributions
   form a manifold of dimension ``de``, so the likelihood-ratio statistic is
-  asymptotically chi-square with ``dc - de`` degrees of freedom. Other
-  tools (poLCA, Latent GOLD, Mplus) count parameters and report
-  ``df_standard = dc - ds``, which is too small (even negative) when
-  ``de < ds``: for the 3-class model of the Stouffer-Toby data poLCA reports
-  1 residual df; the right number is ``15 - 13 = 2``.
+  asymptotically chi-square with ``dc - de`` degrees of freedom.
+
+What other tools report instead, both counting parameters (``ds``, poLCA's
+``npar``) where ``de`` belongs, so too small (even negative) when ``de < ds``:
+
+* ``df_standard = dc - ds``: the residual df of the full table with the
+  parameters counted, the usual textbook and manual definition (Latent GOLD
+  and Mplus describe their chi-square df this way; effdim has not read their
+  code). For the 3-class Stouffer-Toby model it is 1; the right number is
+  ``15 - 13 = 2``.
+* ``df_polca = min(N, dc) - ds``: what poLCA prints as "residual degrees of
+  freedom" (``resid.df <- min(ret$N, (prod(K.j) - 1)) - ret$npar`` in its
+  ``R/poLCA.R``, version 1.6; ``N`` the rows it fitted, the complete rows
+  by default). It equals ``df_standard`` unless the sample is smaller than
+  the table: for carcinoma (N = 118, 128 cells) poLCA reports 103, 95, 87
+  for 2, 3, 4 classes where ``dc - ds`` is 112, 104, 96.
+
+When ``N < dc`` effdim still uses ``dc - de``. The likelihood-ratio
+statistic is compared with the multinomial on all ``C`` cells, whose
+saturated model has ``dc`` free parameters whatever the sample; the chi-square
+distribution with ``dc - de`` df is its large-sample limit. poLCA's ``min``
+bounds the df by the number of observations, which no asymptotic result
+gives; and with fewer rows than cells most expected counts are small, so no
+chi-square reference is trustworthy: the notes say so and point to the
+parametric bootstrap (:func:`effdim.bootstrap.bootstrap_g2`), which needs
+no df.
 
 Missing cells: ``G2``, ``X2`` and both df use the *complete rows only*
 (``n_used`` of them; expected counts ``n_used P(o)``), because the table of
@@ -105,6 +126,8 @@ MAX_CELLS = 1 << 20
 class FitStatistics:
     """Goodness of fit and classification quality of one fitted model (see the module docstring).
 
+    ``df = dc - de``; ``df_standard = dc - ds`` and ``df_polca = min(N, dc) - ds``
+    are what other tools report (module docstring).
     ``p_g2`` and ``p_x2`` are ``None`` when ``df <= 0``; ``p_g2_bootstrap`` is
     ``None`` until :func:`effdim.bootstrap.bootstrap_g2` fills it (``bootstrap``
     replicates). ``entropy_r2`` is ``None`` for a one-state root.
@@ -114,6 +137,7 @@ class FitStatistics:
     x2: float
     df: int
     df_standard: int
+    df_polca: int
     p_g2: float | None
     p_x2: float | None
     n_used: float
@@ -126,11 +150,16 @@ class FitStatistics:
     notes: tuple[str, ...] = field(default=())
 
     def df_sentence(self) -> str | None:
-        """One sentence on ``df`` against ``df_standard`` when they differ, else ``None``."""
-        if self.df == self.df_standard:
+        """One sentence on ``df`` against what other tools report when they differ, else ``None``."""
+        if self.df == self.df_standard == self.df_polca:
             return None
-        return (f"df = dc - de = {self.df} uses the effective dimension; tools that count parameters "
-                f"(poLCA, Latent GOLD, Mplus) report dc - ds = {self.df_standard}.")
+        parts = [f"df = dc - de = {self.df} uses the effective dimension"]
+        if self.df_standard != self.df:
+            parts.append(f"counting parameters instead gives dc - ds = {self.df_standard}")
+        if self.df_polca != self.df_standard:
+            parts.append(f"poLCA reports min(N, dc) - ds = {self.df_polca}, since N = {self.n_used:g} is below "
+                         f"dc = {self.cells - 1}; effdim keeps dc - de (docs/theory.md, section 9)")
+        return "; ".join(parts) + "."
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict; ``NaN`` (no complete row) becomes ``None``."""
@@ -175,6 +204,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         notes.append(f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
                      "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)")
     df, df_standard = dc - de, dc - ds
+    df_polca = min(math.floor(n_used), dc) - ds
     ok = n_used > 0
     p_g2 = float(stats.chi2.sf(g2, df)) if df > 0 and ok else None
     p_x2 = float(stats.chi2.sf(x2, df)) if df > 0 and ok else None
@@ -195,7 +225,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         mass = float(w[rows].sum())
         avepp.append(float(np.sum(w[rows] * post[rows, c]) / mass) if mass > 0 else None)
     return FitStatistics(
-        g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
+        g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), df_polca=int(df_polca), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
         cells=int(cells), share_expected_below_5=small, entropy_r2=entropy_r2, avepp=avepp, notes=tuple(notes),
     )
 
