@@ -394,13 +394,13 @@ log-likelihood, G2 and scores are)
             "(the fitted distribution, log-likelihood, G2 and scores are)")
 
 
-def equivalent_share_ranges(fit: Any, fits: int = 4, *, seed: Any = None, agree: float = 1e-6) -> dict:
-    """The range of every hidden node's class shares over equivalent fits of ``fit``'s model.
+def equivalent_share_ranges(em: Any, data: Any, fits: int = 4, *, seed: Any = None, agree: float = 1e-6) -> dict:
+    """The range of every hidden node's class shares over fits equivalent to ``em``.
 
-    ``fit`` is an :class:`effdim.search.FitResult`. The model is refitted
-    ``fits`` times from other random starts (``fit``'s EM settings); the fits
-    whose log-likelihood is within ``agree`` per row of the best (``fit``
-    included) are equivalent: they give the same distribution. Returns
+    ``em`` is an :class:`effdim.em.EMResult` of ``data``. Its model is
+    refitted ``fits`` times from other random starts (``em``'s EM settings);
+    the fits whose log-likelihood is within ``agree`` per row of the best
+    (``em`` included) are equivalent: they give the same distribution. Returns
     ``{"fits": k, "shares": {node: [[min, max] per state]}}``, states by
     decreasing share in each fit. Meaningful where ``de < ds``; elsewhere
     the ranges collapse to points (up to EM's tolerance).
@@ -409,14 +409,12 @@ def equivalent_share_ranges(fit: Any, fits: int = 4, *, seed: Any = None, agree:
     from .validation import check_int, spawn_seeds
 
     fits = check_int("equivalent fits", fits, low=1)
-    em = fit.em
     settings = {"restarts": max(em.restarts, 1), "tol": em.tol or None, "prior": em.prior}
-    results = [em] + [fit_em(fit.data, fit.model, seed=s, **settings)
-                      for s in spawn_seeds(seed, fits)]
+    results = [em] + [fit_em(data, em.model, seed=s, **settings) for s in spawn_seeds(seed, fits)]
     best = max(r.loglik for r in results)
     same = [r for r in results if r.loglik >= best - agree * em.n]
     shares = {}
-    for node in fit.model.hidden:
+    for node in em.model.hidden:
         table = np.array([r.params.marginals()[node] for r in same])
         shares[node] = [[float(lo), float(hi)] for lo, hi in zip(table.min(axis=0), table.max(axis=0))]
     return {"fits": len(same), "shares": shares}

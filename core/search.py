@@ -172,7 +172,7 @@ class FitResult:
         """The class shares' range over equivalent refits (:func:`effdim.diagnostics.equivalent_share_ranges`)."""
         from .diagnostics import equivalent_share_ranges
 
-        return equivalent_share_ranges(self, fits, seed=seed)
+        return equivalent_share_ranges(self.em, self._data(), fits, seed=seed)
 
     def _data(self):
         if self.data is None:
