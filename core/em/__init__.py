@@ -7,6 +7,9 @@ only on LC models. Its modules, one concept each:
 
 * :mod:`effdim.em.design`: the data arranged for one model
   (:class:`ModelData`: unique patterns, counts, the block one-hot design);
+* :mod:`effdim.em.blocks`: how the design groups columns into blocks;
+* :mod:`effdim.em.memory`: EM's memory, estimated and checked before
+  anything is allocated;
 * :mod:`effdim.em.products`: matrix products kept off threaded BLAS;
 * :mod:`effdim.em.state`: the parameters of a batch of starts;
 * :mod:`effdim.em.estep`: the exact E-step by message passing;

@@ -17,36 +17,11 @@ import numpy as np
 from scipy import sparse
 
 from ..model import HLCModel
+from .blocks import DENSE_LIMIT, column_blocks
 from .memory import check_em_memory
 from .products import matmul, small_product
 
-__all__ = ["BLOCK_STATES", "DENSE_LIMIT", "ModelData", "column_blocks"]
-
-#: The block design matrix is held dense up to this many entries, sparse beyond.
-DENSE_LIMIT = 4_000_000
-#: Consecutive columns are grouped while their joint states number at most this.
-BLOCK_STATES = 256
-
-
-def column_blocks(radix: list[int]) -> list[list[int]]:
-    """Consecutive columns grouped while their joint states number at most :data:`BLOCK_STATES`.
-
-    ``radix[j]`` is column ``j``'s number of states (a missing cell is one
-    more); a column with more states than that forms a block of its own.
-
-    >>> column_blocks([2, 2, 2, 300, 3])
-    [[0, 1, 2], [3], [4]]
-    """
-    blocks: list[list[int]] = []
-    size = 0
-    for j, r in enumerate(radix):
-        if blocks and size * r <= BLOCK_STATES:
-            blocks[-1].append(j)
-            size *= r
-        else:
-            blocks.append([j])
-            size = r
-    return blocks
+__all__ = ["ModelData"]
 
 
 class ModelData:
@@ -126,7 +101,7 @@ class ModelData:
         ``Z`` (patterns x leaf states, ``Z[p, off_j + v] = 1`` when pattern
         ``p`` has value ``v`` in column ``j``) would be read twice per EM step.
         Instead consecutive columns are grouped into blocks of at most
-        :data:`BLOCK_STATES` joint states (a missing cell is one more state of
+        :data:`effdim.em.blocks.BLOCK_STATES` joint states (a missing cell is one more state of
         its column); ``B`` (patterns x block states) has one 1 per block and
         row, ``E`` (block states x leaf states) spells each joint state out.
         ``Em`` marks which block states leave column ``j`` missing.

@@ -2,7 +2,7 @@
 
 EM's arrays grow with the hidden states ``K`` (all hidden nodes' states laid
 end to end), the leaf states ``D``, the distinct response patterns ``m``, the
-joint states of the design's column blocks (:func:`effdim.em.design.column_blocks`)
+joint states of the design's column blocks (:func:`effdim.em.blocks.column_blocks`)
 and the number of starts run as one batch. ``1000000000:2,2,2`` or a leaf
 with a billion states would need tens of GiB, and a hundred million restarts
 as much; :func:`check_em_memory` refuses them with
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..limits import DEFAULT_MAX_BYTES, SizeLimitError, format_bytes, short_text
 from ..model import HLCModel
+from .blocks import DENSE_LIMIT, column_blocks
 
 __all__ = ["EMMemory", "check_em_memory", "em_memory"]
 
@@ -69,8 +70,6 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     >>> cost.largest, cost.per_start > 2**40
     (('hidden', 'leaf'), True)
     """
-    from .design import DENSE_LIMIT, column_blocks
-
     blocks = column_blocks(radix)
     size = {
         "hidden": sum(model.card(h) for h in model.hidden),
