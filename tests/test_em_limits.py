@@ -11,7 +11,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-
 from effdim.data import from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.em import ModelData, fit_em
@@ -42,7 +41,7 @@ def test_cli_fit_refuses_oversized_em_before_allocating(tmp_path, model, extra, 
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "effdim.cli", "fit", str(data), "--model", model, *extra],
-        capture_output=True, text=True, timeout=120, preexec_fn=_limited_address_space,
+        capture_output=True, text=True, timeout=120, preexec_fn=_limited_address_space, check=False,
     )
     elapsed = time.perf_counter() - start
     assert proc.returncode == 2, proc.stderr
