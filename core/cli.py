@@ -288,6 +288,9 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         ident = result.identification()
     except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
         ident = err
+    equivalent = None
+    if not result.unique and args.equivalent_fits:
+        equivalent = _engine(result.equivalent_share_ranges, args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
@@ -300,6 +303,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
         payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        if equivalent is not None:
+            payload["equivalent_fits"] = equivalent
         payload["bvr"] = _bvr_pairs(bvr)
         # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
         payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
@@ -337,7 +342,17 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
-    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
+    if isinstance(ident, EffdimError):
+        print(f"identification: {ident}")
+        if not result.unique:
+            print(result.non_unique_sentence())
+    else:
+        print(ident.sentence())
+    if equivalent is not None:
+        ranges = "; ".join(
+            f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
+            for node, rows in equivalent["shares"].items())
+        print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
         print("largest bivariate residuals (above 1: local dependence): "
@@ -588,7 +603,8 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
+                   "parameters are within 1e-6 of EM's fixed point")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
     p.add_argument("--cs-prior", default=None, metavar="PRIOR",
@@ -732,6 +748,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
     fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
                        help="renumber a hidden node's states (as printed; default: by decreasing share)")
+    fit_p.add_argument("--equivalent-fits", type=_nonnegative_int, default=4, metavar="K",
+                       help="where de < ds, refit K times from other starts and show how far the class shares "
+                            "move between fits that are equally good (default 4; 0: skip)")
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
@@ -861,6 +880,10 @@ def _separator(text: str) -> str:
     if len(sep) != 1 or sep in "\r\n\"":
         raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
     return sep
+
+
+def _nonnegative_int(text: str) -> int:
+    return _whole_number(text, 0, None, "a number >= 0")
 
 
 def _positive_float(text: str) -> float:
