@@ -8,11 +8,10 @@ through it, the engine.
 
 from __future__ import annotations
 
-
 from effdim import HLCModel
-from effdim.reading import Loaded, read_data
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
+from effdim.reading import Loaded, read_data
 from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
 from effdim.structure import learn_structure

@@ -13,7 +13,6 @@ import json
 from typing import Any
 
 import param
-
 from effdim import HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior

@@ -268,7 +268,8 @@ class DimensionsPanel(Viewer):
         gap = report.ds - report.de if known else None
         badge = report.de_status if known else ("computing" if state.de_job is not None else "not computed")
         note = state.de_note
-        self.de_note.object = f"<div class='effdim-corollary'>{plain(note)}</div>" if note and state.de_job is None else ""
+        shown = note and state.de_job is None
+        self.de_note.object = f"<div class='effdim-corollary'>{plain(note)}</div>" if shown else ""
 
         def stat(key, label, value, extra=""):
             exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""

@@ -11,9 +11,8 @@ import time
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, upload
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from pages import FIG2, TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim_app.config import ServerLimits
-
-from pages import FIG2, TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
