@@ -117,21 +117,34 @@ class RegularizationPanel(Viewer):
         self.state = state
         self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5),
                                      stylesheets=[ALERT_CSS])
-        self.steps = pn.widgets.Tabulator(
-            typed(**STEP_COLUMNS),
-            show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
-            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
-            formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
-            header_tooltips={
-                "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
-                        "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
-            },
-        )
+        # the step log exists only for an irregular model: built the first time one is shown, so a
+        # page opening on a regular model does not make its table (docs/robustness.md, "Opening a page")
+        self.steps: pn.widgets.Tabulator | None = None
+        self._steps_box = pn.Column(margin=0, sizing_mode="stretch_width")
         self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent",
                                        visible=False, color="warning")
         self.adopt.on_click(in_one_message(lambda _: state.adopt_regular()))
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
+
+    def _steps_table(self) -> pn.widgets.Tabulator:
+        if self.steps is None:
+            self.steps = pn.widgets.Tabulator(
+                typed(**STEP_COLUMNS),
+                show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
+                layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
+                formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
+                header_tooltips={
+                    "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
+                            "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
+                },
+            )
+            self._steps_box.objects = [self.steps]
+        return self.steps
+
+    def _hide_steps(self) -> None:
+        if self.steps is not None:
+            self.steps.visible = False
 
     def _update(self, *_) -> None:
         state = self.state
@@ -141,7 +154,7 @@ class RegularizationPanel(Viewer):
                 object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
                        "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
             )
-            self.steps.visible = False
+            self._hide_steps()
             self.adopt.visible = False
             return
         reasons = "\n".join(f"- {v.message}" for v in state.violations)
@@ -157,8 +170,8 @@ class RegularizationPanel(Viewer):
                 {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
                 for i, s in enumerate(reg.steps)
             ]
-            self.steps.value = pd.DataFrame(rows)
-            self.steps.visible = True
+            steps = self._steps_table()
+            steps.param.update(value=pd.DataFrame(rows), visible=True)
             self.adopt.visible = True
         else:
             self.summary.param.update(
@@ -166,13 +179,13 @@ class RegularizationPanel(Viewer):
                 object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
                        f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
             )
-            self.steps.visible = False
+            self._hide_steps()
             self.adopt.visible = False
 
     def __panel__(self):
         return pn.Column(
             heading("Regularity", explain.regularity_rules_markdown()),
-            self.summary, self.steps, self.adopt,
+            self.summary, self._steps_box, self.adopt,
             sizing_mode="stretch_width",
         )
 
