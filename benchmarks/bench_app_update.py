@@ -259,17 +259,18 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
 SHAPES = ("5(3(2,2),2,3(2,2))", "4(3(2,2,2),3(2,2))", "5(2,3(2,2),2,2)", "3(3(2,2),3(2,2),3(2,2))")
 
 
-def time_shapes(page, count: int) -> dict[str, list[float]]:
+def time_shapes(page, count: int, first: int = 1) -> dict[str, list[float]]:
     """Click on "Apply notation" -> the new ds painted (``apply shape``), and until the tree too is redrawn
     with the new tree's nodes (``apply shape+tree``), for ``count`` Applies cycling through :data:`SHAPES`:
-    every Apply changes the tree's shape, so the drawing, the tables and the layout all change."""
+    every Apply changes the tree's shape, so the drawing, the tables and the layout all change (the second
+    tree is irregular: its Apply and the next also show and hide the regularization log)."""
     from effdim import parse_model
 
     page.evaluate(FIND_JS)
     times: dict[str, list[float]] = {"apply shape": [], "apply shape+tree": []}
     apply = page.get_by_role("button", name="Apply notation")
     for i in range(count):
-        model = parse_model(SHAPES[(i + 1) % len(SHAPES)])
+        model = parse_model(SHAPES[(first + i) % len(SHAPES)])
         page.mouse.move(5, 5)
         page.wait_for_timeout(100)
         page.locator(".effdim-notation textarea").fill(str(model))
@@ -295,7 +296,7 @@ def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = Fa
     template, job runner, collector tuning and logging), the page opened with
     ``?model=`` set to ``model``; otherwise ``create_app`` served with
     ``pn.serve`` in a thread of this process. ``trace``: write a Chromium
-    performance trace of one shape-changing Apply to this file (open it in
+    performance trace of two shape-changing Applies between regular trees to this file (open it in
     Chrome's DevTools, Performance tab).
     """
     from urllib.parse import quote
@@ -324,8 +325,9 @@ def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = Fa
             if trace:
                 browser.start_tracing(page=page, path=trace, screenshots=False,
                                       categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
-                                                  "v8.execute", "blink.user_timing"])
-                time_shapes(page, 2)
+                                                  "v8.execute", "blink.user_timing", "disabled-by-default-v8.cpu_profiler"])
+                time_shapes(page, 1, first=2)  # to a regular tree, then trace two Applies between regular trees
+                time_shapes(page, 2, first=3)
                 browser.stop_tracing()
             browser.close()
     finally:
