@@ -33,6 +33,7 @@ Run: ``python benchmarks/bench_app_update.py [--edits 30] [--seed 1] [--browser]
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import re
 import statistics
@@ -310,7 +311,7 @@ def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = Fa
 
         process, url = start_server([])
         url += f"?model={quote(str(model))}"
-        stop = lambda: stop_server(process)  # noqa: E731
+        stop = functools.partial(stop_server, process)
     else:
         url, server = _serve(lambda: create_app(model).template())
         stop = server.stop
