@@ -326,7 +326,8 @@ def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = Fa
             if trace:
                 browser.start_tracing(page=page, path=trace, screenshots=False,
                                       categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
-                                                  "v8.execute", "blink.user_timing", "disabled-by-default-v8.cpu_profiler"])
+                                                  "v8.execute", "blink.user_timing",
+                                                  "disabled-by-default-v8.cpu_profiler"])
                 time_shapes(page, 1, first=2)  # to a regular tree, then trace two Applies between regular trees
                 time_shapes(page, 2, first=3)
                 browser.stop_tracing()

@@ -26,8 +26,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 import panel as pn
 import param
-from bokeh.events import DoubleTap, Tap
 from bokeh.core.properties import field
+from bokeh.events import DoubleTap, Tap
 from bokeh.models import ColumnDataSource, HoverTool, Plot, Range1d, SaveTool, Scatter, Segment, Text, Toolbar
 from panel.viewable import Viewer
 
