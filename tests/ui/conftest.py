@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyterlab_server import free_port, jupyterlab, wait_for
+from jupyterlab_session import free_port, jupyterlab, wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).parent / "screenshots"
@@ -91,7 +91,7 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "effdim_dashboard.
 
 @pytest.fixture(scope="session")
 def jupyterlab_url(tmp_path_factory):
-    """JupyterLab (``jupyterlab_server.jupyterlab``) on a copy of the example notebook; yields its URL."""
+    """JupyterLab (``jupyterlab_session.jupyterlab``) on a copy of the example notebook; yields its URL."""
     try:
         with jupyterlab(NOTEBOOK, tmp_path_factory.mktemp("jupyterlab")) as url:
             yield url

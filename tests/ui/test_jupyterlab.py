@@ -19,7 +19,7 @@ from effdim import parse_model
 from effdim_app.state import ModelState
 from effdim_app.views.tree_view import tree_data
 
-from jupyterlab_server import KERNEL_IDLE, refuse_other_hosts
+from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
 from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 
 pytestmark = pytest.mark.browser

@@ -23,7 +23,7 @@ from effdim import parse_model
 from effdim.bounds import standard_dimension
 
 from conftest import VIEWPORT
-from jupyterlab_server import free_port, wait_for
+from jupyterlab_session import free_port, wait_for
 from pages import TIMEOUT, apply_notation, open_app, stat
 
 pytestmark = pytest.mark.browser
