@@ -30,6 +30,7 @@ import panel as pn
 from panel.viewable import Viewer
 
 from ..figures import ProfileLines, ResidualMap, ShareBars
+from ..logs import swallowed
 from ..state import FittedState
 from ..style import HTML_CSS
 
@@ -112,6 +113,7 @@ class FittedView(Viewer):
             self._draw(fit, node)
             self.stats.object = _stats_html(fit)
         except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
+            swallowed(f"fitted model {fit.model}, node {node}", err)
             self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {html.escape(str(err))}</p>"
 
     def _draw(self, fit, node: str) -> None:
