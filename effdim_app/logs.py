@@ -28,7 +28,7 @@ FORMAT = "%(asctime)s %(levelname)s effdim_app [session %(session)s] %(message)s
 #: The session of a record logged outside any session (start-up, the job runner's own failures).
 NO_SESSION = "-"
 
-_session_lookup: Callable[[], str] = lambda: NO_SESSION  # noqa: E731 - replaced by the dashboard
+_session_lookup: Callable[[], str] = lambda: NO_SESSION  # replaced by the dashboard
 
 
 def use_session_lookup(lookup: Callable[[], str]) -> None:
@@ -41,7 +41,7 @@ def current_session() -> str:
     """The id of the session the code runs for now (:data:`NO_SESSION` outside one)."""
     try:
         return _session_lookup()
-    except Exception:  # noqa: BLE001 - naming the session must never hide the error being logged
+    except Exception:
         return NO_SESSION
 
 

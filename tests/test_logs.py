@@ -3,14 +3,13 @@ traceback and the session it happened in; ``effdim app --log-level`` sets the le
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from effdim import parse_model
+from waiting import run_in_fresh_loop
+
 from effdim_app import logs
 from effdim_app.jobs import JobRunner
 from effdim_app.state import ModelState
@@ -67,8 +66,7 @@ def test_a_job_failed_in_its_worker_is_logged_with_the_workers_traceback_and_the
         await job
         return job
 
-    with ThreadPoolExecutor(1) as pool:  # a fresh loop: a browser test may own this thread's
-        job = pool.submit(asyncio.run, go()).result(timeout=60)
+    job = run_in_fresh_loop(go())
     assert job.state == "failed" and job.error == "the worker broke"
     (record,) = [r for r in log.records if "Breaking failed" in r.getMessage()]
     assert record.levelno == logging.ERROR and record.session == "browser-session-7"
@@ -103,6 +101,7 @@ def test_configure_sets_the_level_and_the_line(in_session):
 
 def test_effdim_app_log_level(monkeypatch, capsys):
     from effdim.cli import main
+
     from effdim_app import server
 
     served = []
