@@ -18,8 +18,8 @@ Hinkley 1997, Section 4.2), so ``p`` is never 0.
   (:func:`effdim.nested.nested_start`; docs/theory.md, section 8), so
   ``LR_b`` cannot go negative through a poor local optimum.
 
-Replicates run in chunks as jobs of :func:`effdim.experiments.runner.run_jobs`,
-the executor of the experiments: local processes (default), this process
+Replicates run in chunks as jobs of the engine's executor
+(:func:`effdim.executor.run_each`): local processes (default), this process
 (``executor="serial"``), or a Dask cluster (``scheduler=``). ``progress(done,
 total)`` is called as replicates finish and ``cancel`` (a
 ``threading.Event``) stops the run with :class:`effdim.em.Cancelled`,
@@ -34,11 +34,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .em import Cancelled
-from .errors import InvalidArgument
-from .experiments.runner import Progress, run_jobs
+from .errors import EffdimError, InvalidArgument
+from .executor import run_each
 from .validation import as_model, as_seed, check_int
 
-__all__ = ["BootstrapResult", "bootstrap_g2", "blrt", "bootstrap_job"]
+__all__ = ["BootstrapResult", "BootstrapError", "bootstrap_g2", "blrt", "bootstrap_job"]
 
 #: Replicates per job: few enough for responsive progress and cancel, enough to hide the job overhead.
 CHUNK = 10
@@ -104,19 +104,8 @@ def bootstrap_job(config: dict) -> dict:
 
 
 # -------------------------------------------------------------------- the driver
-class _Relay(Progress):
-    """Passes :func:`run_jobs`'s job count on as replicates and checks ``cancel``."""
-
-    def __init__(self, sizes: list[int], progress: Callable | None, cancel: Any):
-        super().__init__(len(sizes), enabled=False)
-        self.sizes, self.relay, self.cancel = sizes, progress, cancel
-
-    def update(self, done: int, cached: int | None = None) -> None:
-        super().update(done, cached)
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled("bootstrap cancelled")
-        if self.relay is not None:
-            self.relay(min(sum(self.sizes[:done]), sum(self.sizes)), sum(self.sizes))
+class BootstrapError(EffdimError, RuntimeError):
+    """Replicates failed to compute (the message gives the first failure)."""
 
 
 def _check_B(B: Any) -> int:
@@ -126,13 +115,31 @@ def _check_B(B: Any) -> int:
 def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers, scheduler) -> np.ndarray:
     seeds = [int(x) for x in as_seed(seed).integers(2**63, size=B)]  # JSON-ready, one stream per replicate
     chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
-    configs = [{**config, "seeds": chunk} for chunk in chunks]
-    relay = _Relay([len(c) for c in chunks], progress, cancel)
-    if cancel is not None and cancel.is_set():
-        raise Cancelled("bootstrap cancelled")
-    records, _ = run_jobs(bootstrap_job, configs, cache_dir=None, executor=executor, workers=workers,
-                          scheduler=scheduler, progress=relay, label="bootstrap")
-    return np.array([v for r in records for v in r.result["values"]], dtype=float)
+    configs = {str(i): {**config, "seeds": chunk} for i, chunk in enumerate(chunks)}
+    values: dict[str, list[float]] = {}
+    failures: list[str] = []
+
+    def check_cancel() -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("bootstrap cancelled")
+
+    def finish(key: str, result: dict, seconds: float) -> None:
+        values[key] = result["values"]
+        check_cancel()
+        if progress is not None:
+            progress(sum(len(v) for v in values.values()), B)
+
+    def fail(key: str, err: BaseException) -> None:
+        failures.append(f"{type(err).__name__}: {err}")
+
+    check_cancel()
+    if progress is not None:
+        progress(0, B)
+    run_each(bootstrap_job, configs, list(configs), finish, fail, executor=executor, workers=workers,
+             scheduler=scheduler)
+    if failures:
+        raise BootstrapError(f"{len(failures)} of {len(configs)} chunks of replicates failed; first: {failures[0]}")
+    return np.array([v for key in configs for v in values[key]], dtype=float)
 
 
 def _config(result: Any, test: str, em: dict, n: float) -> dict:

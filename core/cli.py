@@ -7,6 +7,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -15,7 +16,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .errors import EffdimError
-from .limits import DEFAULT_MAX_BYTES, SizeLimitError
+from .limits import DEFAULT_MAX_BYTES, MAX_EXACT_DIGITS, SizeLimitError, number_text
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 
@@ -48,11 +49,38 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: S
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number_text(value)
     return str(value)
 
 
 def _emit_json(obj: Any) -> None:
-    print(json.dumps(obj, indent=2))
+    print(json.dumps(_json_safe(obj), indent=2))
+
+
+def _json_safe(obj: Any) -> Any:
+    """``obj`` with whole numbers too long to print exactly as text (:func:`effdim.limits.number_text`)."""
+    def fix(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_EXACT_DIGITS:
+            return number_text(value)
+        return value
+
+    top = {"": obj}
+    stack = [top]
+    while stack:  # without recursion: any depth
+        container = stack.pop()
+        keys = range(len(container)) if isinstance(container, list) else list(container)
+        for key in keys:
+            value = container[key]
+            if isinstance(value, (list, tuple)):
+                value = container[key] = list(value)
+                stack.append(value)
+            elif isinstance(value, dict):
+                value = container[key] = dict(value)
+                stack.append(value)
+            else:
+                container[key] = fix(value)
+    return top[""]
 
 
 # ----------------------------------------------------------------- commands
@@ -73,12 +101,13 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"  irregular: {message}")
     if report.regularized:
         print(f"  regular equivalent: {report.regularized}")
-    gap = "?" if report.de is None else report.ds - report.de
-    de = "?" if report.de is None else report.de
+    n = number_text
+    gap = "?" if report.de is None else n(report.ds - report.de)
+    de = "?" if report.de is None else n(report.de)
     how = report.de_status if report.de is None else f"{report.de_status}; {report.de_basis}"
-    totals = f"ds {report.ds}   de {de} ({how})   dc {report.dc}   ds-de {gap}"
+    totals = f"ds {n(report.ds)}   de {de} ({how})   dc {n(report.dc)}   ds-de {gap}"
     if report.db is not None:
-        totals += f"   dp {report.dp}   db {report.db}"
+        totals += f"   dp {n(report.dp)}   db {n(report.db)}"
     print(totals)
     print(f"de by   {report.de_method}")
     if report.de_status == "probable":
@@ -94,7 +123,7 @@ def _cmd_dims(args: argparse.Namespace) -> None:
     print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows,
                        right=[False, False, True, True, True, True, True, False, True, False]))
     if len(report.local) > 1 and report.de is not None:
-        print(f"\nsum of local deficits {report.deficit_sum}"
+        print(f"\nsum of local deficits {n(report.deficit_sum)}"
               f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
 
 
@@ -137,15 +166,25 @@ def _cmd_gaps(args: argparse.Namespace) -> None:
                        [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps]))
 
 
-# ---------------------------------------------------------- learning (issue 3)
-def _load_data(text: str):
-    """DATA argument: a bundled data set name or a CSV path."""
-    from . import datasets
-    from .data import load_csv
+# ---------------------------------------------------------- learning
+def _load_data(args: argparse.Namespace):
+    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
 
-    if text in datasets.names():
-        return datasets.load(text)
-    return load_csv(text)
+    What was detected (format, encoding, separator) goes to stderr in one
+    line, unless ``--quiet`` or ``--json``.
+    """
+    from . import datasets
+    from .reading import read_data
+
+    if args.data in datasets.names():
+        if args.sep is not None or args.encoding is not None:
+            raise UsageError(f"effdim {args.command}: --sep and --encoding apply to data files, "
+                             f"not to the bundled data set {args.data!r}")
+        return datasets.load(args.data)
+    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
+    if not (args.quiet or args.json):
+        print(f"effdim: read {loaded.dataset.source} as {loaded.description()}", file=sys.stderr)
+    return loaded.dataset
 
 
 class _Progress:
@@ -176,16 +215,6 @@ class _Progress:
         if self.shown:
             sys.stderr.write("\n")
             sys.stderr.flush()
-
-
-def _engine(call, *args, **kwargs):
-    """Run an engine call; a ValueError (bad node, bad score, ...) becomes a one-line usage error."""
-    try:
-        return call(*args, **kwargs)
-    except EffdimError:
-        raise
-    except ValueError as err:  # an engine check not yet in the EffdimError family
-        raise UsageError(f"effdim: {err}") from None
 
 
 def _n(value: float) -> str:
@@ -238,29 +267,34 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import fit
 
-    data = _load_data(args.data)
+    _prepare_report(args)
+    data = _load_data(args)
     model = load_model(args.model)
-    result = _engine(fit, data, model, warn=False, **_em_kwargs(args))
+    result = fit(data, model, warn=False, **_em_kwargs(args))
     for node, order in _orders(args, model):
-        result = _engine(result.relabeled, node, order)
-    stats = _engine(result.fit_statistics)
+        result = result.relabeled(node, order)
+    stats = result.fit_statistics()
     boot = None
     if args.bootstrap:
         from .bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
         try:
-            boot = _engine(bootstrap_g2, result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
-                           max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
+            boot = bootstrap_g2(result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
+                                max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
         finally:
             bar.close()
     try:
         ident = result.identification()
     except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
         ident = err
+    equivalent = None
+    if not result.unique and args.equivalent_fits:
+        equivalent = _engine(result.equivalent_share_ranges, args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
+    _write_report(args, result, data=data, bootstrap=boot)
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
@@ -269,6 +303,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
         payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        if equivalent is not None:
+            payload["equivalent_fits"] = equivalent
         payload["bvr"] = _bvr_pairs(bvr)
         # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
         payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
@@ -306,13 +342,25 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
-    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
+    if isinstance(ident, EffdimError):
+        print(f"identification: {ident}")
+        if not result.unique:
+            print(result.non_unique_sentence())
+    else:
+        print(ident.sentence())
+    if equivalent is not None:
+        ranges = "; ".join(
+            f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
+            for node, rows in equivalent["shares"].items())
+        print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
         print("largest bivariate residuals (above 1: local dependence): "
               + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 #: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
@@ -325,6 +373,34 @@ def _bvr_pairs(bvr) -> list[dict]:
     pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
     return sorted(pairs, key=lambda q: -q["bvr"])
+
+
+def _prepare_report(args: argparse.Namespace) -> None:
+    """Before any work for ``--report``: refuse a file that cannot be written, and fix a seed so the
+    command in the report reproduces the numbers."""
+    if not args.report:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if not os.path.isdir(folder):
+        raise UsageError(f"effdim {args.command}: --report {args.report}: the folder {folder} does not exist")
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big") >> 1
+
+
+def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
+    """Write the HTML report (:mod:`effdim.report`) with the command that reproduces it, if ``--report``."""
+    if not args.report:
+        return
+    from .report import command_line, write_report
+
+    sep = next((name for name, char in SEPARATOR_NAMES.items() if char == args.sep), args.sep)
+    options = {"--sep": sep, "--encoding": args.encoding, "--model": args.model, "--node": getattr(args, "node", None),
+               "--max-card": getattr(args, "max_card", None), "--score": getattr(args, "score", None),
+               "--pick": getattr(args, "pick", None), "--map": args.map, "--order": getattr(args, "order", None),
+               "--restarts": args.restarts, "--seed": args.seed, "--tol": args.tol, "--max-iter": args.max_iter,
+               "--prior": args.prior, "--cs-prior": args.cs_prior, "--bootstrap": getattr(args, "bootstrap", None),
+               "--report": args.report}
+    write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
 
 
 def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
@@ -348,25 +424,40 @@ def _executor_kwargs(args: argparse.Namespace) -> dict:
             "scheduler": args.scheduler}
 
 
-def _cmd_blrt(args: argparse.Namespace) -> None:
+@contextlib.contextmanager
+def _convergence_notes():
+    """Collect the fits' ConvergenceWarnings into a list (printed as ``warning:`` lines, or in the JSON)
+    instead of Python's warning lines with a file name and a line of source."""
     import warnings
 
-    from .bootstrap import blrt
     from .em import ConvergenceWarning
+
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            yield notes
+        finally:
+            notes.extend(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
+            for w in caught:  # anything else is shown as it would have been
+                if not issubclass(w.category, ConvergenceWarning):
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _cmd_blrt(args: argparse.Namespace) -> None:
+    from .bootstrap import blrt
     from .notation import load_model
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
     options = _em_kwargs(args)
-    with warnings.catch_warnings(record=True) as caught:  # the fits' ConvergenceWarnings, printed as lines
-        warnings.simplefilter("always", ConvergenceWarning)
+    with _convergence_notes() as notes:
         try:
-            result = _engine(blrt, data, model, args.node, args.bootstrap, **options, progress=bar,
-                             **_executor_kwargs(args))
+            result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar,
+                          **_executor_kwargs(args))
         finally:
             bar.close()
-    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     if args.json:
         _emit_json({**result.to_json(), "convergence": notes})
         return
@@ -381,14 +472,16 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import sweep
 
-    data = _load_data(args.data)
+    _prepare_report(args)
+    data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
-        results = _engine(sweep, data, model, node=args.node, max_card=args.max_card, progress=bar,
-                          **_em_kwargs(args))
+        results = sweep(data, model, node=args.node, max_card=args.max_card, progress=bar,
+                        **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
     if args.json:
         _emit_json([_json_fit(r) for r in results])
         return
@@ -406,19 +499,23 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         pick = best(results, c)
         print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
     print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if args.report:
+        print(f"report of the {SCORES[args.pick].label} pick written to {args.report}")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import hill_climb
 
-    data = _load_data(args.data)
+    _prepare_report(args)
+    data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
     try:
-        climb = _engine(hill_climb, data, model, args.score, progress=bar, **_em_kwargs(args))
+        climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
     if args.json:
         _emit_json(climb.to_json())
         return
@@ -428,26 +525,29 @@ def _cmd_search(args: argparse.Namespace) -> None:
     print(format_table(["step", "model", *_score_headers(args)], rows))
     print(_scale_note(args, climb.best))
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 def _cmd_learn(args: argparse.Namespace) -> None:
     """``effdim learn``: structure search (logic in :mod:`effdim.structure`)."""
     from .structure import learn_structure
 
-    data = _load_data(args.data)
+    data = _load_data(args)
     options = _em_kwargs(args)
     bar = _Progress(args.quiet or args.json, "learn")
 
     def report(p) -> None:
         bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
 
-    try:
-        result = _engine(learn_structure, data, score=args.score, start=args.start, max_time=args.max_time,
-                         progress=report, **options)
-    finally:
-        bar.close()
+    with _convergence_notes() as notes:
+        try:
+            result = learn_structure(data, score=args.score, start=args.start, max_time=args.max_time,
+                                     progress=report, **options)
+        finally:
+            bar.close()
     if args.json:
-        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance()})
+        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance(), "convergence": notes})
         return
     print(f"structure search by {result.score} from {args.start} ({result.start.model})   "
           f"data {data.source or args.data}: n = {_n(result.fit.n)}")
@@ -460,6 +560,8 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(_scale_note(args, result.fit))
     print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
           f"{result.seconds:.1f} s; stopped: {result.stopped}")
+    for note in notes:
+        print(f"warning: {note}")
 
 
 def _seconds(text: str) -> float:
@@ -490,11 +592,19 @@ def _em_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _add_em_options(p: argparse.ArgumentParser) -> None:
+    from .csvscan import ENCODINGS
+
+    p.add_argument("--sep", default=None, type=_separator, metavar="CHAR",
+                   help="field separator of a CSV file: a character, or comma, semicolon, tab "
+                        "(default: detected: comma, semicolon or tab)")
+    p.add_argument("--encoding", default=None, choices=list(ENCODINGS),
+                   help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)")
     p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
+                   "parameters are within 1e-6 of EM's fixed point")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
     p.add_argument("--cs-prior", default=None, metavar="PRIOR",
@@ -507,6 +617,11 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def _add_report_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--report", metavar="FILE.html", default=None,
+                   help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)")
 
 
 def _add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -539,6 +654,8 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     except ExperimentError as err:
         print(f"effdim: {err}", file=sys.stderr)
         raise SystemExit(1) from None
+    for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
+        print(f"effdim: cached job {line}; {'not used' if args.cached_only else 'computed again'}", file=sys.stderr)
     if not result.records:
         raise UsageError(f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
                          f"{args.cache_dir}; run it without --cached-only first")
@@ -589,7 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
     dims.add_argument("model", help="notation (e.g. '3:2,2,2,2' or '5(3(2,2),2,3(2,2))') or a JSON file")
     dims.add_argument("--json", action="store_true", help="print one JSON object")
     dims.add_argument("--repeats", type=_positive_int, default=2, help="random points per unproven rank (default 2)")
-    dims.add_argument("--seed", type=int, default=None, help="seed for the random points of the direct rank")
+    dims.add_argument("--seed", type=_seed, default=None, help="seed for the random points of the direct rank")
     dims.add_argument("--max-memory-mb", type=_positive_int, default=DEFAULT_MAX_BYTES // 1024**2,
                       help=f"memory one rank may use, in MiB (default {DEFAULT_MAX_BYTES // 1024**2})")
     dims.set_defaults(run=_cmd_dims)
@@ -607,18 +724,23 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=_cmd_gaps)
 
     fit_p = sub.add_parser("fit", help="fit a model to data by EM and print its scores (Section 2.3)")
-    fit_p.add_argument("data", help="a CSV file or a bundled data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
+    fit_p.add_argument("data", help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
+                                    "data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)
+    _add_report_option(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
 
     sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
-    sweep_p.add_argument("data", help="a CSV file or a bundled data set name")
+    sweep_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
     sweep_p.add_argument("--max-card", type=_positive_int, default=None,
                          help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
     _add_em_options(sweep_p)
+    _add_report_option(sweep_p)
+    sweep_p.add_argument("--pick", default="bic+", choices=list(SCORES),
+                         help="with --report: the criterion whose best model the report details (default bic+)")
     sweep_p.set_defaults(run=_cmd_sweep)
 
     fit_p.add_argument("--posteriors", metavar="FILE.csv", default=None,
@@ -628,10 +750,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
     fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
                        help="renumber a hidden node's states (as printed; default: by decreasing share)")
+    fit_p.add_argument("--equivalent-fits", type=_nonnegative_int, default=4, metavar="K",
+                       help="where de < ds, refit K times from other starts and show how far the class shares "
+                            "move between fits that are equally good (default 4; 0: skip)")
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
-    blrt_p.add_argument("data", help="a CSV file or a bundled data set name")
+    blrt_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
     blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
     blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
@@ -640,15 +765,17 @@ def build_parser() -> argparse.ArgumentParser:
     blrt_p.set_defaults(run=_cmd_blrt)
 
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
-    search_p.add_argument("data", help="a CSV file or a bundled data set name")
+    search_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
     search_p.add_argument("--score", required=True, choices=list(SCORES),
                           help="criterion the climb maximises (higher is better on effdim's scale)")
     _add_em_options(search_p)
+    _add_report_option(search_p)
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
-    learn_p.add_argument("data", help="a CSV file or a bundled data set name; every column is a leaf")
+    learn_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name; "
+                                      "every column is a leaf")
     learn_p.add_argument("--score", default="bic+", choices=list(SCORES),
                          help="the score that drives the search (default bic+)")
     learn_p.add_argument("--start", default="islands", choices=["islands", "lc"],
@@ -666,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")
     exp.add_argument("--restarts", type=_positive_int, default=None, help="EM starts per fit (default 5)")
     exp.add_argument("--max-iter", type=_positive_int, default=None, help="most EM steps per start (default 1000)")
-    exp.add_argument("--seed", type=int, default=None, help="seed of the whole study (default 0)")
+    exp.add_argument("--seed", type=_seed, default=None, help="seed of the whole study (default 0)")
     exp.add_argument("--generator", action="append", default=[], help="lc: a generating LC model (repeatable)")
     exp.add_argument("--deterministic", action="append", default=[],
                      help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)")
@@ -692,7 +819,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.set_defaults(run=_cmd_experiment)
 
     app = sub.add_parser("app", help="launch the dashboard in the browser")
-    app.add_argument("--port", type=int, default=5006)
+    app.add_argument("--port", type=_port, default=5006, help="TCP port (default 5006; 0: any free port)")
     app.add_argument("--address", default="localhost")
     app.add_argument("--show", action=argparse.BooleanOptionalAction, default=True, help="open a browser tab")
     app.add_argument("--allow-websocket-origin", action="append", default=[], help="host[:port] allowed to connect")
@@ -725,14 +852,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, low: int, high: int | None, expected: str) -> int:
+    """An option's whole number in ``low..high``; else argparse's one-line error saying what was ``expected``."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole_number(text, 1, None, "a number >= 1")
+
+
+def _seed(text: str) -> int:
+    """``--seed``: what numpy's generators take."""
+    return _whole_number(text, 0, 2**63 - 1, "a seed from 0 to 2**63 - 1")
+
+
+def _port(text: str) -> int:
+    """``--port``: 0 is any free port."""
+    return _whole_number(text, 0, 65535, "a port from 0 to 65535")
+
+
+#: ``--sep`` by name (``tab`` is hard to type in a shell); the first name of a character is the one written back.
+SEPARATOR_NAMES = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
+
+
+def _separator(text: str) -> str:
+    """``--sep``: one character, or its name (:data:`SEPARATOR_NAMES`)."""
+    sep = SEPARATOR_NAMES.get(text.lower(), text)
+    if len(sep) != 1 or sep in "\r\n\"":
+        raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
+    return sep
+
+
+def _nonnegative_int(text: str) -> int:
+    return _whole_number(text, 0, None, "a number >= 0")
 
 
 def _positive_float(text: str) -> float:

@@ -15,12 +15,13 @@ so ``n_rows = counts.sum()`` is the sample size ``|D|`` of the BIC/CS
 penalty ``d/2 log |D|``. Four binary items give at most ``3**4 = 81`` patterns
 (16 without missing cells) however many respondents there are.
 
-Loading rules (:func:`load_csv`, :func:`from_frame`)
+Loading rules (:func:`effdim.reading.read_data`, :func:`effdim.reading.load_csv`, :func:`from_frame`)
 ----------------------------------------------------
 * The first non-blank line is the header; blank lines are skipped.
 * Cells are compared after stripping surrounding white space; a cell equal to
   one of the ``missing`` tokens is missing (code ``-1``), kept and counted,
-  never dropped.
+  never dropped. Every reader hands columns over as codes (:class:`Column`),
+  never one text per cell, and the pattern table is built column by column.
 * The states of a column are its distinct values, in their natural order: if
   every value reads as an integer the values become ``int`` and sort
   numerically; else if every value reads as a finite decimal they become
@@ -33,15 +34,17 @@ Loading rules (:func:`load_csv`, :func:`from_frame`)
 * A column of counts (``count_column``) turns each row into ``count`` copies
   of its pattern; rows with count 0 contribute nothing and leave no pattern.
 * Rejected, with a :class:`DataError` naming the culprit: an empty file, a
-  file without data rows, fewer than two data columns, text that is not
-  UTF-8, ragged rows, duplicate or empty column names, a column with a single
+  file without data rows, fewer than two data columns, binary content,
+  ragged rows, duplicate or empty column names, a column with a single
   state (it carries no information) or with more than ``max_states`` states
-  (probably continuous or an identifier), a file over ``max_bytes``, and
-  negative, missing or non-numeric counts.
+  (probably continuous or an identifier), a file over ``max_bytes``, a
+  header over ``max_columns`` columns, negative, missing or non-numeric
+  counts, and counts that sum to more than :data:`MAX_TOTAL_COUNT`.
 
 Error messages give the 1-based line of the file (blank lines included), so
-``line 7`` is what a text editor shows. Reading the file and checking its
-structure (encoding, quotes, ragged rows) is :mod:`effdim.csvscan`.
+``line 7`` is what a text editor shows. Reading a CSV file and checking its
+structure (encoding, separator, quotes, ragged rows) is :mod:`effdim.csvscan`;
+choosing the reader of a file's format is :mod:`effdim.reading`.
 
 New data in a known coding (:func:`encode_rows`)
 ------------------------------------------------
@@ -69,14 +72,18 @@ from .errors import EffdimError
 __all__ = [
     "DataError",
     "Dataset",
-    "load_csv",
     "from_frame",
     "from_patterns",
     "check_matches_model",
     "resolve_mapping",
     "encode_rows",
+    "Column",
+    "column_of",
+    "from_columns",
+    "too_many_values",
     "COUNT_COLUMN_NAMES",
     "MISSING_TOKENS",
+    "MAX_TOTAL_COUNT",
 ]
 
 #: Column names (case-insensitive) that ``count_column="auto"`` takes for counts.
@@ -129,6 +136,7 @@ class Dataset:
     --------
     Six rows, two distinct patterns:
 
+    >>> from effdim.reading import load_csv
     >>> data = load_csv(b"a,b,count\\n1,x,3\\n2,y,1\\n1,x,2\\n", name="demo.csv")
     >>> data
     Dataset(demo.csv: 2 columns [2,2], 6 rows, 2 unique patterns, 0 missing cells)
@@ -247,6 +255,7 @@ class Dataset:
         are unchanged; only which code stands for which value moves (models fit
         to the data are the same up to relabelling the column's states).
 
+        >>> from effdim.reading import load_csv
         >>> data = load_csv(b"freq,item\\nsometimes,1\\nnever,2\\noften,1\\n", name="s.csv")
         >>> data.states[0]
         ('sometimes', 'never', 'often')
@@ -317,60 +326,6 @@ class Dataset:
 
 
 # --------------------------------------------------------------------- loading
-def load_csv(
-    path_or_buffer: str | os.PathLike | io.IOBase | bytes,
-    *,
-    count_column: str | None = "auto",
-    max_states: int = 50,
-    max_bytes: int = 50_000_000,
-    missing: Sequence[str] = MISSING_TOKENS,
-    name: str | None = None,
-    sep: str = ",",
-) -> Dataset:
-    """Load a CSV file of categorical data.
-
-    Parameters
-    ----------
-    path_or_buffer:
-        A file path, an open file (text or binary), or the raw bytes.
-    count_column:
-        ``"auto"`` (default): a column named one of :data:`COUNT_COLUMN_NAMES`
-        (case-insensitive) whose values are all non-negative numbers holds the
-        counts; ``None``: every row counts once; a name: that column holds the
-        counts (an error if a count is missing, negative or not a number).
-    max_states:
-        A column with more distinct values is rejected as probably continuous.
-    max_bytes:
-        Larger files are rejected before being read.
-    missing:
-        Cell texts (after stripping white space) that mean "missing".
-    name:
-        The :attr:`Dataset.source`; default: the file name.
-    sep:
-        The one-character field separator.
-
-    Raises
-    ------
-    DataError
-        For every rule in the module docstring; the message names the
-        column, the 1-based file line and the value at fault.
-
-    Examples
-    --------
-    >>> load_csv(b"a,b\\n1,x\\n1,y\\n")
-    Traceback (most recent call last):
-    ...
-    effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
-    """
-    from .csvscan import read_cells  # csvscan raises DataError from this module
-
-    header, values, lines, source = read_cells(path_or_buffer, sep=sep, max_bytes=max_bytes, name=name)
-    header = [h.strip() for h in header]
-    _check_header(header, source, sep)
-    label = lambda i: f"line {lines[i]}"  # noqa: E731  data row i -> file line
-    return _build(header, values, len(lines), label, count_column, max_states, set(missing), source)
-
-
 def from_frame(
     df: pd.DataFrame,
     *,
@@ -383,7 +338,7 @@ def from_frame(
 
     NaN/None/pd.NA cells are missing, as are string cells equal (after
     stripping) to one of ``missing``. ``count_column`` works as in
-    :func:`load_csv` (``None`` by default here). An ordered categorical column
+    :func:`effdim.reading.load_csv` (``None`` by default here). An ordered categorical column
     keeps its category order; other columns sort naturally. Rows are named by
     their index label in messages.
 
@@ -402,8 +357,55 @@ def from_frame(
     def label(i: int) -> str:
         return f"row {i + 1} (index {index[i]!r})"
 
-    values = [df.iloc[:, j] for j in range(df.shape[1])]
-    return _build(header, values, len(df), label, count_column, max_states, set(missing), name)
+    columns = [column_of(df.iloc[:, j]) for j in range(df.shape[1])]
+    return from_columns(header, columns, len(df), label, count_column=count_column, max_states=max_states,
+                        missing=missing, source=name)
+
+
+@dataclass
+class Column:
+    """One column as codes: ``uniques[codes[i]]`` is row ``i``'s value, code ``-1`` a missing one.
+
+    ``ordered`` is the category order of an ordered categorical column. This
+    is how every reader hands a column over (:mod:`effdim.csvscan`,
+    :mod:`effdim.reading`): one small integer per cell, never a text per cell.
+    """
+
+    codes: np.ndarray
+    uniques: list
+    ordered: list | None = None
+
+
+def column_of(series: pd.Series) -> Column:
+    """A pandas column as a :class:`Column` (NaN, None and pd.NA get code ``-1``)."""
+    ordered = None
+    if isinstance(series.dtype, pd.CategoricalDtype) and series.dtype.ordered:
+        ordered = list(series.dtype.categories)
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    return Column(codes, list(uniques.tolist() if hasattr(uniques, "tolist") else uniques), ordered)
+
+
+def from_columns(
+    header: Sequence[str],
+    columns: Sequence[Column],
+    n: int,
+    label: Callable[[int], str],
+    *,
+    count_column: str | None,
+    max_states: int,
+    missing: Sequence[str],
+    source: str,
+    sep: str | None = None,
+) -> Dataset:
+    """A :class:`Dataset` from ``n`` rows of coded columns (what every reader produces).
+
+    ``label(i)`` names data row ``i`` in messages (``"line 7"``); ``sep``,
+    the separator of a CSV file, for a hint when the header has one column.
+    The rules on counts, states and missing cells are the module docstring's.
+    """
+    header = [str(h).strip() for h in header]
+    _check_header(header, source, sep)
+    return _build(header, list(columns), n, label, count_column, max_states, set(missing), source)
 
 
 def from_patterns(
@@ -609,7 +611,7 @@ def encode_rows(
             codes[:, j] = np.array(table + [-1], dtype=np.int64)[X.patterns[:, X.index(column)]]
         return codes, np.asarray(X.counts, dtype=np.float64)
     if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
+        raise DataError(f"expected a Dataset or a pandas DataFrame, got {type(X).__name__}")
     names = [str(c) for c in X.columns]
     codes = np.empty((len(X), len(leaves)), dtype=np.int64)
     for j, leaf in enumerate(leaves):
@@ -699,7 +701,7 @@ def _is_number(text: str) -> bool:
 
 def _build(
     header: list[str],
-    values: list[Any],
+    columns: list[Column],
     n: int,
     label: Callable[[int], str],
     count_column: str | None,
@@ -707,10 +709,10 @@ def _build(
     missing: set[str],
     source: str,
 ) -> Dataset:
-    """Shared core of :func:`load_csv` and :func:`from_frame`."""
+    """Shared core of every reader: counts, states, then the pattern table (no rows x columns matrix)."""
     if n == 0:
         raise DataError(f"{source}: no data rows (only a header: {', '.join(header)})")
-    weights, used = _counts(header, values, count_column, label, source, missing)
+    weights, used = _counts(header, columns, count_column, label, source)
     data_idx = [j for j in range(len(header)) if j != used]
     if len(data_idx) < 2:
         names = ", ".join(repr(header[j]) for j in data_idx)
@@ -719,21 +721,19 @@ def _build(
             + (f", plus counts in {header[used]!r}" if used is not None else "")
             + ")"
         )
-    codes = np.empty((n, len(data_idx)), dtype=np.int64)
+    codes: list[np.ndarray] = []
     states: list[tuple] = []
-    for out, j in enumerate(data_idx):
-        col_codes, col_states = _encode_column(values[j], header[j], missing, max_states, source)
-        codes[:, out] = col_codes
+    for j in data_idx:
+        col_codes, col_states = _encode_column(columns[j], header[j], missing, max_states, source)
+        codes.append(col_codes)
         states.append(col_states)
     if weights is not None:
         keep = weights > 0
         if not keep.any():
             raise DataError(f"{source}: no data rows (every count in {header[used]!r} is 0)")
         if not keep.all():
-            codes, weights = codes[keep], weights[keep]
-    else:
-        weights = None
-    patterns, counts, inverse = _compress(codes, weights, return_inverse=True)
+            codes, weights = [c[keep] for c in codes], weights[keep]
+    patterns, counts, inverse = _compress_columns(codes, weights)
     return Dataset(
         columns=tuple(header[j] for j in data_idx),
         states=tuple(states),
@@ -747,13 +747,17 @@ def _build(
     )
 
 
+#: The counts of a data set may sum to at most this: beyond it a log-likelihood
+#: (a sum of count x log-probability) loses every digit a comparison of models needs.
+MAX_TOTAL_COUNT = 1e15
+
+
 def _counts(
     header: list[str],
-    values: list[Any],
+    columns: list[Column],
     count_column: str | None,
     label: Callable[[int], str],
     source: str,
-    missing: set[str],
 ) -> tuple[np.ndarray | None, int | None]:
     """The count column's weights and position, or ``(None, None)``."""
     if count_column is None:
@@ -763,13 +767,13 @@ def _counts(
         for j, h in enumerate(header):
             if h.lower() not in COUNT_COLUMN_NAMES:
                 continue
-            numbers = _numeric(values[j])
+            numbers = _numbers(columns[j])
             ok = np.isfinite(numbers) & (numbers >= 0)
             if ok.all():
                 found.append((j, numbers))
             elif h.lower() != "n" and np.isfinite(numbers).mean() >= 0.5:
                 # clearly meant as counts (mostly numbers) but broken somewhere
-                _bad_count(header[j], values[j], numbers, label, source)
+                _bad_count(header[j], columns[j], numbers, label, source)
         if len(found) > 1:
             raise DataError(
                 f"{source}: several columns could hold the counts ({', '.join(repr(header[j]) for j, _ in found)}); "
@@ -777,80 +781,106 @@ def _counts(
             )
         if not found:
             return None, None
-        return found[0][1], found[0][0]
-    if count_column not in header:
-        raise DataError(
-            f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}"
-        )
-    j = header.index(count_column)
-    numbers = _numeric(values[j])
-    if not (np.isfinite(numbers) & (numbers >= 0)).all():
-        _bad_count(count_column, values[j], numbers, label, source)
+        j, numbers = found[0]
+    else:
+        if count_column not in header:
+            raise DataError(
+                f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}"
+            )
+        j = header.index(count_column)
+        numbers = _numbers(columns[j])
+        if not (np.isfinite(numbers) & (numbers >= 0)).all():
+            _bad_count(count_column, columns[j], numbers, label, source)
+    with np.errstate(over="ignore"):
+        total = float(np.sum(numbers, dtype=np.float64))
+    if not total <= MAX_TOTAL_COUNT:
+        raise DataError(f"{source}: the counts in column {header[j]!r} sum to {total:.3g}, more than "
+                        f"{MAX_TOTAL_COUNT:.0e}; no survey is that large: is it a count column?")
     return numbers, j
 
 
-def _numeric(column: Any) -> np.ndarray:
-    """Cell values as float64, NaN where a cell is not a number."""
-    series = column if isinstance(column, pd.Series) else pd.Series(column, dtype=object)
-    if pd.api.types.is_bool_dtype(series.dtype):
-        return np.full(len(series), np.nan)
-    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-        series = series.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
-    out = pd.to_numeric(series, errors="coerce")
-    return np.asarray(out, dtype=np.float64)
+def _numbers(column: Column) -> np.ndarray:
+    """A column's cells as float64, NaN where a cell is missing or not a number."""
+    values = _numeric(column.uniques)
+    return np.append(values, np.nan)[column.codes]  # code -1 picks the trailing NaN
 
 
-def _bad_count(column: str, raw: Any, numbers: np.ndarray, label: Callable[[int], str], source: str) -> None:
+def _numeric(values: list) -> np.ndarray:
+    """Values as float64, NaN where a value is not a number (booleans are not numbers)."""
+    out = np.full(len(values), np.nan)
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)) or v is None:
+            continue
+        if isinstance(v, str):
+            v = v.strip()
+            if len(v) > 400:  # longer than any float's text: not a count
+                continue
+        try:
+            out[i] = float(v)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return out
+
+
+def _bad_count(column: str, raw: Column, numbers: np.ndarray, label: Callable[[int], str], source: str) -> None:
     bad = np.flatnonzero(~(np.isfinite(numbers) & (numbers >= 0)))
     i = int(bad[0])
-    value = _plain(raw.iloc[i] if isinstance(raw, pd.Series) else raw[i])
+    code = int(raw.codes[i])
+    value = _plain(raw.uniques[code]) if code >= 0 else None
     what = "negative" if np.isfinite(numbers[i]) else "not a number"
     more = f" ({bad.size} bad counts in all)" if bad.size > 1 else ""
-    raise DataError(f"{source}: {label(i)}: count {value!r} in column {column!r} is {what}{more}")
+    raise DataError(f"{source}: {label(i)}: count {_short(value)} in column {column!r} is {what}{more}")
+
+
+def _short(value: Any, width: int = 40) -> str:
+    """``repr(value)``, cut to ``width`` characters (a 4,000-digit cell in a message)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**width else f"a {len(str(abs(value)))}-digit number"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def too_many_values(source: str, column: str, limit: int, examples: list) -> DataError:
+    """The one message for a column with more than ``limit`` distinct values (every reader uses it)."""
+    shown = ", ".join(map(repr, examples[:5]))
+    return DataError(
+        f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...): "
+        "probably continuous or an identifier; discretize or drop it"
+    )
 
 
 def _encode_column(
-    column: Any, name: str, missing: set[str], max_states: int, source: str
+    column: Column, name: str, missing: set[str], max_states: int, source: str
 ) -> tuple[np.ndarray, tuple]:
     """Integer codes (``-1`` missing) and naturally sorted states of one column."""
-    ordered_categories = None
-    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype) and column.dtype.ordered:
-        ordered_categories = list(column.dtype.categories)
-    raw_codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    uniques = list(uniques.tolist() if hasattr(uniques, "tolist") else uniques)
     # clean each distinct value once: strip text, spot missing tokens
     cleaned: list[Any] = []
-    for u in uniques:
+    for u in column.uniques:
         if isinstance(u, str):
             u = u.strip()
             if u in missing:
                 u = None
-        elif u is None or (isinstance(u, float) and math.isnan(u)) or u is pd.NA:
+        elif u is None or (isinstance(u, float) and math.isnan(u)) or u is pd.NA or u is pd.NaT:
             u = None
         cleaned.append(u)
     present = [u for u in cleaned if u is not None]
-    if ordered_categories is not None:
+    if column.ordered is not None:
         distinct = list(dict.fromkeys(present))
-        rank = {c: i for i, c in enumerate(ordered_categories)}
+        rank = {c: i for i, c in enumerate(column.ordered)}
         states = sorted(distinct, key=lambda c: rank.get(c, len(rank)))
         as_state = {v: v for v in distinct}
     else:
         states, as_state = _natural_states(present)
     if len(states) > max_states:
-        shown = ", ".join(map(repr, states[:5]))
-        raise DataError(
-            f"{source}: column {name!r} has {len(states)} distinct values (more than max_states={max_states}; "
-            f"e.g. {shown}, ...): probably continuous or an identifier; discretize or drop it"
-        )
+        raise too_many_values(source, name, max_states, [_short(s, 20) for s in states])
     if len(states) == 0:
         raise DataError(f"{source}: column {name!r} has no values (every cell is missing)")
     if len(states) == 1:
         raise DataError(
-            f"{source}: column {name!r} has a single value {states[0]!r}: it carries no information; drop it"
+            f"{source}: column {name!r} has a single value {_short(states[0])}: it carries no information; drop it"
         )
     position = {s: i for i, s in enumerate(states)}
-    lookup = np.array([-1 if u is None else position[as_state[u]] for u in cleaned] + [-1], dtype=np.int64)
-    return lookup[raw_codes], tuple(states)  # raw code -1 (NA) picks the trailing -1
+    dtype = np.int16 if len(states) < 2**15 else np.int32
+    lookup = np.array([-1 if u is None else position[as_state[u]] for u in cleaned] + [-1], dtype=dtype)
+    return lookup[column.codes], tuple(states)  # code -1 (missing) picks the trailing -1
 
 
 _LEADING_NUMBER = re.compile(r"\s*(\d+)")
@@ -881,7 +911,7 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
                 return states, dict(zip(distinct, converted))
         numbered = [_LEADING_NUMBER.match(v) for v in distinct]
         if all(numbered):
-            distinct = sorted(distinct, key=lambda v: (int(_LEADING_NUMBER.match(v).group(1)), v))
+            distinct = sorted(distinct, key=lambda v: (_number_key(_LEADING_NUMBER.match(v).group(1)), v))
         return distinct, {v: v for v in distinct}
     mapping: dict[Any, Any] = {}
     for v in distinct:
@@ -905,36 +935,53 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
     return sorted(states, key=key), mapping
 
 
-def _compress(codes: np.ndarray, weights: np.ndarray | None, return_inverse: bool = False) -> tuple:
-    """Unique rows of ``codes`` (sorted) and their total weights; vectorized.
+def _number_key(digits: str) -> tuple[int, str]:
+    """Sort key of a run of digits as the number it writes, without converting it (any length)."""
+    digits = digits.lstrip("0")
+    return len(digits), digits
 
-    Rows are packed into one int64 key (mixed radix over ``k + 1`` symbols,
-    the extra one for missing) when that fits, so a 1-d ``np.unique`` does
-    the work; otherwise ``np.unique(axis=0)``. ``return_inverse``: also the
-    index of each input row's pattern.
-    """
+
+def _compress(codes: np.ndarray, weights: np.ndarray | None, return_inverse: bool = False) -> tuple:
+    """Unique rows of an ``(n, c)`` code matrix (sorted) and their total weights (:func:`_compress_columns`)."""
     codes = np.asarray(codes, dtype=np.int64)
-    n, c = codes.shape
-    if n == 0:
-        out = (codes.reshape(0, c), np.zeros(0))
-        return out + (np.zeros(0, dtype=np.int64),) if return_inverse else out
-    radix = codes.max(axis=0) + 2  # symbols -1..max -> 0..max+1
-    if c and float(np.prod(radix.astype(np.float64))) < 2.0**62:
-        key = np.zeros(n, dtype=np.int64)
-        for j in range(c):
-            key *= radix[j]
-            key += codes[:, j] + 1
-        ukey, inverse = np.unique(key, return_inverse=True)
-        patterns = np.empty((ukey.size, c), dtype=np.int64)
-        rest = ukey.copy()
-        for j in range(c - 1, -1, -1):
-            patterns[:, j] = rest % radix[j] - 1
-            rest //= radix[j]
-    else:
-        patterns, inverse = np.unique(codes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    counts = np.bincount(inverse, weights=weights, minlength=patterns.shape[0]).astype(np.float64)
+    patterns, counts, inverse = _compress_columns([codes[:, j] for j in range(codes.shape[1])], weights,
+                                                  n=codes.shape[0])
     return (patterns, counts, inverse) if return_inverse else (patterns, counts)
+
+
+def _compress_columns(columns: Sequence[np.ndarray], weights: np.ndarray | None,
+                      n: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique patterns (sorted), their total weights, and the pattern of each row, from one code array per column.
+
+    The columns are folded into one int64 key per row (mixed radix over
+    ``k + 1`` symbols, the extra one for missing) and a 1-d ``np.unique``
+    does the work; when the next column would overflow the key, the key is
+    first replaced by its rank among the distinct keys so far (order kept).
+    No rows x columns matrix is built: memory is a few int64 per row.
+    """
+    n = len(columns[0]) if columns else (n or 0)
+    c = len(columns)
+    if n == 0:
+        return np.zeros((0, c), dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    span = 1  # keys lie in 0..span-1
+    for col in columns:
+        radix = int(col.max()) + 2  # symbols -1..max -> 0..max+1
+        if span * radix >= 2**62:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.reshape(-1).astype(np.int64)
+            span = int(key.max()) + 1
+        key *= radix
+        key += col
+        key += 1
+        span *= radix
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    patterns = np.empty((first.size, c), dtype=np.int64)
+    for j, col in enumerate(columns):
+        patterns[:, j] = col[first]
+    counts = np.bincount(inverse, weights=weights, minlength=first.size).astype(np.float64)
+    return patterns, counts, inverse
 
 
 def _weighted_missing(patterns: np.ndarray, counts: np.ndarray) -> int | float:

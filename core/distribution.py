@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset, from_patterns
-from .errors import EffdimError
+from .errors import EffdimError, InvalidArgument
 from .model import HLCModel
 
 __all__ = [
@@ -83,26 +83,26 @@ class Parameters:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the node whose table is malformed."""
+        """Raise :class:`effdim.errors.InvalidArgument` naming the node whose table is malformed."""
         model = self.model
         extra = set(self.cpts) - set(model.nodes)
         if extra:
-            raise ValueError(f"CPTs given for nodes not in the model: {', '.join(sorted(extra))}")
+            raise InvalidArgument(f"CPTs given for nodes not in the model: {', '.join(sorted(extra))}")
         for node in model.nodes:
             if node not in self.cpts:
-                raise ValueError(f"no CPT for node {node!r}")
+                raise InvalidArgument(f"no CPT for node {node!r}")
             table = self.cpts[node]
             parent = model.parent(node)
             shape = (model.card(node),) if parent is None else (model.card(parent), model.card(node))
             if table.shape != shape:
                 given = "P(" + node + (f" | {parent})" if parent else ")")
-                raise ValueError(f"CPT of {node!r} ({given}) must have shape {shape}, got {table.shape}")
+                raise InvalidArgument(f"CPT of {node!r} ({given}) must have shape {shape}, got {table.shape}")
             if not np.all(np.isfinite(table)) or np.any(table < 0):
-                raise ValueError(f"CPT of {node!r} has negative or non-finite entries")
+                raise InvalidArgument(f"CPT of {node!r} has negative or non-finite entries")
             sums = table.sum(axis=-1)
             worst = float(np.max(np.abs(sums - 1.0)))
             if worst > ROW_SUM_TOL:
-                raise ValueError(f"CPT of {node!r}: rows must sum to 1 (off by {worst:.3g})")
+                raise InvalidArgument(f"CPT of {node!r}: rows must sum to 1 (off by {worst:.3g})")
 
     def copy(self) -> "Parameters":
         """A deep copy (the tables are copied)."""
@@ -200,7 +200,7 @@ def random_parameters(model: HLCModel, rng: Any = None, *, concentration: float 
     ``rng`` is a :class:`numpy.random.Generator`, a seed, or ``None``.
     """
     if not (concentration > 0 and math.isfinite(concentration)):
-        raise ValueError(f"concentration must be positive and finite, got {concentration!r}")
+        raise InvalidArgument(f"concentration must be positive and finite, got {concentration!r}")
     gen = _rng(rng)
     cpts: dict[str, np.ndarray] = {}
     for node in model.nodes:
@@ -230,7 +230,7 @@ def sample(params: Parameters, n: int, rng: Any = None) -> Dataset:
     ``0..k-1`` for every leaf (all of them, observed or not).
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise InvalidArgument(f"n must be a positive integer, got {n!r}")
     gen = _rng(rng)
     model = params.model
     observed = model.observed
@@ -356,16 +356,16 @@ def kl_divergence(
     (KL is non-negative by Gibbs' inequality).
     """
     if not (base > 0 and base != 1):
-        raise ValueError(f"base must be positive and not 1, got {base!r}")
+        raise InvalidArgument(f"base must be positive and not 1, got {base!r}")
     p_obs = p_params.model.observed
     q_obs = q_params.model.observed
     if sorted(p_obs) != sorted(q_obs):
-        raise ValueError(
+        raise InvalidArgument(
             f"the models observe different variables: {', '.join(p_obs)} vs {', '.join(q_obs)}"
         )
     for o in p_obs:
         if p_params.model.card(o) != q_params.model.card(o):
-            raise ValueError(
+            raise InvalidArgument(
                 f"leaf {o!r} has {p_params.model.card(o)} states in P but {q_params.model.card(o)} in Q"
             )
     p = observed_distribution(p_params, max_states=max_states)

@@ -6,6 +6,24 @@ its message, which names the culprit in the user's words. Each subclass also
 derives from the built-in type it used to be (``ValueError``,
 ``RuntimeError``), so ``except ValueError`` in existing code keeps working.
 
+The family, each defined beside the rule it enforces:
+
+* :class:`InvalidArgument` -- an argument out of range (:mod:`effdim.validation`);
+* :class:`effdim.model.ModelError`, :class:`effdim.notation.NotationError`
+  -- a model that is not a valid tree, notation that does not parse;
+* :class:`effdim.data.DataError` -- data that cannot be read or used;
+* :class:`effdim.limits.SizeLimitError`,
+  :class:`effdim.distribution.SpaceTooLargeError`,
+  :class:`effdim.bounds.SplitSearchTooLarge` -- work beyond a size limit,
+  refused before anything is allocated;
+* :class:`effdim.dimensions.RouteDisagreement` -- two computations of ``de``
+  that should agree do not;
+* :class:`effdim.experiments.ExperimentError` -- a study that cannot run;
+* :class:`effdim.cli.UsageError` -- bad command-line input.
+
+``tests/test_errors.py`` checks that every exception class of the package is
+in this family.
+
 Examples
 --------
 >>> import effdim

@@ -15,9 +15,16 @@ be had; it never names a library option.
 
 from __future__ import annotations
 
+import math
+
 from .errors import EffdimError
 
-__all__ = ["SizeLimitError", "DEFAULT_MAX_BYTES", "format_bytes", "short_text"]
+__all__ = ["SizeLimitError", "DEFAULT_MAX_BYTES", "format_bytes", "short_text", "number_text", "MAX_EXACT_DIGITS"]
+
+#: Whole numbers up to this many digits are printed exactly; larger ones (dc of an LC model with
+#: 15,000 binary leaves has 4,516 digits) as ``about 2.819e4515``. Python refuses to convert
+#: an int of more than 4,300 digits to text, and no reader counts that many digits.
+MAX_EXACT_DIGITS = 1000
 
 #: Default memory limit of one exact rank computation (a 2-core laptop has a few GB to spare).
 DEFAULT_MAX_BYTES = 2 * 1024**3
@@ -51,3 +58,19 @@ def format_bytes(n: float) -> str:
 def short_text(text: str, width: int = 60) -> str:
     """``text`` cut to ``width`` characters with an ellipsis (model notations in messages)."""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def number_text(n: int) -> str:
+    """A whole number as text: exact up to :data:`MAX_EXACT_DIGITS` digits, else ``about M.MMMeE``.
+
+    >>> number_text(2**64), number_text(2**15000 - 1)
+    ('18446744073709551616', 'about 2.818e4515')
+    """
+    if abs(n) < 10**MAX_EXACT_DIGITS:
+        return str(n)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    shift = n.bit_length() - 64
+    log = math.log10(n >> shift) + shift * math.log10(2)
+    exponent = math.floor(log)
+    return f"about {sign}{10 ** (log - exponent):.3f}e{exponent}"

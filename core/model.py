@@ -25,10 +25,18 @@ import networkx as nx
 
 from .errors import EffdimError
 
-__all__ = ["HLCModel", "ModelError", "NAME_PATTERN"]
+__all__ = ["HLCModel", "ModelError", "NAME_PATTERN", "MAX_CARD", "MAX_DEPTH"]
 
 #: A node name: starts with a letter or underscore, then letters, digits, ``_ . -``.
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+
+
+#: The largest cardinality of a node: 10**100. The closed forms (ds, dc, ...) stay exact far
+#: beyond any real variable; a larger number can only be a typo or an attack on the arithmetic.
+MAX_CARD = 10**100
+#: The deepest tree: levels below the root. Trees are walked without recursion in this module
+#: and :mod:`effdim.notation`; the limit keeps every other walk within Python's stack.
+MAX_DEPTH = 200
 
 
 class ModelError(EffdimError, ValueError):
@@ -427,6 +435,16 @@ def _check_card(name: str, card: object, low: int, kind: str) -> None:
     if card < low:
         article = "an" if kind[0] in "aeiou" else "a"
         raise ModelError(f"node {name!r}: {article} {kind} node needs cardinality >= {low}, got {card}")
+    if card > MAX_CARD:
+        raise ModelError(f"node {name!r}: cardinality {_short_number(card)} is larger than the limit 1e100")
+
+
+def _short_number(n: int) -> str:
+    """A whole number of any size in at most a few dozen characters (``int.__str__`` refuses 4,300 digits)."""
+    digits = n.bit_length() * 0.30103
+    if digits < 30:
+        return str(n)
+    return f"about 1e{int(digits)} ({int(digits) + 1:,} digits)"
 
 
 def _check_tree(graph: nx.Graph) -> None:
@@ -464,12 +482,14 @@ def _orient(graph: nx.Graph, root: str) -> tuple[dict[str, str], list[str]]:
     """Parent map and pre-order (children in adjacency order) from ``root``."""
     parent: dict[str, str] = {}
     order: list[str] = []
-    stack = [root]
+    stack = [(root, 0)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ModelError(f"the tree is more than {MAX_DEPTH} levels deep below {root!r} (the limit)")
         order.append(node)
         kids = [n for n in graph.adj[node] if n != parent.get(node)]
         for kid in kids:
             parent[kid] = node
-        stack.extend(reversed(kids))
+        stack.extend((kid, depth + 1) for kid in reversed(kids))
     return parent, order

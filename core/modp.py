@@ -47,6 +47,8 @@ from __future__ import annotations
 import flint
 import numpy as np
 
+from .errors import InvalidArgument
+
 __all__ = ["P", "FLINT_MAX_SIDE", "check_prime", "is_prime", "matmul_mod", "rank_mod_p"]
 
 #: Default prime, the Mersenne prime 2**31 - 1: residues below 2**31, products below 2**62.
@@ -56,14 +58,14 @@ FLINT_MAX_SIDE = 256
 
 
 def check_prime(p: object) -> None:
-    """Refuse ``p`` unless it is a prime with ``2 <= p < 2**31`` (a :class:`ValueError` naming it)."""
+    """Refuse ``p`` unless it is a prime with ``2 <= p < 2**31`` (an ``InvalidArgument`` naming it)."""
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-        raise ValueError(f"prime must be an integer, got {p!r}")
+        raise InvalidArgument(f"prime must be an integer, got {p!r}")
     p = int(p)
     if not 2 <= p < 2**31:
-        raise ValueError(f"prime must satisfy 2 <= p < 2**31 (products must fit in int64), got {p}")
+        raise InvalidArgument(f"prime must satisfy 2 <= p < 2**31 (products must fit in int64), got {p}")
     if not is_prime(p):
-        raise ValueError(f"prime={p} is not prime")
+        raise InvalidArgument(f"prime={p} is not prime")
 
 
 def is_prime(n: int) -> bool:
@@ -267,7 +269,7 @@ def rank_mod_p(matrix: np.ndarray, p: int = P) -> int:
     check_prime(p)
     a = np.asarray(matrix)
     if a.ndim != 2:
-        raise ValueError(f"matrix must be 2-dimensional, got shape {a.shape}")
+        raise InvalidArgument(f"matrix must be 2-dimensional, got shape {a.shape}")
     if min(a.shape) == 0:
         return 0
     a = a.astype(np.int64) % p

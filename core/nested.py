@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .distribution import Parameters
+from .errors import InvalidArgument
 from .model import HLCModel
 
 __all__ = ["SPREAD", "grown_node", "split_state", "nested_start"]
@@ -59,12 +60,12 @@ def split_state(params: Parameters, node: str, state: int | None = None) -> Para
     """
     model = params.model
     if node not in model or not model.is_hidden(node):
-        raise ValueError(f"{node!r} is not a hidden node of {model}")
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}")
     k = model.card(node)
     if state is None:
         state = int(np.argmax(params.marginals()[node]))
     if not 0 <= state < k:
-        raise ValueError(f"{node!r} has states 0..{k - 1}, not {state}")
+        raise InvalidArgument(f"{node!r} has states 0..{k - 1}, not {state}")
     cpts = {v: np.array(t, dtype=float, copy=True) for v, t in params.cpts.items()}
     own = cpts[node]
     half = own[..., state] / 2.0

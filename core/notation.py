@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import HLCModel, ModelError
+from .model import MAX_CARD, MAX_DEPTH, HLCModel, ModelError
 
 __all__ = [
     "NotationError",
@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 JSON_FORMAT = "hlc-model"
+#: Digits of the largest cardinality (:data:`effdim.model.MAX_CARD`).
+MAX_CARD_DIGITS = len(str(MAX_CARD)) - 1
 _TOKEN = re.compile(r"\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)|(?P<sym>[():,])|(?P<bad>\S))")
 
 
@@ -97,6 +99,27 @@ class _Parser:
         return token
 
     def node(self) -> _Parsed:
+        """One node and its subtree, without recursion (a tree may be nested deeply)."""
+        top = self.head()
+        open_nodes = [top] if self.opens(top) else []  # nodes whose ')' is still to come
+        while open_nodes:
+            child = self.head()
+            open_nodes[-1].children.append(child)
+            if self.opens(child):
+                if len(open_nodes) >= MAX_DEPTH:
+                    self.fail(child.position, f"the tree is nested more than {MAX_DEPTH} levels deep (the limit)")
+                open_nodes.append(child)
+                continue
+            while open_nodes:  # after a child: a sibling follows, or the parent closes
+                if self.peek()[:2] == ("sym", ","):
+                    self.i += 1
+                    break
+                self.take("sym", ")", "',' or ')'")
+                open_nodes.pop()
+        return top
+
+    def head(self) -> _Parsed:
+        """``[name:]card`` of one node; its children, if any, follow."""
         kind, value, position = self.peek()
         name = None
         if kind == "name":
@@ -104,16 +127,18 @@ class _Parser:
             name = value
             self.take("sym", ":", f"':' after the name {value!r}")
         _, digits, card_pos = self.take("int", what="a cardinality (a whole number)")
-        card = int(digits)
-        children = None
-        if self.peek()[:2] == ("sym", "("):
-            self.i += 1
-            children = [self.node()]
-            while self.peek()[:2] == ("sym", ","):
-                self.i += 1
-                children.append(self.node())
-            self.take("sym", ")", "',' or ')'")
-        return _Parsed(name, card, children, card_pos if name is None else position)
+        if len(digits.lstrip("0")) > MAX_CARD_DIGITS + 1:  # the model checks the exact bound
+            self.fail(card_pos, f"a cardinality of {len(digits.lstrip('0')):,} digits is larger than the limit "
+                                f"(at most {MAX_CARD_DIGITS} digits)")
+        return _Parsed(name, int(digits), None, card_pos if name is None else position)
+
+    def opens(self, node: _Parsed) -> bool:
+        """Whether ``(`` follows: ``node`` is hidden and its children come next."""
+        if self.peek()[:2] != ("sym", "("):
+            return False
+        self.i += 1
+        node.children = []
+        return True
 
     def model(self) -> _Parsed:
         if not self.tokens:
@@ -276,6 +301,9 @@ def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
             data = json.loads(data)
         except json.JSONDecodeError as err:
             raise ModelError(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+        except RecursionError:
+            raise ModelError("the model JSON is nested too deeply to be a model "
+                             "(a model is a list of nodes and a list of edges)") from None
     if not isinstance(data, dict):
         raise ModelError("model JSON must be an object with 'nodes' and 'edges'")
     if data.get("effdim", JSON_FORMAT) != JSON_FORMAT:
@@ -295,6 +323,8 @@ def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
             if key not in entry:
                 raise ModelError(f"nodes[{i}] has no {key!r}")
         name = entry["name"]
+        if not isinstance(name, str):
+            raise ModelError(f"nodes[{i}]: 'name' must be text, got {_json_short(name)}")
         if not isinstance(entry["hidden"], bool):
             raise ModelError(f"nodes[{i}] ({name!r}): 'hidden' must be true or false")
         if name in cards:
@@ -304,10 +334,23 @@ def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
             hidden.append(name)
     pairs = []
     for i, edge in enumerate(edges):
-        if not isinstance(edge, list) or len(edge) != 2:
-            raise ModelError(f"edges[{i}] must be a [parent, child] pair, got {edge!r}")
+        if not isinstance(edge, list) or len(edge) != 2 or not all(isinstance(end, str) for end in edge):
+            raise ModelError(f"edges[{i}] must be a [parent, child] pair of names, got {_json_short(edge)}")
         pairs.append((edge[0], edge[1]))
-    return HLCModel(cards, hidden, pairs, root=data.get("root"))
+    root = data.get("root")
+    if root is not None and not isinstance(root, str):
+        raise ModelError(f"'root' must be a node's name, got {_json_short(root)}")
+    return HLCModel(cards, hidden, pairs, root=root)
+
+
+def _json_short(value: Any) -> str:
+    """A JSON value in at most 40 characters, for messages (any size or depth)."""
+    if isinstance(value, (list, dict)):
+        return f"a {'list' if isinstance(value, list) else 'object'} of {len(value)} entries"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def load_model(spec: str) -> HLCModel:

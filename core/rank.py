@@ -65,6 +65,7 @@ from typing import Literal
 import numpy as np
 
 from .bounds import complete_dimension, standard_dimension
+from .errors import InvalidArgument
 from .limits import DEFAULT_MAX_BYTES, SizeLimitError, format_bytes, short_text
 from .model import HLCModel
 from .modp import P, check_prime, rank_mod_p
@@ -180,7 +181,7 @@ def _resolve_rows(tree: _Tree, rows: str) -> str:
     ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)`` with ``DENSE_ROWS_LIMIT = 256``.
     """
     if rows not in ("auto", "dense", "sketch"):
-        raise ValueError(f"rows must be 'auto', 'dense' or 'sketch', got {rows!r}")
+        raise InvalidArgument(f"rows must be 'auto', 'dense' or 'sketch', got {rows!r}")
     if rows != "auto":
         return rows
     return "dense" if tree.n_dense <= max(tree.ds + SKETCH_EXTRA_ROWS, DENSE_ROWS_LIMIT) else "sketch"
@@ -567,7 +568,7 @@ def failure_probability(
     '1.01e-07'
     """
     if repeats < 0:
-        raise ValueError(f"repeats must be >= 0, got {repeats}")
+        raise InvalidArgument(f"repeats must be >= 0, got {repeats}")
     tree = _compile(model)
     return _failure(tree, _resolve_rows(tree, rows), prime, rank_bound) ** repeats
 
@@ -640,7 +641,7 @@ def effective_dimension(
     SizeLimitError
         Before anything is allocated, when :func:`rank_cost` exceeds
         ``max_bytes`` (default :data:`~effdim.limits.DEFAULT_MAX_BYTES`).
-    ValueError
+    InvalidArgument
         If a certified lower bound exceeds ``upper_bound`` (the bound is wrong),
         or for invalid ``repeats``, ``rows`` or ``prime``.
 
@@ -657,7 +658,7 @@ def effective_dimension(
     'proven'
     """
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+        raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
     check_prime(prime)
     tree = _compile(model)
     mode = _plan(tree, rows, max_bytes)
@@ -666,7 +667,7 @@ def effective_dimension(
     cap = min(ds, tree.dc)
     if upper_bound is not None:
         if isinstance(upper_bound, bool) or not isinstance(upper_bound, (int, np.integer)) or upper_bound < 0:
-            raise ValueError(f"upper_bound must be a non-negative integer, got {upper_bound!r}")
+            raise InvalidArgument(f"upper_bound must be a non-negative integer, got {upper_bound!r}")
         cap = min(cap, int(upper_bound))
     primes = [int(prime)] * int(repeats)
     if screen_prime is not None and screen_prime != prime and min(n_rows, ds) >= SCREEN_MIN_SIZE:
@@ -679,7 +680,7 @@ def effective_dimension(
         r = _modular_rank(tree, rng, q, mode)
         ranks.append(r)
         if r > cap:
-            raise ValueError(
+            raise InvalidArgument(
                 f"upper_bound={upper_bound} is below the certified lower bound {r} on de "
                 f"(modular Jacobian rank) for model {model}: the upper bound is wrong"
             )

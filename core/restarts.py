@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InvalidArgument
+
 __all__ = ["Stage", "restart_schedule", "best_starts"]
 
 
@@ -39,7 +41,7 @@ def restart_schedule(starts: int, first_steps: int = 50, prune: bool = True) -> 
     [Stage(steps=None, keep=5)]
     """
     if starts < 1:
-        raise ValueError(f"need at least one start, got {starts}")
+        raise InvalidArgument(f"need at least one start, got {starts}")
     stages = []
     left, steps = int(starts), max(1, int(first_steps))
     if prune:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 
 from effdim import HLCModel
-from effdim.data import load_csv
+from effdim.reading import load_csv
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
 from effdim.scores import SCORES
@@ -56,5 +56,5 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
 
 def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, sep: str = ",", name: str | None = None,
                   progress=None):
-    """:func:`effdim.data.load_csv` of an uploaded file's bytes (its limits, its messages)."""
+    """:func:`effdim.reading.load_csv` of an uploaded file's bytes (its limits, its messages)."""
     return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes, sep=sep, name=name)

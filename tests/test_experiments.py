@@ -330,3 +330,58 @@ def test_studies_carry_the_cs_prior_and_the_generating_concentration():
         HLCStudy(concentration=0)
     with pytest.raises(ValueError, match="unknown CS prior 'x'"):
         LCStudy(cs_prior="x")
+
+
+# ------------------------------------------------------------- damaged cache
+def test_damaged_cache_files_are_named_and_recomputed(tmp_path, capsys):
+    """result {}, a wrong-typed field, a changed value, bad JSON: each named and its job run again."""
+    from effdim.cli import main
+
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    argv = ["experiment", "lc", "--generator", "3:2,2,2,2", "--no-deterministic", "--replicates", "2",
+            "--sizes", "200,400", "--restarts", "1", "--max-iter", "30", "--workers", "1", "--cache-dir", str(cache),
+            "--out", str(out), "--no-plots", "--quiet", "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)["summary"]
+    files = sorted(cache.glob("lc-*.json"))
+    assert len(files) == 4
+
+    def edit(path, change):
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(json.dumps(data))
+
+    edit(files[0], lambda d: d.update(result={}))
+    edit(files[1], lambda d: d["result"]["fits"][0].update(ds="many"))
+    edit(files[2], lambda d: d["result"]["fits"][1].update(bic=123.0))  # a plausible value: only the checksum sees it
+    files[3].write_text(files[3].read_text()[:50])
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["summary"] == first  # recomputed, the same results
+    assert set(captured.err.strip().splitlines()) == {
+        f"effdim: cached job {files[0].name} was changed after it was written (checksum mismatch); computed again",
+        f"effdim: cached job {files[1].name} was changed after it was written (checksum mismatch); computed again",
+        f"effdim: cached job {files[2].name} was changed after it was written (checksum mismatch); computed again",
+        f"effdim: cached job {files[3].name} is not valid JSON (cut short by an interruption?); computed again",
+    }
+    assert main(argv) == 0 and capsys.readouterr().err == ""  # rewritten sound
+
+
+def test_cache_files_without_a_checksum_are_checked_by_schema(tmp_path):
+    """Files written before checksums existed: used when their result fits the study's schema."""
+    from effdim.experiments.runner import _read_cache
+
+    schema = LCStudy(**TINY_LC).schema
+    row = {"model": "2:2,2,2,2", "loglik": -1.0, "bic": -2.0, "bic_plus": -2.0, "cs": -2.0, "cs_plus": -2.0,
+           "aic": -2.0, "ds": 9, "de": 9, "kl_bits": "inf", "degenerate": 0, "card": 2}
+    path = tmp_path / "lc-old.json"
+    path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": [row]}, "seconds": 1.5}))
+    record, why = _read_cache(path, {"x": 1}, schema)
+    assert why is None and record.result["fits"][0]["ds"] == 9
+    for change, words in [({"ds": 9.5}, "result['fits'][0]['ds'] is float, not int"),
+                          ({"degenerate": True}, "result['fits'][0]['degenerate'] is bool, not int"),
+                          ({"model": None}, "result['fits'][0]['model'] is NoneType, not str")]:
+        path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": [{**row, **change}]}, "seconds": 1}))
+        assert _read_cache(path, {"x": 1}, schema) == (None, f"does not hold a valid result ({words})")
+    path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": []}, "seconds": "soon"}))
+    assert _read_cache(path, {"x": 1}, schema) == (None, "'seconds' is str, not a number")

@@ -53,15 +53,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 #: Import cycles the code has today (the modules of each), and why.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"effdim.data", "effdim.csvscan"}):
-        "csvscan raises data's DataError and data reads files through csvscan",
     frozenset({"effdim.model", "effdim.notation"}):
         "HLCModel's str() and parse() call the notation module, which builds HLCModels",
 }
 #: Imports back up the layers the code has today, (importer, imported) -> why.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("effdim.bootstrap", "effdim.experiments.runner"):
-        "the bootstrap runs its refits on the experiment harness's executor",
 }
 #: Modules of the engine that may import a UI library, and why.
 UI_IMPORT_ALLOWED: dict[str, str] = {

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effdim import datasets
-from effdim.data import load_csv
+from effdim.reading import load_csv
 from effdim.distribution import Parameters, observed_distribution, random_parameters
 from effdim.learner import LatentTreeLearner
 from effdim.model import HLCModel

@@ -42,6 +42,8 @@ import io
 from dataclasses import dataclass
 from importlib import resources
 
+from ..data import DataError
+
 __all__ = ["DatasetInfo", "names", "info", "load", "generating_parameters"]
 
 
@@ -132,7 +134,7 @@ def info(name: str) -> DatasetInfo:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown data set {name!r}; bundled: {', '.join(names())}") from None
+        raise DataError(f"unknown data set {name!r}; bundled: {', '.join(names())}") from None
 
 
 def _read(filename: str) -> bytes:
@@ -141,7 +143,7 @@ def _read(filename: str) -> bytes:
 
 def load(name: str):
     """The bundled data set ``name`` as an :class:`effdim.data.Dataset`."""
-    from ..data import load_csv
+    from ..reading import load_csv
 
     entry = info(name)
     return load_csv(io.BytesIO(_read(entry.filename)), count_column="count", name=entry.name)
@@ -162,7 +164,7 @@ def generating_parameters(name: str):
 
     entry = info(name)
     if entry.model is None or entry.parameters_file is None:
-        raise ValueError(f"data set {name!r} is real data; it has no generating parameters")
+        raise DataError(f"data set {name!r} is real data; it has no generating parameters")
     model = HLCModel.parse(entry.model)
     table = pd.read_csv(io.BytesIO(_read(entry.parameters_file)), dtype={"node": str, "parent": str})
     cpts = {}

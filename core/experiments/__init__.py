@@ -14,6 +14,7 @@ a Dask cluster), cached per job on disk so that interrupted runs resume.
 :func:`write_outputs` writes CSV, markdown and HoloViews/Bokeh plots.
 """
 
+from ..errors import InvalidArgument
 from .hlc import PAPER_TABLE2, HLCResult, HLCStudy, climb_all, hlc_job
 from .lc import LCResult, LCStudy, deterministic_parameters, lc_job
 from .runner import DEFAULT_CACHE_DIR, ExperimentError, JobRecord, Progress, RunStats, job_key, run_jobs
@@ -56,14 +57,14 @@ def build_study(name: str, *, quick: bool = False, sizes: str | tuple | None = N
     ``quick`` chooses the quick preset instead of the paper's (``full``);
     ``sizes`` may be a string such as ``"1k,3k,9k"``; other ``changes``
     (``replicates``, ``restarts``, ``seed``, ``generators``, ``deterministic``,
-    ``model``, ...) replace fields when not ``None``. Raises ``ValueError``
-    for an unknown study or a bad setting.
+    ``model``, ...) replace fields when not ``None``. Raises
+    :class:`effdim.errors.InvalidArgument` for an unknown study or a bad setting.
     """
     from .common import parse_sizes
 
     cls = {"lc": LCStudy, "hlc": HLCStudy, "structure": StructureStudy}.get(name)
     if cls is None:
-        raise ValueError(f"unknown study {name!r}; choose lc, hlc or structure")
+        raise InvalidArgument(f"unknown study {name!r}; choose lc, hlc or structure")
     if isinstance(sizes, str):
         sizes = parse_sizes(sizes)
     for key in ("generators", "deterministic"):

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..distribution import Parameters, kl_divergence
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..scores import PAPER_SCORES, SCORES
 from .runner import DEFAULT_CACHE_DIR, run_jobs
@@ -48,26 +49,26 @@ def parse_sizes(text: str) -> tuple[int, ...]:
         try:
             value = float(part) * mult
         except ValueError:
-            raise ValueError(f"sample size {part!r} is not a number") from None
+            raise InvalidArgument(f"sample size {part!r} is not a number") from None
         if value < 1 or value != int(value):
-            raise ValueError(f"sample sizes must be positive whole numbers, got {value:g}")
+            raise InvalidArgument(f"sample sizes must be positive whole numbers, got {value:g}")
         sizes.append(int(value))
     if not sizes:
-        raise ValueError("no sample sizes given")
+        raise InvalidArgument("no sample sizes given")
     return tuple(sizes)
 
 
 def check_config(replicates: int, sizes: tuple[int, ...], scores: tuple[str, ...], restarts: int) -> None:
-    """Raise ``ValueError`` naming the first bad setting."""
+    """Raise :class:`effdim.errors.InvalidArgument` naming the first bad setting."""
     if int(replicates) < 1:
-        raise ValueError(f"replicates must be at least 1, got {replicates}")
+        raise InvalidArgument(f"replicates must be at least 1, got {replicates}")
     if not sizes or any(int(n) < 1 for n in sizes):
-        raise ValueError(f"sample sizes must be positive, got {sizes}")
+        raise InvalidArgument(f"sample sizes must be positive, got {sizes}")
     unknown = [s for s in scores if s not in STUDY_SCORES]
     if unknown or not scores:
-        raise ValueError(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
+        raise InvalidArgument(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
     if int(restarts) < 1:
-        raise ValueError(f"restarts must be at least 1, got {restarts}")
+        raise InvalidArgument(f"restarts must be at least 1, got {restarts}")
 
 
 def kl_bits(truth: Parameters, learned: Parameters) -> float:
@@ -92,6 +93,13 @@ def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
     return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in row.items()}
 
 
+#: A score or KL value: a number, or "inf" (JSON has no infinity).
+_SCORE = (float, int, str)
+#: The schema of :func:`fit_row`.
+FIT_ROW_SCHEMA = {"model": str, "loglik": (float, int), **{SCORES[s].key: _SCORE for s in STUDY_SCORES},
+                  "ds": int, "de": int, "kl_bits": _SCORE, "degenerate": int}
+
+
 def hidden_cards(model: HLCModel) -> str:
     """The paper's short form of the hidden cardinalities, ``"5,3,3"`` (hidden nodes in pre-order)."""
     return ",".join(str(model.card(h)) for h in model.hidden)
@@ -107,16 +115,19 @@ class Study:
 
     prefix = ""
     presets: dict[str, dict[str, Any]] = {}
+    #: What a job's result holds (:func:`effdim.experiments.runner.schema_problem`); a cached result
+    #: that does not fit is recomputed. ``None``: only the cache file's checksum is checked.
+    schema: Any = None
 
     @classmethod
     def preset(cls, name: str, **changes: Any):
         """The study of preset ``name``, with ``changes`` (not None) overriding its fields."""
         if name not in cls.presets:
-            raise ValueError(f"unknown preset {name!r}; choose {' or '.join(sorted(cls.presets))}")
+            raise InvalidArgument(f"unknown preset {name!r}; choose {' or '.join(sorted(cls.presets))}")
         changes = {k: v for k, v in changes.items() if v is not None}
         unknown = sorted(set(changes) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ValueError(f"{cls.__name__} has no setting {unknown[0]!r}")
+            raise InvalidArgument(f"{cls.__name__} has no setting {unknown[0]!r}")
         return cls(**{**cls.presets[name], **changes})
 
     def replicate_jobs(self, common: dict[str, Any]) -> list[dict]:
@@ -143,5 +154,5 @@ class Study:
         ``cached_only``: run nothing; the result holds the cached jobs only (a partial run)."""
         records, stats = run_jobs(self.job, self.jobs(), cache_dir=cache_dir, prefix=self.prefix, executor=executor,
                                   workers=workers, scheduler=scheduler, progress=progress, label=self.prefix,
-                                  cached_only=cached_only)
+                                  cached_only=cached_only, schema=self.schema)
         return self.result(records, stats)

@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..distribution import random_parameters, sample
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..notation import format_model
 from ..search import FitResult, climb, fit, start_model
 from ..scores import PAPER_SCORES, SCORES
-from .common import Study, FIT_COLUMNS, check_config, fit_row, hidden_cards, rng_for
+from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
@@ -163,7 +164,7 @@ class HLCStudy(Study):
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
         object.__setattr__(self, "cs_prior", str(DirichletPrior.parse(self.cs_prior)))
         if not (float(self.concentration) > 0 and math.isfinite(float(self.concentration))):
-            raise ValueError(f"the concentration must be a positive number, got {self.concentration!r}")
+            raise InvalidArgument(f"the concentration must be a positive number, got {self.concentration!r}")
         HLCModel.parse(self.model)
 
     def jobs(self) -> list[dict]:
@@ -175,6 +176,11 @@ class HLCStudy(Study):
 
     job = staticmethod(hlc_job)
     prefix = "hlc"
+    @property
+    def schema(self) -> dict:
+        """What :func:`hlc_job` returns: the distinct fits, and one climb per score of the study."""
+        climb = {"path": [str], "selected": str, "cards": str, "kl_bits": (float, int, str), "fits": int}
+        return {"fits": [{**FIT_ROW_SCHEMA, "cards": str}], "climbs": {s: climb for s in self.scores}}
 
     def result(self, records: list, stats: RunStats) -> "HLCResult":
         """The finished study from its job records."""

@@ -37,12 +37,13 @@ from typing import Any
 import numpy as np
 
 from ..distribution import Parameters, random_parameters, sample
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..regularity import largest_regular_card
 from ..search import sweep
 from ..scores import PAPER_SCORES, SCORES, best_index
-from .common import Study, FIT_COLUMNS, check_config, fit_row, rng_for
+from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
 
@@ -62,14 +63,14 @@ def deterministic_parameters(model: HLCModel, rng: Any = None, n_deterministic: 
     :func:`effdim.distribution.random_parameters`.
     """
     if not model.is_lc:
-        raise ValueError(f"deterministic parameters are defined for LC models, got {model}")
+        raise InvalidArgument(f"deterministic parameters are defined for LC models, got {model}")
     leaves = model.observed[: int(n_deterministic)]
     if len(leaves) < int(n_deterministic) or int(n_deterministic) < 1:
-        raise ValueError(f"{model} has {len(model.observed)} leaves; cannot make {n_deterministic} deterministic")
+        raise InvalidArgument(f"{model} has {len(model.observed)} leaves; cannot make {n_deterministic} deterministic")
     cards = [model.card(o) for o in leaves]
     r = model.card(model.root)
     if r > math.prod(cards):
-        raise ValueError(
+        raise InvalidArgument(
             f"|X| = {r} exceeds the {math.prod(cards)} joint states of {', '.join(leaves)}: "
             "the hidden states cannot be mapped to distinct leaf states"
         )
@@ -99,7 +100,7 @@ def lc_job(config: dict) -> dict:
     elif kind == "deterministic":
         truth = deterministic_parameters(model, param_rng, config["n_deterministic"])
     else:
-        raise ValueError(f"unknown generator kind {kind!r}")
+        raise InvalidArgument(f"unknown generator kind {kind!r}")
     data = sample(truth, int(n), rng_for(seed, "lc-data", gen, kind, rep, n))
     fits = sweep(
         data, model, model.root, config["cards"], restarts=config["restarts"],
@@ -143,10 +144,10 @@ class LCStudy(Study):
         object.__setattr__(self, "cs_prior", str(DirichletPrior.parse(self.cs_prior)))
         models = [HLCModel.parse(g) for g in self.generators + self.deterministic]
         if not models:
-            raise ValueError("no generating models")
+            raise InvalidArgument("no generating models")
         leaves = {tuple(m.card(o) for o in m.observed) for m in models}
         if any(not m.is_lc for m in models) or len(leaves) != 1:
-            raise ValueError("the generating models must be LC models over the same observed variables")
+            raise InvalidArgument("the generating models must be LC models over the same observed variables")
         for g in self.deterministic:
             deterministic_parameters(HLCModel.parse(g), 0, self.n_deterministic)  # validates |X| vs leaves
 
@@ -180,6 +181,7 @@ class LCStudy(Study):
 
     job = staticmethod(lc_job)
     prefix = "lc"
+    schema = {"fits": [{**FIT_ROW_SCHEMA, "card": int}]}  # lc_job's result
 
     def result(self, records: list, stats: RunStats) -> "LCResult":
         """The finished study from its job records."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..scores import SCORES
+from .runner import ExperimentError
 
 __all__ = ["lc_figure", "lc_overview", "hlc_figure", "structure_figure", "save_html", "render_png", "find_chromium"]
 
@@ -80,7 +81,7 @@ def lc_summary_figure(summary: Any, label: str):
     hv = _hv()
     d = summary[summary["label"] == label]
     if d.empty:
-        raise ValueError(f"no results for generating model {label!r}")
+        raise InvalidArgument(f"no results for generating model {label!r}")
     reps = int(d["replicates"].min())
     fit = _curves(hv, d, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
                   f"KL: {label}, {reps} replicates", logy=True, legend="bottom_left")
@@ -187,7 +188,7 @@ def render_png(obj: Any, path: str | os.PathLike, title: str, *, size: tuple[int
                "--virtual-time-budget=15000", f"--screenshot={path.resolve()}", html.resolve().as_uri()]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0 or not path.exists():
-        raise RuntimeError(f"chromium could not render {path.name}: {proc.stderr.strip()[-300:]}")
+        raise ExperimentError(f"chromium could not render {path.name}: {proc.stderr.strip()[-300:]}")
     return path
 
 

@@ -1,9 +1,9 @@
-"""Running independent experiment jobs: executors, an on-disk cache, progress.
+"""Running independent experiment jobs: an on-disk cache and progress over the engine's executor.
 
 The studies of Sections 5 and 6 (:mod:`effdim.experiments.lc`,
 :mod:`effdim.experiments.hlc`) are made of many independent jobs: one data set
 sampled from one random parametrization, with its model fits. This module runs
-such jobs
+such jobs through :func:`effdim.executor.run_each`
 
 * in the calling process (``executor="serial"``; tests and debugging),
 * in local worker processes (``executor="processes"``, the default:
@@ -31,12 +31,12 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import EffdimError
+from ..errors import EffdimError, InvalidArgument
+from ..executor import run_each
 
 __all__ = [
     "CACHE_FORMAT",
@@ -91,6 +91,8 @@ class RunStats:
     executor: str = ""
     workers: int = 0
     failures: list[str] = field(default_factory=list)
+    #: Cached files that could not be used, each ``"<file name> <why>"``; their jobs ran again.
+    damaged: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +104,7 @@ class RunStats:
             "job_seconds": round(self.job_seconds, 3),
             "executor": self.executor,
             "workers": self.workers,
+            "damaged": list(self.damaged),
         }
 
 
@@ -116,31 +119,86 @@ def _cache_path(cache_dir: Path, prefix: str, key: str) -> Path:
     return cache_dir / f"{prefix}-{key[:24]}.json"
 
 
-def _read_cache(path: Path, config: dict) -> JobRecord | None:
-    """The cached record at ``path`` if it is complete and belongs to ``config``, else ``None``."""
+#: A schema of a job's result: a type (or tuple of types) a value must have, a dict of required keys
+#: and their schemas, or a one-item list: a list whose every item has that schema.
+Schema = Any
+
+
+def schema_problem(value: Any, schema: Schema, where: str = "result") -> str | None:
+    """The first place where ``value`` does not fit ``schema`` (in words), or ``None``; no recursion.
+
+    >>> schema_problem({"fits": [{"ds": 3}, {"ds": "x"}]}, {"fits": [{"ds": int}]})
+    "result['fits'][1]['ds'] is str, not int"
+    """
+    stack = [(value, schema, where)]
+    while stack:
+        value, schema, where = stack.pop()
+        if isinstance(schema, dict):
+            if not isinstance(value, dict):
+                return f"{where} is {type(value).__name__}, not an object"
+            for key in reversed(list(schema)):
+                if key not in value:
+                    return f"{where} has no {key!r}"
+                stack.append((value[key], schema[key], f"{where}[{key!r}]"))
+        elif isinstance(schema, list):
+            if not isinstance(value, list):
+                return f"{where} is {type(value).__name__}, not a list"
+            stack.extend((item, schema[0], f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
+        else:
+            types = schema if isinstance(schema, tuple) else (schema,)
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                names = " or ".join(t.__name__ for t in types)
+                return f"{where} is {type(value).__name__}, not {names}"
+    return None
+
+
+def _checksum(config: dict, result: dict, seconds: float) -> str:
+    """SHA-256 of a record's canonical JSON: any change to a cached file's config, result or time shows."""
+    text = json.dumps({"config": config, "result": result, "seconds": seconds}, sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_cache(path: Path, config: dict, schema: Schema = None) -> tuple[JobRecord | None, str | None]:
+    """``(record, None)`` for a sound cached job; ``(None, why)`` for a damaged one; ``(None, None)`` if absent.
+
+    A sound file belongs to ``config``, carries the checksum of what it holds
+    (files written before checksums existed have none: their result is
+    checked against ``schema`` only), and its result fits ``schema``.
+    """
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None  # missing, or cut short by an interruption: recompute
-    if not isinstance(data, dict) or data.get("config") != config or not isinstance(data.get("result"), dict):
-        return None
-    return JobRecord(config=config, result=data["result"], seconds=float(data.get("seconds", 0.0)), cached=True)
+        text = path.read_text()
+    except OSError:
+        return None, None  # not cached
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, "is not valid JSON (cut short by an interruption?)"
+    if not isinstance(data, dict):
+        return None, "is not a cached job"
+    if data.get("config") != config:
+        return None, "holds another job's configuration"
+    result, seconds = data.get("result"), data.get("seconds", 0.0)
+    if not isinstance(result, dict):
+        return None, "has no result"
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None, f"'seconds' is {type(seconds).__name__}, not a number"
+    if "checksum" in data and data["checksum"] != _checksum(config, result, seconds):
+        return None, "was changed after it was written (checksum mismatch)"
+    problem = schema_problem(result, schema) if schema is not None else None
+    if problem is not None:
+        return None, f"does not hold a valid result ({problem})"
+    return JobRecord(config=config, result=result, seconds=float(seconds), cached=True), None
 
 
 def _write_cache(path: Path, record: JobRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     payload = {"config": record.config, "result": record.result, "seconds": record.seconds,
+               "checksum": _checksum(record.config, record.result, record.seconds),
                "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     tmp.write_text(json.dumps(payload, sort_keys=True))
     os.replace(tmp, path)  # atomic: a reader never sees half a file
-
-
-def _timed(fn: JobFn, config: dict) -> tuple[dict, float]:
-    """Run one job and time it (module level so that it pickles to workers)."""
-    start = time.perf_counter()
-    result = fn(config)
-    return result, time.perf_counter() - start
 
 
 # ------------------------------------------------------------------ progress
@@ -217,6 +275,7 @@ def run_jobs(
     progress: bool | Progress = True,
     label: str = "",
     cached_only: bool = False,
+    schema: Schema = None,
 ) -> tuple[list[JobRecord], RunStats]:
     """Run ``fn`` on every config, reusing cached results; return records in ``configs`` order.
 
@@ -247,6 +306,11 @@ def run_jobs(
         :class:`Progress` instance.
     cached_only:
         Read the cache, run nothing (needs ``cache_dir``).
+    schema:
+        What a result must hold (:func:`schema_problem`). A cached file that
+        is damaged, changed after it was written (its checksum), or whose
+        result does not fit is named in :attr:`RunStats.damaged` and the job
+        recomputed (with ``cached_only``: counted as missing).
 
     Raises
     ------
@@ -257,7 +321,7 @@ def run_jobs(
     """
     t0 = time.perf_counter()
     if cached_only and cache_dir is None:
-        raise ValueError("reading only cached jobs needs a cache directory")
+        raise InvalidArgument("reading only cached jobs needs a cache directory")
     configs = [dict(c) for c in configs]
     cache = Path(cache_dir) if cache_dir is not None else None
     keys = [job_key(fn, c) for c in configs]
@@ -265,13 +329,17 @@ def run_jobs(
     for k, c in zip(keys, configs):
         unique.setdefault(k, c)
     records: dict[str, JobRecord] = {}
+    damaged: list[str] = []
     if cache is not None:
         for k, c in unique.items():
-            rec = _read_cache(_cache_path(cache, prefix, k), c)
+            path = _cache_path(cache, prefix, k)
+            rec, why = _read_cache(path, c, schema)
             if rec is not None:
                 records[k] = rec
+            elif why is not None:
+                damaged.append(f"{path.name} {why}")
     pending = [k for k in unique if k not in records]
-    stats = RunStats(total=len(unique), cached=len(records))
+    stats = RunStats(total=len(unique), cached=len(records), damaged=damaged)
     if cached_only:
         stats.missing, pending = len(pending), []
     bar = progress if isinstance(progress, Progress) else Progress(len(unique), label, enabled=bool(progress))
@@ -289,25 +357,8 @@ def run_jobs(
     def fail(k: str, err: BaseException) -> None:
         stats.failures.append(f"{json.dumps(unique[k], sort_keys=True)}: {type(err).__name__}: {err}")
 
-    if scheduler is not None:
-        stats.executor = "dask"
-        stats.workers = _run_dask(fn, unique, pending, scheduler, finish, fail)
-    elif executor == "serial" or not pending:
-        stats.executor, stats.workers = "serial", 1
-        for k in pending:
-            try:
-                result, seconds = _timed(fn, unique[k])
-            except Exception as err:  # noqa: BLE001 - reported together at the end
-                fail(k, err)
-                continue
-            finish(k, result, seconds)
-    elif executor == "processes":
-        n = max(1, min(int(workers or os.cpu_count() or 1), len(pending)))
-        stats.executor, stats.workers = "processes", n
-        _run_pool(fn, unique, pending, n, finish, fail)
-    else:
-        raise ValueError(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
-
+    stats.executor, stats.workers = run_each(fn, unique, pending, finish, fail, executor=executor,
+                                             workers=workers, scheduler=scheduler)
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
     if stats.failures:
@@ -315,55 +366,3 @@ def run_jobs(
             f"{len(stats.failures)} of {len(unique)} jobs failed (the others are cached); first: {stats.failures[0]}"
         )
     return [records[k] for k in keys if k in records], stats
-
-
-def _settle(future, key, finish, fail) -> None:
-    """Hand a finished future's ``(result, seconds)`` to ``finish``, or its error to ``fail``."""
-    try:
-        result, seconds = future.result()
-    except Exception as err:  # noqa: BLE001 - a failed job must not stop the others
-        fail(key, err)
-        return
-    finish(key, result, seconds)
-
-
-def _run_pool(fn, unique, pending, n, finish, fail) -> None:
-    pool = ProcessPoolExecutor(max_workers=n)
-    try:
-        futures = {pool.submit(_timed, fn, unique[k]): k for k in pending}
-        waiting = set(futures)
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-            for fut in done:
-                _settle(fut, futures[fut], finish, fail)
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _run_dask(fn, unique, pending, scheduler, finish, fail) -> int:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ExperimentError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        workers = len(client.scheduler_info().get("workers", {}))
-        if not pending:
-            return workers
-        futures = {}
-        for k in pending:
-            fut = client.submit(_timed, fn, unique[k], pure=False, key=f"effdim-{k[:24]}-{time.time_ns()}")
-            futures[fut] = k
-        try:
-            for fut in as_completed(list(futures)):
-                _settle(fut, futures[fut], finish, fail)
-        except BaseException:
-            client.cancel(list(futures))
-            raise
-        return workers
-    finally:
-        if own:
-            client.close()

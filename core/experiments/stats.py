@@ -24,6 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InvalidArgument
+
 __all__ = ["TESTS", "mean_se", "paired_pvalue", "mark_best", "pvalues_against_best"]
 
 TESTS = ("t", "wilcoxon")
@@ -44,11 +46,11 @@ def paired_pvalue(a: Sequence[float], b: Sequence[float], test: str = "t") -> fl
     from scipy import stats
 
     if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}; choose from {', '.join(TESTS)}")
+        raise InvalidArgument(f"unknown test {test!r}; choose from {', '.join(TESTS)}")
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     if x.shape != y.shape:
-        raise ValueError(f"paired samples need the same length, got {x.size} and {y.size}")
+        raise InvalidArgument(f"paired samples need the same length, got {x.size} and {y.size}")
     d = x - y
     if d.size < 2 or not np.any(d != 0):
         return 1.0

@@ -1,0 +1,320 @@
+"""Reading a data file of any format into a :class:`effdim.data.Dataset`: the one function every face calls.
+
+:func:`read_data` takes a path (the CLI) or bytes with a file name (the
+dashboard's upload) and returns a :class:`Loaded`: the data and how they
+were read (format, encoding, separator, columns left out), which each face
+shows in one line (:meth:`Loaded.description`). It is pure: no global state,
+every limit an argument, so a server can call it in a worker thread or
+process.
+
+Formats, told by the file's first bytes, else by its name's extension:
+
+* CSV (also ``.tsv``, ``.txt``): :mod:`effdim.csvscan` detects the encoding
+  and the separator;
+* SPSS ``.sav``/``.zsav`` (pyreadstat), Stata ``.dta`` (pandas): the value
+  labels stored in the file become the category labels, in the order of
+  their codes;
+* Excel ``.xlsx`` (openpyxl): the first sheet, its first row the header;
+* Parquet (pyarrow).
+
+Every rule of :mod:`effdim.data` applies to all of them, with the same
+one-line :class:`effdim.data.DataError` messages; a file the format's
+library cannot read is refused with a message naming the file and the
+format, never the library's traceback.
+
+Examples
+--------
+>>> loaded = read_data(b"a;b\\n1;x\\n2;y\\n", name="demo.csv")
+>>> loaded.dataset.columns, loaded.description()
+(('a', 'b'), 'CSV, UTF-8, fields separated by semicolons')
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import (
+    COUNT_COLUMN_NAMES,
+    MISSING_TOKENS,
+    Column,
+    DataError,
+    Dataset,
+    column_of,
+    from_columns,
+)
+
+__all__ = ["DEFAULT_MAX_COLUMNS", "FORMATS", "Loaded", "load_csv", "read_data"]
+
+#: Format name -> the words shown.
+FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
+_EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".sav": "sav", ".zsav": "sav", ".dta": "dta",
+               ".xlsx": "xlsx", ".xlsm": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
+#: Columns a data file may have (a survey has tens to hundreds of items).
+DEFAULT_MAX_COLUMNS = 2_000
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A data file as read: the data, and how (for the one line each face shows)."""
+
+    dataset: Dataset
+    format: str
+    encoding: str | None = None
+    separator: str | None = None
+    #: Columns left out for having more than ``max_states`` distinct values (``too_many_states="drop"``),
+    #: name -> the distinct values seen before it was left out.
+    dropped: tuple[tuple[str, int], ...] = ()
+
+    def description(self) -> str:
+        """``'CSV, Latin-1, fields separated by semicolons'``: what was detected or given."""
+        from .csvscan import ENCODINGS, SEPARATORS
+
+        parts = [FORMATS[self.format]]
+        if self.encoding is not None:
+            parts.append(ENCODINGS[self.encoding])
+        if self.separator is not None:
+            parts.append(f"fields separated by {SEPARATORS.get(self.separator, repr(self.separator))}")
+        return ", ".join(parts)
+
+
+def read_data(
+    source: str | os.PathLike | io.IOBase | bytes,
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    count_column: str | None = "auto",
+    missing: Sequence[str] = MISSING_TOKENS,
+    max_bytes: int = 50_000_000,
+    max_columns: int | None = DEFAULT_MAX_COLUMNS,
+    max_states: int = 50,
+    too_many_states: str = "refuse",
+) -> Loaded:
+    """Read a data file (path, open file or bytes) into a :class:`Loaded`.
+
+    Parameters
+    ----------
+    name:
+        The file's name (for bytes: its extension may tell the format, and it
+        names the data in messages); default: the path's file name.
+    format:
+        ``"csv"``, ``"sav"``, ``"dta"``, ``"xlsx"`` or ``"parquet"``; default:
+        detected (module docstring).
+    sep, encoding:
+        CSV only; ``None`` detects them (:mod:`effdim.csvscan`).
+    count_column, missing:
+        As in :func:`effdim.data.load_csv`.
+    max_bytes, max_columns:
+        Larger files and wider headers are refused before any cell is parsed.
+    max_states:
+        Most distinct values of a column (a count column excepted).
+    too_many_states:
+        ``"refuse"`` such a column (a :class:`DataError`), or ``"drop"`` it
+        and list it in :attr:`Loaded.dropped` (the dashboard lets the user
+        pick the columns).
+    """
+    from .csvscan import read_bytes, read_cells
+
+    if too_many_states not in ("refuse", "drop"):
+        raise DataError(f"too_many_states must be 'refuse' or 'drop', got {too_many_states!r}")
+    raw, file_name = read_bytes(source, max_bytes)
+    shown = name or file_name
+    kind = format or _format(raw, name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""))
+    if kind not in FORMATS:
+        raise DataError(f"{shown}: unknown data format {kind!r}; use one of {', '.join(FORMATS)}")
+    if kind != "csv" and (sep is not None or encoding is not None):
+        which = "a separator" if sep is not None else "an encoding"
+        raise DataError(f"{shown}: {which} applies to CSV files only, not to a {FORMATS[kind]} file")
+    if kind == "csv":
+        unlimited = _count_candidates(count_column)
+        cells = read_cells(raw, sep=sep, encoding=encoding, max_bytes=max_bytes, max_columns=max_columns,
+                           max_states=max_states, unlimited=unlimited, ignore=set(missing),
+                           drop_wide=too_many_states == "drop", name=shown)
+        header, columns = _kept(cells.header, cells.columns)
+        lines = cells.lines
+        dataset = from_columns(header, columns, len(lines), lambda i: f"line {lines[i]}",
+                               count_column=count_column, max_states=max_states, missing=missing, source=shown,
+                               sep=cells.separator)
+        return Loaded(dataset, "csv", cells.encoding, cells.separator, tuple(cells.dropped.items()))
+    frame, labels = _read_frame(raw, kind, shown)
+    return _from_frame(frame, labels, kind, shown, count_column=count_column, missing=missing,
+                       max_columns=max_columns, max_states=max_states, too_many_states=too_many_states)
+
+
+def _format(raw: bytes, name: str) -> str:
+    """The format told by the first bytes (magic numbers), else by the name's extension, else CSV."""
+    if raw.startswith((b"$FL2", b"$FL3")):
+        return "sav"
+    if raw.startswith(b"PAR1"):
+        return "parquet"
+    if raw.startswith(b"PK\x03\x04") and name.lower().endswith((".xlsx", ".xlsm")):
+        return "xlsx"
+    if raw.startswith(b"<stata_dta>") or raw[:1] in (b"\x72", b"\x73", b"\x71", b"\x6f") and \
+            name.lower().endswith(".dta"):
+        return "dta"
+    extension = os.path.splitext(name.lower())[1]
+    if extension in _EXTENSIONS:
+        return _EXTENSIONS[extension]
+    if raw.startswith(b"PK\x03\x04"):
+        return "xlsx"
+    return "csv"
+
+
+def _count_candidates(count_column: str | None) -> set[str]:
+    """Columns exempt from the distinct-values limit, lower-cased: the ones that may hold counts."""
+    if count_column is None:
+        return set()
+    if count_column == "auto":
+        return set(COUNT_COLUMN_NAMES)
+    return {count_column.lower()}
+
+
+def _kept(header: list[str], columns: list[Column | None]) -> tuple[list[str], list[Column]]:
+    keep = [j for j, c in enumerate(columns) if c is not None]
+    return [header[j] for j in keep], [columns[j] for j in keep]
+
+
+# ------------------------------------------------------------------ other formats
+def _read_frame(raw: bytes, kind: str, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
+    """The file as a DataFrame and its value labels (column -> {code: label}); one-line errors."""
+    try:
+        if kind == "sav":
+            return _read_sav(raw, name)
+        if kind == "dta":
+            return _read_dta(raw)
+        if kind == "xlsx":
+            return pd.read_excel(io.BytesIO(raw), sheet_name=0, dtype=object, engine="openpyxl"), {}
+        return pd.read_parquet(io.BytesIO(raw)), {}
+    except DataError:
+        raise
+    except ImportError as err:
+        raise DataError(f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; "
+                        "install it with pip") from None
+    except Exception as err:  # noqa: BLE001 - each library has its own errors for a damaged file
+        reason = " ".join(str(err).split())[:120] or type(err).__name__
+        raise DataError(f"{name}: not a readable {FORMATS[kind]} file ({reason})") from None
+
+
+def _read_sav(raw: bytes, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
+    import tempfile
+
+    import pyreadstat
+
+    # pyreadstat reads from a path only
+    with tempfile.NamedTemporaryFile(suffix=".sav") as fh:
+        fh.write(raw)
+        fh.flush()
+        frame, meta = pyreadstat.read_sav(fh.name, apply_value_formats=False, user_missing=False)
+    labels = {column: dict(meta.variable_value_labels.get(column, {})) for column in frame.columns}
+    return frame, {c: v for c, v in labels.items() if v}
+
+
+def _read_dta(raw: bytes) -> tuple[pd.DataFrame, dict[str, dict]]:
+    """A Stata file; labelled columns come back as categoricals whose categories are the labels,
+    ordered by the values they label (pandas' ``convert_categoricals``)."""
+    return pd.read_stata(io.BytesIO(raw), convert_categoricals=True, order_categoricals=True), {}
+
+
+def _from_frame(frame: pd.DataFrame, labels: dict[str, dict], kind: str, name: str, *, count_column: str | None,
+                missing: Sequence[str], max_columns: int | None, max_states: int,
+                too_many_states: str) -> Loaded:
+    """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes."""
+    if max_columns is not None and frame.shape[1] > max_columns:
+        raise DataError(f"{name}: the file has {frame.shape[1]:,} columns, more than the limit of {max_columns:,}")
+    header = [str(c) for c in frame.columns]
+    unlimited = _count_candidates(count_column)
+    columns: list[Column | None] = []
+    dropped = []
+    ignore = set(missing)
+    for j, h in enumerate(header):
+        column = _labelled(frame.iloc[:, j], labels.get(frame.columns[j], {}))
+        distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
+        if too_many_states == "drop" and h.strip().lower() not in unlimited and distinct > max_states:
+            dropped.append((h, distinct))
+            columns.append(None)
+        else:
+            columns.append(column)
+    header, kept = _kept(header, columns)
+    dataset = from_columns(header, kept, len(frame), lambda i: f"row {i + 1}", count_column=count_column,
+                           max_states=max_states, missing=missing, source=name)
+    return Loaded(dataset, kind, dropped=tuple(dropped))
+
+
+def _labelled(series: pd.Series, value_labels: dict) -> Column:
+    """A column whose values have labels: each labelled value becomes its label, ordered by value."""
+    column = column_of(series)
+    if not value_labels:
+        return column
+
+    def as_key(v: Any) -> Any:
+        return int(v) if isinstance(v, (float, np.floating)) and float(v).is_integer() else v
+
+    labels = {as_key(k): str(v) for k, v in value_labels.items()}
+    present = sorted({as_key(u) for u in column.uniques},
+                     key=lambda v: (not isinstance(v, (int, float)), v if isinstance(v, (int, float)) else str(v)))
+    ordered = list(dict.fromkeys(labels.get(v, str(v)) for v in present))
+    uniques = [labels.get(as_key(u), str(as_key(u))) for u in column.uniques]
+    return Column(column.codes, uniques, ordered)
+
+
+def load_csv(
+    path_or_buffer: str | os.PathLike | io.IOBase | bytes,
+    *,
+    count_column: str | None = "auto",
+    max_states: int = 50,
+    max_bytes: int = 50_000_000,
+    missing: Sequence[str] = MISSING_TOKENS,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    max_columns: int | None = None,
+) -> Dataset:
+    """Load a CSV file of categorical data (:func:`read_data` for every format), as a :class:`Dataset`.
+
+    Parameters
+    ----------
+    path_or_buffer:
+        A file path, an open file (text or binary), or the raw bytes.
+    count_column:
+        ``"auto"`` (default): a column named one of :data:`COUNT_COLUMN_NAMES`
+        (case-insensitive) whose values are all non-negative numbers holds the
+        counts; ``None``: every row counts once; a name: that column holds the
+        counts (an error if a count is missing, negative or not a number).
+    max_states:
+        A column with more distinct values is rejected as probably continuous.
+    max_bytes:
+        Larger files are rejected before being read.
+    missing:
+        Cell texts (after stripping white space) that mean "missing".
+    name:
+        The :attr:`Dataset.source`; default: the file name.
+    sep, encoding:
+        The one-character field separator and the text encoding; ``None``
+        (default) detects them (:mod:`effdim.csvscan`).
+    max_columns:
+        A header with more columns is rejected before any cell is parsed.
+
+    Raises
+    ------
+    DataError
+        For every rule in :mod:`effdim.data`'s docstring; the message names the
+        column, the 1-based file line and the value at fault.
+
+    Examples
+    --------
+    >>> load_csv(b"a,b\\n1,x\\n1,y\\n")
+    Traceback (most recent call last):
+    ...
+    effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
+    """
+    return read_data(path_or_buffer, format="csv", count_column=count_column, max_states=max_states,
+                     max_bytes=max_bytes, missing=missing, name=name, sep=sep, encoding=encoding,
+                     max_columns=max_columns).dataset

@@ -1,0 +1,134 @@
+"""Inputs that once gave the CLI a traceback: each is now one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+from effdim.cli import main
+from effdim.model import MAX_DEPTH
+
+
+def one_line_error(capsys, *argv) -> str:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    assert status == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def chain(depth: int) -> str:
+    """A tree whose hidden nodes form a path ``depth`` levels deep (every hidden node regular)."""
+    return "2(" * depth + "2,2" + ",2)" * depth
+
+
+def test_a_cardinality_of_5000_digits(capsys):
+    line = one_line_error(capsys, "dims", "3:" + "9" * 5000 + ",2")
+    assert "a cardinality of 5,000 digits is larger than the limit" in line
+
+
+def test_cardinality_above_the_model_limit_names_the_node(capsys, tmp_path):
+    path = tmp_path / "big.json"
+    nodes = [{"name": "H", "card": 2, "hidden": True}, {"name": "A", "card": 10**150, "hidden": False},
+             {"name": "B", "card": 2, "hidden": False}]
+    path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]]}))
+    line = one_line_error(capsys, "dims", str(path))
+    assert line == "effdim: node 'A': cardinality about 1e150 (151 digits) is larger than the limit 1e100"
+
+
+@pytest.mark.parametrize("name", [["a"], {"x": 1}, 7, None])
+def test_json_model_whose_name_is_not_text(capsys, tmp_path, name):
+    path = tmp_path / "m.json"
+    nodes = [{"name": name, "card": 2, "hidden": True}, {"name": "A", "card": 2, "hidden": False},
+             {"name": "B", "card": 2, "hidden": False}]
+    path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]]}))
+    assert "nodes[0]: 'name' must be text" in one_line_error(capsys, "dims", str(path))
+
+
+def test_json_edges_and_root_must_be_names(capsys, tmp_path):
+    path = tmp_path / "m.json"
+    nodes = [{"name": "H", "card": 2, "hidden": True}, {"name": "A", "card": 2, "hidden": False},
+             {"name": "B", "card": 2, "hidden": False}]
+    path.write_text(json.dumps({"nodes": nodes, "edges": [["H", ["A"]], ["H", "B"]]}))
+    assert "edges[0] must be a [parent, child] pair of names" in one_line_error(capsys, "dims", str(path))
+    path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]], "root": ["H"]}))
+    assert "'root' must be a node's name" in one_line_error(capsys, "regularize", str(path))
+
+
+def test_notation_nested_1000_deep(capsys):
+    line = one_line_error(capsys, "dims", chain(1000))
+    assert f"the tree is nested more than {MAX_DEPTH} levels deep (the limit)" in line
+
+
+def test_json_model_1000_levels_deep(capsys, tmp_path):
+    depth = 1000
+    nodes = [{"name": f"H{i}", "card": 2, "hidden": True} for i in range(depth)]
+    nodes += [{"name": f"O{i}", "card": 2, "hidden": False} for i in range(depth + 1)]
+    edges = [[f"H{i}", f"H{i + 1}"] for i in range(depth - 1)] + [[f"H{i}", f"O{i}"] for i in range(depth)]
+    edges.append([f"H{depth - 1}", f"O{depth}"])
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps({"nodes": nodes, "edges": edges}))
+    assert f"the tree is more than {MAX_DEPTH} levels deep below 'H0'" in one_line_error(capsys, "dims", str(path))
+    path.write_text('{"nodes": ' + "[" * 100_000 + "]" * 100_000 + ', "edges": []}')
+    assert "nested too deeply" in one_line_error(capsys, "dims", str(path))
+
+
+def test_trees_as_deep_as_the_limit_still_work(capsys):
+    from effdim import parse_model
+
+    model = parse_model(chain(MAX_DEPTH))
+    assert len(model.hidden) == MAX_DEPTH and str(parse_model(str(model))) == str(model)
+    assert main(["regularize", chain(MAX_DEPTH)]) == 0
+    capsys.readouterr()
+    assert "nested more than" in one_line_error(capsys, "regularize", chain(MAX_DEPTH + 1))
+
+
+def test_dims_of_an_lc_model_with_15000_binary_leaves(capsys):
+    status = main(["dims", "3:" + ",".join(["2"] * 15_000)])
+    out, err = capsys.readouterr()
+    assert status == 0 and err == ""
+    assert "ds 45002" in out and "dc about 2.818e4515" in out  # 2**15000 - 1: too long to print exactly
+
+
+def test_json_output_of_numbers_too_long_to_print(capsys):
+    from effdim.cli import _emit_json
+
+    _emit_json({"dc": 2**15000 - 1, "local": [{"dp": 10**5000, "ds": 7}], "pair": (1, 2)})
+    assert json.loads(capsys.readouterr().out) == {"dc": "about 2.818e4515",
+                                                  "local": [{"dp": "about 1.000e5000", "ds": 7}], "pair": [1, 2]}
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["dims", "3:2,2,2", "--seed", "-1"], "--seed: expected a seed from 0 to 2**63 - 1, got -1"),
+    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "-5"], "expected a seed from 0"),
+    (["app", "--port", "99999999"], "--port: expected a port from 0 to 65535, got 99999999"),
+    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", "ab"], "--sep: expected one character"),
+    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", ";"], "--sep and --encoding apply to data files"),
+])
+def test_bad_options(capsys, argv, words):
+    assert words in one_line_error(capsys, *argv)
+
+
+@pytest.mark.parametrize("command", [["fit", "--model", "2:4,2,2"], ["sweep", "--max-card", "2"], ["learn"]])
+def test_csv_cell_of_4400_digits(capsys, tmp_path, command):
+    big = "9" * 4400
+    rows = [f"{big if i == 0 else i % 3},{i % 2},{(i // 2) % 2}" for i in range(30)]
+    path = tmp_path / "big.csv"
+    path.write_text("a,b,c\n" + "\n".join(rows) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a Python warning line on stderr is not output either
+        status = main([command[0], str(path), *command[1:], "--restarts", "1", "--quiet", "--max-iter", "20"])
+    out, err = capsys.readouterr()
+    assert status == 0 and err == "", err
+    if command[0] == "learn":  # its fits stop at --max-iter 20: said as lines of the output
+        assert "warning: " in out and "without converging" in out
+
+
+def test_count_column_of_1e308_names_the_column(capsys, tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("a,b,count\n0,1,1e308\n1,0,1e308\n0,0,3\n")
+    line = one_line_error(capsys, "fit", str(path), "--model", "2:2,2")
+    assert line == ("effdim: c.csv: the counts in column 'count' sum to inf, more than 1e+15; "
+                    "no survey is that large: is it a count column?")
