@@ -22,7 +22,7 @@ the output's document, but until the document's views are built Panel's
 browser side drops every update it receives. Run All of the example
 notebook edits the model in the next cell while the dashboard's output is
 still being built, so some of those updates were lost: the tree stayed on
-the old model in 3 of 6 runs while the table showed the new one (issue 9).
+the old model in 3 of 6 runs while the table showed the new one.
 :class:`RenderGate` shows a one-line placeholder first and puts the
 dashboard in only once the browser reports the placeholder drawn; edits made
 before then change the Python state alone, and the dashboard is drawn from

@@ -1,4 +1,4 @@
-"""``effdim app --processes 2`` in the browser (issue 8): every page works whichever process serves it.
+"""``effdim app --processes 2`` in the browser: every page works whichever process serves it.
 
 With two server processes a page's HTTP request and its websocket can reach
 different processes (the kernel hands each new connection to either); the
