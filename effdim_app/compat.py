@@ -21,7 +21,7 @@ from panel.io.resources import CDN_DIST, DIST_DIR
 from panel.io.state import set_curdoc, state
 from panel.models.comm_manager import CommManager
 
-__all__ = ["CDN_DIST", "DIST_DIR", "DIRECT_COMM_JS", "document_stylesheets", "is_notebook_output",
+__all__ = ["CDN_DIST", "DIST_DIR", "DIRECT_COMM_JS", "SERVER_MODELS_KNOWN_JS", "document_stylesheets", "is_notebook_output",
            "model_of", "one_notebook_message"]
 
 # CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
@@ -96,6 +96,37 @@ function directComm(view) {
     comm._document_changed = (event) => {
       if (event.sync !== false) {
         changed(event)
+      }
+    }
+  }
+}
+"""
+
+
+#: Browser side (BokehJS): models the server sent stay known to the server. BokehJS's ``Document`` marks every
+#: model it decodes from a server patch as new (``_new_models``, in ``_apply_json_patch``) until the browser next
+#: sends a patch of its own, and sends new models in full. So when the first thing a model sent by the server
+#: does is send an event (a file dropper the server put in place of the previous one, uploading), the event
+#: carries the whole model: the server warns ``reference already known`` and, had it dropped the model
+#: meanwhile, would make a stray copy. After each patch from the server this takes its models off the new
+#: ones. Defines ``serverModelsKnown(view)``; run once per document.
+SERVER_MODELS_KNOWN_JS = """
+function serverModelsKnown(view) {
+  const doc = view.model.document
+  if (doc == null || doc.effdimServerModelsKnown || !(doc._new_models instanceof Set)) {
+    return
+  }
+  doc.effdimServerModelsKnown = true
+  const apply = doc.apply_json_patch.bind(doc)
+  doc.apply_json_patch = (...args) => {
+    const before = new Set(doc._new_models)
+    try {
+      return apply(...args)
+    } finally {
+      for (const model of [...doc._new_models]) {
+        if (!before.has(model)) {
+          doc._new_models.delete(model)
+        }
       }
     }
   }

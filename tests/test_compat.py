@@ -109,3 +109,17 @@ def test_the_browser_comm_can_be_made_direct():
     assert re.search(r"_document_listener=(\w+)=>this\._document_changed\(\1\)", bundle), broken(
         "panel.min.js's CommManager no longer sends the document's changes through this._document_changed")
     assert "panel.models.comm_manager.CommManager" in compat.DIRECT_COMM_JS
+
+
+def test_bokehjs_counts_models_from_the_server_as_new_until_the_browser_sends_a_patch():
+    """What ``SERVER_MODELS_KNOWN_JS`` corrects: the decoded models go into ``_new_models``, which a patch
+    from the browser sends in full; ``apply_json_patch`` is the document's entry point for a server patch."""
+    bundle = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(encoding="utf-8")
+    assert re.search(r"apply_json_patch\(\w+,\w+=new Map\)\{", bundle), broken(
+        "BokehJS's Document.apply_json_patch(patch, buffers) is gone")
+    assert re.search(r"new \w+\.Deserializer\(this\.resolver,this\._all_models,\(\w+=>\{\w+\.attach_document\(this\),"
+                     r"this\._new_models\.add\(\w+\)", bundle), broken(
+        "BokehJS no longer adds the models of a server patch to Document._new_models: drop "
+        "SERVER_MODELS_KNOWN_JS if they are now known")
+    assert re.search(r"for\(const \w+ of this\._all_models\.values\(\)\)this\._new_models\.has\(\w+\)\|\|", bundle), (
+        broken("BokehJS's create_json_patch no longer sends the models of Document._new_models in full"))
