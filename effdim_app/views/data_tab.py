@@ -81,7 +81,7 @@ class DataPanel(Viewer):
             accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
             multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
         )
-        dropper.param.watch(self._uploaded, "value")
+        dropper.param.watch(in_one_message(self._uploaded), "value")  # the verdict and the fresh zone together
         return dropper
 
     def _uploaded(self, event) -> None:
