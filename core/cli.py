@@ -290,7 +290,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         ident = err
     equivalent = None
     if not result.unique and args.equivalent_fits:
-        equivalent = _engine(result.equivalent_share_ranges, args.equivalent_fits, seed=args.seed)
+        equivalent = result.equivalent_share_ranges(args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)

@@ -54,7 +54,7 @@ class FitResult:
     (:meth:`effdim.em.EMResult.restarts_info`); ``degenerate`` lists empty or
     duplicate hidden states as sentences.
 
-    The fitted model in the data's own words and its diagnostics (issue 10):
+    The fitted model in the data's own words and its diagnostics:
     ``data`` is the dataset arranged for the model
     (:func:`effdim.data.check_matches_model`) and ``columns`` maps each leaf
     to its data column; :meth:`parameter_table`, :meth:`profiles`,
@@ -263,7 +263,7 @@ def start_model(model: HLCModel, start: dict[str, int] | None = None) -> HLCMode
 
 
 def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) -> list[str]:
-    """Why a score's pick may say less than it seems (issue 12, item 7), as short phrases.
+    """Why a score's pick may say less than it seems, as short phrases.
 
     * ``swept`` (a sweep's fits) given and ``chosen`` has the largest ``card``
       among them: the score might rise further beyond the range ("top of the

@@ -206,7 +206,7 @@ def test_df_of_other_tools_on_a_sample_smaller_than_the_table(classes, df_standa
     count dc - ds; effdim keeps dc - de and says which is which."""
     from pathlib import Path
 
-    from effdim.data import load_csv
+    from effdim.reading import load_csv
 
     data = load_csv(Path(__file__).parent / "data" / "carcinoma.csv")
     result = fit(data, f"{classes}:2,2,2,2,2,2,2", restarts=3, seed=0, warn=False)
