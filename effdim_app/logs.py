@@ -28,7 +28,13 @@ FORMAT = "%(asctime)s %(levelname)s effdim_app [session %(session)s] %(message)s
 #: The session of a record logged outside any session (start-up, the job runner's own failures).
 NO_SESSION = "-"
 
-_session_lookup: Callable[[], str] = lambda: NO_SESSION  # replaced by the dashboard
+
+
+def _no_session() -> str:
+    return NO_SESSION
+
+
+_session_lookup: Callable[[], str] = _no_session  # replaced by the dashboard's (use_session_lookup)
 
 
 def use_session_lookup(lookup: Callable[[], str]) -> None:

@@ -114,7 +114,8 @@ def test_effdim_app_log_level(monkeypatch, capsys):
         forget_configure()
     capsys.readouterr()
     assert main(["app", "--no-show", "--log-level", "loud"]) == 2
-    assert capsys.readouterr().err.strip().endswith("invalid choice: 'loud' (choose from 'debug', 'info', 'warning', 'error')")
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("invalid choice: 'loud' (choose from 'debug', 'info', 'warning', 'error')"), err
 
 
 def test_the_dashboard_names_the_served_session():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from waiting import run_in_fresh_loop, until
 
 

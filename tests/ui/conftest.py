@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from jupyterlab_session import free_port, jupyterlab, wait_for
 
 #: The browser the tests drive (Debian's; EFFDIM_CHROMIUM names another).

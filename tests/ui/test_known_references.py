@@ -13,10 +13,10 @@ import warnings
 
 import pytest
 from bokeh.util.warnings import BokehUserWarning
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim_app.state import ModelState
-from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 EDITED = "4(3(2,2),2,3(2,2))"
