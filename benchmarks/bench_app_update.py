@@ -344,7 +344,7 @@ LAB_VIEWPORT = {"width": 1366, "height": 1500}
 def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str, list[float]]:
     """:func:`time_edits` on ``effdim_app.app(model)`` in a notebook cell of a real JupyterLab, offline.
 
-    JupyterLab runs from temporary directories (``tests/ui/jupyterlab_server.py``)
+    JupyterLab runs from temporary directories (``tests/ui/jupyterlab_session.py``)
     on a notebook of two cells, :data:`BARE_PANEL` (timed first, as ``bare Panel``:
     the floor any Panel app pays here) and the dashboard; requests to other
     hosts are refused, as in ``tests/ui/test_jupyterlab.py``.
@@ -352,7 +352,7 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     import json
     import tempfile
 
-    from jupyterlab_server import KERNEL_IDLE, jupyterlab, refuse_other_hosts
+    from jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts
     from playwright.sync_api import sync_playwright
 
     dashboard = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"

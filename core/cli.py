@@ -681,6 +681,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
 def _cmd_app(args: argparse.Namespace) -> None:
     from effdim_app import serve
     from effdim_app.config import load_limits
+    from effdim_app.logs import configure
 
     try:
         limits = load_limits(args.config, workers=args.workers, time_limit=args.time_limit,
@@ -688,6 +689,7 @@ def _cmd_app(args: argparse.Namespace) -> None:
                              max_sweep=args.max_sweep, max_upload_mb=args.max_upload_mb)
     except ValueError as err:
         raise UsageError(f"effdim app: {err}") from None
+    configure(args.log_level)
     serve(port=args.port, show=args.show, address=args.address, limits=limits,
           websocket_origin=args.allow_websocket_origin or None, num_threads=args.threads or None,
           num_procs=args.processes)
@@ -842,6 +844,11 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--processes", type=_positive_int, default=1,
                      help="server processes sharing the sessions (default 1; more only on Linux/macOS, and "
                           "their pages may fetch some stylesheets from Panel's CDN: see docs/robustness.md)")
+    from effdim_app.logs import LEVELS
+
+    app.add_argument("--log-level", choices=LEVELS, default="warning",
+                     help="what the server logs to stderr: errors shown to users, with their traceback and "
+                          "session, at error; input the engine refused at info (default warning)")
     app.set_defaults(run=_cmd_app)
 
     return parser

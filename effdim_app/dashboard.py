@@ -16,6 +16,7 @@ from effdim import HLCModel
 
 from .config import ServerLimits
 from .jobs import JobRunner
+from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
 from .state import DataState, FittedState, ModelState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
@@ -40,6 +41,17 @@ INLINE_SIDEBAR_WIDTH = 250
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
 TEMPLATE_DESIGN = pn.theme.Fast
 PROJECTOR_LABELS = {False: "Projector: off", True: "Projector: on ✓"}
+
+
+def session_id() -> str:
+    """The session the log names (effdim_app/logs.py): the Bokeh session's id served, ``notebook`` in one."""
+    doc = pn.state.curdoc
+    if doc is None:
+        return NO_SESSION
+    return doc.session_context.id if doc.session_context is not None else "notebook"
+
+
+use_session_lookup(session_id)
 
 
 class EffdimApp(Viewer):

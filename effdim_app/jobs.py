@@ -28,15 +28,20 @@ pickled.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import time
+import traceback
 from collections import deque
 from typing import Any, Callable
 
 import param
 
+from effdim.errors import EffdimError
 from effdim.limits import format_bytes
+
+from .logs import LOG, current_session, swallowed
 
 __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
 
@@ -76,6 +81,9 @@ class Job(param.Parameterized):
         self._cancel_requested = False
         self._task: asyncio.Future | None = None
         self._callbacks: list[Callable[["Job"], Any]] = []
+        #: The session that submitted the job, named in the log when it fails (effdim_app/logs.py).
+        self.session = current_session()
+        self._worker_error: tuple[str, bool] | None = None  # (traceback, the user's input refused) if it raised
 
     @property
     def finished(self) -> bool:
@@ -267,6 +275,7 @@ class JobRunner:
         try:
             await asyncio.to_thread(proc.start)
         except Exception as err:  # cannot start a process (e.g. out of PIDs): tell, keep serving
+            swallowed(f"{job.label}: no worker process could be started", err, session=job.session)
             job.param.update(state="failed", error=f"no worker process could be started ({err}).")
             return
         finally:
@@ -299,6 +308,8 @@ class JobRunner:
             job.result = value
             job.param.update(state="done", done=job.total or job.done)
         else:
+            if state == "failed":
+                self._log_failure(job, value)
             job.param.update(state=state, error=value)
 
     def _receive(self, job: Job, receive, proc) -> tuple[str, Any] | None:
@@ -316,7 +327,18 @@ class JobRunner:
         if kind == "memory":
             return ("failed", f"needed more memory than one computation may use on this server "
                               f"({format_bytes(self.max_bytes)}).")
+        job._worker_error = (message[2], message[3])
         return ("failed", message[1])
+
+    @staticmethod
+    def _log_failure(job: Job, error: str) -> None:
+        """Log a failed job, with the worker's traceback if it raised, naming the session that submitted it.
+
+        At INFO when the engine refused the user's input (as :func:`effdim_app.logs.swallowed`), else at ERROR.
+        """
+        trace, refused_input = job._worker_error or ("", False)
+        LOG.log(logging.INFO if refused_input else logging.ERROR, "%s failed: %s%s", job.label, error,
+                f"\nIn the worker process:\n{trace}" if trace else "", extra={"session": job.session})
 
 
 def _death_note(exitcode: int | None, max_bytes: int) -> str:
@@ -358,9 +380,9 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int) -> No
         result = fn(*args, progress=progress, **kwargs)
     except MemoryError:
         send.send(("memory",))
-    except Exception as err:  # the engine's messages name the culprit; pass them on
+    except Exception as err:  # the engine's messages name the culprit; pass them on, the server logs the traceback
         text = str(err).strip() or type(err).__name__
-        send.send(("error", text))
+        send.send(("error", text, traceback.format_exc(), isinstance(err, EffdimError)))
     else:
         send.send(("done", result))
     finally:

@@ -22,7 +22,7 @@ the output's document, but until the document's views are built Panel's
 browser side drops every update it receives. Run All of the example
 notebook edits the model in the next cell while the dashboard's output is
 still being built, so some of those updates were lost: the tree stayed on
-the old model in 3 of 6 runs while the table showed the new one (issue 9).
+the old model in 3 of 6 runs while the table showed the new one.
 :class:`RenderGate` shows a one-line placeholder first and puts the
 dashboard in only once the browser reports the placeholder drawn; edits made
 before then change the Python state alone, and the dashboard is drawn from
@@ -41,8 +41,8 @@ import panel as pn
 import param
 from bokeh.models import ImportedStyleSheet, UIElement
 from panel.custom import JSComponent
-from panel.io.resources import CDN_DIST, DIST_DIR
-from panel.io.state import state
+
+from .compat import CDN_DIST, DIRECT_COMM_JS, DIST_DIR, document_stylesheets, model_of
 
 __all__ = ["local_stylesheets", "data_url", "RenderGate"]
 
@@ -84,11 +84,9 @@ def local_stylesheets(viewable, root, changed=None, old_models=None) -> None:
     will reuse for later updates are also converted where Panel keeps them
     (its per-document cache).
     """
-    ref = root.ref["id"]
-    top = changed._models[ref][0] if changed is not None and ref in changed._models else root
+    top = (model_of(changed, root) if changed is not None else None) or root
     sheets = [sheet for model in top.select({"type": UIElement}) for sheet in model.stylesheets]
-    if root.document is not None:  # None while the first render is built
-        sheets += state._stylesheets.get(root.document, {}).values()
+    sheets += document_stylesheets(root.document)  # no document while the first render is built
     for sheet in sheets:
         if isinstance(sheet, ImportedStyleSheet) and (path := _local(sheet.url)) is not None:
             sheet.url = data_url(path)
@@ -116,20 +114,9 @@ class DrawnSignal(JSComponent):
     drawn = param.Integer(default=0)
     seen = param.Boolean(default=False)
 
-    _esm = """
+    _esm = DIRECT_COMM_JS + """
     export function render({ model, view }) {
-      const comm = view.model.document?.roots().find(
-        (root) => root.type === "panel.models.comm_manager.CommManager")
-      if (comm && !comm.effdimDirect) {
-        comm.effdimDirect = true
-        comm.debounce = 0
-        const changed = comm._document_changed.bind(comm)
-        comm._document_changed = (event) => {
-          if (event.sync !== false) {
-            changed(event)
-          }
-        }
-      }
+      directComm(view)
       const tell = () => {
         if (!model.seen) {
           model.drawn += 1

@@ -13,16 +13,12 @@ from effdim import HLCModel, parse_model
 from effdim_app import presets
 from effdim_app.layout import tree_layout
 from effdim_app.state import DataState, ModelState, ScoresState
+from waiting import run_in_fresh_loop, until
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 
 
-def run(coro):
-    """Run a coroutine on a fresh loop in its own thread (a browser test may own this thread's loop)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+run = run_in_fresh_loop
 
 
 def rows(state: ModelState) -> dict[str, tuple]:
@@ -304,8 +300,7 @@ def test_cancel_and_stale_runs_are_discarded(scores):
     scores.param.update(card_max=12, restarts=20)  # long enough to be cancelled while running
 
     async def until_running():
-        while scores.job is None or scores.job.state != "running":
-            await asyncio.sleep(0.02)
+        await until(lambda: scores.job is not None and scores.job.state == "running", "the sweep's job running")
 
     async def cancel_midway():
         task = asyncio.ensure_future(scores.run_sweep())

@@ -9,6 +9,7 @@ from bokeh.document import Document
 from effdim_app.config import ServerLimits
 from effdim_app.dashboard import create_app
 from effdim_app.jobs import JobRunner
+from waiting import run_in_fresh_loop
 
 
 def _rendered(app):
@@ -41,10 +42,7 @@ def test_a_running_job_shows_progress_line_and_cancel():
         await asyncio.sleep(0.3)
         return app, shown, line
 
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        app, (visible, text), line = pool.submit(asyncio.run, go()).result()
+    app, (visible, text), line = run_in_fresh_loop(go())
     assert visible and "Exact de:" in text
     assert not line.row.visible and "cancelled" in app.models.de_note
 

@@ -1,4 +1,4 @@
-"""Parametric bootstrap of G2 and the bootstrap likelihood-ratio test (effdim.bootstrap), issue 10."""
+"""Parametric bootstrap of G2 and the bootstrap likelihood-ratio test (effdim.bootstrap)."""
 
 import threading
 

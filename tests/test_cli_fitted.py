@@ -1,4 +1,4 @@
-"""`effdim fit` shows the fitted model and judges it; `effdim blrt` (issue 10)."""
+"""`effdim fit` shows the fitted model and judges it; `effdim blrt`."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Fit statistics, bivariate residuals, identification at the estimate (effdim.diagnostics), issue 10."""
+"""Fit statistics, bivariate residuals, identification at the estimate (effdim.diagnostics)."""
 
 import io
 import itertools

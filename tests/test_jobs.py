@@ -9,6 +9,7 @@ import time
 import pytest
 
 from effdim_app.jobs import JobRunner
+from waiting import run_in_fresh_loop, until
 
 
 # Worker functions: module level so they pickle by name.
@@ -37,12 +38,7 @@ def dies(*, progress=None):
     os._exit(3)
 
 
-def run(coro):
-    """A fresh loop in its own thread (a browser test may own this thread's loop)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+run = run_in_fresh_loop
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +65,7 @@ def test_runs_in_another_process_and_progress_arrives_while_running(runner):
     async def go():
         job = runner.submit(sleepy, 1.0, label="Sleeping")
         seen = []
-        while not job.finished:
-            seen.append(job.done)
-            await asyncio.sleep(0.05)
+        await until(lambda: seen.append(job.done) or job.finished, "the job finished", every=0.05)
         return job, seen
 
     job, seen = run(go())
@@ -82,8 +76,7 @@ def test_runs_in_another_process_and_progress_arrives_while_running(runner):
 def test_cancel_kills_the_worker_at_once(runner):
     async def go():
         job = runner.submit(sleepy, 30.0, label="Long")
-        while job.state != "running" or job.done == 0:
-            await asyncio.sleep(0.02)
+        await until(lambda: job.state == "running" and job.done > 0, "the job's first progress")
         t0 = time.monotonic()
         job.cancel()
         await job
@@ -159,8 +152,7 @@ def test_jobs_can_be_submitted_and_cancelled_from_another_thread(runner):
     async def go():
         runner.attach()
         job = await asyncio.to_thread(runner.submit, sleepy, 30.0, label="From a thread")
-        while job.state != "running":
-            await asyncio.sleep(0.02)
+        await until(lambda: job.state == "running", "the job running")
         await asyncio.to_thread(job.cancel)
         await job
         done = await asyncio.to_thread(runner.submit, add, 1, 2, label="Sum")

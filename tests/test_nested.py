@@ -1,4 +1,4 @@
-"""Nested starts (a hidden state split in two), SQUAREM and the restart schedule (issue 12, item 3)."""
+"""Nested starts (a hidden state split in two), SQUAREM and the restart schedule."""
 
 from __future__ import annotations
 

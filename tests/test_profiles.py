@@ -1,4 +1,4 @@
-"""Readable parameters, class order and posterior membership (effdim.profiles), issue 10."""
+"""Readable parameters, class order and posterior membership (effdim.profiles)."""
 
 import io
 import itertools

@@ -33,6 +33,7 @@ from effdim.dimensions import bounds_report
 from .. import presets, tasks
 from ..config import ServerLimits
 from ..jobs import Job, JobRunner
+from ..logs import swallowed
 from .shared import MESSAGE_KINDS, REPORTS, cached_regularize, cached_standard_dimension, cached_violations, error_text
 
 __all__ = ["ModelState"]
@@ -172,6 +173,7 @@ class ModelState(param.Parameterized):
             self._pending = model
             return bounds_report(model, why), "", f"Computing the exact de ({why})…"
         except Exception as err:  # the engine names the problem; show it, keep the app alive
+            swallowed(f"dimensions of {model}", err)
             return None, error_text(err), ""
 
     def _show(self, model: HLCModel, selected: str | None = None, **extra) -> None:
@@ -251,7 +253,8 @@ class ModelState(param.Parameterized):
         if self.jobs is None:
             try:
                 report = tasks.dimensions_task(model, direct=True, max_bytes=self.limits.job_bytes)
-            except Exception as err:
+            except Exception as err:  # shown to the user; the interactive report stays
+                swallowed(f"direct rank of {model}", err)
                 self.param.update(direct_running=False)
                 self._say(f"The direct rank could not be computed: {error_text(err)}", "danger")
                 return None

@@ -80,7 +80,7 @@ class DataPanel(Viewer):
             accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
             multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
         )
-        dropper.param.watch(self._uploaded, "value")
+        dropper.param.watch(in_one_message(self._uploaded), "value")  # the verdict and the fresh zone together
         return dropper
 
     def _uploaded(self, event) -> None:
@@ -150,8 +150,8 @@ class ScoresPanel(Viewer):
     def __init__(self, state: ScoresState, **params):
         super().__init__(**params)
         self.state = state
-        # from_param: two-way, so the toggle follows when the state switches the mapping
-        # (after "Edit the LC model over these columns in the tree editor")
+        # every input bound to a state parameter with from_param (two-way: the widget follows when the state
+        # changes it, e.g. the mapping after "Edit the LC model over these columns in the tree editor")
         self.mapping = pn.widgets.RadioButtonGroup.from_param(
             state.param.mapping, label="", sizing_mode="stretch_width", color="primary",
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
@@ -166,8 +166,7 @@ class ScoresPanel(Viewer):
         self.to_editor = pn.widgets.Button(label="Edit the LC model over these columns in the tree editor",
                                            sizing_mode="stretch_width")
         self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())
-        self.node = pn.widgets.Select(label="Node to sweep", options=[], width=120)
-        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.node = pn.widgets.Select.from_param(state.param.node, label="Node to sweep", options=[], width=120)
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(state.param.card_max, label="to (0 = until de = dc)",
                                                        width=150, css_classes=["effdim-card-max"])
@@ -178,18 +177,14 @@ class ScoresPanel(Viewer):
                                                        css_classes=["effdim-restarts"])
         self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
-        self.climb_score = pn.widgets.Select(label="Hill-climb score", options={SCORES[name].label: name for name in
-                                                                                SHOWN_SCORES},
-                                             value=state.climb_score, width=130)
-        self.climb_score.link(state, value="climb_score")
-        self.cs_prior = pn.widgets.Select(label="CS prior", options={label: key for key, label in CS_PRIORS.items()},
-                                          value=state.cs_prior, width=150)
-        self.cs_prior.link(state, value="cs_prior")
+        score_labels = {SCORES[name].label: name for name in SHOWN_SCORES}
+        self.climb_score = pn.widgets.Select.from_param(state.param.climb_score, label="Hill-climb score",
+                                                        options=score_labels, width=130)
+        self.cs_prior = pn.widgets.Select.from_param(state.param.cs_prior, label="CS prior", width=150,
+                                                     options={label: key for key, label in CS_PRIORS.items()})
         self.climb = pn.widgets.Button(label="Hill climb", width=130, margin=(24, 5, 5, 5))
-        self.learn_score = pn.widgets.Select(label="Structure score", options={SCORES[name].label: name for name in
-                                                                               SHOWN_SCORES},
-                                             value=state.learn_score, width=130)
-        self.learn_score.link(state, value="learn_score")
+        self.learn_score = pn.widgets.Select.from_param(state.param.learn_score, label="Structure score",
+                                                        options=score_labels, width=130)
         self.learn = pn.widgets.Button(label="Learn structure", width=170, margin=(24, 5, 5, 5),
                                        description="Search for a latent tree over all columns (EAST moves, "
                                                    "docs/structure.md) and open it in the tree editor")

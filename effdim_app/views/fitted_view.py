@@ -29,6 +29,7 @@ import panel as pn
 from panel.viewable import Viewer
 
 from ..figures import ProfileLines, ResidualMap, ShareBars
+from ..logs import swallowed
 from ..state import FittedState
 from ..style import HTML_CSS
 from .widgets import plain
@@ -51,11 +52,10 @@ class FittedView(Viewer):
         super().__init__(**params)
         self.state = state
         self.open_editor = open_editor
-        self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
-                                        css_classes=["effdim-fit-choice"])
-        self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
-        self.node = pn.widgets.Select(label="Profiles of hidden node", options=[], width=170)
-        self.node.param.watch(lambda e: setattr(state, "node", e.new), "value")
+        self.choice = pn.widgets.Select.from_param(state.param.chosen, label="Fitted model", options=[], width=330,
+                                                   css_classes=["effdim-fit-choice"])
+        self.node = pn.widgets.Select.from_param(state.param.node, label="Profiles of hidden node", options=[],
+                                                 width=170)
         self.order = pn.widgets.TextInput(label="Reorder its states (e.g. 2,1,3)", width=190,
                                           css_classes=["effdim-order"])
         self.order.param.watch(self._reorder, "value")
@@ -112,6 +112,7 @@ class FittedView(Viewer):
             self._draw(fit, node)
             self.stats.object = _stats_html(fit)
         except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
+            swallowed(f"fitted model {fit.model}, node {node}", err)
             self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {plain(str(err))}</p>"
 
     def _draw(self, fit, node: str) -> None:

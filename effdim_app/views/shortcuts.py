@@ -13,6 +13,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from ..compat import SERVER_MODELS_KNOWN_JS
 from ..state import ModelState
 from .widgets import in_one_message
 
@@ -27,8 +28,10 @@ class Shortcuts(JSComponent):
     redo_presses = param.Integer(default=0)
     apply_presses = param.Integer(default=0)
 
-    _esm = """
-    export function render({ model }) {
+    # it also keeps the models the server sends known to it (effdim_app/compat.py): it is on every page
+    _esm = SERVER_MODELS_KNOWN_JS + """
+    export function render({ model, view }) {
+      serverModelsKnown(view)
       const inNotation = (path) => path.some(
         (n) => n.classList && n.classList.contains("effdim-notation"))
       const isText = (n) => n && (n.tagName === "TEXTAREA" ||

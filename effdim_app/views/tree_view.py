@@ -271,11 +271,10 @@ class TreeView(Viewer):
         super().__init__(**params)
         self.state = state
         self.positions: dict[str, tuple[float, float]] = {}
-        self._mode = pn.widgets.RadioButtonGroup(
-            options={"As edited": "edited", "Regular equivalent": "regular"}, value="edited", margin=(0, 10),
-            color="primary",
+        self._mode = pn.widgets.RadioButtonGroup.from_param(
+            self.param.mode, options={"As edited": "edited", "Regular equivalent": "regular"}, margin=(0, 10),
+            color="primary", label="",
         )
-        self._mode.link(self, value="mode")
         self._drawing = TreeFigure("effdim-tree", height, "effdim-tree")
         # two clicks within Bokeh's double-tap interval arrive as one DoubleTap:
         # the second one selects too
@@ -290,7 +289,7 @@ class TreeView(Viewer):
             css_classes=["effdim-tree-svg"])
         self._mode_row = pn.Row(
             pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode,
-            visible=state.param.regularization.rx.is_not(None),
+            visible=state.regularization is not None,
         )
         state.param.watch(self._redraw, ["revision"])
         self.param.watch(self._redraw, ["mode", "font_scale"])
@@ -302,6 +301,7 @@ class TreeView(Viewer):
     def _redraw(self, *_) -> None:
         data = tree_data(self.state, self.mode, self.font_scale)
         self.positions = data["positions"]
+        self._mode_row.visible = self.state.regularization is not None  # every change of the model is a revision
         self._drawing.draw(data, self.font_scale)
 
     def __panel__(self):

@@ -13,12 +13,10 @@ import pandas as pd
 import panel as pn
 import param
 from bokeh.events import ModelEvent
-from panel.io.notebook import block_comm, push_on_root
-from panel.io.state import set_curdoc
-from panel.models.comm_manager import CommManager
 from panel.viewable import Viewer
 from tornado.ioloop import IOLoop
 
+from ..compat import is_notebook_output, one_notebook_message
 from ..style import HTML_CSS
 
 __all__ = ["BIG", "compact", "typed", "html", "plain", "labelled", "message", "heading", "in_one_message", "JobLine"]
@@ -147,7 +145,7 @@ def in_one_message(callback):
         doc = pn.state.curdoc
         if doc is None and args and isinstance(args[0], ModelEvent):  # a Bokeh figure's own event
             doc = args[0].model.document
-        if doc is not None and _notebook_output(doc):
+        if doc is not None and is_notebook_output(doc):
             IOLoop.current().add_callback(functools.partial(_run_in_notebook, doc, callback, *args, **kwargs))
             return None
         with pn.io.hold():
@@ -156,19 +154,10 @@ def in_one_message(callback):
     return run
 
 
-def _notebook_output(doc) -> bool:
-    """Whether ``doc`` is a notebook cell's output: no server session, a Panel comm among its roots."""
-    return doc.session_context is None and any(isinstance(root, CommManager) for root in doc.roots)
-
-
 def _run_in_notebook(doc, callback, *args, **kwargs) -> None:
     """``callback`` on ``doc``'s notebook output, its changes sent as one message (see :func:`in_one_message`)."""
-    try:
-        with set_curdoc(doc), block_comm():
-            callback(*args, **kwargs)
-    finally:
-        for root in doc.roots:
-            push_on_root(root.ref["id"])
+    with one_notebook_message(doc):
+        callback(*args, **kwargs)
 
 
 def heading(text: str, help_text: str | None = None) -> pn.viewable.Viewable:

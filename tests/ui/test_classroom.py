@@ -1,4 +1,4 @@
-"""In front of a class (issue 9): projector mode, the tree as SVG, the guided demo."""
+"""In front of a class: projector mode, the tree as SVG, the guided demo."""
 
 from __future__ import annotations
 

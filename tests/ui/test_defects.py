@@ -1,4 +1,4 @@
-"""Issue 9's defects, each seen in headless Chromium (see tests/ui/test_dashboard.py for the helpers)."""
+"""Defects of the dashboard, each seen in headless Chromium (see tests/ui/test_dashboard.py for the helpers)."""
 
 from __future__ import annotations
 

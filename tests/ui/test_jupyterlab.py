@@ -1,4 +1,4 @@
-"""The example notebook in real JupyterLab with every request off this machine refused (issue 9, point 5).
+"""The example notebook in real JupyterLab with every request off this machine refused.
 
 Run All, then: the dashboard shows the last cell's model with the tree in
 step with the numbers, fits a 934 px output (JupyterLab at 1366 px with the
@@ -19,12 +19,12 @@ from effdim import parse_model
 from effdim_app.state import ModelState
 from effdim_app.views.tree_view import tree_data
 
-from jupyterlab_server import KERNEL_IDLE, refuse_other_hosts
+from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
 from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 
 pytestmark = pytest.mark.browser
 
-#: Width of a notebook output in JupyterLab 4 at 1366 px with the file browser open (issue 9).
+#: Width of a notebook output in JupyterLab 4 at 1366 px with the file browser open.
 OUTPUT_WIDTH = 934
 #: A 1366 px wide screen, tall enough for the whole dashboard.
 LAB_VIEWPORT = {"width": 1366, "height": 1400}

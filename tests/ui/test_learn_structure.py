@@ -1,4 +1,4 @@
-"""Learn structure from the dashboard (issue 11): a job with progress, the best tree drawn as it improves,
+"""Learn structure from the dashboard: a job with progress, the best tree drawn as it improves,
 the result in the tree editor."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``effdim app --processes 2`` in the browser (issue 8): every page works whichever process serves it.
+"""``effdim app --processes 2`` in the browser: every page works whichever process serves it.
 
 With two server processes a page's HTTP request and its websocket can reach
 different processes (the kernel hands each new connection to either); the
@@ -23,7 +23,7 @@ from effdim import parse_model
 from effdim.bounds import standard_dimension
 
 from conftest import VIEWPORT
-from jupyterlab_server import free_port, wait_for
+from jupyterlab_session import free_port, wait_for
 from pages import TIMEOUT, apply_notation, open_app, stat
 
 pytestmark = pytest.mark.browser

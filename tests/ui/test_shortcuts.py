@@ -1,4 +1,4 @@
-"""Keyboard shortcuts in the browser: Enter applies the notation, Ctrl+Z / Ctrl+Y undo and redo (issue 9)."""
+"""Keyboard shortcuts in the browser: Enter applies the notation, Ctrl+Z / Ctrl+Y undo and redo."""
 
 from __future__ import annotations
 

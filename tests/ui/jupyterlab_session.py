@@ -9,6 +9,7 @@ set-up nor other servers; its python3 kernel is this Python.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 import os
 import socket
@@ -47,14 +48,38 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for(port: int, seconds: float = 30.0) -> None:
-    """Return once a server listens on ``port`` (or after ``seconds``)."""
+def wait_for(port: int, seconds: float = 90.0, server: subprocess.Popen | None = None) -> None:
+    """Return once a server listens on ``port``; fail after ``seconds`` or once ``server`` has ended."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
+        if server is not None and server.poll() is not None:
+            raise RuntimeError(f"the server ended (exit status {server.returncode}) before listening on {port}")
         time.sleep(0.2)
+    raise RuntimeError(f"nothing listened on port {port} after {seconds:.0f} s")
+
+
+def lab_extension_dirs() -> list[str]:
+    """The ``share/jupyter`` directories holding the JupyterLab extensions of the installed packages.
+
+    JupyterLab looks for extensions under its own prefix's ``share/jupyter``
+    only; a venv whose packages come from another environment (through a
+    ``.pth``, as a git worktree's venv here does) has none there, and then
+    loads no extension: without pyviz_comms's, Panel's notebook output never
+    talks to the kernel and stays at its placeholder line.
+    """
+    found = []
+    for dist in importlib.metadata.distributions():
+        for file in dist.files or ():
+            parts = file.parts
+            if "labextensions" in parts and parts[-1] == "package.json":
+                share = Path(dist.locate_file(file)).resolve().parents[len(parts) - parts.index("labextensions") - 1]
+                if share.name == "jupyter" and str(share) not in found:
+                    found.append(str(share))
+                break
+    return found
 
 
 @contextlib.contextmanager
@@ -73,7 +98,8 @@ def jupyterlab(notebook: Path, home: Path):
         path.write_text(json.dumps(settings))
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "IPYTHONDIR": str(home / "ipython")}
+           "IPYTHONDIR": str(home / "ipython"),
+           "JUPYTER_PATH": os.pathsep.join([*lab_extension_dirs(), os.environ.get("JUPYTER_PATH", "")])}
     port = free_port()
     log_path = home / "server.log"
     with log_path.open("w") as log:
@@ -83,9 +109,10 @@ def jupyterlab(notebook: Path, home: Path):
              "--LabApp.expose_app_in_browser=True"],
             env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            wait_for(port)
-            if server.poll() is not None:
-                raise RuntimeError(f"jupyter lab did not start:\n{log_path.read_text()}")
+            try:
+                wait_for(port, server=server)
+            except RuntimeError as error:
+                raise RuntimeError(f"jupyter lab did not start ({error}):\n{log_path.read_text()}") from None
             yield f"http://127.0.0.1:{port}/lab/tree/{notebook.name}"
         finally:
             server.terminate()

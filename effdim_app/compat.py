@@ -1,0 +1,134 @@
+"""Every private Panel and Bokeh internal the dashboard relies on, each with the public behaviour it stands for.
+
+The notebook output (:mod:`effdim_app.notebook`) and the one-message edits
+(:func:`effdim_app.views.widgets.in_one_message`) need things Panel and
+Bokeh do not offer publicly. They are reached only through this module, so
+an upgrade that changes one breaks one place, and ``tests/test_compat.py``
+checks each against the installed versions and names what changed.
+``pyproject.toml`` pins Panel and Bokeh below the next minor version for
+the same reason: raise the bound once ``tests/test_compat.py`` passes on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+
+from bokeh.document import Document
+from bokeh.models import ImportedStyleSheet, Model
+from panel.io.notebook import block_comm, push_on_root
+from panel.io.resources import CDN_DIST, DIST_DIR
+from panel.io.state import set_curdoc, state
+from panel.models.comm_manager import CommManager
+
+__all__ = ["CDN_DIST", "DIST_DIR", "DIRECT_COMM_JS", "SERVER_MODELS_KNOWN_JS", "document_stylesheets", "is_notebook_output",
+           "model_of", "one_notebook_message"]
+
+# CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
+# server (a notebook) and the folder of the installed package those URLs stand for; the notebook points the
+# former at the latter (effdim_app/notebook.py).
+
+
+def document_stylesheets(doc: Document | None) -> Iterable[ImportedStyleSheet]:
+    """The stylesheets Panel reuses for every later update of ``doc``.
+
+    Panel keeps one ``ImportedStyleSheet`` per URL and document
+    (``state._stylesheets``, a ``WeakKeyDictionary`` document -> {url: sheet})
+    and re-sends those objects with every update of a pane; the notebook
+    converts them where they are kept so that later updates stay offline.
+    """
+    if doc is None:
+        return ()
+    return state._stylesheets.get(doc, {}).values()
+
+
+def model_of(viewable, root: Model) -> Model | None:
+    """The Bokeh model ``viewable`` rendered into the output whose root is ``root`` (None if not rendered there).
+
+    Panel's public ``get_root`` makes a new model; the one already sent is
+    kept in ``viewable._models`` (root id -> (model, parent)).
+    """
+    entry = viewable._models.get(root.ref["id"])
+    return None if entry is None else entry[0]
+
+
+def is_notebook_output(doc: Document) -> bool:
+    """Whether ``doc`` is a notebook cell's output: no server session, Panel's comm among its roots.
+
+    Panel adds a ``CommManager`` model (``panel.models.comm_manager``) to a
+    notebook output's document; it is how the kernel and the browser talk.
+    """
+    return doc.session_context is None and any(isinstance(root, CommManager) for root in doc.roots)
+
+
+@contextlib.contextmanager
+def one_notebook_message(doc: Document) -> Iterator[None]:
+    """Changes made to ``doc`` inside go to the browser together, as one comm message, when it exits.
+
+    A server session has ``pn.io.hold()`` for this; a notebook output does
+    not (Panel pushes each change on its comm at once). Panel's own
+    ``block_comm`` holds every comm push and ``push_on_root`` sends what a
+    root's document has gathered; ``set_curdoc`` makes ``doc`` the current
+    document for the changes, as Panel does around its own callbacks.
+    """
+    try:
+        with set_curdoc(doc), block_comm():
+            yield
+    finally:
+        for root in doc.roots:
+            push_on_root(root.ref["id"])
+
+
+#: Browser side (BokehJS, run from a component's ``render``): makes the notebook output's comm send a user's
+#: action at once and stops it echoing the kernel's own changes back. Panel's ``CommManager`` model (type
+#: ``panel.models.comm_manager.CommManager``, a root of the output's document) gathers the browser's changes
+#: for ``debounce`` ms before sending them (at 0: the changes of one event together), and forwards every change
+#: of the document through its ``_document_changed`` method, including those the kernel's messages made (BokehJS
+#: marks them ``sync = false``; its server connection skips them). Defines ``directComm(view)``.
+DIRECT_COMM_JS = """
+function directComm(view) {
+  const comm = view.model.document?.roots().find(
+    (root) => root.type === "panel.models.comm_manager.CommManager")
+  if (comm && !comm.effdimDirect) {
+    comm.effdimDirect = true
+    comm.debounce = 0
+    const changed = comm._document_changed.bind(comm)
+    comm._document_changed = (event) => {
+      if (event.sync !== false) {
+        changed(event)
+      }
+    }
+  }
+}
+"""
+
+
+#: Browser side (BokehJS): models the server sent stay known to the server. BokehJS's ``Document`` marks every
+#: model it decodes from a server patch as new (``_new_models``, in ``_apply_json_patch``) until the browser next
+#: sends a patch of its own, and sends new models in full. So when the first thing a model sent by the server
+#: does is send an event (a file dropper the server put in place of the previous one, uploading), the event
+#: carries the whole model: the server warns ``reference already known`` and, had it dropped the model
+#: meanwhile, would make a stray copy. After each patch from the server this takes its models off the new
+#: ones. Defines ``serverModelsKnown(view)``; run once per document.
+SERVER_MODELS_KNOWN_JS = """
+function serverModelsKnown(view) {
+  const doc = view.model.document
+  if (doc == null || doc.effdimServerModelsKnown || !(doc._new_models instanceof Set)) {
+    return
+  }
+  doc.effdimServerModelsKnown = true
+  const apply = doc.apply_json_patch.bind(doc)
+  doc.apply_json_patch = (...args) => {
+    const before = new Set(doc._new_models)
+    try {
+      return apply(...args)
+    } finally {
+      for (const model of [...doc._new_models]) {
+        if (!before.has(model)) {
+          doc._new_models.delete(model)
+        }
+      }
+    }
+  }
+}
+"""

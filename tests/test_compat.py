@@ -1,0 +1,125 @@
+"""The Panel and Bokeh internals of ``effdim_app/compat.py`` still exist with the shape the dashboard relies on.
+
+Each test names the installed Panel and Bokeh versions and what changed, so
+that an upgrade that breaks one says where (``effdim_app/compat.py``) and
+what to look for, instead of a blank notebook output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+import bokeh
+import panel as pn
+import pytest
+from bokeh.document import Document
+from bokeh.models import ImportedStyleSheet
+from panel.io.state import state
+
+from effdim_app import compat
+
+
+def broken(what: str) -> str:
+    """The failure message: the versions installed, what changed, where the dashboard relies on it."""
+    return (f"Panel {pn.__version__} / Bokeh {bokeh.__version__}: {what}. effdim_app/compat.py relies on it; "
+            "adapt it there (and the Panel/Bokeh bounds in pyproject.toml)")
+
+
+@pytest.fixture(scope="module")
+def notebook_output():
+    """A pane displayed as a notebook displays it (its mimebundle), with a comm that records what is sent."""
+    pn.extension()
+    pane = pn.pane.Str("first")
+    pane._repr_mimebundle_()
+    ref = next((ref for ref, view in state._views.items() if view[0] is pane), None)
+    assert ref is not None, broken("a displayed pane is no longer registered in state._views")
+    _, root, doc, comm = state._views[ref]
+    sent: list = []
+    comm._comm = True  # open, as once the browser has connected
+    comm.send = lambda data=None, buffers=None, **_: sent.append(data)
+    return pane, root, doc, sent
+
+
+def messages(sent: list) -> int:
+    """Bokeh messages among what a comm sent: each starts with its header."""
+    return sum(isinstance(part, str) and "msgtype" in json.loads(part) for part in sent)
+
+
+def test_panel_keeps_one_stylesheet_per_url_and_document():
+    assert isinstance(state._stylesheets, WeakKeyDictionary), broken(
+        "panel.io.state.state._stylesheets is no longer a WeakKeyDictionary document -> {url: sheet}")
+    doc = Document()
+    url = "https://example.org/effdim-compat.css"
+    pn.pane.HTML("x", stylesheets=[url]).get_root(doc)
+    sheets = [sheet for sheet in compat.document_stylesheets(doc) if getattr(sheet, "url", None) == url]
+    assert len(sheets) == 1 and isinstance(sheets[0], ImportedStyleSheet), broken(
+        "a pane's stylesheet URL no longer becomes one ImportedStyleSheet kept in state._stylesheets[doc]")
+    assert list(compat.document_stylesheets(None)) == []
+
+
+def test_a_viewable_keeps_its_model_per_root():
+    column = pn.Column(pn.pane.Str("a"))
+    root = column.get_root(Document())
+    assert compat.model_of(column, root) is root, broken("Viewable._models[root id] is no longer (model, parent)")
+    assert compat.model_of(column[0], root) is root.children[0], broken(
+        "a child's Viewable._models no longer holds the model rendered under the root")
+    assert compat.model_of(pn.pane.Str("never shown"), root) is None
+
+
+def test_panel_dist_urls_point_at_files_of_the_installed_package():
+    assert isinstance(compat.CDN_DIST, str) and compat.CDN_DIST.endswith(f"/{pn.__version__}/dist/"), broken(
+        f"panel.io.resources.CDN_DIST is {compat.CDN_DIST!r}, no longer the versioned dist URL")
+    assert (Path(compat.DIST_DIR) / "css" / "loading.css").is_file(), broken(
+        f"panel.io.resources.DIST_DIR ({compat.DIST_DIR}) no longer holds Panel's css/")
+
+
+def test_a_notebook_output_is_told_from_a_served_document(notebook_output):
+    _, _, doc, _ = notebook_output
+    assert compat.is_notebook_output(doc), broken(
+        "a notebook output's document no longer has panel.models.comm_manager.CommManager among its roots")
+    assert not compat.is_notebook_output(Document())
+
+
+def test_changes_in_one_notebook_message_go_together(notebook_output):
+    pane, _, doc, sent = notebook_output
+    sent.clear()
+    pane.object = "second"
+    pane.object = "third"
+    assert messages(sent) == 2, broken(f"two changes of a notebook output sent {messages(sent)} messages, not 2")
+    sent.clear()
+    with compat.one_notebook_message(doc):
+        pane.object = "fourth"
+        pane.object = "fifth"
+        assert messages(sent) == 0, broken("panel.io.notebook.block_comm no longer holds the comm's pushes")
+    assert messages(sent) == 1, broken(
+        f"panel.io.notebook.push_on_root sent {messages(sent)} messages for the held changes, not 1")
+
+
+def test_the_browser_comm_can_be_made_direct():
+    """The JS of ``DIRECT_COMM_JS`` replaces an instance method that Panel's CommManager calls through ``this``."""
+    from panel.models.comm_manager import CommManager
+
+    assert CommManager.__qualified_model__ == "panel.models.comm_manager.CommManager", broken(
+        f"the comm's model type is now {CommManager.__qualified_model__!r}")
+    assert "debounce" in CommManager.properties(), broken("CommManager has no debounce property")
+    bundle = (Path(pn.__file__).parent / "dist" / "panel.min.js").read_text(encoding="utf-8")
+    assert re.search(r"_document_listener=(\w+)=>this\._document_changed\(\1\)", bundle), broken(
+        "panel.min.js's CommManager no longer sends the document's changes through this._document_changed")
+    assert "panel.models.comm_manager.CommManager" in compat.DIRECT_COMM_JS
+
+
+def test_bokehjs_counts_models_from_the_server_as_new_until_the_browser_sends_a_patch():
+    """What ``SERVER_MODELS_KNOWN_JS`` corrects: the decoded models go into ``_new_models``, which a patch
+    from the browser sends in full; ``apply_json_patch`` is the document's entry point for a server patch."""
+    bundle = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(encoding="utf-8")
+    assert re.search(r"apply_json_patch\(\w+,\w+=new Map\)\{", bundle), broken(
+        "BokehJS's Document.apply_json_patch(patch, buffers) is gone")
+    assert re.search(r"new \w+\.Deserializer\(this\.resolver,this\._all_models,\(\w+=>\{\w+\.attach_document\(this\),"
+                     r"this\._new_models\.add\(\w+\)", bundle), broken(
+        "BokehJS no longer adds the models of a server patch to Document._new_models: drop "
+        "SERVER_MODELS_KNOWN_JS if they are now known")
+    assert re.search(r"for\(const \w+ of this\._all_models\.values\(\)\)this\._new_models\.has\(\w+\)\|\|", bundle), (
+        broken("BokehJS's create_json_patch no longer sends the models of Document._new_models in full"))
