@@ -94,11 +94,8 @@ class FittedView(Viewer):
                        sizing_mode="stretch_width"),
             self.model_line,
             self.profile,
-            pn.FlexBox(self.shares, pn.Column(self.stats, styles={"flex": "1 1 360px"}, min_width=300),
-                       flex_wrap="wrap", sizing_mode="stretch_width"),
-            pn.FlexBox(self.heatmap, pn.Column(self.bvr_help, self.proposal, styles={"flex": "1 1 300px"},
-                                               min_width=260),
-                       flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
         state.param.watch(self._render, ["shown", "error"])  # one watcher: one render per change
