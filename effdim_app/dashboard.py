@@ -142,13 +142,19 @@ class EffdimApp(Viewer):
         )
 
     def _data_tab(self):
-        # wraps like the model tab: below about 1,200 px the scores go under the data panel
+        # wraps like the model tab: below about 1,200 px the scores go under the data panel; the fitted
+        # model takes the whole width below both (beside the scores it left the data panel's column
+        # blank on its left)
         fitted = FittedView(self.fitted_state, open_editor=lambda: setattr(self.tabs, "active", 0))
-        return pn.FlexBox(
-            pn.Column(DataPanel(self.data), width=330),
-            pn.Column(ScoresPanel(self.scores), fitted, sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
-                      min_width=360),
-            flex_wrap="wrap", sizing_mode="stretch_width",
+        return pn.Column(
+            pn.FlexBox(
+                pn.Column(DataPanel(self.data), width=330),
+                pn.Column(ScoresPanel(self.scores), sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
+                          min_width=360),
+                flex_wrap="wrap", sizing_mode="stretch_width",
+            ),
+            fitted,
+            sizing_mode="stretch_width",
         )
 
     def __panel__(self):

@@ -22,7 +22,7 @@ from bokeh.plotting import figure
 
 from effdim.scores import SCORES
 
-__all__ = ["ScoreCurves", "ClimbCurve", "ProfileLines", "ShareBars", "ResidualMap", "CLASS_COLORS"]
+__all__ = ["ScoreCurves", "ClimbCurve", "ProfileBars", "ShareBars", "ResidualMap", "CLASS_COLORS"]
 
 #: Colours of a hidden node's states in the profile plot (state 1 first).
 CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
@@ -128,40 +128,44 @@ class ClimbCurve:
             self.figure.xaxis.ticker = FixedTicker(ticks=columns["step"])
 
 
-class ProfileLines:
-    """P(item = category | node = state) for every state of one hidden node (one line per state)."""
+class ProfileBars:
+    """P(item = category | node = state) as poLCA and Latent GOLD draw profiles: a group per item, in
+    it a group of bars per category, one bar per state of the node (coloured as in the legend), so
+    no line ever joins categories of different items."""
 
     def __init__(self):
-        self.figure = _figure("", height=330, sizing_mode="stretch_width", min_height=300,
-                              x_range=FactorRange(), y_range=(0, 1.02), x_axis_label="item: category",
+        self.figure = _figure("", height=340, sizing_mode="stretch_width", min_height=300,
+                              x_range=FactorRange(group_padding=1.6, subgroup_padding=0.6), y_range=(0, 1.02),
                               y_axis_label="probability")
-        self.figure.xaxis.major_label_orientation = 0.8
-        self.lines = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
-        self.points = ColumnDataSource({"x": [], "probability": [], "color": [], "label": []})
-        self.figure.multi_line("xs", "ys", source=self.lines, color="color", line_width=2, legend_field="label")
-        dots = self.figure.scatter("x", "probability", source=self.points, color="color", size=7)
-        self.figure.add_tools(HoverTool(renderers=[dots], tooltips=[("", "@label"), ("item: category", "@x"),
+        axis = self.figure.xaxis[0]
+        axis.major_label_text_font_size = "0pt"  # the states' numbers: the legend's colours say them
+        axis.major_tick_line_color = None
+        axis.subgroup_text_font_size = "10pt"
+        axis.group_text_font_size = "11pt"
+        axis.group_text_color = "#1b2631"
+        self.figure.xgrid.grid_line_color = None
+        self.source = ColumnDataSource({"x": [], "probability": [], "color": [], "label": []})
+        bars = self.figure.vbar("x", top="probability", width=0.9, source=self.source, fill_color="color",
+                                line_color=None, legend_field="label")
+        self.figure.add_tools(HoverTool(renderers=[bars], tooltips=[("", "@label"), ("item, category, state", "@x"),
                                                                     ("probability", "@probability{0.000}")]))
         _legend_right(self.figure)
 
-    def update(self, profiles: pd.DataFrame, shares: Sequence[float], node: str, model: str) -> None:
-        """``profiles``: rows (item, category, class, probability) as :meth:`effdim.search.FitResult.profiles`."""
-        x = profiles["item"].astype(str) + ": " + profiles["category"].astype(str)
-        lines = {"xs": [], "ys": [], "color": [], "label": []}
-        label_of, color_of = {}, {}
-        for i, (cls, rows) in enumerate(profiles.assign(x=x).groupby("class", sort=True)):
-            label_of[cls] = f"{node} = {cls} ({shares[int(cls) - 1]:.0%})"
-            color_of[cls] = CLASS_COLORS[i % len(CLASS_COLORS)]
-            lines["xs"].append(rows["x"].tolist())
-            lines["ys"].append(rows["probability"].tolist())
-            lines["color"].append(color_of[cls])
-            lines["label"].append(label_of[cls])
-        self.figure.x_range.factors = list(dict.fromkeys(x))
-        self.lines.data = lines
-        self.points.data = {"x": x.tolist(), "probability": profiles["probability"].tolist(),
-                            "color": [color_of[c] for c in profiles["class"]],
-                            "label": [label_of[c] for c in profiles["class"]]}
-        self.figure.title.text = f"Profiles: P(item = category | {node}) for {model}"
+    def update(self, profiles: pd.DataFrame, shares: Mapping[int, float], node: str) -> None:
+        """``profiles``: rows (item, category, class, probability) as :meth:`effdim.search.FitResult.profiles`;
+        ``shares``: the share of each state, for the legend."""
+        rows = profiles.sort_values("class", kind="stable")
+        order = {key: i for i, key in enumerate(dict.fromkeys(zip(profiles["item"], profiles["category"])))}
+        rows = rows.assign(at=[order[(i, c)] for i, c in zip(rows["item"], rows["category"])])
+        rows = rows.sort_values(["at", "class"], kind="stable")
+        classes = sorted(set(rows["class"]))
+        color = {c: CLASS_COLORS[i % len(CLASS_COLORS)] for i, c in enumerate(classes)}
+        label = {c: f"{node} = {c} ({shares.get(c, float('nan')):.0%})" for c in classes}
+        x = [(str(i), str(c), str(k)) for i, c, k in zip(rows["item"], rows["category"], rows["class"])]
+        self.figure.x_range.factors = x
+        self.source.data = {"x": x, "probability": rows["probability"].tolist(),
+                            "color": [color[c] for c in rows["class"]], "label": [label[c] for c in rows["class"]]}
+        self.figure.title.text = f"Profiles of {node}: P(item = category | {node})"
 
 
 class ShareBars:
@@ -192,10 +196,12 @@ class ResidualMap:
                               y_range=FactorRange())
         self.figure.xaxis.major_label_orientation = 0.8
         self.figure.grid.visible = False
-        self.source = ColumnDataSource({"item": [], "with": [], "bvr": []})
+        self.source = ColumnDataSource({"item": [], "with": [], "bvr": [], "value": [], "ink": []})
         self.colors = LinearColorMapper(palette=list(reversed(Reds256)), low=0, high=3)
         cells = self.figure.rect("item", "with", 1, 1, source=self.source, line_color=None,
                                  fill_color={"field": "bvr", "transform": self.colors})
+        self.figure.text("item", "with", text="value", source=self.source, text_color="ink", text_align="center",
+                         text_baseline="middle", text_font_size="9pt")
         self.figure.add_layout(ColorBar(color_mapper=self.colors, width=10), "right")
         self.figure.add_tools(TapTool(renderers=[cells]),
                               HoverTool(renderers=[cells], tooltips=[("pair", "@item, @with"), ("BVR", "@bvr{0.00}")]))
@@ -208,10 +214,11 @@ class ResidualMap:
         pairs = [(a, b, values[i, j]) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]
         self.figure.x_range.factors = names
         self.figure.y_range.factors = names
-        self.source.data = {"item": [p[0] for p in pairs], "with": [p[1] for p in pairs],
-                            "bvr": [p[2] for p in pairs]}
         finite = [p[2] for p in pairs if np.isfinite(p[2])]
-        self.colors.high = max([3.0, *finite])
+        self.colors.high = high = max([3.0, *finite])
+        self.source.data = {"item": [p[0] for p in pairs], "with": [p[1] for p in pairs],
+                            "bvr": [p[2] for p in pairs], "value": [_cell_text(p[2]) for p in pairs],
+                            "ink": ["white" if p[2] > 0.6 * high else "#1b2631" for p in pairs]}
 
     def _selected(self, _attr, _old, new) -> None:
         if not new:
@@ -219,3 +226,10 @@ class ResidualMap:
         index = new[0]
         self.source.selected.indices = []  # forget the click: the next click on the same cell counts again
         self.on_pair(self.source.data["item"][index], self.source.data["with"][index])
+
+
+def _cell_text(value: float) -> str:
+    """A residual as written in its cell: two decimals, three significant digits from 100 on."""
+    if not np.isfinite(value):
+        return "n/a"
+    return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"

@@ -6,7 +6,7 @@ import pytest
 from effdim import datasets
 from effdim.scores import SCORES
 from effdim.search import sweep
-from effdim_app.figures import ClimbCurve, ProfileLines, ResidualMap, ScoreCurves, ShareBars
+from effdim_app.figures import ClimbCurve, ProfileBars, ResidualMap, ScoreCurves, ShareBars
 from effdim_app.state import SHOWN_SCORES
 
 
@@ -45,10 +45,13 @@ def test_climb_curve_follows_the_climbed_score():
 def test_profiles_shares_and_residuals_of_a_fit(fits):
     fit = fits[1]
     node = fit.model.root
-    profile = ProfileLines()
-    profile.update(fit.profiles(node), fit.params.marginals()[node], node, str(fit.model))
-    assert len(profile.lines.data["xs"]) == 2  # one line per state of the 2-class root
-    assert profile.figure.x_range.factors == list(dict.fromkeys(profile.points.data["x"]))
+    profile = ProfileBars()
+    profile.update(fit.profiles(node), {1: 0.6, 2: 0.4}, node)
+    # poLCA-style: one bar per (item, category, state), grouped by item then category, no lines
+    assert profile.figure.x_range.factors == profile.source.data["x"]
+    assert len(profile.source.data["x"]) == 4 * 2 * 2 and profile.source.data["x"][:2] == [("A", "+", "1"), ("A", "+", "2")]
+    assert not any(r.glyph.__class__.__name__ in ("Line", "MultiLine") for r in profile.figure.renderers)
+    assert set(profile.source.data["label"]) == {f"{node} = 1 (60%)", f"{node} = 2 (40%)"}
     shares = ShareBars()
     table = fit.class_shares()
     rows = table[table["node"] == fit.labels.name(node)]
@@ -61,6 +64,7 @@ def test_profiles_shares_and_residuals_of_a_fit(fits):
     residuals.update(bvr)
     assert len(residuals.source.data["bvr"]) == 4 * 3
     assert residuals.colors.high >= 3.0
+    assert all(len(t.split(".")[1]) == 2 for t in residuals.source.data["value"])  # written in the cells
     i = next(k for k, (a, b) in enumerate(zip(residuals.source.data["item"], residuals.source.data["with"]))
              if (a, b) == ("C", "D"))
     residuals.source.selected.indices = [i]  # what a click in the browser sends

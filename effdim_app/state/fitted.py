@@ -11,19 +11,46 @@ survives opening a proposed model in the tree editor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import param
 
 from effdim.scores import best
 
+from ..logs import swallowed
 from .model import ModelState
 from .scores import ScoresState
 
-__all__ = ["FittedState", "DEFAULT_SCORE"]
+__all__ = ["FittedState", "ShownFit", "DEFAULT_SCORE", "STALE"]
 
 #: The fit shown first after a sweep: the best by BIC+ (the paper's correction of BIC).
 DEFAULT_SCORE = "bic+"
+#: Said over a fit kept on screen after the model, the data or the mapping changed.
+STALE = ("This fit no longer matches the model on screen (the model, the data or the mapping changed since): "
+         "it is kept for reference. Sweep or climb again to fit the current model.")
+
+
+@dataclass(frozen=True)
+class ShownFit:
+    """Everything the fitted view draws of one fit and one hidden node, computed here, not in the view.
+
+    ``profiles``: rows (item, category, class, probability) of ``node``
+    (:meth:`effdim.search.FitResult.profiles`); ``shares``: rows (state,
+    share) of ``node``, largest first; ``residuals``: the square table of
+    bivariate residuals; ``statistics`` and ``identification`` as
+    :meth:`~effdim.search.FitResult.fit_statistics` and
+    :meth:`~effdim.search.FitResult.identification` (an
+    :class:`effdim.errors.EffdimError` when the latter cannot be computed).
+    """
+
+    fit: Any
+    node: str
+    profiles: Any
+    shares: Any
+    residuals: Any
+    statistics: Any
+    identification: Any
 
 
 class FittedState(param.Parameterized):
@@ -35,10 +62,15 @@ class FittedState(param.Parameterized):
     chosen = param.String(default=None, allow_None=True)
     node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
     proposal = param.String(default="")
+    shown = param.ClassSelector(class_=ShownFit, default=None, allow_None=True,
+                                doc="What the view draws of the chosen fit and node (None: no fit).")
+    error = param.String(default="", doc="Why the chosen fit cannot be shown ('' when it can).")
+    stale = param.String(default="", doc="Why the shown fit no longer matches the model on screen ('' if it does).")
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
         scores.param.watch(self._results_changed, ["results", "climb"])
+        self.param.watch(self._show, ["fits", "chosen", "node"])  # one watcher: one computation per change
 
     def _results_changed(self, *_) -> None:
         scores = self.scores
@@ -52,20 +84,41 @@ class FittedState(param.Parameterized):
             for i, f in enumerate(scores.climb.path):
                 fits[f"step {i}: {f.model}"] = f
             shown = scores.climb.best
-        else:  # results cleared: keep showing what the analyst was looking at
+        else:  # results cleared: keep showing what the analyst was looking at, marked as such
+            if self.fits:
+                self.stale = STALE
             return
         chosen = next(label for label, f in fits.items() if f is shown)
-        self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="")
+        self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="", stale="")
 
     @property
     def fit(self):
         return self.fits.get(self.chosen) if self.chosen else None
 
-    @param.depends("chosen", watch=True)
-    def _chosen_changed(self) -> None:
+    def _show(self, *_) -> None:
+        """Compute what the view draws of the chosen fit (its profiles, shares, residuals, statistics)."""
+        from effdim.errors import EffdimError
+
         fit = self.fit
-        if fit is not None and self.node not in fit.model.hidden:
-            self.node = fit.model.root
+        if fit is None:
+            self.param.update(shown=None, error="")
+            return
+        node = self.node if self.node in fit.model.hidden else fit.model.root
+        try:
+            table = fit.class_shares()
+            rows = table[table["node"] == fit.labels.name(node)]
+            try:
+                identification = fit.identification()
+            except EffdimError as err:  # too many parameters for the SVD at the estimate
+                identification = err
+            shown = ShownFit(fit=fit, node=node, profiles=fit.profiles(node), shares=rows[["state", "share"]],
+                             residuals=fit.bivariate_residuals(), statistics=fit.fit_statistics(),
+                             identification=identification)
+        except Exception as err:  # noqa: BLE001 - say why in the view, keep the session alive
+            swallowed(f"fitted model {fit.model}, node {node}", err)
+            self.param.update(shown=None, error=f"Cannot show this fit: {err}")
+            return
+        self.param.update(shown=shown, error="")
 
     def propose(self, a: str, b: str) -> bool:
         """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor.
@@ -105,15 +158,15 @@ class FittedState(param.Parameterized):
         order, e.g. ``"2,1,3"`` (:meth:`effdim.search.FitResult.relabeled`); the fit is replaced."""
         from effdim.errors import EffdimError
 
-        fit = self.fit
-        if fit is None:
+        if self.shown is None:
             return False
+        node = self.shown.node
         try:
             order = [int(t) - 1 for t in str(text).replace(" ", "").split(",")]
-            moved = fit.relabeled(self.node, order)
+            moved = self.shown.fit.relabeled(node, order)
         except (ValueError, EffdimError) as err:
-            self.proposal = f"Cannot reorder the states of {self.node}: {err}"
+            self.proposal = f"Cannot reorder the states of {node}: {err}"
             return False
         self.fits = {**self.fits, self.chosen: moved}
-        self.proposal = f"States of {self.node} reordered: new 1..{len(order)} are old {text}."
+        self.proposal = f"States of {node} reordered: new 1..{len(order)} are old {text}."
         return True

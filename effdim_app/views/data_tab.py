@@ -175,7 +175,7 @@ class ScoresPanel(Viewer):
             css_classes=["effdim-past-saturation"])
         self.restarts = pn.widgets.IntInput.from_param(state.param.restarts, label="EM restarts", width=90,
                                                        css_classes=["effdim-restarts"])
-        self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90)
+        self.seed = pn.widgets.IntInput.from_param(state.param.seed, label="Seed", width=90, css_classes=["effdim-seed"])
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
         score_labels = {SCORES[name].label: name for name in SHOWN_SCORES}
         self.climb_score = pn.widgets.Select.from_param(state.param.climb_score, label="Hill-climb score",
@@ -335,10 +335,12 @@ class ScoresPanel(Viewer):
             self.to_editor,
             self.mismatch,
             self.leaf_map,
-            pn.Row(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
-                   sizing_mode="stretch_width"),
-            pn.Row(self.run, self.climb_score, self.climb, self.cs_prior, sizing_mode="stretch_width"),
-            pn.Row(self.learn_score, self.learn, self.cancel, sizing_mode="stretch_width"),
+            # the controls wrap onto a second line where the column is narrow, never past its edge
+            pn.FlexBox(self.node, self.card_min, self.card_max, self.past_saturation, self.restarts, self.seed,
+                       flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.FlexBox(self.run, self.climb_score, self.climb, self.cs_prior, flex_wrap="wrap",
+                       sizing_mode="stretch_width"),
+            pn.FlexBox(self.learn_score, self.learn, self.cancel, flex_wrap="wrap", sizing_mode="stretch_width"),
             html("<small>Learn structure searches for a latent tree over all columns and opens it in the tree "
                  "editor; the best tree so far is drawn below while it runs.</small>", margin=(0, 10),
                  sizing_mode="stretch_width"),

@@ -1,11 +1,14 @@
 """The Experiments tab: the committed results of the paper's Sections 5 and 6.
 
 Reads the summaries shipped with effdim (:mod:`effdim.experiments.committed`)
-and draws them with the same plot functions as ``effdim experiment``; no
-computation happens here.
+and draws them with the same plot functions as ``effdim experiment``, in a
+thread behind a loading line; no other computation happens here.
 """
 
 from __future__ import annotations
+
+import asyncio
+import threading
 
 import panel as pn
 from panel.viewable import Viewer
@@ -41,7 +44,15 @@ HLC_TAKEAWAY = ("*Takeaway:* from 9k rows on, BIC+ and CS+ fit significantly bet
 
 
 class ExperimentsPanel(Viewer):
-    """Section 5 curves for a chosen generating model, and Table 2 with its plot."""
+    """Section 5 curves for a chosen generating model, and Table 2 with its plot.
+
+    The text and tables show at once; the figures are drawn by the same plot
+    functions as ``effdim experiment`` (HoloViews, seconds of work) in a
+    thread, off the server's event loop, behind a loading line, then shown as
+    plain Bokeh figures: each keeps the axis ranges its function chose (Panel's
+    HoloViews pane links the axes of every plot with the same dimension names,
+    which gave the KL plots the |X| plot's linear range starting at 0).
+    """
 
     def __init__(self, directory=RESULTS_DIR, **params):
         super().__init__(**params)
@@ -56,11 +67,10 @@ class ExperimentsPanel(Viewer):
             label="Generating LC model (Section 5)", options=labels,
             value="8:2,2,2,2" if "8:2,2,2,2" in labels else labels[-1], width=320,
         )
-        # the two panels as two panes side by side: as one HoloViews layout (a Bokeh grid) their plot
-        # frames were laid out 0 px high in the dashboard, leaving bare legends
-        self.lc_panels = pn.Row(sizing_mode="stretch_width")
-        self._show_generator(self.generator.value)
-        self.generator.param.watch(lambda event: self._show_generator(event.new), "value")
+        # the figures wrap under each other where the tab is narrower than two of them
+        self.lc_panels = _figure_box("Drawing the Section 5 figures…")
+        self.hlc_panel = _figure_box("Drawing the Section 6 figure…")
+        self.generator.param.watch(lambda event: pn.state.execute(self._draw_generator), "value")
         self._layout = pn.Column(
             pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
             pn.pane.Markdown(HOW_TO_READ, sizing_mode="stretch_width", css_classes=["effdim-how-to-read"]),
@@ -70,17 +80,56 @@ class ExperimentsPanel(Viewer):
             self.lc_panels,
             pn.pane.Markdown("### Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score"),
             pn.pane.Markdown(HLC_TAKEAWAY, sizing_mode="stretch_width"),
-            pn.pane.HoloViews(table2_figure(self.results.hlc_table2)),
+            self.hlc_panel,
             pn.pane.Markdown(self.results.hlc_markdown, sizing_mode="stretch_width",
-                             css_classes=["effdim-experiments-table"]),
-            pn.layout.Card(pn.pane.Markdown(self.results.lc_markdown, sizing_mode="stretch_width"),
+                             css_classes=["effdim-experiments-table"], stylesheets=[TABLE_CSS]),
+            pn.layout.Card(pn.pane.Markdown(self.results.lc_markdown, sizing_mode="stretch_width",
+                                            stylesheets=[TABLE_CSS]),
                            title="Section 5 tables", collapsed=True, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
+        pn.state.execute(self._draw_all)  # after this layout, with its loading lines, reached the browser
 
-    def _show_generator(self, label: str) -> None:
-        self.lc_panels.objects = [pn.pane.HoloViews(panel) for panel in
-                                  lc_summary_figure(self.results.lc_summary, label)]
+    async def _draw_all(self) -> None:
+        await self._draw_generator()
+        table2 = self.results.hlc_table2
+        self.hlc_panel.objects = _figure_panes(await asyncio.to_thread(_render, table2_figure, table2))
+
+    async def _draw_generator(self) -> None:
+        label = self.generator.value
+        self.lc_panels.objects = [_loading(f"Drawing the Section 5 figures of {label}…")]
+        figures = await asyncio.to_thread(_render, lc_summary_figure, self.results.lc_summary, label)
+        if label == self.generator.value:  # not replaced by a later choice meanwhile
+            self.lc_panels.objects = _figure_panes(figures)
 
     def __panel__(self):
         return self._layout
+
+
+#: Markdown tables wider than the tab scroll inside their own box instead of widening the page.
+TABLE_CSS = ":host { max-width: 100%; overflow-x: auto; }"
+#: HoloViews' renderer is not thread-safe: one drawing at a time, whichever session asks.
+_RENDER_LOCK = threading.Lock()
+
+
+def _render(plot, *args) -> list:
+    """The Bokeh figures of ``plot(*args)`` (a HoloViews layout or one plot), in a worker thread."""
+    import holoviews as hv
+
+    with _RENDER_LOCK:
+        drawn = plot(*args)
+        parts = list(drawn) if isinstance(drawn, hv.Layout) else [drawn]
+        return [hv.render(part, backend="bokeh") for part in parts]
+
+
+def _figure_panes(figures: list) -> list:
+    return [pn.pane.Bokeh(figure, margin=(5, 10)) for figure in figures]
+
+
+def _loading(text: str):
+    return pn.Row(pn.indicators.LoadingSpinner(value=True, size=24, margin=(5, 10)),
+                  pn.pane.HTML(f"<span>{text}</span>", margin=(8, 0)), css_classes=["effdim-loading"])
+
+
+def _figure_box(text: str):
+    return pn.FlexBox(_loading(text), flex_wrap="wrap", sizing_mode="stretch_width")

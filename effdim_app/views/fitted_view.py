@@ -4,19 +4,22 @@ After a sweep or a hill climb, pick one of the fits and see what an analyst
 coming from poLCA or StepMix looks at first:
 
 * the profile plot: ``P(item = category | class)`` for every item
-  (:meth:`effdim.search.FitResult.profiles`), one line per state of the
-  chosen hidden node, and the class shares;
+  (:meth:`effdim.search.FitResult.profiles`) as poLCA and Latent GOLD draw
+  it, a bar group per item and category, a bar per state of the chosen
+  hidden node; and the class shares;
 * the fit statistics with the true degrees of freedom ``df = dc - de``
   beside what other tools report (``dc - ds``), entropy R2, the average
   posterior per class, the Jacobian rank at the estimate, and convergence
   warnings (:mod:`effdim.diagnostics`);
-* the bivariate residuals as a heatmap: clicking a pair puts the model with
+* the bivariate residuals as a heatmap with its values in the cells: clicking a pair puts the model with
   a new hidden node over that pair (:func:`effdim.diagnostics.relax_pair`)
   into the tree editor (undoable there) and opens the editor;
 * the posterior membership of every row as a CSV download.
 
 :class:`effdim_app.state.FittedState` holds the fits offered and the
-chosen one; :class:`FittedView` only displays it.
+chosen one, and computes what is drawn of it (:class:`effdim_app.state.fitted.ShownFit`);
+:class:`FittedView` only displays it, and says so when the fit no longer
+matches the model on screen.
 """
 
 from __future__ import annotations
@@ -28,8 +31,7 @@ from typing import Any
 import panel as pn
 from panel.viewable import Viewer
 
-from ..figures import ProfileLines, ResidualMap, ShareBars
-from ..logs import swallowed
+from ..figures import ProfileBars, ResidualMap, ShareBars
 from ..state import FittedState
 from ..style import HTML_CSS
 from .widgets import plain
@@ -38,8 +40,10 @@ __all__ = ["FittedState", "FittedView"]
 
 STATS_CSS = """
 .effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
-.effdim-fit-table td { padding: 2px 10px 2px 0; }
-.effdim-fit-table td.v { text-align: right; font-weight: 600; }
+.effdim-fit-table td { padding: 2px 12px 2px 0; vertical-align: top; }
+.effdim-fit-table td.v { text-align: right; font-weight: 600; white-space: nowrap; }
+.effdim-stale { color: #6b4e00; background: #fff4d6; border: 1px solid #f3d98b; border-radius: 5px;
+  padding: 5px 12px; margin: 2px 0; font-weight: 600; }
 .effdim-note { color: #4a5a6a; font-size: 0.9em; margin: 2px 0; }
 .effdim-warn { color: #8a5200; font-size: 0.9em; margin: 2px 0; }
 """
@@ -62,7 +66,7 @@ class FittedView(Viewer):
         self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
                                   stylesheets=[HTML_CSS, STATS_CSS])
         # Bokeh figures updated in place (effdim_app.figures), built with the first fit shown
-        self.figures: tuple[ProfileLines, ShareBars, ResidualMap] | None = None
+        self.figures: tuple[ProfileBars, ShareBars, ResidualMap] | None = None
         # each figure goes into its box with the first fit: a Bokeh pane made empty and given its
         # figure later was laid out at the empty pane's size (the shares plot drawn off its box)
         self.profile = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["effdim-profile"])
@@ -76,20 +80,27 @@ class FittedView(Viewer):
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
                                                 filename="effdim-posteriors.csv", embed=False, width=240)
+        self.stale = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stale"],
+                                  stylesheets=[STATS_CSS], visible=False)
+        self.model_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[STATS_CSS])
         self.placeholder = pn.pane.HTML(
             "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
             stylesheets=[STATS_CSS])
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
+            self.stale,
             pn.FlexBox(self.choice, self.node, self.order, self.download, flex_wrap="wrap",
                        sizing_mode="stretch_width"),
+            self.model_line,
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
-        state.param.watch(self._render, ["fits", "chosen", "node"])  # one watcher: one render per change
+        state.param.watch(self._render, ["shown", "error"])  # one watcher: one render per change
         state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
+        state.param.watch(self._mark_stale, "stale")
+        self._mark_stale()
         self._render()  # built when the Data tab first opens: a fit may already be there
 
     def _reorder(self, event) -> None:
@@ -99,37 +110,43 @@ class FittedView(Viewer):
     def _csv(self):
         return io.StringIO(self.state.posteriors_csv())
 
-    def _render(self, *_) -> None:
-        fit = self.state.fit
-        self.placeholder.visible = fit is None
-        self.body.visible = fit is not None
-        if fit is None:
-            return
-        node = self.state.node if self.state.node in fit.model.hidden else fit.model.root
-        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
-        self.node.param.update(options=list(fit.model.hidden), value=node)
-        try:
-            self._draw(fit, node)
-            self.stats.object = _stats_html(fit)
-        except Exception as err:  # noqa: BLE001 - show any engine failure, keep the view alive
-            swallowed(f"fitted model {fit.model}, node {node}", err)
-            self.stats.object = f"<p class='effdim-error'>Cannot show this fit: {plain(str(err))}</p>"
+    def _mark_stale(self, *_) -> None:
+        """A fit that no longer matches the model on screen is said to be so and greyed."""
+        stale = self.state.stale
+        self.stale.param.update(object=f"<div class='effdim-stale'>⚠ {plain(stale)}</div>" if stale else "",
+                                visible=bool(stale))
+        for box in (self.profile, self.shares, self.heatmap):
+            box.styles = {"opacity": "0.45"} if stale else {"opacity": "1"}
 
-    def _draw(self, fit, node: str) -> None:
+    def _render(self, *_) -> None:
+        shown = self.state.shown
+        error = self.state.error
+        self.placeholder.visible = shown is None and not error
+        self.body.visible = shown is not None or bool(error)
+        if shown is None:
+            self.stats.object = f"<p class='effdim-error'>{plain(error)}</p>" if error else ""
+            return
+        fit = shown.fit
+        self.choice.param.update(options=list(self.state.fits), value=self.state.chosen)
+        self.node.param.update(options=list(fit.model.hidden), value=shown.node)
+        self.model_line.object = f"<p class='effdim-note'>Fitted model: <code>{plain(str(fit.model))}</code></p>"
+        self._draw(shown)
+        self.stats.object = _stats_html(shown)
+
+    def _draw(self, shown) -> None:
         first = self.figures is None
         if first:
-            self.figures = (ProfileLines(), ShareBars(), ResidualMap(self._pair_clicked))
+            self.figures = (ProfileBars(), ShareBars(), ResidualMap(self._pair_clicked))
         profile, shares, residuals = self.figures
-        table = fit.class_shares()
-        rows = table[table["node"] == fit.labels.name(node)]
+        share_of = dict(zip(shown.shares["state"].astype(int), shown.shares["share"]))
         # the figures' own Bokeh models change, possibly from a coroutine (a sweep ending), so outside
         # the document lock that Panel takes for its own widgets: dispatch the changes explicitly
         with pn.io.unlocked():
-            profile.update(fit.profiles(node), fit.params.marginals()[node], node, str(fit.model))
-            shares.update(rows["state"], rows["share"], node)
-            residuals.update(fit.bivariate_residuals())
+            profile.update(shown.profiles, share_of, shown.node)
+            shares.update(shown.shares["state"], shown.shares["share"], shown.node)
+            residuals.update(shown.residuals)
         if first:  # shown with their first data
-            self.profile.objects = [pn.pane.Bokeh(profile.figure, sizing_mode="stretch_width", height=330)]
+            self.profile.objects = [pn.pane.Bokeh(profile.figure, sizing_mode="stretch_width", height=340)]
             self.shares.objects = [pn.pane.Bokeh(shares.figure, width=300, height=260)]
             self.heatmap.objects = [pn.pane.Bokeh(residuals.figure, width=420, height=340)]
 
@@ -152,26 +169,23 @@ def _p(text: str) -> str:
     return f"<p class='effdim-note'>{plain(text)}</p>" if text else ""
 
 
-def _stats_html(fit) -> str:
+def _stats_html(shown) -> str:
+    """The fit statistics as a table whose numbers align: right-aligned, four decimals (integers whole)."""
     from effdim.errors import EffdimError
 
-    s = fit.fit_statistics()
-    try:
-        ident = fit.identification()
-    except EffdimError as err:  # too many parameters for the SVD at the estimate
-        ident = err
+    fit, s, ident = shown.fit, shown.statistics, shown.identification
 
-    def num(v, fmt=".4f"):
-        return "n/a" if v is None else format(v, fmt)
+    def num(v) -> str:
+        return "n/a" if v is None else f"{v:.4f}"
 
-    avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in s.avepp)
     rows = [
-        ("G²", f"{s.g2:.4f}", f"p = {num(s.p_g2)}"),
-        ("X²", f"{s.x2:.4f}", f"p = {num(s.p_x2)}"),
+        ("G²", num(s.g2), f"p = {num(s.p_g2)}"),
+        ("X²", num(s.x2), f"p = {num(s.p_x2)}"),
         ("df = dc − de", str(s.df), f"other tools: dc − ds = {s.df_standard}"),
-        ("entropy R²", num(s.entropy_r2, ".3f"), "1 = perfectly separated classes"),
-        (f"mean posterior of the modal {fit.model.root}", avepp, "per state"),
+        ("entropy R²", num(s.entropy_r2), "1 = perfectly separated classes"),
     ]
+    rows += [(f"mean posterior, modal {fit.model.root} = {state}", num(v), "of the rows assigned to this state")
+             for state, v in enumerate(s.avepp, start=1)]
     if not isinstance(ident, EffdimError):
         rows.append(("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"))
     table = "".join(f"<tr><td>{plain(a)}</td><td class='v'>{plain(b)}</td>"

@@ -49,10 +49,74 @@ def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
         expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
     expect(page.get_by_text("Takeaway:")).to_have_count(2)
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
-    assert any(t.startswith("KL of the selected model, 50 replicates") for t in page.evaluate(TITLES))
+    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))",
+                           timeout=TIMEOUT)
     assert len(frames_drawn(page)) == 3
     page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
     page.wait_for_timeout(500)  # the new panels' layout
     assert "Selected |X|: 2:2,2,2,2" in frames_drawn(page)
     page.screenshot(path=str(shots / "experiments.png"), full_page=True)
+
+
+# Per titled figure: its y scale, y range and the smallest and largest y of its drawn points.
+Y_EXTENTS = """
+() => {
+  const out = {};
+  const walk = (v) => {
+    if (v.frame && v.model.title && v.model.title.text) {
+      const ys = [];
+      for (const r of v.model.renderers) {
+        const data = r.data_source && r.data_source.data;
+        if (data && data.value && r.glyph.type === "Scatter") ys.push(...data.value);
+      }
+      out[v.model.title.text] = {scale: v.model.y_scale.type, start: v.model.y_range.start,
+                                 end: v.model.y_range.end, low: Math.min(...ys), high: Math.max(...ys)};
+    }
+    for (const c of (v.child_views || [])) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  return out;
+}
+"""
+# Width of the content against the width it is shown in: the templated page's scrolling main area,
+# or the whole document inline.
+OVERFLOW = """
+() => { const main = document.getElementById('main') || document.scrollingElement;
+        return [main.scrollWidth, main.clientWidth]; }
+"""
+
+
+def open_experiments(page: Page, url: str) -> None:
+    open_app(page, url)
+    page.get_by_text("Experiments", exact=True).click()
+    # the figures take seconds to draw: the tab says so at once instead of staying blank
+    expect(page.get_by_text("Drawing the Section 5 figures").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(f"() => Object.keys(({Y_EXTENTS})()).length === 3", timeout=TIMEOUT)
+    expect(page.get_by_text("Drawing the Section")).to_have_count(0)
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_kl_plots_fit_their_data_and_the_tab_fits_the_page(page: Page, app_url, shots, width):
+    page.set_viewport_size({"width": width, "height": 768})
+    open_experiments(page, app_url)
+    extents = page.evaluate(Y_EXTENTS)
+    kl = {title: e for title, e in extents.items() if title.startswith("KL")}
+    assert len(kl) == 2, extents
+    for title, e in kl.items():
+        # a log axis spanning the data: Panel's linked axes gave it the |X| plot's range from 0 (no ticks,
+        # the points of 2x10^4 rows and more below the frame)
+        assert e["scale"] == "LogScale" and 0 < e["start"] <= e["low"] and e["high"] <= e["end"], (title, e)
+        assert e["end"] / e["start"] < 1000, (title, e)  # not stretched far beyond the data
+    page.wait_for_timeout(500)  # the figures' layout
+    content, shown = page.evaluate(OVERFLOW)
+    assert content <= shown + 1, f"the Experiments tab is {content} px wide in {shown} px"
+    page.screenshot(path=str(shots / f"experiments-{width}.png"))
+
+
+def test_experiments_tab_fits_a_notebook_output(page: Page, inline_url):
+    page.set_viewport_size({"width": 930, "height": 768})
+    open_experiments(page, inline_url)
+    page.wait_for_timeout(500)
+    content, shown = page.evaluate(OVERFLOW)
+    assert content <= shown + 1, f"the Experiments tab is {content} px wide in {shown} px"

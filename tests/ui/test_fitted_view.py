@@ -36,7 +36,7 @@ def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page:
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")
     expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
-    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('Profiles: P(item = category | X)'))",
+    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))",
                            timeout=TIMEOUT)
     # the 3-class fit: de < ds, and the view says so
     page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
@@ -53,6 +53,7 @@ def test_fitted_view_shows_the_fit_downloads_posteriors_and_relaxes_a_pair(page:
 
     page.locator(".effdim-bvr").scroll_into_view_if_needed()
     page.wait_for_function(f"() => ({CELL_XY})(['Bivariate residuals', 'C', 'D']) !== null", timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # the page's layout settled after the scroll
     point = page.evaluate(CELL_XY, ["Bivariate residuals", "C", "D"])
     page.mouse.click(*point)
     notation = page.locator(".effdim-notation textarea")

@@ -1,0 +1,109 @@
+"""The Data & scores tab and its fitted view at the widths people use (1366 and 1024 px): nothing runs
+past the page's edge, the profiles are drawn per item as poLCA draws them, the heatmap and the fit
+statistics show aligned numbers, and a fit that no longer matches the model on screen says so."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, sweep_stouffer_toby
+
+pytestmark = pytest.mark.browser
+
+VIEWS = """
+  const views = [];
+  const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+"""
+# The profile plot: its title, whether the title fits its canvas, its x factors and its glyph types.
+PROFILE = f"""
+() => {{
+  {VIEWS}
+  const plot = views.find((v) => v.frame && v.model.title && v.model.title.text.startsWith('Profiles'));
+  if (!plot) return null;
+  const title = plot.model.title.text;
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = `bold ${{plot.model.title.text_font_size}} helvetica`;
+  return {{title, fits: ctx.measureText(title).width <= plot.canvas_view.bbox.width - 20,
+           factors: plot.model.x_range.factors,
+           glyphs: plot.model.renderers.map((r) => r.glyph.type)}};
+}}
+"""
+# The texts written in the bivariate-residual heatmap's cells.
+CELL_TEXTS = f"""
+() => {{
+  {VIEWS}
+  const plot = views.find((v) => v.frame && v.model.title && v.model.title.text.startsWith('Bivariate'));
+  if (!plot) return null;
+  const texts = plot.model.renderers.filter((r) => r.glyph.type === 'Text');
+  return texts.length ? texts[0].data_source.data.value : [];
+}}
+"""
+# Right edge of the first element matching a selector (through shadow roots), and the page's width.
+RIGHT = f"(s) => {{ {DEEP} const e = deep(s)[0]; return e ? [e.getBoundingClientRect().right, innerWidth] : null; }}"
+# Left edge of the fitted view against the tab's left edge.
+LEFTS = f"""() => {{ {DEEP}
+  return [deep('.effdim-fitted')[0].getBoundingClientRect().left,
+          deep('.effdim-tabs')[0].getBoundingClientRect().left]; }}"""
+STAT_CELLS = f"""() => {{ {DEEP}
+  return deep('.effdim-fit-table td.v').filter((c) => c.offsetParent !== null)
+    .map((c) => [c.textContent, getComputedStyle(c).textAlign]); }}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_fitted_view_fits_the_page_and_draws_profiles_per_item(page: Page, app_url, shots, width):
+    page.set_viewport_size({"width": width, "height": 768})
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=3)
+    stats = page.locator(".effdim-fit-stats")
+    expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({PROFILE})() !== null && ({CELL_TEXTS})() !== null", timeout=TIMEOUT)
+    profile = page.evaluate(PROFILE)
+    assert profile["fits"], f"the profile plot's title is cut: {profile['title']!r}"
+    # poLCA-style: bars grouped by (item, category, class), no line joining different items' categories
+    assert "Line" not in profile["glyphs"] and "MultiLine" not in profile["glyphs"], profile["glyphs"]
+    assert all(len(f) == 3 for f in profile["factors"]), profile["factors"][:3]
+    assert {f[0] for f in profile["factors"]} == {"A", "B", "C", "D"}
+    # the heatmap writes its values
+    texts = page.evaluate(CELL_TEXTS)
+    assert texts and all(re.fullmatch(r"\d+\.\d\d", t) for t in texts), texts
+    # fit statistics: right-aligned numbers with the same decimals
+    cells = page.evaluate(STAT_CELLS)
+    assert cells and all(align == "right" for _, align in cells), cells
+    assert all(re.fullmatch(r"-?\d+(\.\d{4})?|n/a", text) for text, _ in cells), cells
+    # the fitted view starts at the tab's left edge: no blank column beside it
+    fitted_left, tab_left = page.evaluate(LEFTS)
+    assert fitted_left - tab_left < 40, (fitted_left, tab_left)
+    main = page.evaluate("() => { const m = document.getElementById('main'); return [m.scrollWidth, m.clientWidth]; }")
+    assert main[0] <= main[1] + 1, f"the Data & scores tab is {main[0]} px wide in {main[1]} px"
+    page.locator(".effdim-fitted").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / f"fitted-{width}.png"))
+
+
+def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, app_url):
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=2)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    stale = page.get_by_text("This fit no longer matches the model on screen")
+    expect(stale).to_have_count(0)
+    page.get_by_text("Model & dimensions", exact=True).click()
+    apply_notation(page, "X:3(A:2,B:2,C:2,D:2)")  # another model: the fit shown is not of it
+    expect(page.locator(".effdim-notation textarea")).to_have_value("X:3(A:2,B:2,C:2,D:2)")
+    page.wait_for_timeout(1000)
+    data_tab(page)
+    mapping = page.get_by_text("Edited model (leaves = columns)")
+    expect(mapping).to_be_visible(timeout=TIMEOUT)
+    mapping.click()  # score the edited tree: the sweep's results are cleared, the fit stays, marked
+    expect(page.get_by_text("Earlier results were cleared")).to_be_visible(timeout=TIMEOUT)
+    expect(stale.last).to_be_visible(timeout=TIMEOUT)
+
+
+def test_edited_model_controls_stay_inside_the_page(page: Page, app_url):
+    open_app(page, app_url)
+    data_tab(page)
+    page.get_by_text("Edited model (leaves = columns)").click()
+    page.wait_for_function(f"() => ({RIGHT})('.effdim-seed') !== null", timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # its layout
+    right, width = page.evaluate(RIGHT, ".effdim-seed")
+    assert right <= width, f"the Seed box ends at {right:.0f} px of {width}"
