@@ -17,10 +17,10 @@ from effdim import HLCModel
 from .config import ServerLimits
 from .jobs import JobRunner
 from .notebook import RenderGate
-from .state import DataState, FittedState, ModelState, ScoresState
+from .state import DataState, FittedState, ModelState, ProposalState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (DataPanel, DimensionsPanel, ExperimentsPanel, FittedView, GuidedDemo, ModelPanel,
-                    RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
+                    ProposalView, RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
 
 __all__ = ["EffdimApp", "app", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
@@ -67,6 +67,7 @@ class EffdimApp(Viewer):
         self.regularity = RegularizationPanel(self.models)
         self.dimensions = DimensionsPanel(self.models)
         self.fitted_state = FittedState(self.scores, self.models)
+        self.proposal = ProposalState(self.fitted_state)
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
         # only what its first screen shows (the Experiments tab alone was 0.4 s of a 0.75 s build,
         # the Data tab's views a third of the rest), which a class opening the page at once paid
@@ -131,7 +132,7 @@ class EffdimApp(Viewer):
 
     def _data_tab(self):
         # wraps like the model tab: below about 1,200 px the scores go under the data panel
-        fitted = FittedView(self.fitted_state, open_editor=lambda: setattr(self.tabs, "active", 0))
+        fitted = FittedView(self.fitted_state, ProposalView(self.proposal))
         return pn.FlexBox(
             pn.Column(DataPanel(self.data), width=330),
             pn.Column(ScoresPanel(self.scores), fitted, sizing_mode="stretch_width", styles={"flex": "1 1 520px"},

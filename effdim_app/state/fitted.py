@@ -6,7 +6,7 @@ everything shown (:class:`effdim.search.FitResult` and :mod:`effdim.diagnostics`
 
 The fits of the last sweep or climb are kept when the scores state clears its
 results (the model, the data or the mapping changed), so the analyst's view
-survives opening a proposed model in the tree editor.
+survives applying a proposed model (:mod:`.proposal`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class FittedState(param.Parameterized):
     fits = param.Dict(default={}, doc="Label -> FitResult of the last sweep or climb.")
     chosen = param.String(default=None, allow_None=True)
     node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
-    proposal = param.String(default="")
+    proposal = param.String(default="", doc="What happened to the last reordering, in words.")
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
@@ -66,35 +66,6 @@ class FittedState(param.Parameterized):
         fit = self.fit
         if fit is not None and self.node not in fit.model.hidden:
             self.node = fit.model.root
-
-    def propose(self, a: str, b: str) -> bool:
-        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor.
-
-        Returns whether the editor's model changed; ``False`` also when it
-        already is that model (a click replayed by a re-rendered plot must
-        not switch tabs again).
-        """
-        from effdim.diagnostics import relax_pair
-        from effdim.model import ModelError
-
-        fit = self.fit
-        if fit is None or a == b:
-            return False
-        leaf = {fit.labels.name(x): x for x in fit.model.observed}
-        try:
-            moved = relax_pair(fit.model, leaf[a], leaf[b])
-        except (KeyError, ModelError) as err:
-            self.proposal = f"No new hidden node over {a} and {b}: {err}"
-            return False
-        if self.models.model == moved:  # already in the editor (a repeated or replayed click): nothing to do
-            return False
-        done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
-        if done:  # score the edited model next, as ScoresState.use_lc_model_in_editor does
-            self.scores.mapping = "model"
-        self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
-                         "(Undo there goes back) and chosen for the next sweep or climb." if done
-                         else f"The editor refused {moved}.")
-        return done
 
     def posteriors_csv(self) -> str:
         fit = self.fit

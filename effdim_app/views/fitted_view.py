@@ -10,9 +10,9 @@ coming from poLCA or StepMix looks at first:
   beside what other tools report (``dc - ds``), entropy R2, the average
   posterior per class, the Jacobian rank at the estimate, and convergence
   warnings (:mod:`effdim.diagnostics`);
-* the bivariate residuals as a heatmap: clicking a pair puts the model with
-  a new hidden node over that pair (:func:`effdim.diagnostics.relax_pair`)
-  into the tree editor (undoable there) and opens the editor;
+* the bivariate residuals as a heatmap: clicking a pair proposes the model
+  with a new hidden node over that pair (:mod:`.proposal_view`), applied
+  only when the analyst confirms;
 * the posterior membership of every row as a CSV download.
 
 :class:`effdim_app.state.FittedState` holds the fits offered and the
@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import Callable
-from typing import Any
 
 import panel as pn
 from panel.viewable import Viewer
@@ -32,6 +30,7 @@ from panel.viewable import Viewer
 from ..figures import ProfileLines, ResidualMap, ShareBars
 from ..state import FittedState
 from ..style import HTML_CSS
+from .proposal_view import ProposalView
 
 __all__ = ["FittedState", "FittedView"]
 
@@ -47,10 +46,10 @@ STATS_CSS = """
 class FittedView(Viewer):
     """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
 
-    def __init__(self, state: FittedState, open_editor: Callable[[], Any] | None = None, **params):
+    def __init__(self, state: FittedState, proposal: ProposalView, **params):
         super().__init__(**params)
         self.state = state
-        self.open_editor = open_editor
+        self.proposed = proposal
         self.choice = pn.widgets.Select(label="Fitted model", options=[], width=330,
                                         css_classes=["effdim-fit-choice"])
         self.choice.param.watch(lambda e: setattr(state, "chosen", e.new), "value")
@@ -71,7 +70,7 @@ class FittedView(Viewer):
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
-            "Click the pair to put a new hidden node over it into the tree editor.</p>", stylesheets=[STATS_CSS])
+            "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>", stylesheets=[STATS_CSS])
         self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
@@ -85,7 +84,7 @@ class FittedView(Viewer):
                        sizing_mode="stretch_width"),
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
-            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal, proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
         state.param.watch(self._render, ["fits", "chosen", "node"])  # one watcher: one render per change
@@ -133,8 +132,8 @@ class FittedView(Viewer):
             self.heatmap.objects = [pn.pane.Bokeh(residuals.figure, width=420, height=340)]
 
     def _pair_clicked(self, a: str, b: str) -> None:
-        if a != b and self.state.propose(a, b) and self.open_editor is not None:
-            self.open_editor()
+        if a != b:
+            self.proposed.state.propose(a, b)
 
     def __panel__(self):
         return pn.Column(
