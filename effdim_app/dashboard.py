@@ -37,8 +37,20 @@ FIRST_SENTENCE = (
     "for the paper's key cases, one sentence each.</p>"
 )
 INLINE_SIDEBAR_WIDTH = 250
+#: Fonts the user's system has: the page loads no web font (a classroom server may have no internet).
+SYSTEM_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+
+
+class Fast(pn.theme.Fast):
+    """Panel's Fast design without its web font: Fast links Open Sans from a font service on the internet,
+    which failed twice per load offline and sent every classroom page's visit outside. (The class keeps
+    the name ``Fast``: Panel finds a design's own files under its class name.)"""
+
+    _resources = {kind: files for kind, files in pn.theme.Fast._resources.items() if kind != "font"}
+
+
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
-TEMPLATE_DESIGN = pn.theme.Fast
+TEMPLATE_DESIGN = Fast
 PROJECTOR_LABELS = {False: "Projector: off", True: "Projector: on ✓"}
 
 
@@ -173,6 +185,7 @@ class EffdimApp(Viewer):
         template = pn.template.FastListTemplate(
             title=TITLE,
             design=TEMPLATE_DESIGN,
+            font=SYSTEM_FONT,
             sidebar=[self.model_panel],
             main=[self.tabs],
             header=[pn.Row(self.demo.start, self.projector_toggle, margin=0)],
