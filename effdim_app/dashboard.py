@@ -207,15 +207,16 @@ class EffdimApp(Viewer):
         """Keep the model (notation), the tab and projector mode in the page's address: a link opens the same view.
 
         ``?model=5(3(2,2),2,3(2,2))&tab=1&projector=1``; a bad notation in a link
-        is refused like a typed one (the message says why; the default model stays).
+        is refused like a typed one (the message says why; the default model stays) and stays in the
+        notation box, to be corrected there.
         """
         location = pn.state.location
         if location is None:
             return
         args = pn.state.session_args or {}
         model = args.get("model", [b""])[0].decode("utf-8", "replace")
-        if model:
-            self.models.load_notation(model)
+        if model and not self.models.open_link(model):
+            self.model_panel.notation.value = model
         tab = args.get("tab", [b""])[0].decode("ascii", "replace")
         if tab.isdigit() and int(tab) < len(self.tabs):
             self.tabs.active = int(tab)

@@ -447,8 +447,18 @@ class ModelState(param.Parameterized):
         self.limits.check_text(text, "notation")
         return parse_model(text.strip())
 
-    def load_notation(self, text: str) -> bool:
-        return self._edit("Model from notation", lambda: self._parse(text), select=None) and self._reselect()
+    def load_notation(self, text: str, what: str = "Model from notation") -> bool:
+        return self._edit(what, lambda: self._parse(text), select=None) and self._reselect()
+
+    def open_link(self, text: str) -> bool:
+        """The model of a shared link (``?model=...``), loaded as typed notation is, but without a word when
+        the link names the model already shown (a link to the default model changes nothing to report)."""
+        try:
+            if self._parse(text) == self.model:
+                return True
+        except (ModelError, ValueError, TypeError):
+            pass  # load_notation refuses it with the reason
+        return self.load_notation(text, "Model from the link")
 
     def load_preset(self, label: str) -> bool:
         if label not in presets.PRESETS:

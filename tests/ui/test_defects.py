@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -270,3 +271,14 @@ def test_dimension_table_as_csv_and_tree_as_png(page: Page, app_url):
         page.locator(".bk-tool-icon-save").first.click()
     assert drawing.value.suggested_filename == "effdim-tree.png"
     assert Path(drawing.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_link_to_the_default_model_says_nothing_and_a_typo_stays_in_the_notation_box(page: Page, app_url):
+    page.goto(app_url + "?model=5(3(2,2),2,3(2,2))&tab=0")
+    expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # the message pane is filled by then if it ever is
+    expect(page.get_by_text("nothing changed")).to_have_count(0)
+    typo = "5(3(2,2),2,3(2,2)"
+    page.goto(app_url + "?model=" + quote(typo) + "&tab=0")
+    expect(message(page)).to_contain_text("Model from the link refused", timeout=TIMEOUT)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(typo)
