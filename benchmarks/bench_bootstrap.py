@@ -1,4 +1,4 @@
-"""Speed of the bootstrap likelihood-ratio test (issue 10, item 5).
+"""Speed of the bootstrap likelihood-ratio test.
 
 Target: Stouffer-Toby, 2 against 3 classes, B = 100 replicates (each refitted
 with 5 random starts, the 3-class one also from the split 2-class fit), under

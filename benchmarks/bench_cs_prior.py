@@ -1,6 +1,6 @@
 """Which CS prior gives the paper's ordering of Section 5, and how far CS varies across EM starts.
 
-Issue 12, items 1-2; the figures behind "The CS prior" in ``docs/experiments.md``.
+The figures behind "The CS prior" in ``docs/experiments.md``.
 
 1. ``picks``: LC sweeps |X| = 1..8 of ``replicates`` data sets from ``8:2,2,2,2``
    (Dirichlet(1) parameters) at 4,000 and 64,000 rows, and of Stouffer-Toby.

@@ -1,4 +1,4 @@
-"""Speed of effdim's learning engine: the three targets of issue 3.
+"""Speed of effdim's learning engine: the three targets of the README's learning figures.
 
 1. ``sweep``: LC sweep |X| = 1..8 on 243,000 rows over 4 binary items, 5
    restarts each, tolerance 1e-10 on the mean log-likelihood per row (StepMix's

@@ -1,4 +1,4 @@
-"""How far EM can be trusted along a search (issue 12, item 3).
+"""How far EM can be trusted along a search.
 
 Two measurements, both on the fits the library itself makes:
 

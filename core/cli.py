@@ -267,6 +267,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import fit
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model)
     result = fit(data, model, warn=False, **_em_kwargs(args))
@@ -287,9 +288,13 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         ident = result.identification()
     except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
         ident = err
+    equivalent = None
+    if not result.unique and args.equivalent_fits:
+        equivalent = result.equivalent_share_ranges(args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
         result.posteriors().to_csv(args.posteriors, index=False)
+    _write_report(args, result, data=data, bootstrap=boot)
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
@@ -298,6 +303,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
         payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        if equivalent is not None:
+            payload["equivalent_fits"] = equivalent
         payload["bvr"] = _bvr_pairs(bvr)
         # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
         payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
@@ -335,13 +342,25 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
-    print(f"identification: {ident}" if isinstance(ident, EffdimError) else ident.sentence())
+    if isinstance(ident, EffdimError):
+        print(f"identification: {ident}")
+        if not result.unique:
+            print(result.non_unique_sentence())
+    else:
+        print(ident.sentence())
+    if equivalent is not None:
+        ranges = "; ".join(
+            f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
+            for node, rows in equivalent["shares"].items())
+        print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
         print("largest bivariate residuals (above 1: local dependence): "
               + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 #: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
@@ -354,6 +373,34 @@ def _bvr_pairs(bvr) -> list[dict]:
     pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
              for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
     return sorted(pairs, key=lambda q: -q["bvr"])
+
+
+def _prepare_report(args: argparse.Namespace) -> None:
+    """Before any work for ``--report``: refuse a file that cannot be written, and fix a seed so the
+    command in the report reproduces the numbers."""
+    if not args.report:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if not os.path.isdir(folder):
+        raise UsageError(f"effdim {args.command}: --report {args.report}: the folder {folder} does not exist")
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big") >> 1
+
+
+def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
+    """Write the HTML report (:mod:`effdim.report`) with the command that reproduces it, if ``--report``."""
+    if not args.report:
+        return
+    from .report import command_line, write_report
+
+    sep = next((name for name, char in SEPARATOR_NAMES.items() if char == args.sep), args.sep)
+    options = {"--sep": sep, "--encoding": args.encoding, "--model": args.model, "--node": getattr(args, "node", None),
+               "--max-card": getattr(args, "max_card", None), "--score": getattr(args, "score", None),
+               "--pick": getattr(args, "pick", None), "--map": args.map, "--order": getattr(args, "order", None),
+               "--restarts": args.restarts, "--seed": args.seed, "--tol": args.tol, "--max-iter": args.max_iter,
+               "--prior": args.prior, "--cs-prior": args.cs_prior, "--bootstrap": getattr(args, "bootstrap", None),
+               "--report": args.report}
+    write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
 
 
 def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
@@ -425,6 +472,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import sweep
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
@@ -433,6 +481,7 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
                         **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
     if args.json:
         _emit_json([_json_fit(r) for r in results])
         return
@@ -450,12 +499,15 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         pick = best(results, c)
         print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
     print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if args.report:
+        print(f"report of the {SCORES[args.pick].label} pick written to {args.report}")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
     from .notation import load_model
     from .search import hill_climb
 
+    _prepare_report(args)
     data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
@@ -463,6 +515,7 @@ def _cmd_search(args: argparse.Namespace) -> None:
         climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
     finally:
         bar.close()
+    _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
     if args.json:
         _emit_json(climb.to_json())
         return
@@ -472,6 +525,8 @@ def _cmd_search(args: argparse.Namespace) -> None:
     print(format_table(["step", "model", *_score_headers(args)], rows))
     print(_scale_note(args, climb.best))
     print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
+    if args.report:
+        print(f"report written to {args.report}")
 
 
 def _cmd_learn(args: argparse.Namespace) -> None:
@@ -548,7 +603,8 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="data column of a model leaf (repeatable); default: leaves named after columns")
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8)")
+    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
+                   "parameters are within 1e-6 of EM's fixed point")
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
     p.add_argument("--cs-prior", default=None, metavar="PRIOR",
@@ -561,6 +617,11 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
                    help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def _add_report_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--report", metavar="FILE.html", default=None,
+                   help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)")
 
 
 def _add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -665,6 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)
+    _add_report_option(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
 
     sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
@@ -674,6 +736,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_p.add_argument("--max-card", type=_positive_int, default=None,
                          help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
     _add_em_options(sweep_p)
+    _add_report_option(sweep_p)
+    sweep_p.add_argument("--pick", default="bic+", choices=list(SCORES),
+                         help="with --report: the criterion whose best model the report details (default bic+)")
     sweep_p.set_defaults(run=_cmd_sweep)
 
     fit_p.add_argument("--posteriors", metavar="FILE.csv", default=None,
@@ -683,6 +748,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
     fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
                        help="renumber a hidden node's states (as printed; default: by decreasing share)")
+    fit_p.add_argument("--equivalent-fits", type=_nonnegative_int, default=4, metavar="K",
+                       help="where de < ds, refit K times from other starts and show how far the class shares "
+                            "move between fits that are equally good (default 4; 0: skip)")
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
@@ -700,6 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_p.add_argument("--score", required=True, choices=list(SCORES),
                           help="criterion the climb maximises (higher is better on effdim's scale)")
     _add_em_options(search_p)
+    _add_report_option(search_p)
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
@@ -801,13 +870,20 @@ def _port(text: str) -> int:
     return _whole_number(text, 0, 65535, "a port from 0 to 65535")
 
 
+#: ``--sep`` by name (``tab`` is hard to type in a shell); the first name of a character is the one written back.
+SEPARATOR_NAMES = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
+
+
 def _separator(text: str) -> str:
-    """``--sep``: one character, or its name (``tab`` is hard to type in a shell)."""
-    named = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": " "}
-    sep = named.get(text.lower(), text)
+    """``--sep``: one character, or its name (:data:`SEPARATOR_NAMES`)."""
+    sep = SEPARATOR_NAMES.get(text.lower(), text)
     if len(sep) != 1 or sep in "\r\n\"":
         raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
     return sep
+
+
+def _nonnegative_int(text: str) -> int:
+    return _whole_number(text, 0, None, "a number >= 0")
 
 
 def _positive_float(text: str) -> float:

@@ -12,11 +12,32 @@ counts ``n`` and expected counts ``m = N P(o | theta)``:
 * ``df = dc - de`` with ``dc = C - 1`` (Kocka & Zhang 2002, Section 2.1) and
   the effective dimension ``de`` (Section 2.4): the model's distributions
   form a manifold of dimension ``de``, so the likelihood-ratio statistic is
-  asymptotically chi-square with ``dc - de`` degrees of freedom. Other
-  tools (poLCA, Latent GOLD, Mplus) count parameters and report
-  ``df_standard = dc - ds``, which is too small (even negative) when
-  ``de < ds``: for the 3-class model of the Stouffer-Toby data poLCA reports
-  1 residual df; the right number is ``15 - 13 = 2``.
+  asymptotically chi-square with ``dc - de`` degrees of freedom.
+
+What other tools report instead, both counting parameters (``ds``, poLCA's
+``npar``) where ``de`` belongs, so too small (even negative) when ``de < ds``:
+
+* ``df_standard = dc - ds``: the residual df of the full table with the
+  parameters counted, the usual textbook and manual definition (Latent GOLD
+  and Mplus describe their chi-square df this way; effdim has not read their
+  code). For the 3-class Stouffer-Toby model it is 1; the right number is
+  ``15 - 13 = 2``.
+* ``df_polca = min(N, dc) - ds``: what poLCA prints as "residual degrees of
+  freedom" (``resid.df <- min(ret$N, (prod(K.j) - 1)) - ret$npar`` in its
+  ``R/poLCA.R``, version 1.6; ``N`` the rows it fitted, the complete rows
+  by default). It equals ``df_standard`` unless the sample is smaller than
+  the table: for carcinoma (N = 118, 128 cells) poLCA reports 103, 95, 87
+  for 2, 3, 4 classes where ``dc - ds`` is 112, 104, 96.
+
+When ``N < dc`` effdim still uses ``dc - de``. The likelihood-ratio
+statistic is compared with the multinomial on all ``C`` cells, whose
+saturated model has ``dc`` free parameters whatever the sample; the chi-square
+distribution with ``dc - de`` df is its large-sample limit. poLCA's ``min``
+bounds the df by the number of observations, which no asymptotic result
+gives; and with fewer rows than cells most expected counts are small, so no
+chi-square reference is trustworthy: the notes say so and point to the
+parametric bootstrap (:func:`effdim.bootstrap.bootstrap_g2`), which needs
+no df.
 
 Missing cells: ``G2``, ``X2`` and both df use the *complete rows only*
 (``n_used`` of them; expected counts ``n_used P(o)``), because the table of
@@ -53,6 +74,20 @@ model is then not locally identified there (Latent GOLD reports this rank).
 estimate (:func:`effdim.rank.jacobian_at`, rows scaled to unit norm) and,
 when the rank falls below ``de``, names the parameters that move along the
 null directions (leverage above one half).
+
+Which fitted quantities are unique
+----------------------------------
+Where ``de < ds`` the model's parameters are not identifiable anywhere: the
+parameters that give the fitted distribution form a set of dimension
+``ds - de`` (Kocka & Zhang 2002, Section 2.4; ``docs/theory.md``). The
+fitted distribution is unique, and with it the log-likelihood, G2, X2, df
+and every score; the parameters, class shares, posteriors, entropy R2 and
+the profiles are not: on the Stouffer-Toby data, ``3:2,2,2,2`` (ds 14,
+de 13) gives fits with the same log-likelihood within 3e-9 and class shares
+from 0.584 to 0.651. :class:`Identification` then reports ``identified``
+false with ``equivalent_fit_dimension = ds - de``
+(:func:`non_unique_sentence`), and :func:`equivalent_share_ranges` refits
+the model from other starts to show how far the shares move.
 """
 
 from __future__ import annotations
@@ -75,6 +110,8 @@ __all__ = [
     "relax_pair",
     "Identification",
     "identification",
+    "non_unique_sentence",
+    "equivalent_share_ranges",
     "RANK_RTOL",
 ]
 
@@ -89,6 +126,8 @@ MAX_CELLS = 1 << 20
 class FitStatistics:
     """Goodness of fit and classification quality of one fitted model (see the module docstring).
 
+    ``df = dc - de``; ``df_standard = dc - ds`` and ``df_polca = min(N, dc) - ds``
+    are what other tools report (module docstring).
     ``p_g2`` and ``p_x2`` are ``None`` when ``df <= 0``; ``p_g2_bootstrap`` is
     ``None`` until :func:`effdim.bootstrap.bootstrap_g2` fills it (``bootstrap``
     replicates). ``entropy_r2`` is ``None`` for a one-state root.
@@ -98,6 +137,7 @@ class FitStatistics:
     x2: float
     df: int
     df_standard: int
+    df_polca: int
     p_g2: float | None
     p_x2: float | None
     n_used: float
@@ -110,11 +150,16 @@ class FitStatistics:
     notes: tuple[str, ...] = field(default=())
 
     def df_sentence(self) -> str | None:
-        """One sentence on ``df`` against ``df_standard`` when they differ, else ``None``."""
-        if self.df == self.df_standard:
+        """One sentence on ``df`` against what other tools report when they differ, else ``None``."""
+        if self.df == self.df_standard == self.df_polca:
             return None
-        return (f"df = dc - de = {self.df} uses the effective dimension; tools that count parameters "
-                f"(poLCA, Latent GOLD, Mplus) report dc - ds = {self.df_standard}.")
+        parts = [f"df = dc - de = {self.df} uses the effective dimension"]
+        if self.df_standard != self.df:
+            parts.append(f"counting parameters instead gives dc - ds = {self.df_standard}")
+        if self.df_polca != self.df_standard:
+            parts.append(f"poLCA reports min(N, dc) - ds = {self.df_polca}, since N = {self.n_used:g} is below "
+                         f"dc = {self.cells - 1}; effdim keeps dc - de (docs/theory.md, section 9)")
+        return "; ".join(parts) + "."
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict; ``NaN`` (no complete row) becomes ``None``."""
@@ -159,6 +204,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         notes.append(f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
                      "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)")
     df, df_standard = dc - de, dc - ds
+    df_polca = min(math.floor(n_used), dc) - ds
     ok = n_used > 0
     p_g2 = float(stats.chi2.sf(g2, df)) if df > 0 and ok else None
     p_x2 = float(stats.chi2.sf(x2, df)) if df > 0 and ok else None
@@ -179,7 +225,7 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         mass = float(w[rows].sum())
         avepp.append(float(np.sum(w[rows] * post[rows, c]) / mass) if mass > 0 else None)
     return FitStatistics(
-        g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
+        g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), df_polca=int(df_polca), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
         cells=int(cells), share_expected_below_5=small, entropy_r2=entropy_r2, avepp=avepp, notes=tuple(notes),
     )
 
@@ -300,21 +346,78 @@ class Identification:
     null_parameters: tuple[str, ...] = ()
 
     @property
+    def unique(self) -> bool:
+        """True when ``de = ds``: the model's parameters are identifiable (module docstring)."""
+        return self.de >= self.ds
+
+    @property
+    def equivalent_fit_dimension(self) -> int:
+        """``ds - de``: the dimension of the set of parameters that fit exactly as well (0 when unique)."""
+        return max(self.ds - self.de, 0)
+
+    @property
     def identified(self) -> bool:
-        """True when the rank at the estimate reaches the generic ``de``."""
-        return self.rank >= self.de
+        """True when the estimate is locally identified: ``de = ds`` and the rank at the estimate reaches it."""
+        return self.unique and self.rank >= self.de
 
     def sentence(self) -> str:
         if self.identified:
-            return f"Jacobian rank at the estimate {self.rank} = de: locally identified as far as the model allows"
-        named = "; ".join(self.null_parameters) or "no single group of parameters stands out"
-        return (f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
-                f"identified; parameters that cannot be told apart: {named}")
+            return f"Jacobian rank at the estimate {self.rank} = de = ds: locally identified"
+        parts = []
+        if not self.unique:
+            parts.append(non_unique_sentence(self.ds, self.de))
+        if self.rank < self.de:
+            named = "; ".join(self.null_parameters) or "no single group of parameters stands out"
+            parts.append(f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
+                         f"identified; parameters that cannot be told apart: {named}")
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "de": self.de, "ds": self.ds, "identified": self.identified,
+                "unique": self.unique, "equivalent_fit_dimension": self.equivalent_fit_dimension,
                 "gap": self.gap if math.isfinite(self.gap) else None,
                 "null_parameters": list(self.null_parameters), "text": self.sentence()}
+
+
+def non_unique_sentence(ds: int, de: int) -> str | None:
+    """What is and is not unique in a fit when ``de < ds`` (module docstring); ``None`` when ``de = ds``.
+
+    >>> print(non_unique_sentence(14, 13))
+    not unique: de = 13 < ds = 14, so the parameters that fit equally well form a 1-dimensional set; \
+the parameters, class shares, posteriors and entropy R2 are not unique (the fitted distribution, \
+log-likelihood, G2 and scores are)
+    """
+    if de >= ds:
+        return None
+    return (f"not unique: de = {de} < ds = {ds}, so the parameters that fit equally well form a "
+            f"{ds - de}-dimensional set; the parameters, class shares, posteriors and entropy R2 are not unique "
+            "(the fitted distribution, log-likelihood, G2 and scores are)")
+
+
+def equivalent_share_ranges(em: Any, data: Any, fits: int = 4, *, seed: Any = None, agree: float = 1e-6) -> dict:
+    """The range of every hidden node's class shares over fits equivalent to ``em``.
+
+    ``em`` is an :class:`effdim.em.EMResult` of ``data``. Its model is
+    refitted ``fits`` times from other random starts (``em``'s EM settings);
+    the fits whose log-likelihood is within ``agree`` per row of the best
+    (``em`` included) are equivalent: they give the same distribution. Returns
+    ``{"fits": k, "shares": {node: [[min, max] per state]}}``, states by
+    decreasing share in each fit. Meaningful where ``de < ds``; elsewhere
+    the ranges collapse to points (up to EM's tolerance).
+    """
+    from .em import fit_em
+    from .validation import check_int, spawn_seeds
+
+    fits = check_int("equivalent fits", fits, low=1)
+    settings = {"restarts": max(em.restarts, 1), "tol": em.tol or None, "prior": em.prior}
+    results = [em] + [fit_em(data, em.model, seed=s, **settings) for s in spawn_seeds(seed, fits)]
+    best = max(r.loglik for r in results)
+    same = [r for r in results if r.loglik >= best - agree * em.n]
+    shares = {}
+    for node in em.model.hidden:
+        table = np.array([r.params.marginals()[node] for r in same])
+        shares[node] = [[float(lo), float(hi)] for lo, hi in zip(table.min(axis=0), table.max(axis=0))]
+    return {"fits": len(same), "shares": shares}
 
 
 def identification(params: Any, *, de: int, labels: Labels | None = None, rng: Any = 0) -> Identification:

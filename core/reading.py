@@ -111,7 +111,7 @@ def read_data(
     sep, encoding:
         CSV only; ``None`` detects them (:mod:`effdim.csvscan`).
     count_column, missing:
-        As in :func:`effdim.data.load_csv`.
+        As in :func:`effdim.reading.load_csv`.
     max_bytes, max_columns:
         Larger files and wider headers are refused before any cell is parsed.
     max_states:

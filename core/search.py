@@ -54,7 +54,7 @@ class FitResult:
     (:meth:`effdim.em.EMResult.restarts_info`); ``degenerate`` lists empty or
     duplicate hidden states as sentences.
 
-    The fitted model in the data's own words and its diagnostics (issue 10):
+    The fitted model in the data's own words and its diagnostics:
     ``data`` is the dataset arranged for the model
     (:func:`effdim.data.check_matches_model`) and ``columns`` maps each leaf
     to its data column; :meth:`parameter_table`, :meth:`profiles`,
@@ -151,6 +151,29 @@ class FitResult:
 
         return identification(self.params, de=self.de, labels=self.labels)
 
+    @property
+    def unique(self) -> bool:
+        """Whether the parameters, class shares and posteriors are unique: ``de = ds``
+        (:mod:`effdim.diagnostics`, "Which fitted quantities are unique"). No computation."""
+        return self.de >= self.ds
+
+    @property
+    def equivalent_fit_dimension(self) -> int:
+        """``ds - de``: the dimension of the set of parameters that fit exactly as well (0 when unique)."""
+        return max(self.ds - self.de, 0)
+
+    def non_unique_sentence(self) -> str | None:
+        """What is not unique in this fit, as one sentence; ``None`` when ``de = ds``."""
+        from .diagnostics import non_unique_sentence
+
+        return non_unique_sentence(self.ds, self.de)
+
+    def equivalent_share_ranges(self, fits: int = 4, *, seed: Any = None) -> dict:
+        """The class shares' range over equivalent refits (:func:`effdim.diagnostics.equivalent_share_ranges`)."""
+        from .diagnostics import equivalent_share_ranges
+
+        return equivalent_share_ranges(self.em, self._data(), fits, seed=seed)
+
     def _data(self):
         if self.data is None:
             raise InvalidArgument("this fit does not keep its data; fit it with effdim.search.fit")
@@ -179,7 +202,9 @@ class FitResult:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: ``model`` (notation), ``card``, every score of
         :class:`effdim.scores.Scores` (``loglik``, ``bic``, ``bic_plus``, ...,
-        ``ds``, ``de``, ``n``), ``restarts`` and ``degenerate``."""
+        ``ds``, ``de``, ``n``), ``unique`` and ``equivalent_fit_dimension``
+        (``ds - de``: parameters, shares and posteriors are not unique when
+        it is above 0), ``restarts`` and ``degenerate``."""
         scores = self.scores.to_dict()
         n = scores["n"]
         scores["n"] = int(n) if float(n).is_integer() else n
@@ -187,6 +212,8 @@ class FitResult:
             "model": format_model(self.model),
             "card": self.card,
             **scores,
+            "unique": self.unique,
+            "equivalent_fit_dimension": self.equivalent_fit_dimension,
             "restarts": self.restarts,
             "degenerate": list(self.degenerate),
         }
@@ -236,7 +263,7 @@ def start_model(model: HLCModel, start: dict[str, int] | None = None) -> HLCMode
 
 
 def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) -> list[str]:
-    """Why a score's pick may say less than it seems (issue 12, item 7), as short phrases.
+    """Why a score's pick may say less than it seems, as short phrases.
 
     * ``swept`` (a sweep's fits) given and ``chosen`` has the largest ``card``
       among them: the score might rise further beyond the range ("top of the
@@ -330,7 +357,8 @@ def fit(
         dataset = as_dataset(dataset)
         mapping = em_options.pop("mapping", None)
         columns = resolve_mapping(dataset, model, mapping)
-        dataset = ModelData(model, dataset, mapping)  # arranges the data once (check_matches_model)
+        # arranges the data once (check_matches_model), within EM's memory budget
+        dataset = ModelData(model, dataset, mapping, max_bytes=em_options.get("max_bytes"))
     arranged = dataset.dataset
     start = nested_start(smaller.params if smaller is not None else None, model)
     if start is not None:

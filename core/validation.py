@@ -21,6 +21,7 @@ effdim.errors.InvalidArgument: restarts must be at least 1, got 0
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -28,7 +29,7 @@ import numpy as np
 
 from .errors import InvalidArgument
 
-__all__ = ["check_int", "as_seed", "spawn_seeds", "as_model", "as_dataset"]
+__all__ = ["check_int", "check_number", "as_seed", "spawn_seeds", "as_model", "as_dataset"]
 
 
 def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
@@ -51,6 +52,31 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
         raise InvalidArgument(f"{name} must be at least {low}, got {number}")
     if high is not None and number > high:
         raise InvalidArgument(f"{name} must be at most {high:,}, got {number:,}")
+    return number
+
+
+def check_number(name: str, value: Any, low: float | None = None, high: float | None = None) -> float:
+    """``value`` as a finite ``float`` in ``[low, high]``; else :class:`InvalidArgument`.
+
+    ``name`` is how the user knows the value (``"tol"``, ``"prior"``).
+    Booleans, text, infinity and NaN are refused.
+
+    >>> check_number("tol", 1e-8, low=0)
+    1e-08
+    >>> check_number("tol", -1, low=0)
+    Traceback (most recent call last):
+    ...
+    effdim.errors.InvalidArgument: tol must be at least 0, got -1.0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgument(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidArgument(f"{name} must be a finite number, got {number!r}")
+    if low is not None and number < low:
+        raise InvalidArgument(f"{name} must be at least {low:g}, got {number!r}")
+    if high is not None and number > high:
+        raise InvalidArgument(f"{name} must be at most {high:g}, got {number!r}")
     return number
 
 

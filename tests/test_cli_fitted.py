@@ -77,3 +77,28 @@ def test_blrt_runs_on_local_processes(capsys):
     result = json.loads(out)
     assert result["B"] == 4 and result["p_value"] == pytest.approx(1 / 5)  # two classes are far better than one
     assert result["null_model"] == "1:2,2,2,2"
+
+
+def test_fit_says_when_shares_and_posteriors_are_not_unique(capsys):
+    """de < ds (3:2,2,2,2 on Stouffer-Toby: ds 14, de 13): the fitted distribution is unique, the
+    parameters, shares and posteriors are not; the CLI, the JSON and the fit result say so."""
+    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0")
+    assert code == 0
+    assert "not unique: de = 13 < ds = 14" in out and "1-dimensional set" in out
+    assert "locally identified as far as the model allows" not in out
+    line = next(x for x in out.splitlines() if x.startswith("class shares over"))
+    low, high = (float(v) for v in line.split("H1 1: ")[1].split(",")[0].split("-"))
+    assert high - low > 0.01  # equally good fits, visibly different shares
+
+    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--json")
+    payload = json.loads(out)
+    assert payload["unique"] is False and payload["equivalent_fit_dimension"] == 1
+    assert payload["identification"]["identified"] is False
+    assert payload["identification"]["equivalent_fit_dimension"] == 1
+    shares = payload["equivalent_fits"]["shares"]["H1"]
+    assert payload["equivalent_fits"]["fits"] >= 2 and all(lo <= hi for lo, hi in shares)
+
+    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
+    payload = json.loads(out)
+    assert payload["unique"] is True and payload["equivalent_fit_dimension"] == 0
+    assert payload["identification"]["identified"] is True and "equivalent_fits" not in payload

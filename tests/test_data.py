@@ -168,11 +168,8 @@ def test_quoted_file_like_r_write_csv(tmp_path):
     frame = pd.DataFrame(np.where(rng.random((243_000, 5)) < 0.5, "yes", "no"), columns=list("ABCDE"))
     path = tmp_path / "quoted.csv"
     frame.to_csv(path, index=False, quoting=1)  # every field quoted
-    start = time.perf_counter()
-    ds = load_csv(path)
-    elapsed = time.perf_counter() - start
+    ds = load_csv(path)  # its speed is measured in benchmarks/bench_data_memory.py, not here
     assert all(sorted(s) == ["no", "yes"] for s in ds.states) and ds.n_rows == 243_000
-    assert elapsed < 3.0, f"loading took {elapsed:.2f} s"  # ~0.2 s measured
 
 
 def test_other_separator(tmp_path):

@@ -136,8 +136,9 @@ def test_identification_flags_a_planted_empty_class_and_names_its_parameters():
     model = HLCModel.parse("3:2,2,2,2")
     generic = random_parameters(model, 2)
     labels = Labels.of(model)
-    ok = identification(generic, de=13, labels=labels)
-    assert ok.identified and ok.rank == 13 and ok.null_parameters == ()
+    ok = identification(generic, de=13, labels=labels)  # de 13 < ds 14: regular, but not unique
+    assert ok.rank == 13 and ok.null_parameters == () and "not locally identified" not in ok.sentence()
+    assert not ok.unique and not ok.identified and ok.equivalent_fit_dimension == 1
     cpts = {k: v.copy() for k, v in generic.cpts.items()}
     cpts["H1"] = np.array([0.6, 0.4, 0.0])  # class 3 is empty: its item probabilities are free
     bad = identification(Parameters(model, cpts), de=13, labels=labels)
@@ -197,3 +198,19 @@ def test_fit_statistics_invariants_on_random_trees_with_missing_cells(model, see
     bvr = bivariate_residuals(params, arranged).to_numpy()
     off = ~np.eye(len(model.observed), dtype=bool)
     assert np.all(np.isnan(bvr[off]) | (bvr[off] >= 0)) and np.allclose(bvr, bvr.T, equal_nan=True)
+
+
+@pytest.mark.parametrize(("classes", "df_standard", "df_polca"), [(2, 112, 103), (3, 104, 95), (4, 96, 87)])
+def test_df_of_other_tools_on_a_sample_smaller_than_the_table(classes, df_standard, df_polca):
+    """carcinoma: N = 118 rows, 128 cells. poLCA prints min(N, dc) - ds (its resid.df), the manuals'
+    count dc - ds; effdim keeps dc - de and says which is which."""
+    from pathlib import Path
+
+    from effdim.reading import load_csv
+
+    data = load_csv(Path(__file__).parent / "data" / "carcinoma.csv")
+    result = fit(data, f"{classes}:2,2,2,2,2,2,2", restarts=3, seed=0, warn=False)
+    s = result.fit_statistics()
+    assert (s.df, s.df_standard, s.df_polca) == (127 - result.de, df_standard, df_polca)
+    assert f"poLCA reports min(N, dc) - ds = {df_polca}" in s.df_sentence()
+    assert s.to_json()["df_polca"] == df_polca

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidArgument
 from ..scores import SCORES
 from .runner import ExperimentError
 

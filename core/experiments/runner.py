@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the meaning of a cached result changes; part of every key.
-CACHE_FORMAT = 2  # 2: SQUAREM EM and nested starts (issue 12)
+CACHE_FORMAT = 2  # 2: SQUAREM EM and nested starts
 #: Default cache directory (git-ignored in the project).
 DEFAULT_CACHE_DIR = ".effdim-cache"
 

@@ -1,0 +1,132 @@
+"""Small SVG charts of a fitted model, for the HTML report (:mod:`effdim.report`).
+
+Plain SVG text, no plotting library, legible in print and to readers with
+any colour vision:
+
+* :func:`profile_panel` -- one item's profile as poLCA and Latent GOLD draw
+  it: a group of bars per category of the item, one bar per class, the bar's
+  height ``P(item = category | class)`` (:func:`effdim.profiles.profiles`).
+  An item gets a panel of its own, so no line ever joins categories of
+  different items;
+* :func:`share_bars` -- the class shares ``P(H = h)``
+  (:func:`effdim.profiles.class_shares`) as labelled horizontal bars; its
+  colours are the legend of the profile panels.
+
+Classes are coloured from :data:`CLASS_COLORS`, the Okabe-Ito palette (Okabe
+& Ito 2008, "Color Universal Design"), whose colours stay distinct under the
+common colour-vision deficiencies; every value is also written out (bar
+tooltips, the share labels, and the report's tables). All text passed in is
+escaped here: column names and category labels come from the user's file.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+__all__ = ["CLASS_COLORS", "class_color", "profile_panel", "share_bars"]
+
+#: Okabe-Ito colours for classes 1, 2, ... (blue, orange, bluish green, vermillion, sky blue,
+#: reddish purple, yellow, black), the order that keeps the first few most distinct.
+CLASS_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+TEXT = "#1b2631"
+GRID = "#d5dbe1"
+FONT = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif"
+#: Rough width of one character at 12 px, to size and shorten labels without measuring text.
+CHAR_PX = 6.8
+
+
+def class_color(index: int) -> str:
+    """The colour of class ``index`` (0-based); the palette repeats after eight classes."""
+    return CLASS_COLORS[index % len(CLASS_COLORS)]
+
+
+def _text(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _shorten(label: str, chars: int) -> str:
+    return label if len(label) <= chars else label[: max(chars - 1, 1)] + "…"
+
+
+def _svg(width: float, height: float, body: list[str], label: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_text(label)}" '
+            f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+            f'font-family="{FONT}" fill="{TEXT}">' + "".join(body) + "</svg>")
+
+
+def profile_panel(item: str, categories: Sequence[object], probabilities: Sequence[Sequence[float]],
+                  classes: Sequence[object], node: str) -> str:
+    """One item's profile: ``probabilities[c][j] = P(item = categories[j] | node = classes[c])``.
+
+    A bar group per category (labelled under it), one bar per class in the
+    class colours, a 0-1 axis with grid lines at quarters. Long item names
+    and category labels are shortened on the drawing and given in full in
+    tooltips.
+    """
+    k, m = len(classes), len(categories)
+    bars = k * m  # narrower bars when there are many, so a panel stays about a screen wide at most
+    bar = 18 if bars <= 12 else 14 if bars <= 24 else 10 if bars <= 48 else 6 if bars <= 96 else 3
+    group = k * bar + (2 if bar > 6 else 1) * (k - 1)
+    gap = 18 if bars <= 96 else 8
+    right, top, plot_h = 10, 26, 150
+    label_chars = max(int((group + gap) / CHAR_PX), 3)
+    shown = [_shorten(str(c), 18) for c in categories]
+    turned = any(len(s) > label_chars for s in shown)
+    reach = max(len(s) for s in shown) * CHAR_PX  # a turned label's length, reaching left and down
+    left = max(34.0, reach * 0.82 - (gap + group) / 2 + 4) if turned else 34.0
+    width = max(left + m * (group + gap) + right, 150)
+    bottom = 22 + (int(reach * 0.6) if turned else 0)
+    height = top + plot_h + bottom
+    title = _shorten(str(item), int((width - 8) / (CHAR_PX * 1.1)))
+    body = [f'<title>{_text(item)}: P(category | {_text(node)})</title>',
+            (f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" font-weight="600">'
+             f'{_text(title)}</text>')]
+
+    def y_of(p: float) -> float:
+        return top + plot_h * (1.0 - p)
+
+    for q in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = y_of(q)
+        body.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+                    f'stroke="{TEXT if q == 0 else GRID}" stroke-width="1"/>')
+        if q in (0.0, 0.5, 1.0):
+            body.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{q:g}</text>')
+    for j, category in enumerate(categories):
+        x0 = left + gap / 2 + j * (group + gap)
+        for c, name in enumerate(classes):
+            p = float(probabilities[c][j])
+            x = x0 + c * (bar + 2)
+            body.append(f'<rect x="{x:.1f}" y="{y_of(p):.1f}" width="{bar}" height="{plot_h * p:.1f}" '
+                        f'fill="{class_color(c)}"><title>{_text(item)} = {_text(category)} | '
+                        f'{_text(node)} = {_text(name)}: {p:.3f}</title></rect>')
+        cx, ly = x0 + group / 2, top + plot_h + 15
+        turn = f' transform="rotate(-35 {cx:.1f} {ly:.1f})"' if turned else ""
+        anchor = "end" if turned else "middle"
+        body.append(f'<text x="{cx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="12"{turn}>'
+                    f'<title>{_text(category)}</title>{_text(shown[j])}</text>')
+    return _svg(width, height, body, f"profile of {item}")
+
+
+def share_bars(node: str, classes: Sequence[object], shares: Sequence[float]) -> str:
+    """The shares of a hidden node's classes as horizontal bars, each labelled with its percentage.
+
+    Bar ``c`` has class ``c``'s colour, so the chart is also the legend of
+    :func:`profile_panel`.
+    """
+    label_w = max(len(f"{node} = {c}") for c in classes) * CHAR_PX + 14
+    bar_w, row_h = 220, 22
+    width = label_w + bar_w + 70
+    height = row_h * len(classes) + 6
+    body = [f'<title>shares of {_text(node)}</title>']
+    for c, (name, share) in enumerate(zip(classes, shares)):
+        y = 4 + c * row_h
+        body.append(f'<text x="{label_w - 8:.1f}" y="{y + 14}" text-anchor="end" font-size="12">'
+                    f'{_text(node)} = {_text(name)}</text>')
+        body.append(f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w}" height="{row_h - 8}" fill="none" '
+                    f'stroke="{GRID}"/>')
+        body.append(f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w * float(share):.1f}" height="{row_h - 8}" '
+                    f'fill="{class_color(c)}"/>')
+        body.append(f'<text x="{label_w + bar_w + 6:.1f}" y="{y + 14}" font-size="12" '
+                    f'font-variant-numeric="tabular-nums">{100 * float(share):.1f} %</text>')
+    return _svg(width, height, body, f"class shares of {node}")

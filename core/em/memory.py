@@ -1,0 +1,141 @@
+"""How much memory EM needs, estimated in closed form and checked before anything is allocated.
+
+EM's arrays grow with the hidden states ``K`` (all hidden nodes' states laid
+end to end), the leaf states ``D``, the distinct response patterns ``m``, the
+joint states of the design's column blocks (:func:`effdim.em.blocks.column_blocks`)
+and the number of starts run as one batch. ``1000000000:2,2,2`` or a leaf
+with a billion states would need tens of GiB, and a hundred million restarts
+as much; :func:`check_em_memory` refuses them with
+:class:`effdim.limits.SizeLimitError` under the same memory budget as the
+rank of the Jacobian (:data:`effdim.limits.DEFAULT_MAX_BYTES`), so the CLI,
+a notebook or the dashboard's server stays alive.
+
+The estimate counts the arrays of :class:`~effdim.em.design.ModelData` (the
+design) and, per start, the parameter copies of one SQUAREM cycle and the
+messages of one E-step (:mod:`effdim.em.iteration`, :mod:`effdim.em.estep`),
+with the factors below. It is an upper estimate within a small factor:
+``tests/test_em.py::test_memory_estimate_bounds_the_measured_peak`` checks
+it against the peak measured with ``tracemalloc``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..limits import DEFAULT_MAX_BYTES, SizeLimitError, format_bytes, short_text
+from ..model import HLCModel
+from .blocks import DENSE_LIMIT, column_blocks
+
+__all__ = ["EMMemory", "check_em_memory", "em_memory"]
+
+#: Bytes of one float64 entry.
+FLOAT = 8
+#: Copies of the parameters alive in one SQUAREM cycle (three EM points, the
+#: extrapolation's differences and trial points, the normalised and stabilised points).
+PARAMETER_COPIES = 12
+#: Arrays of shape (hidden states, patterns) alive in one E-step (leaf
+#: messages, upward and downward messages, beliefs, posteriors, weighted posteriors).
+PATTERN_ARRAYS = 12
+
+
+@dataclass(frozen=True)
+class EMMemory:
+    """Estimated bytes of EM on one model and data: ``design`` once, ``per_start`` for every start.
+
+    ``largest`` names the two sizes whose product dominates the estimate,
+    among ``"hidden"`` (all hidden states), ``"leaf"`` (all leaf states),
+    ``"patterns"`` (distinct patterns) and ``"blocks"`` (the design's joint
+    block states, which grow with the leaves' states): the culprit a
+    message names.
+    """
+
+    design: int
+    per_start: int
+    largest: tuple[str, str]
+
+    def total(self, starts: int) -> int:
+        """Bytes of a batch of ``starts`` starts, design included."""
+        return self.design + int(starts) * self.per_start
+
+
+def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
+    """:class:`EMMemory` of ``model`` on ``n_patterns`` distinct patterns.
+
+    ``radix[j]``: the states of leaf ``j`` in the data (its cardinality, one
+    more when it has missing cells), in the order of ``model.observed``.
+    Closed form: nothing the size of the model is allocated.
+
+    >>> cost = em_memory(HLCModel.parse("1000000000:2,2,2"), 5, [2, 2, 2])
+    >>> cost.largest, cost.per_start > 2**40
+    (('hidden', 'leaf'), True)
+    """
+    blocks = column_blocks(radix)
+    size = {
+        "hidden": sum(model.card(h) for h in model.hidden),
+        "leaf": sum(model.card(o) for o in model.observed),
+        "patterns": int(n_patterns),
+        "blocks": sum(math.prod(radix[j] for j in block) for block in blocks),
+    }
+    dense = size["patterns"] * size["blocks"] <= DENSE_LIMIT
+    # (bytes per product, the two sizes multiplied); design first, then per start
+    design_terms = [
+        (1 + FLOAT, ("hidden", "leaf")),  # the leaf mask, as booleans and as floats
+        (2 * FLOAT, ("blocks", "leaf")),  # E and its transpose
+        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes, the sparse pattern x block matrix twice
+        (FLOAT * (len(radix) + 6), ("blocks", None)),  # the missing-cell map and the block bookkeeping
+        (2 * FLOAT if dense else 0, ("patterns", "blocks")),  # B dense and transposed
+    ]
+    start_terms = [
+        ((PARAMETER_COPIES + 4) * FLOAT, ("hidden", "leaf")),  # leaf CPTs, their logs and expected counts
+        (PATTERN_ARRAYS * FLOAT, ("hidden", "patterns")),  # the E-step's messages
+        (2 * FLOAT, ("hidden", "blocks")),  # leaf messages and counts per block state
+    ]
+
+    def amount(factor, pair):
+        return factor * size[pair[0]] * (size[pair[1]] if pair[1] else 1)
+
+    pairs = sum(model.card(model.parent(h)) * model.card(h) for h in model.hidden[1:])
+    design = sum(amount(f, pair) for f, pair in design_terms)
+    per_start = sum(amount(f, pair) for f, pair in start_terms)
+    per_start += PARAMETER_COPIES * FLOAT * (pairs + model.card(model.root))
+    _, largest = max(design_terms + start_terms, key=lambda term: amount(*term))
+    return EMMemory(design=int(design), per_start=int(per_start), largest=largest)
+
+
+def check_em_memory(model: HLCModel, n_patterns: int, radix: list[int], starts: int,
+                    max_bytes: int | None = None) -> EMMemory:
+    """:func:`em_memory`, refused with :class:`~effdim.limits.SizeLimitError` above ``max_bytes``.
+
+    The message names the culprit in the user's words: the node with the
+    most states, the number of distinct patterns, or the number of starts
+    (with how many would fit).
+    """
+    limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
+    cost = em_memory(model, n_patterns, radix)
+    needed = cost.total(starts)
+    if needed <= limit:
+        return cost
+    what = f"fitting {short_text(str(model))} by EM would need about {format_bytes(needed)}"
+    over = f"more than the limit of {format_bytes(limit)}"
+    if cost.total(1) <= limit:
+        fit = max(1, (limit - cost.design) // max(cost.per_start, 1))
+        fits = "only 1 start fits" if fit == 1 else f"at most {fit:,} starts fit"
+        raise SizeLimitError(f"{what} for {starts:,} starts, {over}: {fits}",
+                             needed=needed, limit=limit)
+    raise SizeLimitError(f"{what}, {over}: {_culprit(model, n_patterns, cost.largest)}",
+                         needed=needed, limit=limit)
+
+
+def _culprit(model: HLCModel, n_patterns: int, largest: tuple[str, str]) -> str:
+    """The larger of the two sizes behind the dominant term, as the user knows it."""
+    hidden = max(model.hidden, key=model.card)
+    leaf = max(model.observed, key=model.card)
+    known = {"hidden": model.card(hidden), "leaf": model.card(leaf), "blocks": model.card(leaf),
+             "patterns": n_patterns}
+    culprit = max((name for name in largest if name), key=known.get)
+    if culprit == "patterns":
+        return f"the data have {n_patterns:,} distinct response patterns"
+    if culprit == "hidden":
+        return f"hidden node {hidden} has {model.card(hidden):,} states"
+    return f"leaf {leaf} has {model.card(leaf):,} states"

@@ -1,0 +1,518 @@
+"""One analysis as a self-contained HTML page a researcher can keep, print or send.
+
+:func:`report_html` turns a fitted model (:class:`effdim.search.FitResult`),
+and the sweep or hill climb it came from, into one HTML document;
+:func:`write_report` writes it to a file. ``effdim fit|sweep|search ...
+--report FILE.html`` calls them, and so can the dashboard. The page has:
+
+* the command that reproduces it (:func:`command_line`);
+* the data: rows, unique patterns, and per column its categories with their
+  counts and its missing cells;
+* the model: the tree (:mod:`effdim.treedraw`), its notation, ``ds``, ``de``,
+  ``dc`` and the local LC table (:func:`effdim.dimensions.dimensions`;
+  Corollary 4.1, docs/theory.md);
+* the selection: every criterion (:data:`effdim.scores.SCORES`) of every
+  model of the sweep or climb with each criterion's pick (the one tie rule of
+  :func:`effdim.scores.best`, caveats of :func:`effdim.search.pick_caveats`),
+  or the fit's own scores on both scales;
+* per hidden node the class shares and the profiles, one panel per item
+  (:mod:`effdim.charts`), with the numbers in a table;
+* the fit statistics with ``df = dc - de`` beside the ``dc - ds`` other tools
+  report (:mod:`effdim.diagnostics`), EM's convergence and identification at
+  the estimate;
+* the bivariate residuals, a table shaded by value with the value in each cell.
+
+The page makes no request of any kind: styles are inline, figures are inline
+SVG, there is no script and no web font, and its Content-Security-Policy
+forbids loading anything. Every text that comes from the user (column names,
+category labels, file and node names, the command) is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import math
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .charts import profile_panel, share_bars
+from .errors import EffdimError, InvalidArgument
+from .limits import SizeLimitError
+from .notation import format_model
+from .priors import DirichletPrior
+from .scores import SCORES, TIE_TOLERANCE, best
+from .search import pick_caveats
+from .treedraw import model_data, tree_svg
+
+__all__ = ["MAX_CATEGORIES_LISTED", "MAX_PROFILE_NODES", "command_line", "report_html", "write_report"]
+
+#: Profiles are drawn for this many hidden nodes (the root first, then in pre-order); the others are named.
+MAX_PROFILE_NODES = 6
+#: The data summary lists this many categories of a column, then says how many more there are.
+MAX_CATEGORIES_LISTED = 12
+#: Bivariate residuals at or above this value get the full shade (Latent GOLD flags 3.84, chi-square 1 df at 5 %).
+BVR_FULL_SHADE = 4.0
+
+CSS = """
+:root { --ink: #1b2631; --muted: #52606d; --line: #d5dbe1; --band: #f3f6f9; --accent: #0072B2; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: white;
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
+main { max-width: 1120px; margin: 0 auto; padding: 24px 28px 40px; }
+h1 { font-size: 1.6em; margin: 0 0 4px; }
+h2 { font-size: 1.25em; margin: 30px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--accent); }
+h3 { font-size: 1.05em; margin: 18px 0 6px; }
+p { margin: 6px 0; }
+.meta, .note { color: var(--muted); font-size: 0.92em; }
+.warn { color: #8a4b00; font-size: 0.92em; }
+nav { margin: 10px 0 0; font-size: 0.92em; }
+nav a { color: var(--accent); margin-right: 14px; text-decoration: none; }
+pre.command { background: var(--band); border: 1px solid var(--line); border-radius: 4px; padding: 10px 12px;
+  white-space: pre-wrap; word-break: break-all; font: 13.5px/1.4 ui-monospace, "SFMono-Regular", Menlo,
+  Consolas, monospace; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.95em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.92em; }
+th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: var(--band); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.key td { font-weight: 600; }
+td.pick { background: #dbeaf5; font-weight: 700; }
+td.pick::after { content: " \\2605"; color: var(--accent); }
+th.shown { border-bottom: 3px solid var(--accent); }
+dl.numbers { display: grid; grid-template-columns: max-content auto; gap: 2px 14px; margin: 8px 0; }
+dl.numbers dt { color: var(--muted); }
+dl.numbers dd { margin: 0; font-weight: 600; font-variant-numeric: tabular-nums; }
+.model-row { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+figure { margin: 6px 0; }
+figure.tree { display: table; }
+figure.tree figcaption { display: table-caption; caption-side: bottom; }
+figure.tree svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 0.88em; }
+.node-row { display: flex; flex-wrap: wrap; gap: 0 28px; align-items: flex-start; }
+.node-figures { flex: 1 1 560px; }
+.panels { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 6px 0; }
+.panels svg, .shares svg { display: block; max-width: 100%; height: auto; }
+table.bvr td.num { min-width: 4.2em; text-align: center; }
+footer { margin-top: 36px; color: var(--muted); font-size: 0.85em; border-top: 1px solid var(--line);
+  padding-top: 8px; }
+@media print {
+  body { font-size: 11pt; }
+  main { max-width: none; padding: 0; }
+  nav { display: none; }
+  h2 { break-after: avoid; }
+  section.block, figure, .panels svg, table { break-inside: avoid; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}
+"""
+
+#: No request of any kind: nothing may be loaded; inline styles and inline data images only.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+# ------------------------------------------------------------------ helpers
+class _Html(str):
+    """Markup built here (already escaped); every other value is escaped when written."""
+
+
+def _e(value: Any) -> str:
+    return value if isinstance(value, _Html) else html.escape(str(value), quote=True)
+
+
+def _cls(classes: str) -> str:
+    """`` class="..."`` for a tag, or nothing."""
+    return f' class="{classes}"' if classes else ""
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    """A number as tables print it: integers plain, floats with ``digits`` decimals, NaN/None "n/a"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{float(value):.{digits}f}"
+
+
+def _count(value: float) -> str:
+    """A (possibly weighted) count: whole numbers without decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def _table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None,
+           cls: str = "", row_classes: Sequence[str] | None = None) -> _Html:
+    """An HTML table; ``numeric`` columns right-aligned with tabular figures; cells escaped unless ``_Html``.
+
+    A cell may be a ``(value, css_class)`` pair.
+    """
+    numeric = list(numeric) if numeric is not None else [False] * len(headers)
+    head = "".join(f"<th{_cls('num' if n else '')}>{_e(h)}</th>" for h, n in zip(headers, numeric))
+    body = []
+    for i, row in enumerate(rows):
+        cells = []
+        for value, n in zip(row, numeric):
+            extra = ""
+            if isinstance(value, tuple):
+                value, extra = value
+            classes = " ".join(c for c in ("num" if n else "", extra) if c)
+            cells.append(f"<td{_cls(classes)}>{_e(value)}</td>")
+        rc = row_classes[i] if row_classes else ""
+        body.append(f"<tr{_cls(rc)}>{''.join(cells)}</tr>")
+    return _Html(f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead>'
+                 f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _section(anchor: str, title: str, body: str) -> str:
+    return f'<section id="{anchor}" class="block"><h2>{_e(title)}</h2>{body}</section>'
+
+
+def _p(text: Any, cls: str = "") -> str:
+    return f"<p{_cls(cls)}>{_e(text)}</p>" if text else ""
+
+
+# ------------------------------------------------------------------ command
+def command_line(subcommand: str, data: str, options: Mapping[str, Any]) -> str:
+    """The ``effdim`` command that reproduces an analysis, quoted for a POSIX shell.
+
+    ``options`` maps option names (``"--model"``, ``"--seed"``, ...) to values
+    in order: ``None`` and ``False`` leave the option out, ``True`` writes it
+    as a flag, a list repeats it once per item.
+
+    >>> command_line("fit", "my data.csv", {"--model": "3:2,2,2", "--seed": 7, "--map": ["O1=a b"], "--prior": None})
+    "effdim fit 'my data.csv' --model 3:2,2,2 --seed 7 --map 'O1=a b'"
+    """
+    words = ["effdim", subcommand, str(data)]
+    for name, value in options.items():
+        if value is None or value is False:
+            continue
+        if value is True:
+            words.append(name)
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            words += [name, str(item)]
+    return shlex.join(words)
+
+
+# ------------------------------------------------------------------ sections
+def _data_section(data: Any, leaf_of: Mapping[str, str]) -> str:
+    cells = data.n_rows * len(data.columns)
+    missing = data.n_missing
+    summary = (f"{_e(data.source or 'data')}: <b>{_count(data.n_rows)}</b> rows, {data.n_patterns} distinct "
+               f"response patterns, <b>{len(data.columns)}</b> columns, "
+               f"{_count(missing)} missing cells ({100 * missing / cells if cells else 0:.1f} %).")
+    if data.count_column:
+        summary += f" Rows are weighted by the count column {_e(repr(data.count_column))}."
+    rows = []
+    weights = np.asarray(data.counts, dtype=float)
+    for j, column in enumerate(data.columns):
+        codes = np.asarray(data.patterns[:, j])
+        seen = codes >= 0
+        counts = np.bincount(codes[seen], weights=weights[seen], minlength=len(data.states[j]))
+        listed = [f"{state} ({_count(c)})" for state, c in zip(data.states[j], counts)]
+        if len(listed) > MAX_CATEGORIES_LISTED:
+            listed = listed[:MAX_CATEGORIES_LISTED] + [f"… {len(listed) - MAX_CATEGORIES_LISTED} more"]
+        rows.append((column, leaf_of.get(column, "not in the model"), len(data.states[j]), ", ".join(listed),
+                     _count(weights[~seen].sum())))
+    table = _table(["column", "model leaf", "categories", "category (rows)", "missing"], rows,
+                   numeric=[False, False, True, False, True], cls="data")
+    return _section("data", "Data", f"<p>{summary}</p>{table}")
+
+
+def _dimension_report(model: Any):
+    from .dimensions import bounds_report, dimensions
+
+    try:
+        return dimensions(model, seed=0)
+    except SizeLimitError as err:
+        return bounds_report(model, f"not computed: {err}")
+
+
+def _model_section(fit: Any) -> str:
+    model = fit.model
+    dims = _dimension_report(model)
+    labels = {leaf: f"{fit.labels.name(leaf)} : {model.card(leaf)}" for leaf in model.observed
+              if fit.labels.name(leaf) != leaf}
+    drawing = tree_svg(model_data(model, labels=labels))
+    de = "?" if dims.de is None else str(dims.de)
+    gap = "?" if dims.de is None else str(dims.ds - dims.de)
+    numbers = [("notation", _Html(f"<code>{_e(format_model(model))}</code>")),
+               ("regular", "yes" if dims.regular else "no"),
+               ("ds (standard dimension)", dims.ds),
+               ("de (effective dimension)", f"{de} ({dims.de_status}; {dims.de_basis})" if dims.de is not None
+                else f"? ({dims.de_method})"),
+               ("dc (complete dimension)", dims.dc),
+               ("ds − de", gap)]
+    if dims.db is not None:
+        numbers += [("dp (pairwise bound)", dims.dp), ("db = min(ds, dc, dp)", dims.db)]
+    dl = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in numbers)
+    caption = ("Hidden nodes are circles, observed nodes squares, each labelled name : states"
+               + ("; leaves show the data column they read." if labels else "."))
+    body = (f'<div class="model-row"><figure class="tree">{drawing}<figcaption>{_e(caption)}</figcaption>'
+            f'</figure><dl class="numbers">{dl}</dl></div>')
+    body += "".join(_p(f"irregular: {v}", "warn") for v in dims.violations)
+    if dims.regularized:
+        body += _p(f"regular equivalent: {dims.regularized}", "note")
+    rows = [(r.hidden, r.lc, r.ds, "?" if r.de is None else r.de, r.dc, r.dp, r.db, r.binding,
+             "?" if r.deficit is None else r.deficit, r.de_status) for r in dims.local]
+    body += "<h3>Local LC models</h3>"
+    body += _table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds − de", "de status"], rows,
+                   numeric=[False, False, True, True, True, True, True, False, True, False], cls="local")
+    if len(dims.local) > 1 and dims.de is not None and dims.regular:
+        body += _p(f"Corollary 4.1: ds − de = sum of the local deficits = {dims.deficit_sum}.", "note")
+    return _section("model", "Model", body)
+
+
+def _criteria_rows(fits: Sequence[Any], picks: Mapping[str, Any]) -> list[list[Any]]:
+    """Rows of the selection table: log-likelihood, ds, de, then every criterion; the pick of each marked."""
+    rows = [["log-likelihood", *[_num(f.loglik, 2) for f in fits], ""],
+            ["ds", *[f.ds for f in fits], ""], ["de", *[f.de for f in fits], ""]]
+    for name, c in SCORES.items():
+        chosen = picks.get(name)
+        cells = [(_num(f.score(name), 2), "pick") if f is chosen else _num(f.score(name), 2) for f in fits]
+        rows.append([c.label, *cells, "" if chosen is None else _pick_label(chosen, fits)])
+    return rows
+
+
+def _pick_label(chosen: Any, fits: Sequence[Any]) -> str:
+    return str(chosen.card) if chosen.card is not None else f"step {list(fits).index(chosen)}"
+
+
+def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: str | None) -> str:
+    prior = DirichletPrior.parse(fit.scores.cs_prior).label
+    scale = (f"Scores are on the paper's scale, log-likelihood − penalty: <b>higher is better</b>. Ties within "
+             f"{TIE_TOLERANCE:g} nats per row go to the smaller model. CS and CS+ use the Dirichlet prior "
+             f"{_e(prior)}.")
+    if sweep:
+        fits = list(sweep)
+        node = next((h for h in fits[0].model.hidden if fits[0].model.card(h) != fits[-1].model.card(h)),
+                    fits[0].model.root)
+        picks = {name: best(fits, name) for name in SCORES}
+        headers = ["criterion", *[f"|{node}| = {f.card}" for f in fits], "pick"]
+        shown = _same_fit_index(fit, fits)
+        intro = (f"Every cardinality of {_e(node)} from {fits[0].card} to {fits[-1].card}, the other nodes as in "
+                 f"<code>{_e(format_model(fit.model))}</code>; ★ marks each criterion's pick.")
+        caveats = {name: pick_caveats(f, fits) for name, f in picks.items()}
+        notes = [f"{SCORES[name].label}: {'; '.join(said)}" for name, said in caveats.items() if said]
+        title = "Sweep"
+    elif climb is not None:
+        fits = list(climb.path)
+        picks = {climb.score: climb.best}
+        headers = ["criterion", *[_Html(f"step {i}<br><code>{_e(format_model(f.model))}</code>")
+                                  for i, f in enumerate(fits)], "pick"]
+        shown = _same_fit_index(fit, fits)
+        label = SCORES[climb.score].label
+        intro = (f"Hill climbing by {_e(label)} over the hidden cardinalities (Section 6 of the paper): each step "
+                 f"raises the one cardinality that raises {_e(label)} most; {len(climb.tried)} models were fitted. "
+                 f"The other criteria are shown for the models the climb visited.")
+        caveats = pick_caveats(climb.best)
+        notes = [f"{label}: {'; '.join(caveats)}"] if caveats else []
+        title = "Hill climb"
+    else:
+        rows = [[c.label, c.formula, _num(fit.score(name)), _num(c.deviance(fit.score(name)))]
+                for name, c in SCORES.items()]
+        rows.insert(0, ["log-likelihood", "", _num(fit.loglik), _num(-2 * fit.loglik)])
+        table = _table(["criterion", "formula (N rows)", "score (higher is better)",
+                        "−2LL + penalty (lower is better)"], rows, numeric=[False, False, True, True],
+                       cls="scores", row_classes=["key"] + [""] * len(SCORES))
+        body = (f"<p>{scale}</p>{table}"
+                + _p("The right-hand column is the scale poLCA, Mplus and Latent GOLD print.", "note"))
+        return _section("selection", "Scores", body)
+    rows = _criteria_rows(fits, picks)
+    table = _table(headers, rows, numeric=[False, *[True] * len(fits), True], cls="selection",
+                   row_classes=["key", "", ""] + [""] * len(SCORES))
+    if shown is not None:  # underline the column of the model detailed below
+        cell = _e(headers[shown + 1])
+        table = _Html(table.replace(f'<th class="num">{cell}</th>', f'<th class="num shown">{cell}</th>', 1))
+    chosen = "the model detailed below" if pick is None else f"the {SCORES[pick].label} pick, detailed below"
+    body = f"<p>{intro}</p><p>{scale}</p>{table}"
+    if shown is not None:
+        body += _p(f"The underlined column is {chosen}: {format_model(fit.model)}.", "note")
+    body += "".join(_p(f"caveat, {n}", "warn") for n in notes)
+    return _section("selection", title, body)
+
+
+def _same_fit_index(fit: Any, fits: Sequence[Any]) -> int | None:
+    """Where ``fit`` is among ``fits`` (the same model; a relabelled fit is a new object)."""
+    for i, f in enumerate(fits):
+        if f is fit or (f.model == fit.model and abs(f.loglik - fit.loglik) <= 1e-9 * max(1.0, abs(fit.loglik))):
+            return i
+    return None
+
+
+def _profiles_section(fit: Any) -> str:
+    model = fit.model
+    shares = fit.class_shares()
+    hidden = list(model.hidden)
+    drawn, skipped = hidden[:MAX_PROFILE_NODES], hidden[MAX_PROFILE_NODES:]
+    body = _p("P(item = category | class): one panel per item, a group of bars per category, one bar per class "
+              "(the colours of the class shares). Hover a bar for its value; the table beside or below gives them all.",
+              "note")
+    for node in drawn:
+        name = fit.labels.name(node)
+        rows = shares[shares["node"] == name]
+        classes, values = list(rows["state"]), list(rows["share"])
+        prof = fit.profiles(node)
+        panels = []
+        for item, frame in prof.groupby("item", sort=False):
+            wide = frame.pivot_table(index="class", columns="category", values="probability", sort=False)
+            panels.append(profile_panel(item, list(wide.columns), wide.loc[classes].to_numpy(), classes, name))
+        wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
+        numbers = _table(["item", "category", *[f"{name} = {c}" for c in wide.columns]],
+                         [(item, cat, *(_num(v, 3) for v in vals))
+                          for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())],
+                         numeric=[False, False, *[True] * len(wide.columns)], cls="profiles")
+        title = f"{name}" + (" (root)" if node == model.root else "")
+        body += (f'<h3>Classes of {_e(title)}</h3><div class="node-row"><div class="node-figures">'
+                 f'<div class="shares">{share_bars(name, classes, values)}</div>'
+                 f'<div class="panels">{"".join(panels)}</div></div>{numbers}</div>')
+    if skipped:
+        body += _p(f"Profiles of {', '.join(fit.labels.name(h) for h in skipped)} are not drawn (more than "
+                   f"{MAX_PROFILE_NODES} hidden nodes); fit.profiles(node) in Python gives them.", "note")
+    body += _p("Hidden states are numbered by decreasing share; effdim fit --order NODE=2,1,3 renumbers them.",
+               "note")
+    return _section("profiles", "Classes and profiles", body)
+
+
+def _fit_section(fit: Any, bootstrap: Any) -> str:
+    s = fit.fit_statistics()
+    try:
+        ident = fit.identification()
+    except EffdimError as err:  # too many parameters for the SVD at the estimate
+        ident = err
+    root = fit.labels.name(fit.model.root)
+    rows = [
+        ("log-likelihood", _num(fit.loglik), f"N = {_count(fit.n)} rows"),
+        ("G²", _num(s.g2), f"p = {_num(s.p_g2)}"),
+        ("X²", _num(s.x2), f"p = {_num(s.p_x2)}"),
+        ("df = dc − de", s.df, "degrees of freedom with the effective dimension (Kocka & Zhang 2002)"),
+        ("df = dc − ds", s.df_standard, "what poLCA, Latent GOLD and Mplus report"),
+        ("cells, rows used", f"{s.cells}, {_count(s.n_used)}", "response patterns; complete rows"),
+        ("expected counts below 5", f"{100 * s.share_expected_below_5:.0f} %", "of the cells"),
+        ("entropy R²", _num(s.entropy_r2, 3), "1 = perfectly separated classes"),
+        (f"mean posterior of the modal {root}", ", ".join(_num(v, 3) for v in s.avepp), "per class"),
+    ]
+    if bootstrap is not None:
+        rows.insert(3, ("bootstrap p(G²)", _num(bootstrap.p_value), f"B = {bootstrap.B} parametric replicates"))
+    if not isinstance(ident, EffdimError):
+        rows.append(("Jacobian rank at the estimate", ident.rank, f"generic de = {fit.de}"))
+    table = _table(["statistic", "value", ""], rows, numeric=[False, True, False], cls="fit")
+    notes = [s.df_sentence(), *s.notes, str(ident) if isinstance(ident, EffdimError) else ident.sentence()]
+    body = table + "".join(_p(n, "note") for n in notes if n)
+    info = fit.restarts
+    body += _p(f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
+               f"{'converged' if info['converged'] else 'stopped at the step limit'}.", "note")
+    warnings = (fit.em.convergence_notes() if fit.em is not None else []) + list(fit.degenerate)
+    body += "".join(_p(f"⚠ {w}", "warn") for w in warnings)
+    return _section("fit", "Fit statistics", body)
+
+
+def _shade(value: float) -> tuple[str, str]:
+    """Background and text colours of a residual: white to vermillion (#D55E00) at :data:`BVR_FULL_SHADE`."""
+    t = min(max(value / BVR_FULL_SHADE, 0.0), 1.0)
+    r, g, b = (round(255 + (c - 255) * t) for c in (0xD5, 0x5E, 0x00))
+    return f"#{r:02x}{g:02x}{b:02x}", ("white" if t > 0.6 else "#1b2631")
+
+
+def _residuals_section(fit: Any) -> str:
+    bvr = fit.bivariate_residuals()
+    names = list(bvr.index)
+    head = "".join(f'<th class="num">{_e(n)}</th>' for n in names)
+    rows = []
+    for i, a in enumerate(names):
+        cells = []
+        for j in range(len(names)):
+            v = float(bvr.iloc[i, j])
+            if i == j or math.isnan(v):
+                cells.append('<td class="num">–</td>')
+                continue
+            bg, fg = _shade(v)
+            cells.append(f'<td class="num" style="background:{bg};color:{fg}" title="{_e(a)} – {_e(names[j])}">'
+                         f'{v:.2f}</td>')
+        rows.append(f"<tr><th>{_e(a)}</th>{''.join(cells)}</tr>")
+    table = (f'<div class="scroll"><table class="bvr"><thead><tr><th></th>{head}</tr></thead>'
+             f'<tbody>{"".join(rows)}</tbody></table></div>')
+    pairs = sorted(((float(bvr.iloc[i, j]), names[i], names[j]) for i in range(len(names))
+                    for j in range(i + 1, len(names)) if not math.isnan(bvr.iloc[i, j])), reverse=True)
+    body = _p("The Pearson statistic of each pair's two-way table against the model, per degree of freedom "
+              "(Latent GOLD's BVR). Values well above 1 point to a dependence between the two items that the "
+              f"hidden classes do not explain; the shade is full from {BVR_FULL_SHADE:g}.", "note") + table
+    if pairs:
+        body += _p("Largest: " + ", ".join(f"{a} – {b} {v:.2f}" for v, a, b in pairs[:3]) + ".", "note")
+    return _section("residuals", "Bivariate residuals", body)
+
+
+# ------------------------------------------------------------------ the page
+def report_html(fit: Any, *, data: Any = None, sweep: Sequence[Any] | None = None, climb: Any = None,
+                pick: str | None = None, command: str | None = None, bootstrap: Any = None,
+                generated: _dt.datetime | None = None) -> str:
+    """The HTML report of ``fit`` (a :class:`effdim.search.FitResult` that keeps its data) as a string.
+
+    ``data``: the data set as loaded (all its columns; default the columns the
+    model reads). ``sweep``: the sweep ``fit`` was chosen from (its fits in
+    order), or ``climb``: the :class:`effdim.search.HillClimb`; neither for a
+    single fit. ``pick``: the criterion ``fit`` is the pick of (said in the
+    report). ``command``: the command line that reproduces the analysis
+    (:func:`command_line`). ``bootstrap``: a
+    :func:`effdim.bootstrap.bootstrap_g2` result to show beside the p-values.
+    ``generated``: the time stamp shown (default now, UTC).
+    """
+    from . import __version__
+
+    if getattr(fit, "em", None) is None or getattr(fit, "data", None) is None:
+        raise InvalidArgument("the report needs a fit that keeps its data and parameters (effdim.search.fit)")
+    if sweep is not None and climb is not None:
+        raise InvalidArgument("a report shows a sweep or a hill climb, not both")
+    if pick is not None and pick not in SCORES:
+        raise InvalidArgument(f"unknown criterion {pick!r}; choose from {', '.join(SCORES)}")
+    if data is None:  # the data arranged for the model, its columns named by leaf: give them their names back
+        data = replace(fit.data, columns=tuple(fit.columns[leaf] for leaf in fit.model.observed))
+    leaf_of = {column: leaf for leaf, column in fit.columns.items()}
+    when = (generated or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M %Z").strip()
+    source = data.source or "data"
+    title = f"{format_model(fit.model)} on {source}"
+    command_html = (f'<pre class="command"><code>{_e(command)}</code></pre>' if command else
+                    _p("The analysis was not run from a command; the numbers below come from the fitted model.",
+                       "note"))
+    seed_note = _p("Run from the directory where the data file is; the seed makes EM's random starts the same.",
+                   "note") if command else ""
+    contents = [("command", "Command"), ("data", "Data"), ("model", "Model"),
+                ("selection", "Sweep" if sweep else "Hill climb" if climb is not None else "Scores"),
+                ("profiles", "Classes and profiles"), ("fit", "Fit statistics"),
+                ("residuals", "Bivariate residuals")]
+    nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in contents)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>effdim report: {_e(title)}</title>",
+        f"<style>{CSS}</style></head><body><main>",
+        (f"<header><h1>effdim report</h1><p class=\"meta\"><code>{_e(format_model(fit.model))}</code> fitted to "
+         f"{_e(source)} (N = {_count(fit.n)}) · loglik {_num(fit.loglik)} · ds {fit.ds} · de {fit.de} · "
+         f"effdim {_e(__version__)} · {_e(when)}</p><nav>{nav}</nav></header>"),
+        _section("command", "Command", command_html + seed_note),
+        _data_section(data, leaf_of),
+        _model_section(fit),
+        _selection_section(fit, sweep, climb, pick),
+        _profiles_section(fit),
+        _fit_section(fit, bootstrap),
+        _residuals_section(fit),
+        ("<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
+         "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "
+         "self-contained: it loads nothing and opens offline.</footer>"),
+        "</main></body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(path: str | Path, fit: Any, **options: Any) -> Path:
+    """Write :func:`report_html` of ``fit`` (``options`` as there) to ``path`` in UTF-8; returns the path."""
+    path = Path(path)
+    text = report_html(fit, **options)
+    path.write_text(text, encoding="utf-8")
+    return path
