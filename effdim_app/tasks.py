@@ -14,11 +14,12 @@ from effdim import HLCModel
 from effdim.reading import load_csv
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
+from effdim.report import report_html
 from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
 from effdim.structure import learn_structure
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "load_csv_task"]
+__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "load_csv_task", "report_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -58,3 +59,8 @@ def load_csv_task(content: bytes, *, max_states: int, max_bytes: int, sep: str =
                   progress=None):
     """:func:`effdim.reading.load_csv` of an uploaded file's bytes (its limits, its messages)."""
     return load_csv(io.BytesIO(content), max_states=max_states, max_bytes=max_bytes, sep=sep, name=name)
+
+
+def report_task(fit, *, data, sweep, climb, pick, progress=None) -> str:
+    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from."""
+    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick)

@@ -17,6 +17,7 @@ import param
 
 from effdim.scores import best
 
+from .. import tasks
 from .model import ModelState
 from .scores import ScoresState
 
@@ -38,6 +39,7 @@ class FittedState(param.Parameterized):
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
+        self._analysis: tuple[Any, list | None, Any] = (None, None, None)  # (data, sweep, climb) of the fits
         scores.param.watch(self._results_changed, ["results", "climb"])
 
     def _results_changed(self, *_) -> None:
@@ -55,6 +57,7 @@ class FittedState(param.Parameterized):
         else:  # results cleared: keep showing what the analyst was looking at
             return
         chosen = next(label for label, f in fits.items() if f is shown)
+        self._analysis = (scores.data.full, list(scores.results) or None, scores.climb)
         self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="")
 
     @property
@@ -66,6 +69,25 @@ class FittedState(param.Parameterized):
         fit = self.fit
         if fit is not None and self.node not in fit.model.hidden:
             self.node = fit.model.root
+
+    async def report(self) -> str | None:
+        """The HTML report (:mod:`effdim.report`) of the shown fit, with the data (its file name), the sweep or
+        climb the fit came from and the criterion it is the pick of; written in a worker
+        (:func:`effdim_app.tasks.report_task`). ``None`` (and :attr:`proposal` says why) when it failed."""
+        fit = self.fit
+        if fit is None:
+            return None
+        data, sweep, climb = self._analysis
+        if sweep is not None:
+            pick = DEFAULT_SCORE if best(sweep, DEFAULT_SCORE) is fit else None
+        else:
+            pick = climb.score if climb is not None and climb.best is fit else None
+        job = self.scores.jobs.submit(tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick,
+                                      label="Report")
+        self.proposal = "Writing the report…"
+        html = await job
+        self.proposal = "" if job.state == "done" else f"The report could not be written: {job.error}"
+        return html
 
     def posteriors_csv(self) -> str:
         fit = self.fit

@@ -13,7 +13,8 @@ coming from poLCA or StepMix looks at first:
 * the bivariate residuals as a heatmap: clicking a pair proposes the model
   with a new hidden node over that pair (:mod:`.proposal_view`), applied
   only when the analyst confirms;
-* the posterior membership of every row as a CSV download.
+* the posterior membership of every row as a CSV download, and the whole
+  analysis as a self-contained HTML report (:mod:`effdim.report`).
 
 :class:`effdim_app.state.FittedState` holds the fits offered and the
 chosen one; :class:`FittedView` only displays it.
@@ -75,12 +76,15 @@ class FittedView(Viewer):
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
                                                 filename="effdim-posteriors.csv", embed=False, width=240)
+        self.report = pn.widgets.FileDownload(label="Download report (HTML)", callback=self._report,
+                                              filename="effdim-report.html", embed=False, width=220,
+                                              css_classes=["effdim-report"])
         self.placeholder = pn.pane.HTML(
             "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
             stylesheets=[STATS_CSS])
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
-            pn.FlexBox(self.choice, self.node, self.order, self.download, flex_wrap="wrap",
+            pn.FlexBox(self.choice, self.node, self.order, self.download, self.report, flex_wrap="wrap",
                        sizing_mode="stretch_width"),
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
@@ -94,6 +98,11 @@ class FittedView(Viewer):
     def _reorder(self, event) -> None:
         if event.new and self.state.reorder(event.new):
             self.order.value = ""
+
+    async def _report(self):
+        """The report is written in a worker (FittedState.report); the download waits for it, the page stays live."""
+        text = await self.state.report()
+        return io.StringIO(text or "")
 
     def _csv(self):
         return io.StringIO(self.state.posteriors_csv())
