@@ -9,9 +9,11 @@ import pandas as pd
 import panel as pn
 from panel.viewable import Viewer
 
+from effdim.reading import EXTENSIONS
 from effdim.scores import SCORES
+from effdim.treedraw import model_data
 
-from .tree_view import TreeFigure, model_data
+from .tree_view import TreeFigure
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS
@@ -78,7 +80,7 @@ class DataPanel(Viewer):
     def _dropper(self) -> pn.widgets.FileDropper:
         limit_mb = max(1, self.state.max_bytes // 1_000_000)
         dropper = pn.widgets.FileDropper(
-            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
+            accepted_filetypes=[*EXTENSIONS, "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
             multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
         )
         dropper.param.watch(self._uploaded, "value")
