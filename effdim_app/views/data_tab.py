@@ -16,7 +16,7 @@ from effdim.treedraw import model_data
 from .tree_view import TreeFigure
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
-from ..style import ALERT_CSS
+from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
 from .widgets import JobLine, heading, html, in_one_message, message, typed
 
 __all__ = ["DataPanel", "ScoresPanel"]
@@ -158,7 +158,7 @@ class ScoresPanel(Viewer):
         self.mapping = pn.widgets.RadioButtonGroup.from_param(
             state.param.mapping, label="", sizing_mode="stretch_width", color="primary",
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
-            css_classes=["effdim-mapping"],
+            css_classes=["effdim-mapping"], stylesheets=[TOGGLE_CSS],
         )
         self.leaf_map = pn.widgets.Tabulator(typed(**LEAF_COLUMNS),
                                              show_index=False, disabled=True, selectable=False,
@@ -197,7 +197,8 @@ class ScoresPanel(Viewer):
                                        description="Search for a latent tree over all columns (EAST moves, "
                                                    "docs/structure.md) and open it in the tree editor")
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True,
-                                        margin=(24, 5, 5, 5))
+                                        margin=(24, 5, 5, 5), stylesheets=[BUTTON_CSS],
+                                        css_classes=["effdim-scores-cancel"])
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
         self.learn.on_click(self._run_learn)

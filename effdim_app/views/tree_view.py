@@ -34,7 +34,7 @@ from panel.viewable import Viewer
 from effdim.treedraw import LABEL_OFFSET, LABEL_PT, NODE_COLUMNS, PALETTE, model_data, tree_svg
 
 from ..state import ModelState
-from ..style import HTML_CSS
+from ..style import HTML_CSS, TOGGLE_CSS
 from .widgets import in_one_message
 
 __all__ = ["TreeView", "TreeFigure", "PALETTE", "tree_data", "model_data", "tree_svg"]
@@ -138,7 +138,7 @@ class TreeView(Viewer):
         self.positions: dict[str, tuple[float, float]] = {}
         self._mode = pn.widgets.RadioButtonGroup(
             options={"As edited": "edited", "Regular equivalent": "regular"}, value="edited", margin=(0, 10),
-            color="primary",
+            color="primary", stylesheets=[TOGGLE_CSS], css_classes=["effdim-tree-mode"],
         )
         self._mode.link(self, value="mode")
         self._drawing = TreeFigure("effdim-tree", height, "effdim-tree")

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
 
-from pages import FIG2, TIMEOUT, apply_notation, click_node, cut_off, data_tab, open_app, stat, upload
+from pages import FIG2, TIMEOUT, apply_notation, click_node, css, cut_off, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -282,3 +282,26 @@ def test_a_link_to_the_default_model_says_nothing_and_a_typo_stays_in_the_notati
     page.goto(app_url + "?model=" + quote(typo) + "&tab=0")
     expect(message(page)).to_contain_text("Model from the link refused", timeout=TIMEOUT)
     expect(page.locator(".effdim-notation textarea")).to_have_value(typo)
+
+
+def test_preset_menu_names_a_custom_model_and_toggles_and_disabled_cancel_are_plain(page: Page, app_url):
+    open_app(page, app_url)
+    menu = page.locator(".effdim-preset select")
+    expect(menu).to_have_value("Figure 2: HLC model 5,3,3:2,2,2,2,2")
+    apply_notation(page, "H1:3(O1:2,O2:2,H2:2(O3:2,O4:2,O5:2))")
+    expect(menu).to_have_value("Custom model (not a preset)", timeout=TIMEOUT)
+    expect(page.get_by_role("button", name="Load preset")).to_be_disabled()
+    apply_notation(page, "3:2,2,2,2")
+    expect(menu).to_have_value("Figure 1: LC model 3:2,2,2,2", timeout=TIMEOUT)
+
+    # the chosen side of a two-choice toggle: filled and bold; the other white
+    chosen = css(page, ".bk-btn.bk-active", "backgroundColor", ".effdim-tree-mode")
+    other = css(page, ".bk-btn:not(.bk-active)", "backgroundColor", ".effdim-tree-mode")
+    assert chosen and other and chosen[0] != other[0] and other[0] == "rgb(255, 255, 255)"
+    assert css(page, ".bk-btn.bk-active", "fontWeight", ".effdim-tree-mode") == ["700"]
+
+    data_tab(page)
+    cancel = page.get_by_role("button", name="■ Cancel").first
+    expect(cancel).to_be_disabled(timeout=TIMEOUT)
+    assert css(page, ".bk-btn", "cursor", ".effdim-scores-cancel") == ["not-allowed"]
+    assert float(css(page, ".bk-btn", "opacity", ".effdim-scores-cancel")[0]) <= 0.5
