@@ -108,6 +108,7 @@ class EffdimApp(Viewer):
             self.tabs.styles = {**self.tabs.styles, SCALE_VAR: str(scale)}
             self.tree.font_scale = scale
             self.dimensions.set_font_scale(scale)
+            self.regularity.set_font_scale(scale)
             self.projector_toggle.name = PROJECTOR_LABELS[self.projector]
 
     def _tab_opened(self, event) -> None:

@@ -39,7 +39,7 @@ HTML_CSS = """
 .effdim-corollary { margin: 4px 0; padding: 5px 10px; background: #eef3f9; border-left: 4px solid #1d4e89;
   font-variant-numeric: tabular-nums; }
 .effdim-error { color: #a4161a; font-weight: 600; }
-.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: calc(0.85em / var(--effdim-font-scale, 1));
+.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 0.85em;
   color: #333; }
 .effdim-legend span { display: inline-flex; align-items: center; gap: 4px; }
 .effdim-sel { line-height: 1.45; }
@@ -85,6 +85,7 @@ TEMPLATE_CSS = """
 """
 
 ALERT_CSS = """
+:host { font-size: calc(1em * var(--effdim-font-scale, 1)); }
 :host(.alert) { padding: 4px 12px; border-radius: 5px; }
 p { margin: 3px 0; }
 ul { margin: 3px 0; padding-left: 20px; }

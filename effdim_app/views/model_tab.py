@@ -133,6 +133,11 @@ class RegularizationPanel(Viewer):
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
 
+    def set_font_scale(self, scale: float) -> None:
+        """Projector mode: the step log's columns are measured again for the larger type (Tabulator keeps
+        the widths of its first layout: switched on with a log shown, headers were cut to "s…")."""
+        self.steps.layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+
     def _update(self, *_) -> None:
         state = self.state
         if state.is_regular:

@@ -305,3 +305,27 @@ def test_preset_menu_names_a_custom_model_and_toggles_and_disabled_cancel_are_pl
     expect(cancel).to_be_disabled(timeout=TIMEOUT)
     assert css(page, ".bk-btn", "cursor", ".effdim-scores-cancel") == ["not-allowed"]
     assert float(css(page, ".bk-btn", "opacity", ".effdim-scores-cancel")[0]) <= 0.5
+
+
+IRREGULAR = "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))"
+
+
+def test_projector_switched_on_with_an_irregular_model_cuts_nothing_and_scales_every_text(page: Page, app_url):
+    open_app(page, app_url)
+    apply_notation(page, IRREGULAR)
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    legend = float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px"))
+    summary = float(css(page, "p", "fontSize", ".alert")[0].rstrip("px"))
+    page.get_by_role("button", name="Projector: off").click()
+    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # the tables' new layout
+    steps = page.locator(".effdim-steps")
+    steps.scroll_into_view_if_needed()
+    cut = cut_off(page)["cells"]
+    assert cut == [], f"cut to '…': {cut}"
+    box = steps.bounding_box()
+    rows = page.locator(".effdim-steps .tabulator-row")
+    last = rows.last.bounding_box()
+    assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, "the log's last row is cut"
+    assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
+    assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary
