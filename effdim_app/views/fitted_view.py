@@ -71,7 +71,8 @@ class FittedView(Viewer):
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
-            "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>", stylesheets=[STATS_CSS])
+            "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>",
+            stylesheets=[STATS_CSS])
         self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
