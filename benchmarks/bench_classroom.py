@@ -69,6 +69,25 @@ def _percentiles(values: list[float]) -> str:
     return f"p50 {statistics.median(v) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, max {v[-1] * 1000:.0f} ms (n={len(v)})"
 
 
+#: The targets: a class arriving over 30 s opens within 3 s and edits within 1 s (p95), nothing lost.
+OPEN_P95, EDIT_P95 = 3.0, 1.0
+
+
+def _summary(out: dict, load_before: float, load_after: float) -> str:
+    """One line to compare runs: the two p95s against their targets, errors, and the machine's load."""
+    def p95(values):
+        v = sorted(values)
+        return v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))] if v else float("inf")
+
+    opened, edited = p95(out["opens"]), p95(out["edits"])
+    clean = not (out["errors"] or out["open_errors"] or out["lost"])
+    verdict = "meets" if opened < OPEN_P95 and edited < EDIT_P95 and clean else "MISSES"
+    return (f"summary: open p95 {opened:.2f} s (target < {OPEN_P95:.0f} s), edit p95 {1000 * edited:.0f} ms "
+            f"(target < {1000 * EDIT_P95:.0f} ms), errors {len(out['errors']) + len(out['open_errors'])}, "
+            f"lost {out['lost']}: {verdict} the targets; load average {load_before:.1f} before, "
+            f"{load_after:.1f} after")
+
+
 class Client:
     """One session over the Bokeh websocket protocol, without building Python Bokeh models.
 
@@ -435,6 +454,7 @@ def main() -> None:
     else:
         server, url = start_server(args.server_args)
         pid = server.pid
+    load_before = os.getloadavg()[0]
     try:
         out, marks, peak, base, wall, after_class = asyncio.run(classroom(url, pid, args))
         alive = server is None or server.poll() is None
@@ -453,6 +473,7 @@ def main() -> None:
                   + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks))
         for err in (out["errors"] + out["open_errors"])[:5]:
             print("  error:", err)
+        print(_summary(out, load_before, os.getloadavg()[0]))
     finally:
         if server is not None:
             stop_server(server)

@@ -117,26 +117,39 @@ class RegularizationPanel(Viewer):
         self.state = state
         self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5),
                                      stylesheets=[ALERT_CSS])
-        self.steps = pn.widgets.Tabulator(
-            typed(**STEP_COLUMNS),
-            show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
-            layout="fit_data_stretch", visible=False, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
-            formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
-            header_tooltips={
-                "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
-                        "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
-            },
-        )
-        self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent",
-                                       visible=False, color="warning")
+        self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent", color="warning")
         self.adopt.on_click(in_one_message(lambda _: state.adopt_regular()))
+        # the step log and the button show or hide together, as one box: each visibility change
+        # re-lays out the whole page in the browser (docs/dashboard.md). The log exists only for an
+        # irregular model: built the first time one is shown, so a page opening on a regular model
+        # does not make its table (docs/robustness.md, "Opening a page").
+        self.steps: pn.widgets.Tabulator | None = None
+        self._steps_layout = "fit_data_stretch"  # set_font_scale: measured again in projector mode
+        self.regular_equivalent = pn.Column(self.adopt, margin=0, sizing_mode="stretch_width", visible=False)
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
 
     def set_font_scale(self, scale: float) -> None:
         """Projector mode: the step log's columns are measured again for the larger type (Tabulator keeps
         the widths of its first layout: switched on with a log shown, headers were cut to "s…")."""
-        self.steps.layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+        self._steps_layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+        if self.steps is not None:
+            self.steps.layout = self._steps_layout
+
+    def _steps_table(self) -> pn.widgets.Tabulator:
+        if self.steps is None:
+            self.steps = pn.widgets.Tabulator(
+                typed(**STEP_COLUMNS),
+                show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
+                layout=self._steps_layout, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
+                formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
+                header_tooltips={
+                    "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
+                            "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
+                },
+            )
+            self.regular_equivalent.objects = [self.steps, self.adopt]
+        return self.steps
 
     def _update(self, *_) -> None:
         state = self.state
@@ -146,8 +159,7 @@ class RegularizationPanel(Viewer):
                 object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
                        "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
             )
-            self.steps.visible = False
-            self.adopt.visible = False
+            self.regular_equivalent.visible = False
             return
         reasons = "\n".join(f"- {v.message}" for v in state.violations)
         reg = state.regularization
@@ -162,22 +174,20 @@ class RegularizationPanel(Viewer):
                 {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
                 for i, s in enumerate(reg.steps)
             ]
-            self.steps.value = pd.DataFrame(rows)
-            self.steps.visible = True
-            self.adopt.visible = True
+            self._steps_table().value = pd.DataFrame(rows)
+            self.regular_equivalent.visible = True
         else:
             self.summary.param.update(
                 alert_type="danger",
                 object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
                        f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
             )
-            self.steps.visible = False
-            self.adopt.visible = False
+            self.regular_equivalent.visible = False
 
     def __panel__(self):
         return pn.Column(
             heading("Regularity", explain.regularity_rules_markdown()),
-            self.summary, self.steps, self.adopt,
+            self.summary, self.regular_equivalent,
             sizing_mode="stretch_width",
         )
 

@@ -26,9 +26,9 @@ import io
 
 import panel as pn
 import param
+from bokeh.core.properties import field
 from bokeh.events import DoubleTap, Tap
-from bokeh.models import ColumnDataSource, HoverTool, Range1d, SaveTool
-from bokeh.plotting import figure
+from bokeh.models import ColumnDataSource, HoverTool, Plot, Range1d, SaveTool, Scatter, Segment, Text, Toolbar
 from panel.viewable import Viewer
 
 from effdim.treedraw import LABEL_OFFSET, LABEL_PT, NODE_COLUMNS, PALETTE, model_data, tree_svg
@@ -86,24 +86,28 @@ class TreeFigure:
         self._nodes = ColumnDataSource({c: [] for c in NODE_COLUMNS})
         self._x = Range1d(0, 1)
         self._y = Range1d(0, 1)
-        fig = figure(
-            name=name, height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y,
-            tools="", toolbar_location="right", outline_line_color=None, min_border=5,
+        # a bare Plot, not bokeh.plotting.figure: the drawing shows no axes, grids or title, and
+        # figure() made those (eleven models) and a selection and muted glyph per renderer, which
+        # every session paid for on opening the page (docs/robustness.md, "Opening a page")
+        fig = Plot(
+            name=name, height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y, title=None,
+            toolbar=Toolbar(autohide=True, logo=None), toolbar_location="right", outline_line_color=None,
+            min_border=5,
         )
         # the toolbar's save button writes the drawing as a PNG file
         fig.add_tools(SaveTool(filename=filename))
-        fig.toolbar.autohide = True
-        fig.toolbar.logo = None
-        fig.axis.visible = False
-        fig.grid.visible = False
-        fig.segment("x0", "y0", "x1", "y1", source=self._edges, line_color="color", line_width="width")
-        fig.scatter("x", "y", source=self._halo, size=48, color=PALETTE["highlight"], alpha=0.9, line_color=None)
-        nodes = fig.scatter("x", "y", source=self._nodes, marker="marker", size="size", fill_color="fill",
-                            line_color="line", line_width="lw")
-        self._labels = fig.text(
-            "x", "y", text="label", source=self._nodes, y_offset=LABEL_OFFSET, text_align="align", angle="angle",
+        fig.add_glyph(self._edges, Segment(x0="x0", y0="y0", x1="x1", y1="y1", line_color=field("color"),
+                                           line_width=field("width")))
+        fig.add_glyph(self._halo, Scatter(x="x", y="y", size=48, fill_color=PALETTE["highlight"], fill_alpha=0.9,
+                                          line_color=None))
+        nodes = fig.add_glyph(self._nodes, Scatter(x="x", y="y", marker=field("marker"), size=field("size"),
+                                                   fill_color=field("fill"), line_color=field("line"),
+                                                   line_width=field("lw")))
+        self._labels = Text(
+            x="x", y="y", text=field("label"), y_offset=LABEL_OFFSET, text_align=field("align"), angle=field("angle"),
             text_baseline="top", text_font_size=f"{LABEL_PT}pt", text_font_style="bold", text_color=PALETTE["text"],
-            background_fill_color="white", background_fill_alpha=0.85, border_radius=4).glyph
+            background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
+        fig.add_glyph(self._nodes, self._labels)
         fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
                                                              ("states", "@states"), ("", "@note")]))
         self.figure = fig
