@@ -35,10 +35,10 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(results.first).to_be_hidden(timeout=TIMEOUT)  # a new model: its own sweep is still to run
     expect(stats).to_contain_text("df = dc − de")  # the fit shown stays
 
-    page.get_by_role("button", name="Undo").last.click()
+    page.get_by_role("button", name="Undo", exact=True).click()
     expect(proposal).to_contain_text("previous model and its results are back", timeout=TIMEOUT)
-    expect(results.first).to_be_visible(timeout=TIMEOUT)
-    expect(results).to_have_count(3)
+    expect(page.locator(".effdim-results")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
     page.get_by_text("Model & dimensions", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))",
                                                                         timeout=TIMEOUT)
