@@ -212,7 +212,7 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
     """
     from pages import TREE_XY
 
-    from effdim_app.layout import tree_layout
+    from effdim.treelayout import tree_layout
 
     times: dict[str, list[float]] = {a: [] for a in (*ACTIONS, *(f"{a}+tree" for a in ACTIONS[1:]))}
 

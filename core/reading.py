@@ -50,11 +50,12 @@ from .data import (
     from_columns,
 )
 
-__all__ = ["DEFAULT_MAX_COLUMNS", "FORMATS", "Loaded", "load_csv", "read_data"]
+__all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv", "read_data"]
 
 #: Format name -> the words shown.
 FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
-_EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".sav": "sav", ".zsav": "sav", ".dta": "dta",
+#: File name endings and the format each means (an upload box accepts these).
+EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".sav": "sav", ".zsav": "sav", ".dta": "dta",
                ".xlsx": "xlsx", ".xlsm": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
 #: Columns a data file may have (a survey has tens to hundreds of items).
 DEFAULT_MAX_COLUMNS = 2_000
@@ -161,8 +162,8 @@ def _format(raw: bytes, name: str) -> str:
             name.lower().endswith(".dta"):
         return "dta"
     extension = os.path.splitext(name.lower())[1]
-    if extension in _EXTENSIONS:
-        return _EXTENSIONS[extension]
+    if extension in EXTENSIONS:
+        return EXTENSIONS[extension]
     if raw.startswith(b"PK\x03\x04"):
         return "xlsx"
     return "csv"

@@ -18,10 +18,10 @@ from .config import ServerLimits
 from .jobs import JobRunner
 from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
-from .state import DataState, FittedState, ModelState, ScoresState
+from .state import DataState, FittedState, ModelState, ProposalState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (DataPanel, DimensionsPanel, ExperimentsPanel, FittedView, GuidedDemo, ModelPanel,
-                    RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
+                    ProposalView, RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
 
 __all__ = ["EffdimApp", "app", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
@@ -38,8 +38,20 @@ FIRST_SENTENCE = (
     "for the paper's key cases, one sentence each.</p>"
 )
 INLINE_SIDEBAR_WIDTH = 250
+#: Fonts the user's system has: the page loads no web font (a classroom server may have no internet).
+SYSTEM_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+
+
+class Fast(pn.theme.Fast):
+    """Panel's Fast design without its web font: Fast links Open Sans from a font service on the internet,
+    which failed twice per load offline and sent every classroom page's visit outside. (The class keeps
+    the name ``Fast``: Panel finds a design's own files under its class name.)"""
+
+    _resources = {kind: files for kind, files in pn.theme.Fast._resources.items() if kind != "font"}
+
+
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
-TEMPLATE_DESIGN = pn.theme.Fast
+TEMPLATE_DESIGN = Fast
 PROJECTOR_LABELS = {False: "Projector: off", True: "Projector: on ✓"}
 
 
@@ -79,6 +91,7 @@ class EffdimApp(Viewer):
         self.regularity = RegularizationPanel(self.models)
         self.dimensions = DimensionsPanel(self.models)
         self.fitted_state = FittedState(self.scores, self.models)
+        self.proposal = ProposalState(self.fitted_state)
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
         # only what its first screen shows (the Experiments tab alone was 0.4 s of a 0.75 s build,
         # the Data tab's views a third of the rest), which a class opening the page at once paid
@@ -107,6 +120,7 @@ class EffdimApp(Viewer):
             self.tabs.styles = {**self.tabs.styles, SCALE_VAR: str(scale)}
             self.tree.font_scale = scale
             self.dimensions.set_font_scale(scale)
+            self.regularity.set_font_scale(scale)
             self.projector_toggle.name = PROJECTOR_LABELS[self.projector]
 
     def _tab_opened(self, event) -> None:
@@ -145,7 +159,7 @@ class EffdimApp(Viewer):
         # wraps like the model tab: below about 1,200 px the scores go under the data panel; the fitted
         # model takes the whole width below both (beside the scores it left the data panel's column
         # blank on its left)
-        fitted = FittedView(self.fitted_state, open_editor=lambda: setattr(self.tabs, "active", 0))
+        fitted = FittedView(self.fitted_state, ProposalView(self.proposal))
         return pn.Column(
             pn.FlexBox(
                 pn.Column(DataPanel(self.data), width=330),
@@ -190,6 +204,7 @@ class EffdimApp(Viewer):
         template = pn.template.FastListTemplate(
             title=TITLE,
             design=TEMPLATE_DESIGN,
+            font=SYSTEM_FONT,
             sidebar=[self.model_panel],
             main=[self.tabs],
             header=[pn.Row(self.demo.start, self.projector_toggle, margin=0)],
@@ -212,15 +227,16 @@ class EffdimApp(Viewer):
         """Keep the model (notation), the tab and projector mode in the page's address: a link opens the same view.
 
         ``?model=5(3(2,2),2,3(2,2))&tab=1&projector=1``; a bad notation in a link
-        is refused like a typed one (the message says why; the default model stays).
+        is refused like a typed one (the message says why; the default model stays) and stays in the
+        notation box, to be corrected there.
         """
         location = pn.state.location
         if location is None:
             return
         args = pn.state.session_args or {}
         model = args.get("model", [b""])[0].decode("utf-8", "replace")
-        if model:
-            self.models.load_notation(model)
+        if model and not self.models.open_link(model):
+            self.model_panel.notation.value = model
         tab = args.get("tab", [b""])[0].decode("ascii", "replace")
         if tab.isdigit() and int(tab) < len(self.tabs):
             self.tabs.active = int(tab)

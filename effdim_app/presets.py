@@ -6,7 +6,11 @@ here computes a dimension: the dashboard asks the engine.
 
 from __future__ import annotations
 
-__all__ = ["PRESETS", "PRESET_GROUPS", "TABLE1_LC", "DEFAULT_PRESET"]
+import functools
+
+from effdim import HLCModel, parse_model
+
+__all__ = ["PRESETS", "PRESET_GROUPS", "TABLE1_LC", "DEFAULT_PRESET", "CUSTOM", "menu_entry"]
 
 #: The LC models of the paper's Table 1, in the table's order.
 TABLE1_LC: tuple[str, ...] = (
@@ -57,3 +61,20 @@ PRESET_GROUPS: dict[str, dict[str, str]] = {
 PRESETS: dict[str, str] = {label: text for group in PRESET_GROUPS.values() for label, text in group.items()}
 
 DEFAULT_PRESET = FIGURE2
+
+#: The menu's entry while the model on screen is none of the presets (typed, learned, loaded by the demo).
+CUSTOM = "Custom model (not a preset)"
+
+
+@functools.cache
+def _models() -> dict[str, HLCModel]:
+    return {label: parse_model(text) for label, text in PRESETS.items()}
+
+
+def menu_entry(model: HLCModel, shown: str | None = None) -> str:
+    """The preset menu's entry for ``model``: ``shown`` if that preset is this model, else the first preset
+    that is, else :data:`CUSTOM`."""
+    models = _models()
+    if shown in models and models[shown] == model:
+        return shown
+    return next((label for label, preset in models.items() if preset == model), CUSTOM)

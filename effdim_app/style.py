@@ -39,7 +39,7 @@ HTML_CSS = """
 .effdim-corollary { margin: 4px 0; padding: 5px 10px; background: #eef3f9; border-left: 4px solid #1d4e89;
   font-variant-numeric: tabular-nums; }
 .effdim-error { color: #a4161a; font-weight: 600; }
-.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: calc(0.85em / var(--effdim-font-scale, 1));
+.effdim-legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 0.85em;
   color: #333; }
 .effdim-legend span { display: inline-flex; align-items: center; gap: 4px; }
 .effdim-sel { line-height: 1.45; }
@@ -65,12 +65,27 @@ CARD_CSS = """
 
 #: The page (light DOM). Below 1100 px the header's title gets smaller, so the title, the Guided demo
 #: and Projector buttons fit at 1024 px and at 150 % zoom.
+#: Buttons: a disabled one looks unavailable (greyed, no hand pointer), not merely a shade lighter.
+BUTTON_CSS = """
+.bk-btn:disabled, .bk-btn[disabled] { opacity: 0.4 !important; cursor: not-allowed !important; filter: grayscale(1);
+  box-shadow: none; }
+"""
+
+#: Two-choice toggles: the chosen side filled and bold, the other white with a thin outline.
+TOGGLE_CSS = """
+.bk-btn-group .bk-btn { background: white !important; color: #1d4e89 !important; border: 1px solid #9fb3c8;
+  font-weight: 400; }
+.bk-btn-group .bk-btn.bk-active { background: #1d4e89 !important; color: white !important; border-color: #1d4e89;
+  font-weight: 700; box-shadow: inset 0 -3px 0 #0d2d52; }
+"""
+
 TEMPLATE_CSS = """
 #header .title, .title { font-weight: 600; }
 @media (max-width: 1100px) { #header .title { font-size: 20px; } }
 """
 
 ALERT_CSS = """
+:host { font-size: calc(1em * var(--effdim-font-scale, 1)); }
 :host(.alert) { padding: 4px 12px; border-radius: 5px; }
 p { margin: 3px 0; }
 ul { margin: 3px 0; padding-left: 20px; }

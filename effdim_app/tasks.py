@@ -12,11 +12,12 @@ from effdim import HLCModel
 from effdim.dimensions import dimensions
 from effdim.notation import format_model
 from effdim.reading import Loaded, read_data
+from effdim.report import report_html
 from effdim.scores import SCORES
 from effdim.search import hill_climb, sweep
 from effdim.structure import learn_structure
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "read_upload_task"]
+__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "read_upload_task", "report_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -60,3 +61,8 @@ def read_upload_task(content: bytes, *, name: str, max_bytes: int, max_columns: 
     pick among the rest)."""
     return read_data(content, name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states,
                      too_many_states="drop")
+
+
+def report_task(fit, *, data, sweep, climb, pick, progress=None) -> str:
+    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from."""
+    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick)

@@ -11,7 +11,7 @@ import pytest
 
 from effdim import HLCModel, parse_model
 from effdim_app import presets
-from effdim_app.layout import tree_layout
+from effdim.treelayout import tree_layout
 from effdim_app.state import DataState, ModelState, ScoresState
 from waiting import run_in_fresh_loop, until
 
@@ -374,7 +374,8 @@ def test_tree_data_marks_selection_highlight_and_regularization():
 def test_tree_svg_draws_every_node_edge_and_label_of_the_screen():
     import xml.etree.ElementTree as ET
 
-    from effdim_app.views.tree_view import PALETTE, SVG_UNIT, tree_data, tree_svg
+    from effdim.treedraw import SVG_UNIT
+    from effdim_app.views.tree_view import PALETTE, tree_data, tree_svg
 
     s = ModelState(presets.PRESETS[presets.IRREGULAR])
     data = tree_data(s)

@@ -5,7 +5,7 @@ import sys
 
 from test_app_state import run
 
-from effdim_app.state import DataState, FittedState, ModelState, ScoresState
+from effdim_app.state import DataState, FittedState, ModelState, ProposalState, ScoresState
 
 
 def test_fitted_state_module_does_not_import_panel():
@@ -28,9 +28,29 @@ def test_fits_follow_the_sweep_survive_a_model_change_and_reorder():
     assert state.reorder("3,1,2")
     assert list(state.fit.params.marginals()["X"]) == [shares[2], shares[0], shares[1]]
     assert not state.reorder("1,1,2") and "must list each of 1..3 once" in state.proposal
-    assert state.propose("C", "D")
-    assert str(models.model) == "X:3(A:2,B:2,H1:2(C:2,D:2))" and scores.mapping == "model"
-    assert not state.propose("C", "D")  # the same click again (or replayed by a re-render): no change
-    assert not scores.results  # the scores state cleared its results: the model changed ...
-    assert state.fit.card == 3  # ... the view keeps the fit it shows
     assert len(state.posteriors_csv().splitlines()) == 17
+
+
+def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back():
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    fitted = FittedState(scores, models)
+    proposal = ProposalState(fitted)
+    data.load_bundled("stouffer-toby")
+    scores.card_max = 3
+    run(scores.run_sweep())
+    before, mapping, swept = models.model, scores.mapping, list(scores.results)
+    fitted.chosen = next(k for k, f in fitted.fits.items() if f.card == 3)
+    assert proposal.propose("C", "D")
+    assert str(proposal.pending) == "X:3(A:2,B:2,H1:2(C:2,D:2))"
+    assert "ds = " in proposal.text and "de = " in proposal.text
+    assert models.model == before and scores.results == swept  # nothing changed yet
+    proposal.dismiss()
+    assert proposal.pending is None and models.model == before
+    assert proposal.propose("C", "D") and proposal.apply()
+    assert str(models.model) == "X:3(A:2,B:2,H1:2(C:2,D:2))" and scores.mapping == "model"
+    assert not scores.results  # the scores state cleared its results: the model changed ...
+    assert fitted.fit.card == 3  # ... the view keeps the fit it shows
+    assert proposal.undo()
+    assert models.model == before and scores.mapping == mapping and scores.results == swept
+    assert not proposal.applied and "back" in proposal.text

@@ -38,8 +38,8 @@ PACKAGES = {"effdim": REPO / "core", "effdim_app": REPO / "effdim_app"}
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the engine", ("effdim",)),
     ("the experiment harness (the paper's studies)", ("effdim.experiments",)),
-    ("the dashboard's foundations, no Panel: presets, limits, tree layout, engine tasks, the job runner, the log",
-     ("effdim_app.presets", "effdim_app.config", "effdim_app.layout", "effdim_app.tasks", "effdim_app.jobs",
+    ("the dashboard's foundations, no Panel: presets, limits, engine tasks, the job runner, the log",
+     ("effdim_app.presets", "effdim_app.config", "effdim_app.tasks", "effdim_app.jobs",
       "effdim_app.server_memory", "effdim_app.logs")),
     ("the session state, no Panel", ("effdim_app.state",)),
     ("what the views share: Panel's internals, styles, explanations, Bokeh figures, the notebook glue",

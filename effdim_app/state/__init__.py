@@ -9,6 +9,8 @@ One module per state of a session:
   structure search of the model on the data, and their results.
 * :mod:`.fitted`: :class:`FittedState`, which fit of the last sweep or climb
   the "Fitted model" view shows.
+* :mod:`.proposal`: :class:`ProposalState`, a model proposed from a bivariate
+  residual, applied on confirmation and undone with its results.
 
 :mod:`.shared` holds what they share (message kinds, the engine's answers
 cached across sessions). The views (``effdim_app.views``) only display these
@@ -19,6 +21,8 @@ browser.
 from .data import DataState
 from .fitted import DEFAULT_SCORE, FittedState
 from .model import ModelState
+from .proposal import ProposalState
 from .scores import CS_PRIORS, SHOWN_SCORES, ScoresState
 
-__all__ = ["ModelState", "DataState", "ScoresState", "FittedState", "SHOWN_SCORES", "CS_PRIORS", "DEFAULT_SCORE"]
+__all__ = ["ModelState", "DataState", "ScoresState", "FittedState", "ProposalState", "SHOWN_SCORES", "CS_PRIORS",
+           "DEFAULT_SCORE"]

@@ -6,7 +6,7 @@ everything shown (:class:`effdim.search.FitResult` and :mod:`effdim.diagnostics`
 
 The fits of the last sweep or climb are kept when the scores state clears its
 results (the model, the data or the mapping changed), so the analyst's view
-survives opening a proposed model in the tree editor.
+survives applying a proposed model (:mod:`.proposal`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import param
 
 from effdim.scores import best
 
+from .. import tasks
 from ..logs import swallowed
 from .model import ModelState
 from .scores import ScoresState
@@ -61,7 +62,7 @@ class FittedState(param.Parameterized):
     fits = param.Dict(default={}, doc="Label -> FitResult of the last sweep or climb.")
     chosen = param.String(default=None, allow_None=True)
     node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
-    proposal = param.String(default="")
+    proposal = param.String(default="", doc="What happened to the last reordering, in words.")
     shown = param.ClassSelector(class_=ShownFit, default=None, allow_None=True,
                                 doc="What the view draws of the chosen fit and node (None: no fit).")
     error = param.String(default="", doc="Why the chosen fit cannot be shown ('' when it can).")
@@ -69,6 +70,7 @@ class FittedState(param.Parameterized):
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
+        self._analysis: tuple[Any, list | None, Any] = (None, None, None)  # (data, sweep, climb) of the fits
         scores.param.watch(self._results_changed, ["results", "climb"])
         self.param.watch(self._show, ["fits", "chosen", "node"])  # one watcher: one computation per change
 
@@ -89,6 +91,7 @@ class FittedState(param.Parameterized):
                 self.stale = STALE
             return
         chosen = next(label for label, f in fits.items() if f is shown)
+        self._analysis = (scores.data.full, list(scores.results) or None, scores.climb)
         self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="", stale="")
 
     @property
@@ -120,34 +123,24 @@ class FittedState(param.Parameterized):
             return
         self.param.update(shown=shown, error="")
 
-    def propose(self, a: str, b: str) -> bool:
-        """Put the model with a new hidden node over items ``a`` and ``b`` (column names) into the editor.
-
-        Returns whether the editor's model changed; ``False`` also when it
-        already is that model (a click replayed by a re-rendered plot must
-        not switch tabs again).
-        """
-        from effdim.diagnostics import relax_pair
-        from effdim.model import ModelError
-
+    async def report(self) -> str | None:
+        """The HTML report (:mod:`effdim.report`) of the shown fit, with the data (its file name), the sweep or
+        climb the fit came from and the criterion it is the pick of; written in a worker
+        (:func:`effdim_app.tasks.report_task`). ``None`` (and :attr:`proposal` says why) when it failed."""
         fit = self.fit
-        if fit is None or a == b:
-            return False
-        leaf = {fit.labels.name(x): x for x in fit.model.observed}
-        try:
-            moved = relax_pair(fit.model, leaf[a], leaf[b])
-        except (KeyError, ModelError) as err:
-            self.proposal = f"No new hidden node over {a} and {b}: {err}"
-            return False
-        if self.models.model == moved:  # already in the editor (a repeated or replayed click): nothing to do
-            return False
-        done = self.models.set_model(moved, f"New hidden node over {a} and {b} (bivariate residual)")
-        if done:  # score the edited model next, as ScoresState.use_lc_model_in_editor does
-            self.scores.mapping = "model"
-        self.proposal = (f"Proposed {moved}: a new hidden node over {a} and {b}, opened in the tree editor "
-                         "(Undo there goes back) and chosen for the next sweep or climb." if done
-                         else f"The editor refused {moved}.")
-        return done
+        if fit is None:
+            return None
+        data, sweep, climb = self._analysis
+        if sweep is not None:
+            pick = DEFAULT_SCORE if best(sweep, DEFAULT_SCORE) is fit else None
+        else:
+            pick = climb.score if climb is not None and climb.best is fit else None
+        job = self.scores.jobs.submit(tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick,
+                                      label="Report")
+        self.proposal = "Writing the report…"
+        html = await job
+        self.proposal = "" if job.state == "done" else f"The report could not be written: {job.error}"
+        return html
 
     def posteriors_csv(self) -> str:
         fit = self.fit

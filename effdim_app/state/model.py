@@ -150,28 +150,37 @@ class ModelState(param.Parameterized):
             revision=self.revision + 1,
         )
 
+    def quick_report(self, model: HLCModel) -> tuple[Any, str, str]:
+        """``(report, how, why)`` of ``model`` without waiting: ``how`` is ``"done"`` (cached or quick),
+        ``"job"`` (heavy: the closed forms of :func:`effdim.dimensions.bounds_report` only, ``why`` says why)
+        or ``"refuse"`` (over the limits: closed forms only)."""
+        key = (model, "local")
+        cached = REPORTS.get(key)
+        if cached is not None:
+            return cached, "done", ""
+        how, why = self.limits.plan(model, direct=False)
+        if how == "now" or (how == "job" and self.jobs is None):
+            report = tasks.dimensions_task(model, direct=False, max_bytes=self.limits.job_bytes)
+            REPORTS.put(key, report)
+            return report, "done", ""
+        return bounds_report(model, why), how, why
+
     def _report_now(self, model: HLCModel) -> tuple[Any, str, str]:
-        """``(report, error, de_note)`` of ``model`` without waiting: cached, quick, or closed forms only.
+        """``(report, error, de_note)`` of ``model`` without waiting (:meth:`quick_report`).
 
         A model whose exact de is heavy gets its closed forms now and is left in
         ``_pending`` for :meth:`_start_pending` to submit as a job.
         """
         self._pending = None
-        key = (model, "local")
-        cached = REPORTS.get(key)
-        if cached is not None:
-            return cached, "", ""
         try:
-            how, why = self.limits.plan(model, direct=False)
-            if how == "now" or (how == "job" and self.jobs is None):
-                report = tasks.dimensions_task(model, direct=False, max_bytes=self.limits.job_bytes)
-                REPORTS.put(key, report)
+            report, how, why = self.quick_report(model)
+            if how == "done":
                 return report, "", ""
             if how == "refuse":
                 note = f"de was not computed: {why}. ds, dc and the bounds dp, db below are exact."
                 return bounds_report(model, note), "", note
             self._pending = model
-            return bounds_report(model, why), "", f"Computing the exact de ({why})…"
+            return report, "", f"Computing the exact de ({why})…"
         except Exception as err:  # the engine names the problem; show it, keep the app alive
             swallowed(f"dimensions of {model}", err)
             return None, error_text(err), ""
@@ -441,8 +450,18 @@ class ModelState(param.Parameterized):
         self.limits.check_text(text, "notation")
         return parse_model(text.strip())
 
-    def load_notation(self, text: str) -> bool:
-        return self._edit("Model from notation", lambda: self._parse(text), select=None) and self._reselect()
+    def load_notation(self, text: str, what: str = "Model from notation") -> bool:
+        return self._edit(what, lambda: self._parse(text), select=None) and self._reselect()
+
+    def open_link(self, text: str) -> bool:
+        """The model of a shared link (``?model=...``), loaded as typed notation is, but without a word when
+        the link names the model already shown (a link to the default model changes nothing to report)."""
+        try:
+            if self._parse(text) == self.model:
+                return True
+        except (ModelError, ValueError, TypeError):
+            pass  # load_notation refuses it with the reason
+        return self.load_notation(text, "Model from the link")
 
     def load_preset(self, label: str) -> bool:
         if label not in presets.PRESETS:

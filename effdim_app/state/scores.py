@@ -391,6 +391,17 @@ class ScoresState(param.Parameterized):
             self.mapping = "model"
         return done
 
+    def snapshot(self) -> tuple:
+        """The results and the inputs they belong to, for :meth:`restore` after an undone model change."""
+        return self.mapping, list(self.results), self.climb, self.status, self._key_of_results
+
+    def restore(self, snapshot: tuple) -> None:
+        """Show again the results of :meth:`snapshot` (the caller has put back the model they belong to)."""
+        mapping, results, climb, status, key = snapshot
+        self.mapping = mapping
+        self.param.update(results=results, climb=climb, status=status)
+        self._key_of_results = key
+
     def results_csv(self) -> str:
         if not self.results:
             return ""

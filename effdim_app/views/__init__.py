@@ -6,7 +6,8 @@ themselves: the state asks the engine, the views show the answers.
 
 * :mod:`.sidebar`: the model controls beside every tab;
 * :mod:`.model_tab`: the "Model & dimensions" tab, with the tree editor :mod:`.tree_view`;
-* :mod:`.data_tab`: the "Data & scores" tab, with the fitted model :mod:`.fitted_view`;
+* :mod:`.data_tab`: the "Data & scores" tab, with the fitted model :mod:`.fitted_view`
+  and its proposals :mod:`.proposal_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
 * :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
@@ -16,6 +17,7 @@ from .data_tab import DataPanel, ScoresPanel
 from .demo import GuidedDemo
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedView
+from .proposal_view import ProposalView
 from .model_tab import DimensionsPanel, RegularizationPanel, SelectionPanel
 from .sidebar import ModelPanel
 from .tree_view import TreeView
@@ -28,6 +30,7 @@ __all__ = [
     "DataPanel",
     "ScoresPanel",
     "FittedView",
+    "ProposalView",
     "TreeView",
     "ExperimentsPanel",
     "GuidedDemo",

@@ -8,12 +8,14 @@ import pandas as pd
 import panel as pn
 from panel.viewable import Viewer
 
+from effdim.reading import EXTENSIONS
 from effdim.scores import SCORES
+from effdim.treedraw import model_data
 
-from .tree_view import TreeFigure, model_data
+from .tree_view import TreeFigure
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
-from ..style import ALERT_CSS
+from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
 from .widgets import JobLine, heading, html, in_one_message, labelled, message, plain, typed
 
 __all__ = ["DataPanel", "ScoresPanel"]
@@ -77,7 +79,7 @@ class DataPanel(Viewer):
     def _dropper(self) -> pn.widgets.FileDropper:
         limit_mb = max(1, self.state.max_bytes // 1_000_000)
         dropper = pn.widgets.FileDropper(
-            accepted_filetypes=[".csv", "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
+            accepted_filetypes=[*EXTENSIONS, "text/csv", "text/plain"], max_file_size=f"{limit_mb}MB",
             multiple=False, sizing_mode="stretch_width", height=90, layout="compact",
         )
         dropper.param.watch(in_one_message(self._uploaded), "value")  # the verdict and the fresh zone together
@@ -155,7 +157,7 @@ class ScoresPanel(Viewer):
         self.mapping = pn.widgets.RadioButtonGroup.from_param(
             state.param.mapping, label="", sizing_mode="stretch_width", color="primary",
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
-            css_classes=["effdim-mapping"],
+            css_classes=["effdim-mapping"], stylesheets=[TOGGLE_CSS],
         )
         self.leaf_map = pn.widgets.Tabulator(typed(**LEAF_COLUMNS),
                                              show_index=False, disabled=True, selectable=False,
@@ -189,7 +191,8 @@ class ScoresPanel(Viewer):
                                        description="Search for a latent tree over all columns (EAST moves, "
                                                    "docs/structure.md) and open it in the tree editor")
         self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=100, disabled=True,
-                                        margin=(24, 5, 5, 5))
+                                        margin=(24, 5, 5, 5), stylesheets=[BUTTON_CSS],
+                                        css_classes=["effdim-scores-cancel"])
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
         self.learn.on_click(self._run_learn)

@@ -11,10 +11,10 @@ coming from poLCA or StepMix looks at first:
   beside what other tools report (``dc - ds``), entropy R2, the average
   posterior per class, the Jacobian rank at the estimate, and convergence
   warnings (:mod:`effdim.diagnostics`);
-* the bivariate residuals as a heatmap with its values in the cells: clicking a pair puts the model with
-  a new hidden node over that pair (:func:`effdim.diagnostics.relax_pair`)
-  into the tree editor (undoable there) and opens the editor;
-* the posterior membership of every row as a CSV download.
+* the bivariate residuals as a heatmap with its values in the cells: clicking a pair proposes the model
+  with a new hidden node over that pair (:mod:`.proposal_view`), applied only when the analyst confirms;
+* the posterior membership of every row as a CSV download, and the whole
+  analysis as a self-contained HTML report (:mod:`effdim.report`).
 
 :class:`effdim_app.state.FittedState` holds the fits offered and the
 chosen one, and computes what is drawn of it (:class:`effdim_app.state.fitted.ShownFit`);
@@ -25,8 +25,6 @@ matches the model on screen.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
-from typing import Any
 
 import panel as pn
 from panel.viewable import Viewer
@@ -34,6 +32,7 @@ from panel.viewable import Viewer
 from ..figures import ProfileBars, ResidualMap, ShareBars
 from ..state import FittedState
 from ..style import HTML_CSS
+from .proposal_view import ProposalView
 from .widgets import plain
 
 __all__ = ["FittedState", "FittedView"]
@@ -52,10 +51,10 @@ STATS_CSS = """
 class FittedView(Viewer):
     """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
 
-    def __init__(self, state: FittedState, open_editor: Callable[[], Any] | None = None, **params):
+    def __init__(self, state: FittedState, proposal: ProposalView, **params):
         super().__init__(**params)
         self.state = state
-        self.open_editor = open_editor
+        self.proposed = proposal
         self.choice = pn.widgets.Select.from_param(state.param.chosen, label="Fitted model", options=[], width=330,
                                                    css_classes=["effdim-fit-choice"])
         self.node = pn.widgets.Select.from_param(state.param.node, label="Profiles of hidden node", options=[],
@@ -75,7 +74,8 @@ class FittedView(Viewer):
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
-            "Click the pair to put a new hidden node over it into the tree editor.</p>", stylesheets=[STATS_CSS])
+            "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>",
+            stylesheets=[STATS_CSS])
         self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
                                      stylesheets=[STATS_CSS])
         self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
@@ -83,18 +83,21 @@ class FittedView(Viewer):
         self.stale = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stale"],
                                   stylesheets=[STATS_CSS], visible=False)
         self.model_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[STATS_CSS])
+        self.report = pn.widgets.FileDownload(label="Download report (HTML)", callback=self._report,
+                                              filename="effdim-report.html", embed=False, width=220,
+                                              css_classes=["effdim-report"])
         self.placeholder = pn.pane.HTML(
             "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
             stylesheets=[STATS_CSS])
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
             self.stale,
-            pn.FlexBox(self.choice, self.node, self.order, self.download, flex_wrap="wrap",
+            pn.FlexBox(self.choice, self.node, self.order, self.download, self.report, flex_wrap="wrap",
                        sizing_mode="stretch_width"),
             self.model_line,
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
-            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal), sizing_mode="stretch_width"),
+            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal, proposal), sizing_mode="stretch_width"),
             sizing_mode="stretch_width", visible=False,
         )
         state.param.watch(self._render, ["shown", "error"])  # one watcher: one render per change
@@ -106,6 +109,11 @@ class FittedView(Viewer):
     def _reorder(self, event) -> None:
         if event.new and self.state.reorder(event.new):
             self.order.value = ""
+
+    async def _report(self):
+        """The report is written in a worker (FittedState.report); the download waits for it, the page stays live."""
+        text = await self.state.report()
+        return io.StringIO(text or "")
 
     def _csv(self):
         return io.StringIO(self.state.posteriors_csv())
@@ -151,8 +159,8 @@ class FittedView(Viewer):
             self.heatmap.objects = [pn.pane.Bokeh(residuals.figure, width=420, height=340)]
 
     def _pair_clicked(self, a: str, b: str) -> None:
-        if a != b and self.state.propose(a, b) and self.open_editor is not None:
-            self.open_editor()
+        if a != b:
+            self.proposed.state.propose(a, b)
 
     def __panel__(self):
         return pn.Column(

@@ -124,16 +124,24 @@ class RegularizationPanel(Viewer):
         # irregular model: built the first time one is shown, so a page opening on a regular model
         # does not make its table (docs/robustness.md, "Opening a page").
         self.steps: pn.widgets.Tabulator | None = None
+        self._steps_layout = "fit_data_stretch"  # set_font_scale: measured again in projector mode
         self.regular_equivalent = pn.Column(self.adopt, margin=0, sizing_mode="stretch_width", visible=False)
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
+
+    def set_font_scale(self, scale: float) -> None:
+        """Projector mode: the step log's columns are measured again for the larger type (Tabulator keeps
+        the widths of its first layout: switched on with a log shown, headers were cut to "s…")."""
+        self._steps_layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+        if self.steps is not None:
+            self.steps.layout = self._steps_layout
 
     def _steps_table(self) -> pn.widgets.Tabulator:
         if self.steps is None:
             self.steps = pn.widgets.Tabulator(
                 typed(**STEP_COLUMNS),
                 show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
-                layout="fit_data_stretch", css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
+                layout=self._steps_layout, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
                 formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
                 header_tooltips={
                     "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "

@@ -23,12 +23,16 @@ class ModelPanel(Viewer):
         self.state = state
         self.preset = pn.widgets.Select(
             label="Preset",
-            groups={g: list(items) for g, items in presets.PRESET_GROUPS.items()},
-            value=presets.DEFAULT_PRESET,
-            sizing_mode="stretch_width",
+            groups={"On screen": [presets.CUSTOM], **{g: list(items) for g, items in presets.PRESET_GROUPS.items()}},
+            value=presets.menu_entry(state.model), sizing_mode="stretch_width", css_classes=["effdim-preset"],
         )
-        self.load_preset = pn.widgets.Button(label="Load preset", color="primary", sizing_mode="stretch_width")
+        self.load_preset = pn.widgets.Button(label="Load preset", color="primary", sizing_mode="stretch_width",
+                                             disabled=self.preset.value == presets.CUSTOM)
         self.load_preset.on_click(in_one_message(lambda _: state.load_preset(self.preset.value)))
+        # the menu names the model on screen: a preset while it is one, "custom" once another model is loaded
+        state.param.watch(lambda e: setattr(self.preset, "value", presets.menu_entry(e.new, self.preset.value)),
+                          "model")
+        self.preset.param.watch(lambda e: setattr(self.load_preset, "disabled", e.new == presets.CUSTOM), "value")
         self.notation = pn.widgets.TextAreaInput(
             label="Model notation", value=state.notation, height=90, sizing_mode="stretch_width",
             placeholder="3:2,2,2,2  or  5(3(2,2),2,3(2,2))  or  H1:5(H2:3(O1:2,O2:2),O3:2)",

@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
-from effdim_app.layout import tree_layout
+from effdim.treelayout import tree_layout
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 TIMEOUT = 60_000

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
 
-from pages import FIG2, TIMEOUT, apply_notation, click_node, cut_off, data_tab, open_app, stat, upload
+from pages import FIG2, TIMEOUT, apply_notation, click_node, css, cut_off, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -269,3 +270,61 @@ def test_dimension_table_as_csv_and_tree_as_png(page: Page, app_url):
         page.locator(".bk-tool-icon-save").first.click()
     assert drawing.value.suggested_filename == "effdim-tree.png"
     assert Path(drawing.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_link_to_the_default_model_says_nothing_and_a_typo_stays_in_the_notation_box(page: Page, app_url):
+    page.goto(app_url + "?model=5(3(2,2),2,3(2,2))&tab=0")
+    expect(stat(page, "ds")).to_have_text("41", timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # the message pane is filled by then if it ever is
+    expect(page.get_by_text("nothing changed")).to_have_count(0)
+    typo = "5(3(2,2),2,3(2,2)"
+    page.goto(app_url + "?model=" + quote(typo) + "&tab=0")
+    expect(message(page)).to_contain_text("Model from the link refused", timeout=TIMEOUT)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(typo)
+
+
+def test_preset_menu_names_a_custom_model_and_toggles_and_disabled_cancel_are_plain(page: Page, app_url):
+    open_app(page, app_url)
+    menu = page.locator(".effdim-preset select")
+    expect(menu).to_have_value("Figure 2: HLC model 5,3,3:2,2,2,2,2")
+    apply_notation(page, "H1:3(O1:2,O2:2,H2:2(O3:2,O4:2,O5:2))")
+    expect(menu).to_have_value("Custom model (not a preset)", timeout=TIMEOUT)
+    expect(page.get_by_role("button", name="Load preset")).to_be_disabled()
+    apply_notation(page, "3:2,2,2,2")
+    expect(menu).to_have_value("Figure 1: LC model 3:2,2,2,2", timeout=TIMEOUT)
+
+    # the chosen side of a two-choice toggle: filled and bold; the other white
+    chosen = css(page, ".bk-btn.bk-active", "backgroundColor", ".effdim-tree-mode")
+    other = css(page, ".bk-btn:not(.bk-active)", "backgroundColor", ".effdim-tree-mode")
+    assert chosen and other and chosen[0] != other[0] and other[0] == "rgb(255, 255, 255)"
+    assert css(page, ".bk-btn.bk-active", "fontWeight", ".effdim-tree-mode") == ["700"]
+
+    data_tab(page)
+    cancel = page.get_by_role("button", name="■ Cancel").first
+    expect(cancel).to_be_disabled(timeout=TIMEOUT)
+    assert css(page, ".bk-btn", "cursor", ".effdim-scores-cancel") == ["not-allowed"]
+    assert float(css(page, ".bk-btn", "opacity", ".effdim-scores-cancel")[0]) <= 0.5
+
+
+IRREGULAR = "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))"
+
+
+def test_projector_switched_on_with_an_irregular_model_cuts_nothing_and_scales_every_text(page: Page, app_url):
+    open_app(page, app_url)
+    apply_notation(page, IRREGULAR)
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    legend = float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px"))
+    summary = float(css(page, "p", "fontSize", ".alert")[0].rstrip("px"))
+    page.get_by_role("button", name="Projector: off").click()
+    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # the tables' new layout
+    steps = page.locator(".effdim-steps")
+    steps.scroll_into_view_if_needed()
+    cut = cut_off(page)["cells"]
+    assert cut == [], f"cut to '…': {cut}"
+    box = steps.bounding_box()
+    rows = page.locator(".effdim-steps .tabulator-row")
+    last = rows.last.bounding_box()
+    assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, "the log's last row is cut"
+    assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
+    assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary

@@ -1,0 +1,44 @@
+"""A click on a bivariate residual proposes a model; nothing changes until it is applied, and Undo
+brings the earlier sweep back with the model (effdim_app.views.proposal_view)."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from test_fitted_view import CELL_XY
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the_sweep(page: Page, app_url):
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=3)
+    stats = page.locator(".effdim-fit-stats")
+    expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
+    expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)
+    results = page.locator(".effdim-results .tabulator-row")
+    expect(results).to_have_count(3, timeout=TIMEOUT)
+
+    page.locator(".effdim-bvr").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({CELL_XY})(['Bivariate residuals', 'C', 'D']) !== null", timeout=TIMEOUT)
+    page.mouse.click(*page.evaluate(CELL_XY, ["Bivariate residuals", "C", "D"]))
+    proposal = page.locator(".effdim-model-proposal")
+    expect(proposal).to_contain_text("Proposed: X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
+    expect(proposal).to_contain_text("ds = 15, de = 11")
+    # still on this tab, the sweep and the model as they were
+    expect(results).to_have_count(3)
+    assert page.get_by_text("Data & scores", exact=True).get_attribute("aria-selected") != "false"
+
+    page.get_by_role("button", name="Apply proposed model").click()
+    expect(proposal).to_contain_text("Applied", timeout=TIMEOUT)
+    expect(results.first).to_be_hidden(timeout=TIMEOUT)  # a new model: its own sweep is still to run
+    expect(stats).to_contain_text("df = dc − de")  # the fit shown stays
+
+    page.get_by_role("button", name="Undo", exact=True).click()
+    expect(proposal).to_contain_text("previous model and its results are back", timeout=TIMEOUT)
+    expect(page.locator(".effdim-results")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
+    page.get_by_text("Model & dimensions", exact=True).click()
+    expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))",
+                                                                        timeout=TIMEOUT)

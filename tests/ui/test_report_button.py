@@ -1,0 +1,28 @@
+"""The dashboard's report button: the HTML report of the analysis on screen (effdim.report), written in a
+worker, with the uploaded file's name, the model, the sweep and the fit shown."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from pages import TIMEOUT, open_app, sweep_stouffer_toby
+
+pytestmark = pytest.mark.browser
+
+
+def test_report_button_downloads_the_analysis_on_screen(page: Page, app_url, tmp_path):
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=3)
+    stats = page.locator(".effdim-fit-stats")
+    expect(stats).to_contain_text("2.7199", timeout=TIMEOUT)  # the 2-class fit, BIC+'s pick
+    with page.expect_download(timeout=TIMEOUT) as download:
+        page.get_by_role("button", name="Download report (HTML)").click()
+    saved = tmp_path / "report.html"
+    download.value.save_as(saved)
+    assert download.value.suggested_filename == "effdim-report.html"
+    text = saved.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    assert "stouffer-toby.csv" in text  # the uploaded file
+    assert "X:2(A:2,B:2,C:2,D:2)" in text  # the fit shown
+    assert "<h2>Sweep</h2>" in text and "|X| = 1" in text and "|X| = 3" in text  # the sweep, every cardinality
+    assert "the BIC+ pick, detailed below" in text
+    assert "2.7199" in text  # the fit's G2
