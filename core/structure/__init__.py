@@ -1,0 +1,98 @@
+"""Learning the latent tree from data: structure search scored with the effective dimension.
+
+Today's other searches (:mod:`effdim.search`) choose hidden cardinalities on
+a tree the user draws. :func:`learn_structure` learns the tree itself, in the
+manner of EAST (Chen, Zhang, Liu, Poon & Wang, "Model-based multidimensional
+clustering of categorical data", Artificial Intelligence 176, 2012), with any
+score of :mod:`effdim.scores` driving it (docs/structure.md).
+
+The package follows the search's seams: :mod:`.start` (mutual information,
+the islands start), :mod:`.moves` (the operators), :mod:`.local_em` (the
+restricted likelihood), :mod:`.local_de` (``de`` updated locally),
+:mod:`.learn` (the search and its result), :mod:`.compare` (Robinson-Foulds).
+
+Start
+    The LC model over all columns, or (``start="islands"``, the default) a
+    grouping by mutual information: every column joins its nearest neighbour
+    (largest empirical mutual information); each connected group gets a
+    binary hidden parent, and the hidden parents are joined by a maximum
+    spanning tree of the groups' largest pairwise mutual information (Chow &
+    Liu 1968). Or any model given by the caller.
+
+Operators (EAST, Section 4)
+    * node introduction ``NI(H; A, B)``: a new hidden node ``H'`` with
+      ``|H'| = |H|`` between ``H`` and two of its children ``A, B`` (the
+      pairs with the largest mutual information are tried);
+    * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
+      neighbours are joined to its hidden neighbour ``H``;
+    * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
+      another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
+      ``X``; for a leaf, the hidden node whose leaves share most mutual
+      information with it, when that beats its present siblings);
+    * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
+      one up (split its largest state) or down (drop its smallest state).
+
+    Only regular candidates are kept (Section 4 of Kocka & Zhang 2002:
+    irregular models are equivalent to smaller regular ones), so
+    Corollary 4.1 gives ``de = ds - sum_H (ds(M_H) - de(M_H))`` over the
+    local LC models ``M_H``. A move changes only the local LC models of the
+    hidden nodes whose neighbourhood it changes; :class:`LocalDe` recomputes
+    just those (and the local ranks are cached per ``(|H|, neighbour
+    cardinalities)`` in :mod:`effdim.dimensions`).
+
+Candidates: restricted likelihood (EAST, Section 5)
+    Each candidate inherits every CPT of the current fit that it shares
+    (:func:`transfer_parameters`); only the families the move changes
+    (:func:`changed_families`) are re-estimated, by EM on the few nodes
+    around them with the rest of the tree entering as fixed per-pattern
+    messages (:func:`local_fit`). Three starts: the exact inheritance (which
+    reproduces the current distribution for ``NI`` and ``SI``, so their
+    restricted log-likelihood never falls below the current one) and two
+    with the touched families perturbed.
+
+Acceptance
+    EAST's phases: the moves that never add parameters (NR, ND, SD) first,
+    ranked by restricted score gain; when none is accepted, the expansions
+    (NI, SI), ranked by EAST's improvement ratio (gain per added parameter).
+    The best ones are refit
+    by full EM (every family free) warm-started from their restricted
+    estimate, so the refit log-likelihood is never below the restricted one;
+    the first that wins against the current model under the one tie rule of
+    :func:`effdim.scores.best_index` (better by more than the tie tolerance,
+    or tied and smaller) is accepted. Models already visited are never
+    proposed again. The search stops when no candidate does, at ``max_time`` or
+    when ``cancel`` is set (:class:`effdim.em.Cancelled`).
+"""
+from __future__ import annotations
+
+from ..em import Cancelled
+from .compare import leaf_bipartitions, robinson_foulds
+from .local_de import LocalDe
+from .local_em import LocalCounts, LocalFit, Messages, candidate_starts, local_fit, transfer_parameters
+from .moves import EXPANSION, OPERATORS, Move, candidate_moves, changed_families
+from .learn import Step, StructureProgress, StructureResult, learn_structure
+from .start import islands_model, mutual_information
+
+__all__ = [
+    "Cancelled",
+    "LocalDe",
+    "Move",
+    "Step",
+    "StructureProgress",
+    "StructureResult",
+    "EXPANSION",
+    "OPERATORS",
+    "candidate_moves",
+    "candidate_starts",
+    "changed_families",
+    "islands_model",
+    "leaf_bipartitions",
+    "learn_structure",
+    "local_fit",
+    "LocalFit",
+    "LocalCounts",
+    "Messages",
+    "robinson_foulds",
+    "mutual_information",
+    "transfer_parameters",
+]
