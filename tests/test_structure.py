@@ -2,6 +2,7 @@
 
 import json
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
     EXPANSION,
+    KICK,
     LocalDe,
     candidate_moves,
     learn_structure,
@@ -65,14 +67,25 @@ def test_clear_cut_tree_recovered_exactly_at_large_n(clear_data, start):
 def test_loglik_never_decreases_on_accepted_moves(clear_data, score):
     result = learn_structure(clear_data, score=score, start="lc", seed=3)
     assert result.steps, "the LC start is wrong for these data: the search must move"
-    previous = result.start.loglik
+    previous, before = result.start.loglik, result.start.model
     for step in result.steps:
         assert step.loglik >= step.local_loglik - 1e-6  # full EM starts from the local estimate
-        if step.operator in EXPANSION:  # NI and SI nest the current model
+        if _nests(before, step):  # SI, and NI with as many states as the parent, nest the current model
             assert step.loglik >= previous - 1e-6
-        assert step.gain > 0
-        previous = step.loglik
+        if step.operator != KICK:  # a kick jumps out of an optimum: it may score lower, the climb after it not
+            assert step.gain > 0
+        previous, before = step.loglik, step.model
     assert result.fit.loglik >= result.steps[-1].loglik - 1e-6
+
+
+def _nests(before, step) -> bool:
+    """The step's model contains ``before`` (its distributions): an SI, or an NI whose node copies its parent."""
+    if step.operator == "SI":
+        return True
+    if step.operator != "NI":
+        return False
+    new = next(h for h in step.model.hidden if h not in before.hidden)
+    return step.model.card(new) == step.model.card(step.model.parent(new))
 
 
 def test_given_the_true_structure_it_agrees_with_the_fixed_structure_fit(clear_data):
@@ -126,6 +139,9 @@ def test_node_and_state_introduction_start_at_the_current_distribution(model, se
     mi = np.zeros((len(leaves), len(leaves)))
     before = loglikelihood(params, data)
     for move in candidate_moves(model, mi, {o: i for i, o in enumerate(leaves)}, operators=EXPANSION):
+        new = [h for h in move.model.hidden if h not in model.hidden]
+        if new and move.model.card(new[0]) != move.model.card(move.model.parent(new[0])):
+            continue  # an NI with fewer states than its parent: not a copy of the current model
         warm = transfer_parameters(params, move.model)
         assert loglikelihood(warm, data) == pytest.approx(before, abs=1e-6), move.text
 
@@ -193,7 +209,7 @@ def test_cli_learn_json_names_leaves_after_columns(capsys, tmp_path, clear_data)
     assert set(learned.observed) == {"first", *"BCDEFGHI"}
     for key in ("loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "steps"):
         assert key in data
-    assert all(step["gain"] > 0 for step in data["steps"])
+    assert all(step["gain"] > 0 for step in data["steps"] if step["operator"] != KICK)
 
 
 @pytest.mark.parametrize("body, culprit", [("A,B,C\n1,2,3\n4,5\n", "line 3"), ("A,B,C\n", "no data rows")])
@@ -318,3 +334,32 @@ def test_cli_learn_prints_steps_and_the_learned_model(capsys):
     out = capsys.readouterr().out
     assert "structure search by bic+ from lc" in out and "learned: " in out and "stopped: converged" in out
     assert "NI" in out  # the LC start is wrong for these data (two groups of leaves): a node is introduced
+
+
+def _wide_data(leaves: int, rows: int, seed: int):
+    """Data from a random tree over ``leaves`` binary leaves, groups of five under binary hidden nodes."""
+    rng = np.random.default_rng(seed)
+    groups = leaves // 5
+    spec = ",".join("2(" + ",".join(["2"] * 5) + ")" for _ in range(groups))
+    truth = parse_model(f"2({spec})")
+    return sample(random_parameters(truth, rng, concentration=2.0), rows, rng)
+
+
+@pytest.mark.parametrize("max_time", [0.5, 4.0])
+def test_max_time_covers_every_phase_and_returns_a_model(capsys, tmp_path, max_time):
+    """200 columns: mutual information, the start fit and one step's candidates each take longer than the
+    limit here; the search still ends near it, with a model over every column, and says it stopped on time."""
+    data = _wide_data(200, 2000, 0)
+    path = tmp_path / "wide.csv"
+    data.to_frame().to_csv(path, index=False)
+    t = time.perf_counter()
+    status = main(["learn", str(path), "--json", "--seed", "0", "--max-time", str(max_time)])
+    elapsed = time.perf_counter() - t
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["stopped"] == "max_time"
+    assert len(parse_model(result["model"]).observed) == 200
+    reading = 3.0  # the CSV read and the final scoring, outside the search's own clock
+    assert elapsed < max_time + reading + 5.0, f"{elapsed:.1f} s for --max-time {max_time}"
+    assert result["seconds"] < max_time + 5.0

@@ -66,11 +66,18 @@ Acceptance
 from __future__ import annotations
 
 from ..em import Cancelled
-from .compare import leaf_bipartitions, robinson_foulds
+from .compare import leaf_bipartitions, robinson_foulds, shape
+from .learn import KICK, Step, StructureProgress, StructureResult, learn_structure
 from .local_de import LocalDe
-from .local_em import LocalCounts, LocalFit, Messages, candidate_starts, local_fit, transfer_parameters
+from .local_em import (
+    LocalCounts,
+    LocalFit,
+    Messages,
+    candidate_starts,
+    local_fit,
+    transfer_parameters,
+)
 from .moves import EXPANSION, OPERATORS, Move, candidate_moves, changed_families
-from .learn import Step, StructureProgress, StructureResult, learn_structure
 from .start import islands_model, mutual_information
 
 __all__ = [
@@ -81,6 +88,7 @@ __all__ = [
     "StructureProgress",
     "StructureResult",
     "EXPANSION",
+    "KICK",
     "OPERATORS",
     "candidate_moves",
     "candidate_starts",
@@ -93,6 +101,7 @@ __all__ = [
     "LocalCounts",
     "Messages",
     "robinson_foulds",
+    "shape",
     "mutual_information",
     "transfer_parameters",
 ]

@@ -7,7 +7,7 @@ import networkx as nx
 from ..errors import InvalidArgument
 from ..model import HLCModel
 
-__all__ = ["leaf_bipartitions", "robinson_foulds"]
+__all__ = ["leaf_bipartitions", "robinson_foulds", "shape"]
 
 
 def leaf_bipartitions(model: HLCModel) -> set[frozenset]:
@@ -43,3 +43,23 @@ def robinson_foulds(a: HLCModel, b: HLCModel) -> int:
     if set(a.observed) != set(b.observed):
         raise InvalidArgument("the trees have different leaves")
     return len(leaf_bipartitions(a) ^ leaf_bipartitions(b))
+
+
+def shape(model: HLCModel) -> frozenset:
+    """The model up to the names of its hidden nodes and its root: each hidden node as the leaf sets of its
+    branches with its cardinality. Two models with equal shapes are the same model (the root of an HLC
+    model can move to any hidden node without changing the distributions it represents: Zhang 2004,
+    "Hierarchical latent class models for cluster analysis", JMLR 5).
+
+    >>> from effdim import parse_model
+    >>> shape(parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2))")) == shape(parse_model("X:3(C:2,D:2,Y:2(A:2,B:2))"))
+    True
+    """
+    graph = model.graph
+    leaves = set(model.observed)
+    out = set()
+    for h in model.hidden:
+        branches = frozenset(frozenset(leaves & nx.node_connected_component(graph.subgraph(set(graph) - {h}), n))
+                             for n in graph.neighbors(h))
+        out.add((branches, model.card(h)))
+    return frozenset(out)

@@ -19,7 +19,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..data import DataError, Dataset
+from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
 from ..model import NAME_PATTERN, HLCModel
@@ -28,9 +31,10 @@ from ..regularity import is_regular
 from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from ..search import FitResult
 from ..validation import as_dataset, as_seed, check_int
+from .compare import shape
 from .local_de import LocalDe
 from .local_em import LocalCounts, LocalFit, Messages, local_fit
-from .moves import EXPANSION, OPERATORS, candidate_moves
+from .moves import EXPANSION, OPERATORS, iter_candidate_moves
 from .start import _fresh, islands_model, mutual_information
 
 __all__ = ["Step", "StructureProgress", "StructureResult", "learn_structure"]
@@ -148,6 +152,64 @@ def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dat
     return renamed, dict(zip(names, dataset.columns))
 
 
+class _Clock:
+    """The search's time limit and the caller's cancel event as one ``cancel`` for EM (set when either is),
+    so every phase, the EM inside it included, stops at the limit."""
+
+    def __init__(self, max_time: float | None, cancel: Any):
+        self.t0 = time.perf_counter()
+        self.deadline = None if max_time is None else self.t0 + max_time
+        self.cancel = cancel
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def remaining(self) -> float:
+        return np.inf if self.deadline is None else self.deadline - time.perf_counter()
+
+    def is_set(self) -> bool:
+        return self.cancelled() or self.out_of_time()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when the caller cancelled (a time limit is not an error)."""
+        if self.cancelled():
+            raise Cancelled("structure search cancelled")
+
+
+class _OutOfTime(Exception):
+    """The time limit fell inside a phase: the search keeps the best model it has."""
+
+
+#: The operator of a :class:`Step` that is an escape from a local optimum: two random moves at once.
+KICK = "kick"
+
+#: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
+START_STEPS_ON_TIME = 3
+#: E-steps of one SQUAREM cycle of :func:`effdim.em.fit_em`, at most: the time limit is checked between cycles.
+CYCLE_STEPS = 4
+
+
+class _Position:
+    """Where a climb stands: the model, its full-EM fit and score, its ``(ds, de)`` updated locally, the
+    steps that led there from the start, and the fit's messages (computed when first screened)."""
+
+    def __init__(self, model: HLCModel, em: EMResult, score: float, data: Dataset, dims: LocalDe, path: tuple):
+        self.model, self.em, self.score, self.dims, self.path = model, em, score, dims, path
+        self._data, self._messages = data, None
+
+    @property
+    def messages(self) -> Messages:
+        if self._messages is None:
+            self._messages = Messages(self.em.params, self._data)
+        return self._messages
+
+
 def learn_structure(
     dataset: Any,
     *,
@@ -162,10 +224,11 @@ def learn_structure(
     prior: float | None = None,
     cs_prior: Any = None,
     max_time: float | None = None,
-    pairs_per_node: int = 3,
-    tries: int = 3,
+    tries: int = 2,
+    screen_iter: int = 200,
+    kicks: int = 2,
     local_starts: int = 3,
-    local_iter: int = 32,
+    local_iter: int = 96,
     local_tol: float = 1e-6,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
@@ -192,13 +255,22 @@ def learn_structure(
     cs_prior:
         The Dirichlet prior of CS and CS+ (:func:`effdim.scores.score_fit`).
     max_time:
-        Seconds after which no new candidate is evaluated; the best model so
-        far is refit and returned (``stopped == "max_time"``).
-    pairs_per_node, tries:
-        ``NI`` pairs tried per hidden node (by mutual information); candidates
-        refit per step.
+        Seconds for the whole search, every phase included (mutual
+        information, the start fit, each candidate, each refit): at the limit
+        the best model so far is returned (at least the start model, fitted by
+        one short EM start if the limit fell inside its fit), with
+        ``stopped == "max_time"``.
+    tries, screen_iter:
+        Candidates of each operator refit by full EM per step, the best by
+        local score whatever its sign (the local score of ``ND`` and ``NR`` is
+        often far too low), and the E-steps of each such refit.
+    kicks:
+        Escapes from a local optimum once the climb stops: the best model
+        changed by two random moves, refit and climbed from again; the better
+        end is kept.
     local_starts, local_iter:
-        Starts and EM steps of the restricted (local) EM of each candidate.
+        Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
+        of each candidate.
     progress:
         Called with a :class:`StructureProgress` after every candidate and step.
     cancel:
@@ -219,9 +291,9 @@ def learn_structure(
     """
     from ..search import fit
 
-    t0 = time.perf_counter()
+    clock = _Clock(max_time, cancel)
     score = criterion(score).name
-    for name, value, low in (("pairs_per_node", pairs_per_node, 1), ("tries", tries, 1),
+    for name, value, low in (("tries", tries, 1), ("screen_iter", screen_iter, 1), ("kicks", kicks, 0),
                              ("local_starts", local_starts, 1), ("local_iter", local_iter, 1)):
         check_int(name, value, low=low)
     data, columns = _named_dataset(dataset, mapping)
@@ -231,54 +303,48 @@ def learn_structure(
         raise InvalidArgument(f"unknown operator {bad[0]!r}; choose from {', '.join(OPERATORS)}")
     if max_time is not None and not (max_time > 0):
         raise InvalidArgument(f"max_time must be a positive number of seconds, got {max_time!r}")
-    rng = as_seed(seed)
-    mi = mutual_information(data)
-    index = {c: i for i, c in enumerate(data.columns)}
-    if isinstance(start, HLCModel):
-        current = start
-    elif start == "islands":
-        current = islands_model(data, mi)
-    elif start == "lc":
-        current = HLCModel.lc(2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0],
-                              observed_names=data.columns)
-    else:
+    if not (isinstance(start, HLCModel) or start in ("islands", "lc")):
         raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
-    if sorted(current.observed) != sorted(data.columns):
-        raise InvalidArgument(f"the start model's leaves ({', '.join(current.observed)}) are not the data's columns "
-                         f"({', '.join(data.columns)})")
-    if not is_regular(current):
-        raise InvalidArgument(f"the start model {current} is not regular; regularize it first")
+    rng = as_seed(seed)
+    index = {c: i for i, c in enumerate(data.columns)}
+    mi = mutual_information(data)
+    if isinstance(start, HLCModel):
+        first_model = start
+    elif start == "islands":
+        first_model = islands_model(data, mi)
+    else:
+        first_model = HLCModel.lc(2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0],
+                                  observed_names=data.columns)
+    if sorted(first_model.observed) != sorted(data.columns):
+        raise InvalidArgument(f"the start model's leaves ({', '.join(first_model.observed)}) are not the data's "
+                              f"columns ({', '.join(data.columns)})")
+    if not is_regular(first_model):
+        raise InvalidArgument(f"the start model {first_model} is not regular; regularize it first")
 
-    def check_cancel() -> None:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("structure search cancelled")
+    crit = criterion(score)
+    clocks = {"local": 0.0, "full": 0.0, "refits": 0, "candidates": 0}
+    tie = TIE_TOLERANCE * data.n_rows
+    stopped = "converged"
 
-    def out_of_time() -> bool:
-        return max_time is not None and time.perf_counter() - t0 > max_time
+    def timed_fit(kind: str, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return (fit if kind == "fit" else fit_em)(*args, **kwargs)
+        finally:
+            clocks["full"] += time.perf_counter() - t
+            clocks["refits"] += kind == "refit"
 
-    em_common = dict(prior=prior, cancel=cancel)
-    clock = {"local": 0.0, "full": 0.0, "refits": 0}
-    check_cancel()
-    t = time.perf_counter()
-    # no ConvergenceWarning: the start model is only where the search begins, and whether its EM
-    # starts agreed says nothing about the tree it ends with
-    first = fit(data, current, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, cs_prior=cs_prior,
-                warn=False, **em_common)
-    clock["full"] += time.perf_counter() - t
-    dims = LocalDe(current)
-    cur_em: EMResult = first.em
-    cur_score = first.score(score)
-    steps: list[Step] = []
-    n_candidates = 0
-
-    def report(phase: str) -> None:
-        if progress is not None:
-            progress(StructureProgress(current, cur_score, len(steps), n_candidates, time.perf_counter() - t0, phase))
+    def em_fit(model: HLCModel, init: Any, iters: int, *, limit: bool = True) -> EMResult:
+        """Full EM of ``model`` from ``init``; at the time limit :class:`_OutOfTime`."""
+        try:
+            return timed_fit("refit", data, model, restarts=0, init=init, tol=tol, max_iter=iters, prior=prior,
+                             cancel=clock if limit else cancel)
+        except Cancelled:
+            clock.check()
+            raise _OutOfTime from None
 
     def scored(em: EMResult, ds: int, de: int) -> float:
         return score_fit(em, ds=ds, de=de, cs_prior=cs_prior).get(score)
-
-    crit = criterion(score)
 
     def local_score(local: LocalFit, ds: int, de: int) -> float:
         """A penalised likelihood needs only the restricted log-likelihood; CS needs the expected
@@ -289,77 +355,168 @@ def learn_structure(
         counted = LocalCounts(local.model, local.params, loglik, counts, local.n, prior)
         return score_fit(counted, ds=ds, de=de, cs_prior=cs_prior).get(score)
 
-    msgs = [Messages(cur_em.params, data)]  # the current fit's messages, renewed after each accepted move
+    best: list[_Position] = []
 
+    def report(phase: str, state: _Position | None = None) -> None:
+        if progress is not None:
+            shown = best[0] if best else state
+            progress(StructureProgress(shown.model, shown.score, len(shown.path), clocks["candidates"],
+                                       clock.elapsed(), phase))
+
+    # ---- the start
+    clock.check()
+    # no ConvergenceWarning: the start model is only where the search begins, and whether its EM
+    # starts agreed says nothing about the tree it ends with
+    first = None
+    if max_time is not None:
+        # under a time limit, first a few EM steps from one fixed start: the model returned if the limit
+        # falls inside the full fit, and what one EM step of this model costs (the time limit is checked
+        # between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time left)
+        t = time.perf_counter()
+        quick = timed_fit("fit", data, first_model, restarts=0, init=random_parameters(first_model, 0), tol=tol,
+                          max_iter=START_STEPS_ON_TIME, cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+        per_step = (time.perf_counter() - t) / (START_STEPS_ON_TIME + 1)
+        first = quick
+        if clock.remaining() > 2 * CYCLE_STEPS * restarts * per_step:
+            try:
+                first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
+                                  cs_prior=cs_prior, warn=False, prior=prior, cancel=clock)
+            except Cancelled:
+                clock.check()
+        if first is quick:
+            stopped = "max_time"
+    else:
+        first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
+                          cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+
+    def position(model: HLCModel, em: EMResult, value: float, path: tuple) -> _Position:
+        return _Position(model, em, value, data, LocalDe(model), path)
+
+    best.append(position(first_model, first.em, first.score(score), ()))
     report("start")
-    stopped = "converged"
-    visited = {current}
-    tie = TIE_TOLERANCE * data.n_rows
 
-    def evaluate(ops: tuple[str, ...]) -> list:
-        """Local EM of every candidate of ``ops``: ``(rank, move, local fit, ds, de)``, best rank first."""
-        nonlocal n_candidates
-        cur_ds = dims.dims(current)[0]
-        out = []
-        for move in candidate_moves(current, mi, index, operators=ops, pairs_per_node=pairs_per_node):
+    def screen(cur: _Position, ops: tuple[str, ...], visited: set) -> list:
+        """Local EM of every candidate of ``ops``; per operator the ``tries`` best by local score (gain per
+        added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
+        cur_ds = cur.dims.dims(cur.model)[0]
+        by_op: dict[str, list] = {}
+        for move in iter_candidate_moves(cur.model, mi, index, operators=ops):
             if move.model in visited:  # never go back: ties could otherwise cycle
                 continue
-            check_cancel()
-            if out_of_time():
-                break
-            ds, de = dims.dims(move.model)
+            clock.check()
+            if clock.out_of_time():
+                raise _OutOfTime
+            ds, de = cur.dims.dims(move.model)
             t = time.perf_counter()
-            local = local_fit(data, move, cur_em.params, starts=local_starts, max_iter=local_iter, tol=local_tol,
-                              seed=rng, messages=msgs[0], **em_common)
-            gain = local_score(local, ds, de) - cur_score
-            clock["local"] += time.perf_counter() - t
-            n_candidates += 1
-            if move.operator in EXPANSION and gain > tie:  # ranked by EAST's improvement ratio
-                out.append((gain / max(1, ds - cur_ds), move, local, ds, de))  # gain per added parameter
-            elif move.operator not in EXPANSION and gain > -tie:  # a tie goes to the smaller model
-                out.append((gain, move, local, ds, de))
-            report(f"candidate {move.operator}")
-        return sorted(out, key=lambda e: -e[0])
+            try:
+                local = local_fit(data, move, cur.em.params, starts=local_starts, max_iter=local_iter,
+                                  tol=local_tol, seed=rng, messages=cur.messages, prior=prior, cancel=clock)
+            except Cancelled:
+                clock.check()
+                raise _OutOfTime from None
+            finally:
+                clocks["local"] += time.perf_counter() - t
+            gain = local_score(local, ds, de) - cur.score
+            clocks["candidates"] += 1
+            rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
+            by_op.setdefault(move.operator, []).append((rank, gain, move, local, ds, de))
+            report(f"candidate {move.operator}", cur)
+        short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[:tries]]
+        return sorted(short, key=lambda e: -e[0])
 
-    def accept(ranked: list) -> bool:
-        nonlocal current, cur_em, cur_score
-        cur_ds = dims.dims(current)[0]
-        for _, move, local, ds, de in ranked[:tries]:
-            check_cancel()
-            t = time.perf_counter()
-            full = fit_em(data, move.model, restarts=0, init=local.params, tol=tol, max_iter=max_iter,
-                          **em_common)
-            clock["full"] += time.perf_counter() - t
-            clock["refits"] += 1
-            new_score = scored(full, ds, de)
-            if best_index([cur_score, new_score], [cur_ds, ds], data.n_rows) == 1:  # the one tie rule
-                dims.update(move.model)
-                steps.append(Step(move.operator, move.text, move.model, new_score, new_score - cur_score,
-                                  full.loglik, local.loglik, ds, de))
-                current, cur_em, cur_score = move.model, full, new_score
-                msgs[0] = Messages(cur_em.params, data)
-                visited.add(current)
-                report(f"accepted {move.operator}")
-                return True
-        return False
+    def refit_best(cur: _Position, shortlist: list) -> _Position | None:
+        """Refit the shortlist by full EM, first the candidates whose local score already wins, then the
+        others; the best that wins against ``cur`` under the one tie rule, or ``None``."""
+        cur_ds = cur.dims.dims(cur.model)[0]
+        promising = [e for e in shortlist if e[1] > -tie]
+        for group in (promising, [e for e in shortlist if e[1] <= -tie]):
+            winners = []
+            for _, _, move, local, ds, de in group:
+                clock.check()
+                full = em_fit(move.model, local.params, screen_iter)
+                value = scored(full, ds, de)
+                if best_index([cur.score, value], [cur_ds, ds], data.n_rows) == 1:
+                    winners.append((value, move, local, full, ds, de))
+            if winners:
+                value, move, local, full, ds, de = max(winners, key=lambda w: w[0])
+                if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
+                    full = em_fit(move.model, full.params, max_iter)
+                    value = scored(full, ds, de)
+                step = Step(move.operator, move.text, move.model, value, value - cur.score, full.loglik,
+                            local.loglik, ds, de)
+                return position(move.model, full, value, cur.path + (step,))
+        return None
 
-    # EAST's phases: adjustment and simplification first (they never add parameters), then expansion
+    def better(a: _Position, b: _Position) -> bool:
+        """``a`` is another model than ``b`` (not merely renamed) and scores higher beyond a tie."""
+        return a.score > b.score + tie and shape(a.model) != shape(b.model)
+
     phases = [tuple(o for o in operators if o not in EXPANSION), tuple(o for o in operators if o in EXPANSION)]
-    while True:
-        moved = any(ops and accept(evaluate(ops)) for ops in phases)
-        if out_of_time():
-            stopped = "max_time"
-        if not moved or stopped == "max_time":
-            break
-    check_cancel()
-    t = time.perf_counter()
-    final = fit(data, current, restarts=0, init=cur_em.params, tol=tol, max_iter=max_iter, cs_prior=cs_prior,
-                **em_common)
-    clock["full"] += time.perf_counter() - t
+
+    def climb(cur: _Position) -> _Position:
+        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion)
+        until no candidate wins; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
+        visited = {cur.model}
+        while True:
+            moved = None
+            for ops in phases:
+                if ops:
+                    moved = refit_best(cur, screen(cur, ops, visited))
+                    if moved is not None:
+                        break
+            if moved is None:
+                return cur
+            cur = moved
+            visited.add(cur.model)
+            if better(cur, best[0]):
+                best[0] = cur
+            report(f"accepted {cur.path[-1].operator}", cur)
+
+    def kicked(cur: _Position) -> _Position:
+        """``cur`` changed by two random moves (structure moves where there are any), each fitted by local
+        EM from the previous one and then by full EM: a start outside the climb's basin."""
+        model, params, texts = cur.model, cur.em.params, []
+        for _ in range(2):
+            moves = [m for m in iter_candidate_moves(model, mi, index, operators=operators)]
+            structural = [m for m in moves if m.operator in ("NI", "NR", "ND")] or moves
+            if not structural:
+                break
+            move = structural[int(rng.integers(len(structural)))]
+            params = local_fit(data, move, params, starts=1, max_iter=local_iter, tol=local_tol, seed=rng,
+                               prior=prior, cancel=clock).params
+            model = move.model
+            texts.append(move.text)
+        full = em_fit(model, params, max_iter)
+        ds, de = LocalDe(model).dims(model)
+        value = scored(full, ds, de)
+        step = Step(KICK, "; ".join(texts), model, value, value - cur.score, full.loglik, full.loglik, ds, de)
+        return position(model, full, value, cur.path + (step,))
+
+    try:
+        if stopped == "max_time":
+            raise _OutOfTime
+        best[0] = climb(best[0])
+        for _ in range(kicks):
+            end = climb(kicked(best[0]))
+            if better(end, best[0]):
+                best[0] = end
+    except _OutOfTime:
+        stopped = "max_time"
+    except Cancelled:
+        clock.check()
+        stopped = "max_time"
+    clock.check()
+    final_state = best[0]
+    if final_state.em is first.em:
+        final = first
+    else:  # the search ends at a fit it made at the full tolerance; on time only scored (no more EM)
+        final = timed_fit("fit", data, final_state.model, restarts=0, init=final_state.em.params, tol=tol,
+                          max_iter=0 if stopped == "max_time" else max_iter, cs_prior=cs_prior, prior=prior,
+                          cancel=cancel, warn=False)
     report("done")
     return StructureResult(
-        fit=final, score=str(score).lower(), start=first, steps=tuple(steps), candidates=n_candidates,
-        local_em_seconds=clock["local"], full_em_seconds=clock["full"], local_refits=clock["refits"],
-        seconds=time.perf_counter() - t0, stopped=stopped,
+        fit=final, score=str(score).lower(), start=first, steps=final_state.path, candidates=clocks["candidates"],
+        local_em_seconds=clocks["local"], full_em_seconds=clocks["full"], local_refits=clocks["refits"],
+        seconds=clock.elapsed(), stopped=stopped,
         columns={leaf: col for leaf, col in columns.items() if leaf != col},
     )

@@ -1,14 +1,16 @@
 """The search operators of EAST (Chen et al. 2012, Section 4): the candidate models one move away.
 
-    * node introduction ``NI(H; A, B)``: a new hidden node ``H'`` with
-      ``|H'| = |H|`` between ``H`` and two of its children ``A, B`` (the
-      pairs with the largest mutual information are tried);
+    * node introduction ``NI(H; A, B, ...)``: a new hidden node ``H'`` between
+      ``H`` and a group of its children: every pair, and groups of three or
+      more grown from the most dependent pairs by mutual information; ``H'``
+      has ``|H|`` states (the move then contains the current model) or 2;
     * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
-      neighbours are joined to its hidden neighbour ``H``;
+      neighbours are joined to its hidden neighbour ``H`` (either end of
+      every edge between hidden nodes);
     * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
       another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
-      ``X``; for a leaf, the hidden node whose leaves share most mutual
-      information with it, when that beats its present siblings);
+      ``X``; for a leaf, the two hidden nodes whose leaves share most mutual
+      information with it);
     * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
       one up (split its largest state) or down (drop its smallest state).
 
@@ -19,7 +21,7 @@ irregular models are equivalent to smaller regular ones).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
@@ -29,7 +31,7 @@ from ..model import HLCModel
 from ..regularity import is_regular
 from .start import _fresh
 
-__all__ = ["EXPANSION", "OPERATORS", "Move", "candidate_moves", "changed_families"]
+__all__ = ["EXPANSION", "OPERATORS", "Move", "candidate_moves", "changed_families", "iter_candidate_moves"]
 
 
 #: Operator codes, in the order EAST applies its phases: expansion, adjustment, simplification.
@@ -72,97 +74,119 @@ def _affinity(mi: np.ndarray, index: dict[str, int], a: Iterable[str], b: Iterab
     return float(mi[np.ix_(ia, ib)].mean())
 
 
-def _node_introductions(model: HLCModel, mi, index, pairs_per_node: int) -> list[tuple]:
-    moves = []
+def _ni_groups(kids: list[str], below: dict[str, list[str]], mi, index, grow_from: int) -> list[tuple[str, ...]]:
+    """The groups of children a node introduction may gather: every pair, and groups of three or more
+    grown greedily from the ``grow_from`` most dependent pairs (each time adding the child with the largest
+    mean mutual information to the group), up to all children but one."""
+    pairs = list(itertools.combinations(kids, 2))
+    groups: list[tuple[str, ...]] = list(pairs)
+    ranked = sorted(pairs, key=lambda p: -_affinity(mi, index, below[p[0]], below[p[1]]))
+    for pair in ranked[:grow_from]:
+        group = list(pair)
+        while len(group) < len(kids) - 1:
+            inside = [leaf for c in group for leaf in below[c]]
+            group.append(max((c for c in kids if c not in group),
+                             key=lambda c: _affinity(mi, index, below[c], inside)))
+            groups.append(tuple(group))
+    return groups
+
+
+def _node_introductions(model: HLCModel, mi, index, grow_from: int) -> Iterator[tuple]:
+    """``NI``: a new hidden node between ``H`` and a group of its children (:func:`_ni_groups`), with
+    ``|H|`` states (which contains the current model) and, when ``|H| > 2``, with 2 states."""
     taken = set(model.nodes)
     for h in model.hidden:
         kids = model.children(h)
         if len(model.neighbors(h)) < 3 or len(kids) < 2:
             continue
         below = {c: _leaves_below(model, c) for c in kids}
-        ranked = sorted(itertools.combinations(kids, 2), key=lambda p: -_affinity(mi, index, below[p[0]], below[p[1]]))
-        for a, b in ranked[:pairs_per_node]:
-            new = _fresh(taken, 1)[0]
-            cards = {n: model.card(n) for n in model.nodes}
-            cards[new] = model.card(h)
-            edges = [(u, v) for u, v in model.edges if v not in (a, b)] + [(h, new), (new, a), (new, b)]
-            moves.append(("NI", f"introduce {new} over {a}, {b} under {h}",
-                          _rebuild(model, cards, model.hidden + [new], edges)))
-    return moves
+        new = _fresh(taken, 1)[0]
+        for group in _ni_groups(kids, below, mi, index, grow_from):
+            edges = [(u, v) for u, v in model.edges if v not in group] + [(h, new)] + [(new, c) for c in group]
+            for k in sorted({model.card(h), 2}, reverse=True):
+                cards = {n: model.card(n) for n in model.nodes}
+                cards[new] = k
+                yield ("NI", f"introduce {new} ({k} states) over {', '.join(group)} under {h}",
+                       _rebuild(model, cards, model.hidden + [new], edges))
 
 
-def _node_deletions(model: HLCModel) -> list[tuple]:
-    moves = []
+def _node_deletions(model: HLCModel) -> Iterator[tuple]:
+    """``ND``: either end of an edge between hidden nodes is removed, its other neighbours join the other end."""
     cards = {n: model.card(n) for n in model.nodes}
     for u, v in model.edges:
         if not (model.is_hidden(u) and model.is_hidden(v)):
             continue
-        keep, gone = (v, u) if model.card(u) < model.card(v) else (u, v)  # the smaller one goes
-        others = [x for x in model.neighbors(gone) if x != keep]
-        edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
-        root = keep if gone == model.root else model.root
-        new_cards = {n: k for n, k in cards.items() if n != gone}
-        moves.append(("ND", f"delete {gone}, its neighbours join {keep}",
-                      HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root)))
-    return moves
+        ends = [(u, v), (v, u)] if model.card(u) >= model.card(v) else [(v, u), (u, v)]  # the smaller goes first
+        for keep, gone in ends:
+            others = [x for x in model.neighbors(gone) if x != keep]
+            edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
+            root = keep if gone == model.root else model.root
+            new_cards = {n: k for n, k in cards.items() if n != gone}
+            yield ("ND", f"delete {gone}, its neighbours join {keep}",
+                   HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root))
 
 
-def _node_relocations(model: HLCModel, mi, index) -> list[tuple]:
-    moves = []
+def _node_relocations(model: HLCModel, mi, index, leaf_targets: int) -> Iterator[tuple]:
+    """``NR``: a hidden child moves to a hidden neighbour of its parent; a leaf moves to each of the
+    ``leaf_targets`` other hidden nodes whose leaves share most mutual information with it (whether or not
+    they beat its present siblings: the local score, not the mutual information, decides)."""
     cards = {n: model.card(n) for n in model.nodes}
     direct = {g: [x for x in model.neighbors(g) if not model.is_hidden(x)] for g in model.hidden}
+    below = nx.bfs_tree(model.graph, model.root)
     for h in model.hidden:
+        if len(model.neighbors(h)) <= 2:
+            continue  # h would be left with one neighbour
         for x in model.children(h):
-            if len(model.neighbors(h)) <= 2:
-                continue  # h would be left with one neighbour
             if model.is_hidden(x):
-                targets = [g for g in model.neighbors(h) if model.is_hidden(g) and g != x]
+                inside = set(nx.descendants(below, x))
+                targets = [g for g in model.neighbors(h) if model.is_hidden(g) and g != x and g not in inside]
             else:
-                here = _affinity(mi, index, [x], [s for s in direct[h] if s != x])
                 scored = [(g, _affinity(mi, index, [x], direct[g])) for g in model.hidden if g != h and direct[g]]
-                best = max(scored, key=lambda t: t[1], default=None)
-                targets = [best[0]] if best and best[1] > here else []
-            inside = set(nx.descendants(nx.bfs_tree(model.graph, model.root), x)) if model.is_hidden(x) else set()
+                targets = [g for g, _ in sorted(scored, key=lambda t: -t[1])[:leaf_targets]]
             for g in targets:
-                if g in inside:
-                    continue
                 edges = [(p, c) for p, c in model.edges if c != x] + [(g, x)]
-                moves.append(("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges)))
-    return moves
+                yield ("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
 
 
-def _state_changes(model: HLCModel) -> list[tuple]:
-    moves = []
+def _state_changes(model: HLCModel) -> Iterator[tuple]:
     for h in model.hidden:
         k = model.card(h)
-        moves.append(("SI", f"{h}: {k} -> {k + 1} states", model.with_card(h, k + 1)))
+        yield ("SI", f"{h}: {k} -> {k + 1} states", model.with_card(h, k + 1))
         if k > 2:
-            moves.append(("SD", f"{h}: {k} -> {k - 1} states", model.with_card(h, k - 1)))
-    return moves
+            yield ("SD", f"{h}: {k} -> {k - 1} states", model.with_card(h, k - 1))
+
+
+def iter_candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
+                         operators: Iterable[str] = OPERATORS, grow_from: int = 3,
+                         leaf_targets: int = 2) -> Iterator[Move]:
+    """Every regular candidate of the chosen operators (see the module docstring), one at a time
+    (building a candidate of a large tree takes milliseconds: a search under a time limit stops between them).
+
+    ``mi`` is :func:`mutual_information` of the data, ``index`` maps each leaf
+    to its column in ``mi``; ``grow_from`` and ``leaf_targets`` bound the ``NI`` groups of three or
+    more children and the ``NR`` targets of a leaf.
+    """
+    operators = set(operators)
+    sources = []
+    if "NI" in operators:
+        sources.append(_node_introductions(model, mi, index, grow_from))
+    if "NR" in operators:
+        sources.append(_node_relocations(model, mi, index, leaf_targets))
+    if "ND" in operators:
+        sources.append(_node_deletions(model))
+    sources.append(m for m in _state_changes(model) if m[0] in operators)
+    seen = set()
+    for operator, text, new in itertools.chain.from_iterable(sources):
+        if new not in seen and is_regular(new):
+            seen.add(new)
+            yield Move(operator, text, new, changed_families(model, new))
 
 
 def candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
-                    operators: Iterable[str] = OPERATORS, pairs_per_node: int = 3) -> list[Move]:
-    """Every regular candidate of the chosen operators (see the module docstring).
-
-    ``mi`` is :func:`mutual_information` of the data, ``index`` maps each leaf
-    to its column in ``mi``.
-    """
-    operators = set(operators)
-    moves: list[Move] = []
-    if "NI" in operators:
-        moves += _node_introductions(model, mi, index, pairs_per_node)
-    if "NR" in operators:
-        moves += _node_relocations(model, mi, index)
-    if "ND" in operators:
-        moves += _node_deletions(model)
-    moves += [m for m in _state_changes(model) if m[0] in operators]
-    seen, out = set(), []
-    for operator, text, new in moves:
-        if new not in seen and is_regular(new):
-            seen.add(new)
-            out.append(Move(operator, text, new, changed_families(model, new)))
-    return out
+                    operators: Iterable[str] = OPERATORS, grow_from: int = 3, leaf_targets: int = 2) -> list[Move]:
+    """:func:`iter_candidate_moves` as a list."""
+    return list(iter_candidate_moves(model, mi, index, operators=operators, grow_from=grow_from,
+                                     leaf_targets=leaf_targets))
 
 
 def changed_families(old: HLCModel, new: HLCModel) -> frozenset:

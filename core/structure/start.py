@@ -14,20 +14,33 @@ from ..model import HLCModel
 
 __all__ = ["islands_model", "mutual_information"]
 
+#: Patterns per block of the indicator product in :func:`mutual_information`.
+MI_BLOCK = 4096
+
 
 def mutual_information(dataset: Dataset) -> np.ndarray:
     """Empirical mutual information (nats) of every pair of columns, ``(n, n)``, zero diagonal.
 
-    Each pair uses the rows where both cells are present (pairwise deletion).
+    Each pair uses the rows where both cells are present (pairwise deletion). All pairwise tables come
+    from one product of the patterns' indicator matrix with itself (a missing cell has no indicator), in
+    blocks of patterns so that memory stays bounded.
     """
     pats, w = dataset.patterns, dataset.counts
-    cards = dataset.cardinalities
+    cards = list(dataset.cardinalities)
     n = len(cards)
+    offsets = np.concatenate([[0], np.cumsum(cards)]).astype(int)
+    tables = np.zeros((offsets[-1], offsets[-1]))
+    for lo in range(0, pats.shape[0], MI_BLOCK):
+        block = pats[lo:lo + MI_BLOCK]
+        ind = np.zeros((block.shape[0], offsets[-1]))
+        rows = np.arange(block.shape[0])
+        for j in range(n):
+            ok = block[:, j] >= 0
+            ind[rows[ok], offsets[j] + block[ok, j]] = 1.0
+        tables += (ind * w[lo:lo + MI_BLOCK, None]).T @ ind
     mi = np.zeros((n, n))
     for i, j in itertools.combinations(range(n), 2):
-        ok = (pats[:, i] >= 0) & (pats[:, j] >= 0)
-        table = np.zeros((cards[i], cards[j]))
-        np.add.at(table, (pats[ok, i], pats[ok, j]), w[ok])
+        table = tables[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]]
         total = table.sum()
         if total <= 0:
             continue
