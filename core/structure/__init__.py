@@ -67,7 +67,7 @@ from __future__ import annotations
 
 from ..em import Cancelled
 from .compare import leaf_bipartitions, robinson_foulds, shape
-from .learn import KICK, Step, StructureProgress, StructureResult, learn_structure
+from .learn import KICK, SEARCH_VERSION, START_STEPS_ON_TIME, Step, StructureProgress, StructureResult, learn_structure
 from .local_de import LocalDe
 from .local_em import (
     LocalCounts,
@@ -89,6 +89,8 @@ __all__ = [
     "StructureResult",
     "EXPANSION",
     "KICK",
+    "SEARCH_VERSION",
+    "START_STEPS_ON_TIME",
     "OPERATORS",
     "candidate_moves",
     "candidate_starts",

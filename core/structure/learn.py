@@ -186,6 +186,10 @@ class _OutOfTime(Exception):
     """The time limit fell inside a phase: the search keeps the best model it has."""
 
 
+#: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
+#: cached studies of an older search are not mixed with new results.
+SEARCH_VERSION = 2
+
 #: The operator of a :class:`Step` that is an escape from a local optimum: two random moves at once.
 KICK = "kick"
 
@@ -226,8 +230,8 @@ def learn_structure(
     max_time: float | None = None,
     tries: int = 2,
     screen_iter: int = 200,
-    kicks: int = 2,
-    local_starts: int = 3,
+    kicks: int = 1,
+    local_starts: int = 2,
     local_iter: int = 96,
     local_tol: float = 1e-6,
     progress: Callable[[StructureProgress], Any] | None = None,

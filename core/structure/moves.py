@@ -1,16 +1,17 @@
 """The search operators of EAST (Chen et al. 2012, Section 4): the candidate models one move away.
 
     * node introduction ``NI(H; A, B, ...)``: a new hidden node ``H'`` between
-      ``H`` and a group of its children: every pair, and groups of three or
-      more grown from the most dependent pairs by mutual information; ``H'``
-      has ``|H|`` states (the move then contains the current model) or 2;
+      ``H`` and a group of its children: every pair with a hidden child, and
+      the most cohesive (by mutual information) of the other pairs and of
+      groups of three or more; ``H'`` has ``|H|`` states (the move then
+      contains the current model) or 2;
     * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
       neighbours are joined to its hidden neighbour ``H`` (either end of
       every edge between hidden nodes);
     * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
       another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
-      ``X``; for a leaf, the two hidden nodes whose leaves share most mutual
-      information with it);
+      ``X``; for a leaf, the hidden node whose leaves share most mutual
+      information with it, when that beats its present siblings);
     * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
       one up (split its largest state) or down (drop its smallest state).
 
@@ -74,24 +75,33 @@ def _affinity(mi: np.ndarray, index: dict[str, int], a: Iterable[str], b: Iterab
     return float(mi[np.ix_(ia, ib)].mean())
 
 
-def _ni_groups(kids: list[str], below: dict[str, list[str]], mi, index, grow_from: int) -> list[tuple[str, ...]]:
-    """The groups of children a node introduction may gather: every pair, and groups of three or more
-    grown greedily from the ``grow_from`` most dependent pairs (each time adding the child with the largest
-    mean mutual information to the group), up to all children but one."""
+def _cohesion(group: tuple[str, ...], below: dict[str, list[str]], mi, index) -> float:
+    """Mean mutual information between the leaves of the members of ``group``, pair by pair."""
+    return float(np.mean([_affinity(mi, index, below[a], below[b]) for a, b in itertools.combinations(group, 2)]))
+
+
+def _ni_groups(model: HLCModel, kids: list[str], below: dict[str, list[str]], mi, index,
+               per_node: int) -> list[tuple[str, ...]]:
+    """The groups of children a node introduction may gather: every pair with a hidden member, and the
+    ``per_node`` most cohesive (:func:`_cohesion`) among the other pairs and the groups of three or more
+    grown greedily from the most dependent pairs (each time adding the child with the largest mean mutual
+    information to the group), up to all children but one."""
     pairs = list(itertools.combinations(kids, 2))
-    groups: list[tuple[str, ...]] = list(pairs)
     ranked = sorted(pairs, key=lambda p: -_affinity(mi, index, below[p[0]], below[p[1]]))
-    for pair in ranked[:grow_from]:
+    grown: list[tuple[str, ...]] = []
+    for pair in ranked[:per_node]:
         group = list(pair)
         while len(group) < len(kids) - 1:
             inside = [leaf for c in group for leaf in below[c]]
             group.append(max((c for c in kids if c not in group),
                              key=lambda c: _affinity(mi, index, below[c], inside)))
-            groups.append(tuple(group))
-    return groups
+            grown.append(tuple(group))
+    hidden = [p for p in pairs if model.is_hidden(p[0]) or model.is_hidden(p[1])]
+    others = sorted({g for g in [*pairs, *grown] if g not in hidden}, key=lambda g: -_cohesion(g, below, mi, index))
+    return hidden + others[:per_node]
 
 
-def _node_introductions(model: HLCModel, mi, index, grow_from: int) -> Iterator[tuple]:
+def _node_introductions(model: HLCModel, mi, index, per_node: int) -> Iterator[tuple]:
     """``NI``: a new hidden node between ``H`` and a group of its children (:func:`_ni_groups`), with
     ``|H|`` states (which contains the current model) and, when ``|H| > 2``, with 2 states."""
     taken = set(model.nodes)
@@ -101,7 +111,7 @@ def _node_introductions(model: HLCModel, mi, index, grow_from: int) -> Iterator[
             continue
         below = {c: _leaves_below(model, c) for c in kids}
         new = _fresh(taken, 1)[0]
-        for group in _ni_groups(kids, below, mi, index, grow_from):
+        for group in _ni_groups(model, kids, below, mi, index, per_node):
             edges = [(u, v) for u, v in model.edges if v not in group] + [(h, new)] + [(new, c) for c in group]
             for k in sorted({model.card(h), 2}, reverse=True):
                 cards = {n: model.card(n) for n in model.nodes}
@@ -126,10 +136,9 @@ def _node_deletions(model: HLCModel) -> Iterator[tuple]:
                    HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root))
 
 
-def _node_relocations(model: HLCModel, mi, index, leaf_targets: int) -> Iterator[tuple]:
-    """``NR``: a hidden child moves to a hidden neighbour of its parent; a leaf moves to each of the
-    ``leaf_targets`` other hidden nodes whose leaves share most mutual information with it (whether or not
-    they beat its present siblings: the local score, not the mutual information, decides)."""
+def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
+    """``NR``: a hidden child moves to a hidden neighbour of its parent; a leaf moves to the hidden node
+    whose leaves share most mutual information with it, when that beats its present siblings."""
     cards = {n: model.card(n) for n in model.nodes}
     direct = {g: [x for x in model.neighbors(g) if not model.is_hidden(x)] for g in model.hidden}
     below = nx.bfs_tree(model.graph, model.root)
@@ -141,8 +150,10 @@ def _node_relocations(model: HLCModel, mi, index, leaf_targets: int) -> Iterator
                 inside = set(nx.descendants(below, x))
                 targets = [g for g in model.neighbors(h) if model.is_hidden(g) and g != x and g not in inside]
             else:
+                here = _affinity(mi, index, [x], [s for s in direct[h] if s != x])
                 scored = [(g, _affinity(mi, index, [x], direct[g])) for g in model.hidden if g != h and direct[g]]
-                targets = [g for g, _ in sorted(scored, key=lambda t: -t[1])[:leaf_targets]]
+                best = max(scored, key=lambda t: t[1], default=None)
+                targets = [best[0]] if best and best[1] > here else []
             for g in targets:
                 edges = [(p, c) for p, c in model.edges if c != x] + [(g, x)]
                 yield ("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
@@ -157,21 +168,20 @@ def _state_changes(model: HLCModel) -> Iterator[tuple]:
 
 
 def iter_candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
-                         operators: Iterable[str] = OPERATORS, grow_from: int = 3,
-                         leaf_targets: int = 2) -> Iterator[Move]:
+                         operators: Iterable[str] = OPERATORS, ni_per_node: int = 8) -> Iterator[Move]:
     """Every regular candidate of the chosen operators (see the module docstring), one at a time
     (building a candidate of a large tree takes milliseconds: a search under a time limit stops between them).
 
     ``mi`` is :func:`mutual_information` of the data, ``index`` maps each leaf
-    to its column in ``mi``; ``grow_from`` and ``leaf_targets`` bound the ``NI`` groups of three or
-    more children and the ``NR`` targets of a leaf.
+    to its column in ``mi``; ``ni_per_node`` bounds the ``NI`` groups of leaves per hidden node
+    (:func:`_ni_groups`).
     """
     operators = set(operators)
     sources = []
     if "NI" in operators:
-        sources.append(_node_introductions(model, mi, index, grow_from))
+        sources.append(_node_introductions(model, mi, index, ni_per_node))
     if "NR" in operators:
-        sources.append(_node_relocations(model, mi, index, leaf_targets))
+        sources.append(_node_relocations(model, mi, index))
     if "ND" in operators:
         sources.append(_node_deletions(model))
     sources.append(m for m in _state_changes(model) if m[0] in operators)
@@ -183,10 +193,9 @@ def iter_candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, in
 
 
 def candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
-                    operators: Iterable[str] = OPERATORS, grow_from: int = 3, leaf_targets: int = 2) -> list[Move]:
+                    operators: Iterable[str] = OPERATORS, ni_per_node: int = 8) -> list[Move]:
     """:func:`iter_candidate_moves` as a list."""
-    return list(iter_candidate_moves(model, mi, index, operators=operators, grow_from=grow_from,
-                                     leaf_targets=leaf_targets))
+    return list(iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node))
 
 
 def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
