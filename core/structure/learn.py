@@ -282,13 +282,14 @@ def learn_structure(
 
     Examples
     --------
-    Data from a tree with two groups of three leaves; the search finds the groups:
+    Data from a tree with two groups of three leaves, well separated; the search finds the groups:
 
     >>> from effdim import parse_model
-    >>> from effdim.distribution import random_parameters, sample
+    >>> from effdim.distribution import sample
+    >>> from effdim.experiments.structure import separated_parameters
     >>> from effdim.structure import robinson_foulds
     >>> truth = parse_model("2(2,2,2,2(2,2,2))")
-    >>> data = sample(random_parameters(truth, 0, concentration=0.3), 5000, 1)
+    >>> data = sample(separated_parameters(truth), 5000, 1)
     >>> result = learn_structure(data, score="bic+", seed=0)
     >>> print(result.model, robinson_foulds(result.model, truth), result.stopped)
     H1:2(H2:2(O4:2,O5:2,O6:2),O1:2,O2:2,O3:2) 0 converged
@@ -429,26 +430,23 @@ def learn_structure(
         return sorted(short, key=lambda e: -e[0])
 
     def refit_best(cur: _Position, shortlist: list) -> _Position | None:
-        """Refit the shortlist by full EM, first the candidates whose local score already wins, then the
-        others; the best that wins against ``cur`` under the one tie rule, or ``None``."""
+        """Refit the shortlist by full EM in the order of its local rank, first the candidates whose local
+        score already wins, then the others (whose local score may mislead); the first that wins against
+        ``cur`` under the one tie rule, or ``None``."""
         cur_ds = cur.dims.dims(cur.model)[0]
         promising = [e for e in shortlist if e[1] > -tie]
-        for group in (promising, [e for e in shortlist if e[1] <= -tie]):
-            winners = []
-            for _, _, move, local, ds, de in group:
-                clock.check()
-                full = em_fit(move.model, local.params, screen_iter)
+        for _, _, move, local, ds, de in promising + [e for e in shortlist if e[1] <= -tie]:
+            clock.check()
+            full = em_fit(move.model, local.params, screen_iter)
+            value = scored(full, ds, de)
+            if best_index([cur.score, value], [cur_ds, ds], data.n_rows) != 1:
+                continue
+            if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
+                full = em_fit(move.model, full.params, max_iter)
                 value = scored(full, ds, de)
-                if best_index([cur.score, value], [cur_ds, ds], data.n_rows) == 1:
-                    winners.append((value, move, local, full, ds, de))
-            if winners:
-                value, move, local, full, ds, de = max(winners, key=lambda w: w[0])
-                if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
-                    full = em_fit(move.model, full.params, max_iter)
-                    value = scored(full, ds, de)
-                step = Step(move.operator, move.text, move.model, value, value - cur.score, full.loglik,
-                            local.loglik, ds, de)
-                return position(move.model, full, value, cur.path + (step,))
+            step = Step(move.operator, move.text, move.model, value, value - cur.score, full.loglik,
+                        local.loglik, ds, de)
+            return position(move.model, full, value, cur.path + (step,))
         return None
 
     def better(a: _Position, b: _Position) -> bool:
