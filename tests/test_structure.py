@@ -14,7 +14,7 @@ from effdim.data import DataError, from_patterns
 from effdim.dimensions import dimensions
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import Cancelled, loglikelihood
-from effdim.model import HLCModel
+from effdim.experiments.structure import separated_parameters
 from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
@@ -37,24 +37,9 @@ from strategies import regular_hlc_models
 TRUTH = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
 
 
-def clear_cut(model: HLCModel, strength: float = 0.9) -> Parameters:
-    """Parameters in which every child copies its parent's state with probability ``strength``."""
-    cpts = {}
-    for node in model.nodes:
-        parent = model.parent(node)
-        k = model.card(node)
-        if parent is None:
-            cpts[node] = np.full(k, 1.0 / k)
-        else:
-            table = np.full((model.card(parent), k), (1 - strength) / (k - 1))
-            np.fill_diagonal(table, strength)
-            cpts[node] = table
-    return Parameters(model, cpts)
-
-
 @pytest.fixture(scope="module")
 def clear_data():
-    return sample(clear_cut(TRUTH, 0.85), 20000, np.random.default_rng(1))
+    return sample(separated_parameters(TRUTH, 0.85), 20000, np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("start", ["lc", "islands"])
@@ -259,7 +244,7 @@ def test_hidden_signatures_match_nodes_across_roots_and_names():
 def test_monte_carlo_kl_agrees_with_the_exact_one(monkeypatch):
     from effdim.experiments import structure as study
 
-    truth = clear_cut(TRUTH, 0.8)
+    truth = separated_parameters(TRUTH, 0.8)
     other = random_parameters(TRUTH, np.random.default_rng(5))
     exact, was_exact = study.kl_to_truth(truth, other, np.random.default_rng(0))
     monkeypatch.setattr(study, "EXACT_KL_STATES", 0)
@@ -395,7 +380,6 @@ KNOWN_TREES = ["H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
 def test_search_reaches_the_score_of_the_generating_tree(spec):
     """20,000 rows from a known tree: the learned model scores at least the generating structure refitted by
     EM (10 starts), less 1 nat. A search that stops in a local optimum below the truth fails here."""
-    from effdim.experiments.structure import separated_parameters
 
     truth = parse_model(spec)
     data = sample(separated_parameters(truth), 20_000, 2)
