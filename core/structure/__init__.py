@@ -19,18 +19,10 @@ Start
     spanning tree of the groups' largest pairwise mutual information (Chow &
     Liu 1968). Or any model given by the caller.
 
-Operators (EAST, Section 4)
-    * node introduction ``NI(H; A, B)``: a new hidden node ``H'`` with
-      ``|H'| = |H|`` between ``H`` and two of its children ``A, B`` (the
-      pairs with the largest mutual information are tried);
-    * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
-      neighbours are joined to its hidden neighbour ``H``;
-    * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
-      another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
-      ``X``; for a leaf, the hidden node whose leaves share most mutual
-      information with it, when that beats its present siblings);
-    * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
-      one up (split its largest state) or down (drop its smallest state).
+Operators (EAST, Section 4): see :mod:`.moves`. ``NI`` gathers a group of
+    children of ``H`` (every pair with a hidden child, and the most cohesive
+    pairs and larger groups) under a new node with ``|H|`` or 2 states; ``ND``
+    from either end of an edge; ``NR``, ``SI``, ``SD`` as in EAST.
 
     Only regular candidates are kept (Section 4 of Kocka & Zhang 2002:
     irregular models are equivalent to smaller regular ones), so
@@ -45,23 +37,25 @@ Candidates: restricted likelihood (EAST, Section 5)
     (:func:`transfer_parameters`); only the families the move changes
     (:func:`changed_families`) are re-estimated, by EM on the few nodes
     around them with the rest of the tree entering as fixed per-pattern
-    messages (:func:`local_fit`). Three starts: the exact inheritance (which
-    reproduces the current distribution for ``NI`` and ``SI``, so their
-    restricted log-likelihood never falls below the current one) and two
-    with the touched families perturbed.
+    messages (:func:`local_fit`), accelerated by SQUAREM. Two starts: the
+    exact inheritance (which reproduces the current distribution for ``SI``
+    and an ``NI`` with ``|H|`` states, so their restricted log-likelihood
+    never falls below the current one) and one with the touched families
+    perturbed.
 
 Acceptance
     EAST's phases: the moves that never add parameters (NR, ND, SD) first,
     ranked by restricted score gain; when none is accepted, the expansions
     (NI, SI), ranked by EAST's improvement ratio (gain per added parameter).
-    The best ones are refit
-    by full EM (every family free) warm-started from their restricted
-    estimate, so the refit log-likelihood is never below the restricted one;
-    the first that wins against the current model under the one tie rule of
-    :func:`effdim.scores.best_index` (better by more than the tie tolerance,
-    or tied and smaller) is accepted. Models already visited are never
-    proposed again. The search stops when no candidate does, at ``max_time`` or
-    when ``cancel`` is set (:class:`effdim.em.Cancelled`).
+    Of each operator the best few are refit by full EM (every family free)
+    warm-started from their restricted estimate, whatever the sign of their
+    restricted gain (for ND and NR it is often far too pessimistic), those
+    whose restricted gain already wins first; the first that wins against
+    the current model under the one tie rule of
+    :func:`effdim.scores.best_index` is accepted. When none does, a kick
+    (two random moves) and a new climb from there; the better end is kept.
+    ``max_time`` covers every phase; the search also stops when ``cancel``
+    is set (:class:`effdim.em.Cancelled`).
 """
 from __future__ import annotations
 
