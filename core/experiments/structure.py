@@ -19,7 +19,11 @@ The design:
   the number of hidden nodes; hidden-cardinality errors (true hidden nodes
   whose learned counterpart, the node that splits the leaves the same way,
   has another cardinality, plus true hidden nodes without a counterpart);
-  ``exact`` (tree and cardinalities both right).
+  ``exact`` (tree and cardinalities both right); the optimality gap ``gap``:
+  the learned model's score minus that of the generating structure fitted
+  by EM (:data:`TRUTH_RESTARTS` random starts) on the same data, under the
+  score that drove the search (below 0: the search stopped short of a model
+  it could have reached).
 
 One job is one (replicate, size), cached and run like the Section 5-6 studies
 (:mod:`effdim.experiments.runner`).
@@ -33,23 +37,29 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from ..distribution import random_parameters, sample
+from ..distribution import Parameters, random_parameters, sample
 from ..em import loglikelihood
 from ..model import HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
-from ..structure import learn_structure, robinson_foulds
+from ..search import fit
+from ..structure import SEARCH_VERSION, learn_structure, robinson_foulds
 from ..scores import PAPER_SCORES, SCORES
 from .common import Study, check_config, kl_bits, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mean_se, paired_pvalue
 
-__all__ = ["StructureStudy", "StructureResult", "structure_job", "random_latent_tree", "hidden_signatures"]
+__all__ = ["StructureStudy", "StructureResult", "structure_job", "random_latent_tree", "hidden_signatures",
+           "separated_parameters"]
 
 #: Exact KL up to this many observed states; a Monte Carlo estimate beyond.
 EXACT_KL_STATES = 1 << 16
 #: Draws of the Monte Carlo KL estimate.
 KL_DRAWS = 20_000
+#: Random EM starts of the generating structure's own fit (the optimality gap's reference).
+TRUTH_RESTARTS = 10
+#: A run whose score is more than this many nats below the generating structure's counts as stopped short.
+GAP_TOLERANCE = 1.0
 
 
 def random_latent_tree(rng: np.random.Generator, leaves: tuple[int, int], hidden: tuple[int, int]) -> HLCModel:
@@ -75,6 +85,28 @@ def random_latent_tree(rng: np.random.Generator, leaves: tuple[int, int], hidden
         model = HLCModel(cards, names, edges)
         if is_regular(model):
             return model
+
+
+def separated_parameters(model: HLCModel, strength: float = 0.85) -> Parameters:
+    """Well-separated parameters for any cardinalities: each child's row for parent state ``i`` puts
+    ``strength`` on state ``i`` and spreads the rest evenly (a child with fewer states than its parent:
+    on state 1 when ``i`` is the child's position among its siblings, so that the siblings together tell
+    every parent state apart); the root uniform. Data from them make the generating tree the optimum at
+    moderate sample sizes (the known-truth checks of the structure search)."""
+    cpts = {}
+    for node in model.nodes:
+        parent = model.parent(node)
+        k = model.card(node)
+        if parent is None:
+            cpts[node] = np.full(k, 1.0 / k)
+            continue
+        kp = model.card(parent)
+        j = model.children(parent).index(node)
+        table = np.full((kp, k), (1 - strength) / (k - 1))
+        for i in range(kp):
+            table[i, int(i == j % kp) if kp > k else i] = strength
+        cpts[node] = table
+    return Parameters(model, cpts)
 
 
 def hidden_signatures(model: HLCModel) -> dict[frozenset, str]:
@@ -107,6 +139,9 @@ def structure_job(config: dict) -> dict:
     truth = random_parameters(truth_model, tree_rng)
     data = sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
     signatures = hidden_signatures(truth_model)
+    # the generating structure fitted by EM: what the search should reach (or beat) under every score
+    reference = fit(data, truth_model, restarts=TRUTH_RESTARTS, seed=rng_for(seed, "structure-truth", rep, n),
+                    warn=False)
     rows = []
     for score in config["scores"]:
         # the same stream for every score: identical decisions give identical fits, so the scores differ only
@@ -124,7 +159,9 @@ def structure_job(config: dict) -> dict:
                      "hidden_learned": len(learned.hidden), "card_errors": card_errors,
                      "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
                      "steps": len(result.steps), "seconds": round(result.seconds, 3), "stopped": result.stopped,
-                     "ds": result.fit.ds, "de": result.fit.de})
+                     "ds": result.fit.ds, "de": result.fit.de, "score_learned": result.fit.score(score),
+                     "score_truth": reference.score(score),
+                     "gap": result.fit.score(score) - reference.score(score)})
     return {"truth": format_model(truth_model), "leaves": len(truth_model.observed), "runs": rows}
 
 
@@ -157,7 +194,8 @@ class StructureStudy(Study):
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
         common = {"scores": list(self.scores), "leaves": list(self.leaves), "hidden": list(self.hidden),
-                  "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed}
+                  "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed,
+                  "search": SEARCH_VERSION}  # a new search never reuses an old search's cached jobs
         return self.replicate_jobs(common)
 
     job = staticmethod(structure_job)
@@ -194,7 +232,8 @@ class StructureResult:
 
     def summary(self):
         """Per (n, score): mean ± standard error of RF distance, KL (1e-3 bits) and cardinality
-        errors; the share of exact recoveries; mean hidden nodes learned and true."""
+        errors; the share of exact recoveries; mean hidden nodes learned and true; the optimality gap's
+        median and minimum and the runs more than :data:`GAP_TOLERANCE` below the truth."""
         import pandas as pd
 
         runs = self.runs()
@@ -209,7 +248,9 @@ class StructureResult:
                          "hidden_learned_mean": float(g["hidden_learned"].mean()),
                          "hidden_true_mean": float(g["hidden_true"].mean()),
                          "seconds_mean": float(g["seconds"].mean()),
-                         "timed_out": int((g["stopped"] == "max_time").sum())})
+                         "timed_out": int((g["stopped"] == "max_time").sum()),
+                         "gap_median": float(g["gap"].median()), "gap_min": float(g["gap"].min()),
+                         "below_truth": int((g["gap"] < -GAP_TOLERANCE).sum())})
         order = {s: i for i, s in enumerate(self.study.scores)}
         return pd.DataFrame(rows).sort_values(["n", "score"], key=lambda c: c.map(order) if c.name == "score"
                                               else c).reset_index(drop=True)
@@ -258,6 +299,15 @@ class StructureResult:
                 g = g.set_index("score")
                 cells = [f"{g.at[s, mean]:.3g}" + (f" ± {g.at[s, se]:.2g}" if se else "") for s in scores]
                 out.append(f"| {int(n):,} | {int(g['replicates'].min())} | " + " | ".join(cells) + " |")
+        out += ["", f"**Optimality gap: the learned score minus the generating structure's (fitted by EM), nats; "
+                f"median [lowest], and runs more than {GAP_TOLERANCE:g} nat below it**", "",
+                "| n | replicates | " + " | ".join(SCORES[s].label for s in scores) + " |",
+                "|---:|---:|" + "---:|" * len(scores)]
+        for n, g in t.groupby("n", sort=True):
+            g = g.set_index("score")
+            cells = [f"{g.at[s, 'gap_median']:+.1f} [{g.at[s, 'gap_min']:+.1f}], {int(g.at[s, 'below_truth'])} below"
+                     for s in scores]
+            out.append(f"| {int(n):,} | {int(g['replicates'].min())} | " + " | ".join(cells) + " |")
         pairs = self.paired()
         if len(pairs):
             out += ["", "**Paired: the de-corrected score minus its ds twin, same data sets**", "",

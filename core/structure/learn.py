@@ -1,0 +1,524 @@
+"""The search itself: EAST's phases, acceptance by full EM, and the result (docs/structure.md).
+
+The moves that never add parameters (NR, ND, SD) first, ranked by
+restricted score gain; when none is accepted, the expansions (NI, SI),
+ranked by EAST's improvement ratio (gain per added parameter). The best
+ones are refit by full EM (every family free) warm-started from their
+restricted estimate, so the refit log-likelihood is never below the
+restricted one; the first that wins against the current model under the one
+tie rule of :func:`effdim.scores.best_index` (better by more than the tie
+tolerance, or tied and smaller) is accepted. Models already visited are
+never proposed again. The search stops when no candidate does, at
+``max_time`` or when ``cancel`` is set (:class:`effdim.em.Cancelled`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..data import DataError, Dataset
+from ..distribution import random_parameters
+from ..em import Cancelled, EMResult, e_step, fit_em
+from ..errors import InvalidArgument
+from ..model import NAME_PATTERN, HLCModel
+from ..notation import format_model
+from ..regularity import is_regular
+from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
+from ..search import FitResult
+from ..validation import as_dataset, as_seed, check_int
+from .compare import shape
+from .local_de import LocalDe
+from .local_em import LocalCounts, LocalFit, Messages, local_fit
+from .moves import EXPANSION, OPERATORS, iter_candidate_moves
+from .start import _fresh, islands_model, mutual_information
+
+__all__ = ["Step", "StructureProgress", "StructureResult", "learn_structure"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One accepted move: operator, sentence, the new model, its refit score, the
+    ``gain`` over the previous model, its log-likelihood after full EM (``loglik``)
+    and after local EM on the touched families (``local_loglik``), ``ds``, ``de``."""
+
+    operator: str
+    text: str
+    model: HLCModel
+    score: float
+    gain: float
+    loglik: float
+    local_loglik: float
+    ds: int
+    de: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operator": self.operator, "move": self.text, "model": format_model(self.model),
+                "score": self.score, "gain": self.gain, "loglik": self.loglik,
+                "local_loglik": self.local_loglik, "ds": self.ds, "de": self.de}
+
+
+@dataclass(frozen=True)
+class StructureProgress:
+    """What a ``progress`` callback receives: the current best ``model`` and its ``score``,
+    accepted ``steps`` and evaluated ``candidates`` so far, ``elapsed`` seconds, and ``phase``."""
+
+    model: HLCModel
+    score: float
+    steps: int
+    candidates: int
+    elapsed: float
+    phase: str
+
+
+@dataclass(frozen=True)
+class StructureResult:
+    """The outcome of :func:`learn_structure`.
+
+    ``fit`` is the final model fitted and scored (:class:`effdim.search.FitResult`;
+    its ``de`` comes from :func:`effdim.dimensions.dimensions`, and agrees with
+    the local updates); ``steps`` the accepted moves; ``start`` the start
+    model's fit; ``stopped`` why the search ended (``"converged"``: no
+    candidate improves the score, or ``"max_time"``).
+    """
+
+    fit: FitResult
+    score: str
+    start: FitResult
+    steps: tuple[Step, ...]
+    candidates: int
+    local_em_seconds: float
+    full_em_seconds: float
+    local_refits: int
+    seconds: float
+    stopped: str
+    columns: dict = field(default_factory=dict)
+
+    @property
+    def model(self) -> HLCModel:
+        return self.fit.model
+
+    def to_json(self) -> dict[str, Any]:
+        """``model`` (leaves named after the data columns), ``loglik``, every score, ``ds``, ``de``,
+        ``steps`` (each with its ``gain``), and how the search ran."""
+        out = self.fit.to_json()
+        out.pop("card", None)
+        out.update({
+            "score": self.score,
+            "start": format_model(self.start.model),
+            "start_score": self.start.score(self.score),
+            "steps": [s.to_json() for s in self.steps],
+            "candidates": self.candidates,
+            "seconds": round(self.seconds, 3),
+            "stopped": self.stopped,
+        })
+        if self.columns:
+            out["columns"] = dict(self.columns)
+        return out
+
+
+def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dataset, dict[str, str]]:
+    """The data with every column renamed to its leaf name (``mapping`` is leaf -> column)."""
+    dataset = as_dataset(dataset)
+    mapping = dict(mapping or {})
+    leaf_of = {}
+    for leaf, column in mapping.items():
+        dataset.index(column)  # raises naming the column
+        if column in leaf_of:
+            raise DataError(f"column {column!r} is mapped to two leaves, {leaf_of[column]!r} and {leaf!r}")
+        leaf_of[column] = leaf
+    names = [leaf_of.get(c, c) for c in dataset.columns]
+    for column, name in zip(dataset.columns, names):
+        if not NAME_PATTERN.match(name):
+            raise DataError(f"column {column!r} cannot name a leaf (use a letter or '_' followed by letters, "
+                            "digits, '_', '.', '-'); name its leaf with mapping={leaf: column} "
+                            "(--map LEAF=COLUMN in the CLI)")
+    if len(set(names)) != len(names):
+        dup = next(x for x in names if names.count(x) > 1)
+        raise DataError(f"two columns would give leaves named {dup!r}; rename one with a mapping")
+    for column, states in zip(dataset.columns, dataset.states):
+        if len(states) < 2:
+            what = f"a single value ({states[0]!r})" if states else "no values (every cell is missing)"
+            raise DataError(f"column {column!r} has {what}; it carries no information about the others: drop it")
+    if len(names) < 3:
+        raise DataError(f"a latent tree needs at least 3 columns; the data have {len(names)}")
+    renamed = Dataset(columns=tuple(names), states=dataset.states, patterns=dataset.patterns,
+                      counts=dataset.counts, n_rows=dataset.n_rows, n_missing=dataset.n_missing,
+                      source=dataset.source, count_column=dataset.count_column)
+    return renamed, dict(zip(names, dataset.columns))
+
+
+class _Clock:
+    """The search's time limit and the caller's cancel event as one ``cancel`` for EM (set when either is),
+    so every phase, the EM inside it included, stops at the limit."""
+
+    def __init__(self, max_time: float | None, cancel: Any):
+        self.t0 = time.perf_counter()
+        self.deadline = None if max_time is None else self.t0 + max_time
+        self.cancel = cancel
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def remaining(self) -> float:
+        return np.inf if self.deadline is None else self.deadline - time.perf_counter()
+
+    def is_set(self) -> bool:
+        return self.cancelled() or self.out_of_time()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` when the caller cancelled (a time limit is not an error)."""
+        if self.cancelled():
+            raise Cancelled("structure search cancelled")
+
+
+class _OutOfTime(Exception):
+    """The time limit fell inside a phase: the search keeps the best model it has."""
+
+
+#: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
+#: cached studies of an older search are not mixed with new results.
+SEARCH_VERSION = 2
+
+#: The operator of a :class:`Step` that is an escape from a local optimum: two random moves at once.
+KICK = "kick"
+
+#: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
+START_STEPS_ON_TIME = 3
+#: E-steps of one SQUAREM cycle of :func:`effdim.em.fit_em`, at most: the time limit is checked between cycles.
+CYCLE_STEPS = 4
+
+
+class _Position:
+    """Where a climb stands: the model, its full-EM fit and score, its ``(ds, de)`` updated locally, the
+    steps that led there from the start, and the fit's messages (computed when first screened)."""
+
+    def __init__(self, model: HLCModel, em: EMResult, score: float, data: Dataset, dims: LocalDe, path: tuple):
+        self.model, self.em, self.score, self.dims, self.path = model, em, score, dims, path
+        self._data, self._messages = data, None
+
+    @property
+    def messages(self) -> Messages:
+        if self._messages is None:
+            self._messages = Messages(self.em.params, self._data)
+        return self._messages
+
+
+def learn_structure(
+    dataset: Any,
+    *,
+    score: str = "bic+",
+    start: str | HLCModel = "islands",
+    mapping: Mapping[str, str] | None = None,
+    operators: Iterable[str] = OPERATORS,
+    restarts: int = 5,
+    seed: Any = None,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    prior: float | None = None,
+    cs_prior: Any = None,
+    max_time: float | None = None,
+    tries: int = 2,
+    screen_iter: int = 200,
+    kicks: int = 1,
+    local_starts: int = 2,
+    local_iter: int = 96,
+    local_tol: float = 1e-6,
+    progress: Callable[[StructureProgress], Any] | None = None,
+    cancel: Any = None,
+) -> StructureResult:
+    """Learn an HLC model (tree and cardinalities) from ``dataset`` by EAST-style search.
+
+    Parameters
+    ----------
+    dataset:
+        A :class:`effdim.data.Dataset` or pandas DataFrame; every column is a leaf,
+        named after the column (or as ``mapping``, leaf -> column, says).
+    score:
+        The score that drives the search: any name of :data:`effdim.scores.SCORES`.
+    start:
+        ``"islands"`` (mutual-information grouping, :func:`islands_model`),
+        ``"lc"`` (the binary LC model), or an :class:`~effdim.model.HLCModel`
+        over the leaves.
+    operators:
+        A subset of :data:`OPERATORS`.
+    restarts, seed, tol, max_iter, prior:
+        EM settings (:func:`effdim.em.fit_em`): ``restarts`` random starts fit
+        the start model; ``tol`` and ``max_iter`` govern the start and final
+        fits and the refit of each accepted move; ``local_tol`` the local EM.
+    cs_prior:
+        The Dirichlet prior of CS and CS+ (:func:`effdim.scores.score_fit`).
+    max_time:
+        Seconds for the whole search, every phase included (mutual
+        information, the start fit, each candidate, each refit): at the limit
+        the best model so far is returned (at least the start model, fitted by
+        one short EM start if the limit fell inside its fit), with
+        ``stopped == "max_time"``.
+    tries, screen_iter:
+        Candidates of each operator refit by full EM per step, the best by
+        local score whatever its sign (the local score of ``ND`` and ``NR`` is
+        often far too low), and the E-steps of each such refit.
+    kicks:
+        Escapes from a local optimum once the climb stops: the best model
+        changed by two random moves, refit and climbed from again; the better
+        end is kept.
+    local_starts, local_iter:
+        Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
+        of each candidate.
+    progress:
+        Called with a :class:`StructureProgress` after every candidate and step.
+    cancel:
+        A ``threading.Event``; when set, :class:`Cancelled` is raised.
+
+    Examples
+    --------
+    Data from a tree with two groups of three leaves, well separated; the search finds the groups:
+
+    >>> from effdim import parse_model
+    >>> from effdim.distribution import sample
+    >>> from effdim.experiments.structure import separated_parameters
+    >>> from effdim.structure import robinson_foulds
+    >>> truth = parse_model("2(2,2,2,2(2,2,2))")
+    >>> data = sample(separated_parameters(truth), 5000, 1)
+    >>> result = learn_structure(data, score="bic+", seed=0)
+    >>> print(result.model, robinson_foulds(result.model, truth), result.stopped)
+    H1:2(H2:2(O4:2,O5:2,O6:2),O1:2,O2:2,O3:2) 0 converged
+    """
+    from ..search import fit
+
+    clock = _Clock(max_time, cancel)
+    score = criterion(score).name
+    for name, value, low in (("tries", tries, 1), ("screen_iter", screen_iter, 1), ("kicks", kicks, 0),
+                             ("local_starts", local_starts, 1), ("local_iter", local_iter, 1)):
+        check_int(name, value, low=low)
+    data, columns = _named_dataset(dataset, mapping)
+    operators = tuple(operators)
+    bad = [o for o in operators if o not in OPERATORS]
+    if bad:
+        raise InvalidArgument(f"unknown operator {bad[0]!r}; choose from {', '.join(OPERATORS)}")
+    if max_time is not None and not (max_time > 0):
+        raise InvalidArgument(f"max_time must be a positive number of seconds, got {max_time!r}")
+    if not (isinstance(start, HLCModel) or start in ("islands", "lc")):
+        raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
+    rng = as_seed(seed)
+    index = {c: i for i, c in enumerate(data.columns)}
+    mi = mutual_information(data)
+    if isinstance(start, HLCModel):
+        first_model = start
+    elif start == "islands":
+        first_model = islands_model(data, mi)
+    else:
+        first_model = HLCModel.lc(2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0],
+                                  observed_names=data.columns)
+    if sorted(first_model.observed) != sorted(data.columns):
+        raise InvalidArgument(f"the start model's leaves ({', '.join(first_model.observed)}) are not the data's "
+                              f"columns ({', '.join(data.columns)})")
+    if not is_regular(first_model):
+        raise InvalidArgument(f"the start model {first_model} is not regular; regularize it first")
+
+    crit = criterion(score)
+    clocks = {"local": 0.0, "full": 0.0, "refits": 0, "candidates": 0}
+    tie = TIE_TOLERANCE * data.n_rows
+    stopped = "converged"
+
+    def timed_fit(kind: str, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return (fit if kind == "fit" else fit_em)(*args, **kwargs)
+        finally:
+            clocks["full"] += time.perf_counter() - t
+            clocks["refits"] += kind == "refit"
+
+    def em_fit(model: HLCModel, init: Any, iters: int, *, limit: bool = True) -> EMResult:
+        """Full EM of ``model`` from ``init``; at the time limit :class:`_OutOfTime`."""
+        try:
+            return timed_fit("refit", data, model, restarts=0, init=init, tol=tol, max_iter=iters, prior=prior,
+                             cancel=clock if limit else cancel)
+        except Cancelled:
+            clock.check()
+            raise _OutOfTime from None
+
+    def scored(em: EMResult, ds: int, de: int) -> float:
+        return score_fit(em, ds=ds, de=de, cs_prior=cs_prior).get(score)
+
+    def local_score(local: LocalFit, ds: int, de: int) -> float:
+        """A penalised likelihood needs only the restricted log-likelihood; CS needs the expected
+        counts of every family, so one exact E-step of the candidate."""
+        if crit.rate is not None:
+            return local.loglik - (de if crit.uses_de else ds) * crit.rate(local.n)
+        loglik, counts = e_step(local.params, data)
+        counted = LocalCounts(local.model, local.params, loglik, counts, local.n, prior)
+        return score_fit(counted, ds=ds, de=de, cs_prior=cs_prior).get(score)
+
+    best: list[_Position] = []
+
+    def report(phase: str, state: _Position | None = None) -> None:
+        if progress is not None:
+            shown = best[0] if best else state
+            progress(StructureProgress(shown.model, shown.score, len(shown.path), clocks["candidates"],
+                                       clock.elapsed(), phase))
+
+    # ---- the start
+    clock.check()
+    # no ConvergenceWarning: the start model is only where the search begins, and whether its EM
+    # starts agreed says nothing about the tree it ends with
+    first = None
+    if max_time is not None:
+        # under a time limit, first a few EM steps from one fixed start: the model returned if the limit
+        # falls inside the full fit, and what one EM step of this model costs (the time limit is checked
+        # between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time left)
+        t = time.perf_counter()
+        quick = timed_fit("fit", data, first_model, restarts=0, init=random_parameters(first_model, 0), tol=tol,
+                          max_iter=START_STEPS_ON_TIME, cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+        per_step = (time.perf_counter() - t) / (START_STEPS_ON_TIME + 1)
+        first = quick
+        if clock.remaining() > 2 * CYCLE_STEPS * restarts * per_step:
+            try:
+                first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
+                                  cs_prior=cs_prior, warn=False, prior=prior, cancel=clock)
+            except Cancelled:
+                clock.check()
+        if first is quick:
+            stopped = "max_time"
+    else:
+        first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
+                          cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+
+    def position(model: HLCModel, em: EMResult, value: float, path: tuple) -> _Position:
+        return _Position(model, em, value, data, LocalDe(model), path)
+
+    best.append(position(first_model, first.em, first.score(score), ()))
+    report("start")
+
+    def screen(cur: _Position, ops: tuple[str, ...], visited: set) -> list:
+        """Local EM of every candidate of ``ops``; per operator the ``tries`` best by local score (gain per
+        added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
+        cur_ds = cur.dims.dims(cur.model)[0]
+        by_op: dict[str, list] = {}
+        for move in iter_candidate_moves(cur.model, mi, index, operators=ops):
+            if move.model in visited:  # never go back: ties could otherwise cycle
+                continue
+            clock.check()
+            if clock.out_of_time():
+                raise _OutOfTime
+            ds, de = cur.dims.dims(move.model)
+            t = time.perf_counter()
+            try:
+                local = local_fit(data, move, cur.em.params, starts=local_starts, max_iter=local_iter,
+                                  tol=local_tol, seed=rng, messages=cur.messages, prior=prior, cancel=clock)
+            except Cancelled:
+                clock.check()
+                raise _OutOfTime from None
+            finally:
+                clocks["local"] += time.perf_counter() - t
+            gain = local_score(local, ds, de) - cur.score
+            clocks["candidates"] += 1
+            rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
+            by_op.setdefault(move.operator, []).append((rank, gain, move, local, ds, de))
+            report(f"candidate {move.operator}", cur)
+        short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[:tries]]
+        return sorted(short, key=lambda e: -e[0])
+
+    def refit_best(cur: _Position, shortlist: list) -> _Position | None:
+        """Refit the shortlist by full EM in the order of its local rank, first the candidates whose local
+        score already wins, then the others (whose local score may mislead); the first that wins against
+        ``cur`` under the one tie rule, or ``None``."""
+        cur_ds = cur.dims.dims(cur.model)[0]
+        promising = [e for e in shortlist if e[1] > -tie]
+        for _, _, move, local, ds, de in promising + [e for e in shortlist if e[1] <= -tie]:
+            clock.check()
+            full = em_fit(move.model, local.params, screen_iter)
+            value = scored(full, ds, de)
+            if best_index([cur.score, value], [cur_ds, ds], data.n_rows) != 1:
+                continue
+            if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
+                full = em_fit(move.model, full.params, max_iter)
+                value = scored(full, ds, de)
+            step = Step(move.operator, move.text, move.model, value, value - cur.score, full.loglik,
+                        local.loglik, ds, de)
+            return position(move.model, full, value, cur.path + (step,))
+        return None
+
+    def better(a: _Position, b: _Position) -> bool:
+        """``a`` is another model than ``b`` (not merely renamed) and scores higher beyond a tie."""
+        return a.score > b.score + tie and shape(a.model) != shape(b.model)
+
+    phases = [tuple(o for o in operators if o not in EXPANSION), tuple(o for o in operators if o in EXPANSION)]
+
+    def climb(cur: _Position) -> _Position:
+        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion)
+        until no candidate wins; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
+        visited = {cur.model}
+        while True:
+            moved = None
+            for ops in phases:
+                if ops:
+                    moved = refit_best(cur, screen(cur, ops, visited))
+                    if moved is not None:
+                        break
+            if moved is None:
+                return cur
+            cur = moved
+            visited.add(cur.model)
+            if better(cur, best[0]):
+                best[0] = cur
+            report(f"accepted {cur.path[-1].operator}", cur)
+
+    def kicked(cur: _Position) -> _Position:
+        """``cur`` changed by two random moves (structure moves where there are any), each fitted by local
+        EM from the previous one and then by full EM: a start outside the climb's basin."""
+        model, params, texts = cur.model, cur.em.params, []
+        for _ in range(2):
+            moves = [m for m in iter_candidate_moves(model, mi, index, operators=operators)]
+            structural = [m for m in moves if m.operator in ("NI", "NR", "ND")] or moves
+            if not structural:
+                break
+            move = structural[int(rng.integers(len(structural)))]
+            params = local_fit(data, move, params, starts=1, max_iter=local_iter, tol=local_tol, seed=rng,
+                               prior=prior, cancel=clock).params
+            model = move.model
+            texts.append(move.text)
+        full = em_fit(model, params, max_iter)
+        ds, de = LocalDe(model).dims(model)
+        value = scored(full, ds, de)
+        step = Step(KICK, "; ".join(texts), model, value, value - cur.score, full.loglik, full.loglik, ds, de)
+        return position(model, full, value, cur.path + (step,))
+
+    try:
+        if stopped == "max_time":
+            raise _OutOfTime
+        best[0] = climb(best[0])
+        for _ in range(kicks):
+            end = climb(kicked(best[0]))
+            if better(end, best[0]):
+                best[0] = end
+    except _OutOfTime:
+        stopped = "max_time"
+    except Cancelled:
+        clock.check()
+        stopped = "max_time"
+    clock.check()
+    final_state = best[0]
+    if final_state.em is first.em:
+        final = first
+    else:  # the search ends at a fit it made at the full tolerance; on time only scored (no more EM)
+        final = timed_fit("fit", data, final_state.model, restarts=0, init=final_state.em.params, tol=tol,
+                          max_iter=0 if stopped == "max_time" else max_iter, cs_prior=cs_prior, prior=prior,
+                          cancel=cancel, warn=False)
+    report("done")
+    return StructureResult(
+        fit=final, score=str(score).lower(), start=first, steps=final_state.path, candidates=clocks["candidates"],
+        local_em_seconds=clocks["local"], full_em_seconds=clocks["full"], local_refits=clocks["refits"],
+        seconds=clock.elapsed(), stopped=stopped,
+        columns={leaf: col for leaf, col in columns.items() if leaf != col},
+    )

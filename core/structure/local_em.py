@@ -1,0 +1,345 @@
+"""Scoring a candidate by local EM: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
+
+Each candidate inherits every CPT of the current fit that it shares
+(:func:`transfer_parameters`); only the families the move changes
+(:func:`effdim.structure.moves.changed_families`) are re-estimated, by EM on
+the few nodes around them with the rest of the tree entering as fixed
+per-pattern messages (:func:`local_fit`). Three starts: the exact
+inheritance (which reproduces the current distribution for ``NI`` and
+``SI``, so their restricted log-likelihood never falls below the current
+one) and two with the touched families perturbed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..distribution import Parameters
+from ..em import Cancelled
+from ..model import HLCModel
+from ..squarem import adapt_step_max, extrapolate
+from ..validation import as_seed
+from .moves import Move
+
+__all__ = ["LocalCounts", "LocalFit", "Messages", "candidate_starts", "local_fit", "transfer_parameters"]
+
+
+def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
+    """Warm-start CPTs for ``model`` from the fit ``params`` of a neighbouring model.
+
+    The result rooted as ``model``; ``params`` is re-rooted there first when
+    the old root is still a hidden node. Every node keeps its old table,
+    resized where cardinalities changed: a state that ``SI`` adds splits the
+    largest state of the node in two (half the probability each, the same
+    rows for its children), a state that ``SD`` removes is the smallest one
+    (its probability shared out by renormalising). A new hidden node copies
+    its parent (identity table) when their cardinalities agree. So ``NI`` and
+    ``SI`` start at exactly the current distribution.
+    """
+    old = params.model
+    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
+        params = params.rerooted(model.root)
+        old = params.model
+    marg = params.marginals()
+    split = {n: int(np.argmax(marg[n])) for n in old.nodes}
+    drop = {n: int(np.argmin(marg[n])) for n in old.nodes}
+
+    def resize_cols(table: np.ndarray, node: str, k: int) -> np.ndarray:
+        have = table.shape[1]
+        if k > have:
+            extra = table[:, [split[node]] * (k - have)] / (k - have + 1)
+            table = table.copy()
+            table[:, split[node]] /= k - have + 1
+            table = np.concatenate([table, extra], axis=1)
+        elif k < have:
+            keep = [s for s in range(have) if s != drop[node]][:k]
+            table = table[:, keep]
+        return table
+
+    def resize_rows(table: np.ndarray, parent: str, k: int) -> np.ndarray:
+        have = table.shape[0]
+        if k > have:
+            return np.concatenate([table, table[[split[parent]] * (k - have)]], axis=0)
+        if k < have:
+            return table[[s for s in range(have) if s != drop[parent]][:k]]
+        return table
+
+    cpts: dict[str, np.ndarray] = {}
+    for node in model.nodes:
+        k = model.card(node)
+        parent = model.parent(node)
+        if node not in old:  # a node introduced: a copy of its parent
+            kp = model.card(parent)
+            table = np.eye(kp, k) if kp == k else np.full((kp, k), 1.0 / k)
+        elif parent is None:
+            table = resize_cols(marg[node][None, :], node, k)
+        else:
+            before = old.parent(node)
+            table = resize_cols(marg[node][None, :] if before is None else params.cpts[node], node, k)
+            kp = model.card(parent)
+            if before == parent:
+                table = resize_rows(table, parent, kp)
+            elif table.shape[0] != kp:  # moved under a parent of another size: no rows to reuse
+                table = np.repeat(resize_cols(marg[node][None, :], node, k), kp, axis=0)
+        table = np.maximum(np.asarray(table, dtype=float), 0.0)
+        sums = table.sum(axis=-1, keepdims=True)  # 0 where SD dropped the only state a row used: uniform then
+        table = np.where(sums > 0, table / np.where(sums > 0, sums, 1.0), 1.0 / table.shape[-1])
+        cpts[node] = table[0] if parent is None else table
+    return Parameters(model, cpts)
+
+
+def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator, weight: float) -> Parameters:
+    """``params`` with the CPTs of ``free`` mixed with random Dirichlet(1) rows (``weight`` of noise)."""
+    cpts = dict(params.cpts)
+    for node in sorted(free):  # sorted: the random stream must not depend on set order (hash seed)
+        table = cpts[node]
+        noise = rng.dirichlet(np.ones(table.shape[-1]), size=table.shape[:-1] or None)
+        cpts[node] = (1 - weight) * table + weight * noise
+    return Parameters(params.model, cpts)
+
+
+@dataclass(frozen=True)
+class LocalFit:
+    """A candidate fitted by :func:`local_fit`: the ``model``, its ``params`` (untouched families
+    as in the current fit), the restricted ``loglik`` (the whole tree's log-likelihood at ``params``),
+    ``n`` and the EM ``n_iter`` of the best start."""
+
+    model: HLCModel
+    params: Parameters
+    loglik: float
+    n: float
+    n_iter: int
+
+
+@dataclass(frozen=True)
+class LocalCounts:
+    """A :class:`LocalFit` with the expected counts of one exact E-step: what
+    :func:`effdim.scores.score_fit` needs for the Cheeseman-Stutz scores."""
+
+    model: HLCModel
+    params: Parameters
+    loglik: float
+    expected_counts: dict
+    n: float
+    prior: float | None = None
+
+
+class Messages:
+    """The current fit and its per-pattern messages (:func:`effdim.em.messages`), computed once per
+    search step and shared by every candidate's :func:`local_fit`."""
+
+    def __init__(self, params: Parameters, data: Any):
+        from ..em import messages
+
+        self.params = params
+        self.md, self.below, self.outside = messages(params, data)
+
+
+def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
+    """Starting points of a candidate's EM: the exact transfer of the current fit ``params``
+    (:func:`transfer_parameters`), then ``count - 1`` with the changed families half mixed
+    with random Dirichlet(1) rows."""
+    rng = as_seed(seed)
+    warm = transfer_parameters(params, move.model)
+    return [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
+
+
+def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
+              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None,
+              messages: Messages | None = None) -> LocalFit:
+    """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
+
+    Only the CPTs of ``move.free`` (:func:`changed_families`) are fitted;
+    every other CPT keeps its value in ``params``, the current fit (carried
+    over by :func:`transfer_parameters`). With those fixed, each pattern's
+    likelihood depends on the free families only through fixed messages: the
+    *region* is the smallest subtree holding the free nodes with their old
+    and new parents; the subtrees hanging off it are unchanged from the
+    current model, and so is everything outside its top node, so the
+    current fit's messages (``messages``, computed once per search step)
+    give their evidence exactly. EM then runs on the region alone, a few
+    nodes per pattern instead of the whole tree, and its log-likelihood *is*
+    the whole tree's at the returned parameters.
+
+    Starts: the exact transfer, then ``starts - 1`` with the free CPTs half
+    mixed with random rows, all run together; no pruning (the exact transfer
+    is often a fixed point of EM: an identity table, a state split in two
+    equal halves). ``prior`` adds pseudo-counts as in :func:`effdim.em.fit_em`.
+    """
+    if messages is None:
+        messages = Messages(params, data)
+    inits = candidate_starts(messages.params, move, starts, seed)
+    warm = inits[0]
+    region = _Region(move, messages, warm)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("structure search cancelled")
+    thetas, ll, n_iter = region.fit(inits, max_iter, tol, float(prior or 0.0))
+    fitted = Parameters(move.model, {**warm.cpts, **thetas})
+    return LocalFit(move.model, fitted, ll, messages.md.n_rows, n_iter)
+
+
+class _Region:
+    """The nodes around a move's free families and the fixed per-pattern evidence at its boundary.
+
+    Linear space with per-pattern scaling: ``U[x]`` is proportional to
+    ``P(evidence below x | x)`` within the region, ``M[x] = theta_x U[x]`` its
+    message to the parent; posteriors follow as ``post_p theta U / M``.
+    Arrays carry the starts on their first axis.
+    """
+
+    def __init__(self, move: Move, cur: Messages, warm: Parameters):
+        from ..em import TINY
+
+        model, free = move.model, move.free
+        old = cur.params.model
+        anchor = set(free) | {model.parent(x) for x in free if model.parent(x) is not None}
+        anchor |= {old.parent(x) for x in free if x in old and old.parent(x) in model}
+        graph = model.graph
+        first = next(iter(sorted(anchor)))
+        nodes = set()
+        for x in anchor:
+            nodes.update(nx.shortest_path(graph, x, first))
+        order = [x for x in model.nodes if x in nodes]  # pre-order of the candidate: the top first
+        top = order[0]
+        self.order, self.top, self.free = order, top, free
+        self.parent = {x: model.parent(x) for x in order[1:]}
+        self.kids = {x: [c for c in order if self.parent.get(c) == x] for x in order}
+        self.top_free = top in free  # the candidate's root with a changed prior
+        md = cur.md
+        self.w, self.n = md.counts, md.n_rows
+        col = {o: j for j, o in enumerate(md.observed)}
+        log_ev: dict[str, np.ndarray] = {}
+        for x in order:
+            if not model.is_hidden(x):  # a leaf of the region: its value (or nothing, when missing)
+                values = md.patterns[:, col[x]]
+                e = np.where(np.arange(model.card(x))[:, None] == values[None, :], 0.0, np.log(TINY))
+                e[:, values < 0] = 0.0
+                log_ev[x] = e
+                continue
+            e = np.zeros((model.card(x), md.n_patterns))
+            for c in model.children(x):
+                if c in nodes:
+                    continue
+                table = np.log(np.maximum(warm.cpts[c], TINY))  # frozen: the current fit's table
+                if model.is_hidden(c):
+                    e += _logmatvec(table, cur.below[c])
+                else:
+                    values = md.patterns[:, col[c]]
+                    e += np.where(values[None, :] >= 0, table[:, np.maximum(values, 0)], 0.0)
+            if x == top and not self.top_free:
+                e += np.log(np.maximum(warm.cpts[x], TINY))[:, None] if model.parent(x) is None else cur.outside[x]
+            log_ev[x] = e
+        self.scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
+        self.ev = {x: np.exp(e - e.max(axis=0)) for x, e in log_ev.items()}
+
+    def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
+        """EM from every start at once, accelerated by SQUAREM (:mod:`effdim.squarem`) as full EM is
+        (:mod:`effdim.em`); the free CPTs, log-likelihood and E-steps of the best start.
+
+        Each cycle makes two EM steps, extrapolates, and makes one EM step from the extrapolated point;
+        a start whose objective there is below the first EM step's takes the second EM step instead, so
+        the objective never falls. ``max_iter`` counts E-steps, the work of as many plain EM steps: a
+        state split in two equal halves is a saddle point that plain EM leaves in hundreds of steps.
+        """
+        learn = [x for x in self.order if x in self.free and (x != self.top or self.top_free)]
+        thetas = {x: np.stack([np.atleast_2d(p.cpts[x]) for p in inits]) for x in self.order if x != self.top}
+        if self.top_free:
+            thetas[self.top] = np.stack([np.atleast_2d(p.cpts[self.top]) for p in inits])  # (S, 1, k)
+        n_starts = len(inits)
+
+        def mstep(th: dict, counts: dict) -> dict:
+            out = dict(th)
+            for x in learn:
+                c = counts[x] + prior
+                rows = c.sum(axis=-1, keepdims=True)
+                out[x] = np.divide(c, rows, out=th[x].copy(), where=rows > 0)
+            return out
+
+        def evaluate(th: dict) -> tuple[np.ndarray, np.ndarray, dict]:
+            ll, counts = self._estep(th)
+            obj = ll
+            if prior:  # the MAP objective: the pseudo-counts' log prior of the free tables
+                obj = ll + prior * sum(np.log(np.maximum(th[x], 1e-300)).reshape(n_starts, -1).sum(axis=1)
+                                       for x in learn)
+            return ll, obj, counts
+
+        def choose(mask: np.ndarray, a: dict, b: dict) -> dict:
+            return {x: np.where(mask.reshape((-1,) + (1,) * (a[x].ndim - 1)), a[x], b[x]) for x in a}
+
+        ll, obj, counts = evaluate(thetas)
+        step_max = np.ones(n_starts)
+        used = 0
+        while used < max_iter:
+            x1 = mstep(thetas, counts)
+            ll1, obj1, c1 = evaluate(x1)
+            cycle = 1
+            if max_iter - used < 4:  # no room for a cycle: plain EM steps
+                new = (x1, ll1, obj1, c1)
+            else:
+                x2 = mstep(x1, c1)
+                xs, alpha = extrapolate([thetas[x] for x in learn], [x1[x] for x in learn],
+                                        [x2[x] for x in learn], step_max)
+                point = dict(x2)
+                for x, a in zip(learn, xs):  # rows sum to 1 only up to rounding, which a^2 would amplify
+                    rs = a.sum(axis=-1, keepdims=True)
+                    point[x] = np.divide(a, rs, out=x2[x].copy(), where=rs > 0)
+                point = mstep(point, evaluate(point)[2])  # stabilise with one EM step
+                ll3, obj3, c3 = evaluate(point)
+                cycle = 3  # E-steps: the first EM step, the extrapolated point, the stabilised point
+                ok = obj3 >= obj1
+                if not ok.all():
+                    ll2, obj2, c2 = evaluate(x2)
+                    cycle += 1
+                    point, c3 = choose(ok, point, x2), choose(ok, c3, c2)
+                    ll3, obj3 = np.where(ok, ll3, ll2), np.where(ok, obj3, obj2)
+                step_max = adapt_step_max(step_max, alpha, ok)
+                new = (point, ll3, obj3, c3)
+            used += cycle
+            rise = new[2] - obj
+            thetas, ll, obj, counts = new
+            if np.max(rise) < tol * self.n * cycle:
+                break
+        s = int(np.argmax(obj))
+        out = {x: (thetas[x][s, 0] if x == self.top else thetas[x][s]) for x in learn}
+        return out, float(ll[s]), used
+
+    def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
+        U, M, logc = {}, {}, self.scale.copy()
+        S = next(iter(thetas.values())).shape[0] if thetas else 1
+        logc = np.broadcast_to(logc, (S, logc.size)).copy()
+        for x in reversed(self.order):
+            u = np.broadcast_to(self.ev[x], (S, *self.ev[x].shape)).copy()
+            for c in self.kids[x]:
+                u *= M[c]
+            top = u.max(axis=1, keepdims=True)  # rescale per pattern against underflow
+            top = np.maximum(top, 1e-300)
+            u /= top
+            logc += np.log(top[:, 0, :])
+            U[x] = u
+            if x != self.top:
+                M[x] = np.maximum(np.einsum("spk,skm->spm", thetas[x], u), 1e-300)
+        root = U[self.top] * thetas[self.top][:, 0, :, None] if self.top_free else U[self.top]
+        total = root.sum(axis=1)  # (S, m)
+        ll = (np.log(total) + logc) @ self.w
+        post = {self.top: root / total[:, None, :]}
+        counts = {}
+        if self.top_free:
+            counts[self.top] = (post[self.top] @ self.w)[:, None, :]
+        for x in self.order[1:]:
+            p = self.parent[x]
+            joint = (post[p] / M[x])[:, :, None, :] * thetas[x][:, :, :, None] * U[x][:, None, :, :]
+            counts[x] = joint @ self.w
+            post[x] = joint.sum(axis=1)
+        return ll, counts
+
+
+def _logmatvec(log_table: np.ndarray, log_vec: np.ndarray) -> np.ndarray:
+    """``log sum_c exp(log_table[h, c] + log_vec[c, p])`` for every ``h, p``: a message up one edge."""
+    from scipy.special import logsumexp
+
+    return logsumexp(log_table[:, :, None] + log_vec[None, :, :], axis=1)
