@@ -20,7 +20,7 @@ import numpy as np
 
 from .em import ModelData, pattern_loglik, posterior
 from .model import HLCModel
-from .errors import EffdimError
+from .errors import EffdimError, InvalidArgument
 from .validation import as_dataset, as_model
 
 __all__ = ["LatentTreeLearner", "NotFittedError"]
@@ -104,7 +104,7 @@ class LatentTreeLearner:
     def set_params(self, **params: Any) -> "LatentTreeLearner":
         for k, v in params.items():
             if k not in self.get_params():
-                raise ValueError(f"unknown parameter {k!r} for LatentTreeLearner")
+                raise InvalidArgument(f"unknown parameter {k!r} for LatentTreeLearner")
             setattr(self, k, v)
         return self
 
@@ -201,7 +201,7 @@ class LatentTreeLearner:
         leaves = self.model_.observed
         codes, weights = encode_rows(X, {leaf: self.columns_[leaf] for leaf in leaves}, self.states_)
         if codes.shape[0] == 0:
-            raise ValueError("no rows to evaluate")
+            raise InvalidArgument("no rows to evaluate")
         uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         counts = np.bincount(inverse, weights=weights, minlength=uniq.shape[0])

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..distribution import Parameters, random_parameters, sample
 from ..em import loglikelihood
+from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
@@ -189,7 +190,7 @@ class StructureStudy(Study):
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
         for label, (low, high), least in (("leaves", self.leaves, 3), ("hidden", self.hidden, 1)):
             if not least <= low <= high:
-                raise ValueError(f"{label} must be a range low..high with low >= {least}, got {low}..{high}")
+                raise InvalidArgument(f"{label} must be a range low..high with low >= {least}, got {low}..{high}")
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
