@@ -10,6 +10,9 @@ from setuptools import find_packages, setup
 
 setup(
     package_dir={"effdim": "core"},
-    packages=["effdim", *(f"effdim.{name}" for name in find_packages("core")),
-              *find_packages(include=["effdim_app", "effdim_app.*"])],
+    packages=[
+        "effdim",
+        *(f"effdim.{name}" for name in find_packages("core")),
+        *find_packages(include=["effdim_app", "effdim_app.*"]),
+    ],
 )

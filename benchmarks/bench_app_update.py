@@ -178,8 +178,14 @@ def _serve(make):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = pn.serve({"effdim": session}, port=port, address="127.0.0.1", threaded=True, show=False,
-                      websocket_origin=[f"127.0.0.1:{port}"])
+    server = pn.serve(
+        {"effdim": session},
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        websocket_origin=[f"127.0.0.1:{port}"],
+    )
     time.sleep(2)
     return f"http://127.0.0.1:{port}/effdim", server
 
@@ -241,8 +247,17 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
         if candidate is not None:
             box = page.locator(".effdim-card-input input")
             box.fill(str(card))
-            times["states"].append(measure(lambda: box.press("Enter"), "[data-stat=ds]", f"^{_ds(candidate)}$",
-                                           "key", node, card, "states+tree"))
+            times["states"].append(
+                measure(
+                    lambda: box.press("Enter"),
+                    "[data-stat=ds]",
+                    f"^{_ds(candidate)}$",
+                    "key",
+                    node,
+                    card,
+                    "states+tree",
+                )
+            )
             current = candidate
         # Apply: the notation of another random edit, typed and applied
         other_node, other_card = next(edits(current, 1, rng))
@@ -250,8 +265,9 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
         if other is not None:
             page.locator(".effdim-notation textarea").fill(str(other))
             apply = page.get_by_role("button", name="Apply notation")
-            times["apply"].append(measure(apply.click, "[data-stat=ds]", f"^{_ds(other)}$",
-                                          "mouse", other_node, other_card, "apply+tree"))
+            times["apply"].append(
+                measure(apply.click, "[data-stat=ds]", f"^{_ds(other)}$", "mouse", other_node, other_card, "apply+tree")
+            )
             current = other
     return times
 
@@ -285,12 +301,14 @@ def time_shapes(page, count: int, first: int = 1) -> dict[str, list[float]]:
 
 
 def _chromium(pw):
-    return pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                              args=["--no-sandbox", "--disable-gpu"])
+    return pw.chromium.launch(
+        executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox", "--disable-gpu"]
+    )
 
 
-def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = False,
-                trace: str | None = None) -> dict[str, list[float]]:
+def time_served(
+    model: HLCModel, count: int, rng: random.Random, real: bool = False, trace: str | None = None
+) -> dict[str, list[float]]:
     """:func:`time_edits` and :func:`time_shapes` on the served page at 1366x768.
 
     ``real``: against the ``effdim app`` command itself, in a subprocess (its
@@ -324,10 +342,18 @@ def time_served(model: HLCModel, count: int, rng: random.Random, real: bool = Fa
             times = time_edits(page, model, count, rng)
             times.update(time_shapes(page, count))
             if trace:
-                browser.start_tracing(page=page, path=trace, screenshots=False,
-                                      categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
-                                                  "v8.execute", "blink.user_timing",
-                                                  "disabled-by-default-v8.cpu_profiler"])
+                browser.start_tracing(
+                    page=page,
+                    path=trace,
+                    screenshots=False,
+                    categories=[
+                        "devtools.timeline",
+                        "disabled-by-default-devtools.timeline",
+                        "v8.execute",
+                        "blink.user_timing",
+                        "disabled-by-default-v8.cpu_profiler",
+                    ],
+                )
                 time_shapes(page, 1, first=2)  # to a regular tree, then trace two Applies between regular trees
                 time_shapes(page, 2, first=3)
                 browser.stop_tracing()
@@ -356,11 +382,15 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     from playwright.sync_api import sync_playwright
 
     dashboard = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
-    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": cell, "metadata": {},
-                           "outputs": [], "source": source}
-                          for cell, source in (("bare", BARE_PANEL), ("dashboard", dashboard))],
-                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-                "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": cell, "metadata": {}, "outputs": [], "source": source}
+            for cell, source in (("bare", BARE_PANEL), ("dashboard", dashboard))
+        ],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
     with tempfile.TemporaryDirectory() as home:
         path = Path(home) / "bench_app_update.ipynb"
@@ -430,10 +460,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 40, 50])
     parser.add_argument("--browser", action="store_true", help="also time edits in headless Chromium")
-    parser.add_argument("--jupyterlab", action="store_true",
-                        help="also time edits in a notebook cell of JupyterLab, in headless Chromium")
-    parser.add_argument("--real", action="store_true",
-                        help="--browser against the `effdim app` command in a subprocess (not pn.serve in a thread)")
+    parser.add_argument(
+        "--jupyterlab",
+        action="store_true",
+        help="also time edits in a notebook cell of JupyterLab, in headless Chromium",
+    )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="--browser against the `effdim app` command in a subprocess (not pn.serve in a thread)",
+    )
     parser.add_argument("--trace", metavar="FILE", help="with --browser: a Chromium trace of two Applies to FILE")
     parser.add_argument("--browser-only", action="store_true", help="skip the server-side timings")
     parser.add_argument("--browser-nodes", type=int, default=20, help="tree size for --browser and --jupyterlab")
@@ -447,11 +483,15 @@ def main() -> None:
     model = trees.get(n) or random_tree(n, rng)
     if args.browser:
         where = "`effdim app` (subprocess)" if args.real else "pn.serve in a thread"
-        _print_browser(f"served by {where}, headless Chromium, {n} nodes, event -> pixels (ms):",
-                       time_served(model, args.edits, rng, real=args.real, trace=args.trace))
+        _print_browser(
+            f"served by {where}, headless Chromium, {n} nodes, event -> pixels (ms):",
+            time_served(model, args.edits, rng, real=args.real, trace=args.trace),
+        )
     if args.jupyterlab:
-        _print_browser(f"JupyterLab notebook cell, offline, headless Chromium, {n} nodes, event -> pixels (ms):",
-                       time_jupyterlab(model, args.edits, rng))
+        _print_browser(
+            f"JupyterLab notebook cell, offline, headless Chromium, {n} nodes, event -> pixels (ms):",
+            time_jupyterlab(model, args.edits, rng),
+        )
 
 
 def time_server_side(trees: dict[int, HLCModel], args, rng: random.Random) -> None:
@@ -469,8 +509,10 @@ def time_server_side(trees: dict[int, HLCModel], args, rng: random.Random) -> No
             p90 = times[int(0.9 * (len(times) - 1))]
             worst = max(worst, times[-1]) if label == "app" else worst
             shown = str(model) if len(str(model)) < 60 else str(model)[:57] + "..."
-            print(f"{n:>5} {len(model.hidden):>6} {label:>5} {1000 * statistics.median(times):>10.1f} "
-                  f"{1000 * p90:>8.1f} {1000 * times[-1]:>8.1f}  {shown if label == 'state' else ''}")
+            print(
+                f"{n:>5} {len(model.hidden):>6} {label:>5} {1000 * statistics.median(times):>10.1f} "
+                f"{1000 * p90:>8.1f} {1000 * times[-1]:>8.1f}  {shown if label == 'state' else ''}"
+            )
     print()
     verdict = "meets" if worst < 0.3 else "MISSES"
     print(f"slowest full-app update: {1000 * worst:.0f} ms ({verdict} the 300 ms target)")

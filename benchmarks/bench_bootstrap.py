@@ -42,8 +42,10 @@ def main() -> None:
                 result = blrt(data, "3:2,2,2,2", B=args.B, seed=0, executor=executor, tol=tol)
                 times.append(time.perf_counter() - start)
             results[tol] = result
-            print(f"tol {tol:g}  {executor:<9}  median {statistics.median(times):6.2f} s  "
-                  f"(runs: {', '.join(f'{t:.2f}' for t in times)})  LR {result.statistic:.4f}  p {result.p_value:.4f}")
+            print(
+                f"tol {tol:g}  {executor:<9}  median {statistics.median(times):6.2f} s  "
+                f"(runs: {', '.join(f'{t:.2f}' for t in times)})  LR {result.statistic:.4f}  p {result.p_value:.4f}"
+            )
     a, b = (results[t] for t in TOLERANCES)
     print(f"tolerance effect: LR {abs(a.statistic - b.statistic):.4f}, p {abs(a.p_value - b.p_value):.4f}")
 

@@ -75,6 +75,7 @@ OPEN_P95, EDIT_P95 = 3.0, 1.0
 
 def _summary(out: dict, load_before: float, load_after: float) -> str:
     """One line to compare runs: the two p95s against their targets, errors, and the machine's load."""
+
     def p95(values):
         v = sorted(values)
         return v[min(len(v) - 1, int(round(0.95 * (len(v) - 1))))] if v else float("inf")
@@ -82,10 +83,12 @@ def _summary(out: dict, load_before: float, load_after: float) -> str:
     opened, edited = p95(out["opens"]), p95(out["edits"])
     clean = not (out["errors"] or out["open_errors"] or out["lost"])
     verdict = "meets" if opened < OPEN_P95 and edited < EDIT_P95 and clean else "MISSES"
-    return (f"summary: open p95 {opened:.2f} s (target < {OPEN_P95:.0f} s), edit p95 {1000 * edited:.0f} ms "
-            f"(target < {1000 * EDIT_P95:.0f} ms), errors {len(out['errors']) + len(out['open_errors'])}, "
-            f"lost {out['lost']}: {verdict} the targets; load average {load_before:.1f} before, "
-            f"{load_after:.1f} after")
+    return (
+        f"summary: open p95 {opened:.2f} s (target < {OPEN_P95:.0f} s), edit p95 {1000 * edited:.0f} ms "
+        f"(target < {1000 * EDIT_P95:.0f} ms), errors {len(out['errors']) + len(out['open_errors'])}, "
+        f"lost {out['lost']}: {verdict} the targets; load average {load_before:.1f} before, "
+        f"{load_after:.1f} after"
+    )
 
 
 class Client:
@@ -109,7 +112,7 @@ class Client:
         self._replies: dict[str, asyncio.Future] = {}
 
     # ------------------------------------------------------------ protocol
-    async def open(self) -> "Client":
+    async def open(self) -> Client:
         from tornado.httpclient import AsyncHTTPClient
         from tornado.websocket import websocket_connect
 
@@ -126,8 +129,15 @@ class Client:
         self._learn(reply)
         self.open_seconds = time.perf_counter() - start
         self._reader = asyncio.ensure_future(self._read_forever())
-        await self._patch([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
-            "type": "event", "name": "document_ready", "values": {"type": "map"}}}])  # deferred parts load now
+        await self._patch(
+            [
+                {
+                    "kind": "MessageSent",
+                    "msg_type": "bokeh_event",
+                    "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}},
+                }
+            ]
+        )  # deferred parts load now
         return self
 
     async def _receive(self):
@@ -209,14 +219,28 @@ class Client:
     async def set(self, model_id: str, **values) -> None:
         for attr, new in values.items():
             self.models[model_id]["attributes"][attr] = new
-        await self._patch([{"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}
-                           for attr, new in values.items()])
+        await self._patch(
+            [
+                {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}
+                for attr, new in values.items()
+            ]
+        )
 
     async def click(self, label: str) -> None:
         button = self.find(name="Button", label=label)
-        await self._patch([{"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": {
-            "type": "event", "name": "button_click", "values": {"type": "map", "entries": [
-                ["model", {"id": button}]]}}}])
+        await self._patch(
+            [
+                {
+                    "kind": "MessageSent",
+                    "msg_type": "bokeh_event",
+                    "msg_data": {
+                        "type": "event",
+                        "name": "button_click",
+                        "values": {"type": "map", "entries": [["model", {"id": button}]]},
+                    },
+                }
+            ]
+        )
 
     def close(self) -> None:
         if self._reader is not None:
@@ -257,7 +281,7 @@ async def student(url: str, seconds: float, seed: int, out: dict, delay: float =
         try:
             await asyncio.wait_for(shown.wait(), 15)
             out["edits"].append(time.perf_counter() - start)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             out["errors"].append(f"edit to |H1| = {card} not shown within 15 s")
     out["lost"] += int(client.closed)
     client.close()
@@ -292,7 +316,7 @@ async def sweeper(url: str, seconds: float, out: dict) -> None:
         try:
             await asyncio.wait_for(done.wait(), max(1.0, end - time.perf_counter()))
             out["sweeps"].append((client.text(status)[:80], time.perf_counter() - start))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             break
         await asyncio.sleep(1)
     out["lost"] += int(client.closed)
@@ -311,8 +335,12 @@ async def attacker(url: str, seconds: float, out: dict) -> None:
         what = inputs[step % len(inputs)]
         step += 1
         if what == "json":
-            await client.set(upload, value=base64.b64encode(HUGE_JSON.encode()).decode(),
-                             mime_type="application/json", filename="huge.json")
+            await client.set(
+                upload,
+                value=base64.b64encode(HUGE_JSON.encode()).decode(),
+                mime_type="application/json",
+                filename="huge.json",
+            )
         else:
             await client.set(notation, value=what, value_input=what)
             await client.click("Apply notation")
@@ -375,8 +403,20 @@ def _free_port() -> int:
 
 def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
     port = _free_port()
-    cmd = [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--port", str(port), "--address", "127.0.0.1",
-           "--allow-websocket-origin", f"127.0.0.1:{port}", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "effdim.cli",
+        "app",
+        "--no-show",
+        "--port",
+        str(port),
+        "--address",
+        "127.0.0.1",
+        "--allow-websocket-origin",
+        f"127.0.0.1:{port}",
+        *extra,
+    ]
     log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
     # its own process group: with --processes N the forked servers go with it (see stop_server)
     server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -402,8 +442,10 @@ async def classroom(url: str, pid: int | None, args):
     out = {"opens": [], "open_errors": [], "edits": [], "errors": [], "lost": 0, "sweeps": [], "attacks": 0}
     seconds = 60 * args.minutes
     tasks = [sweeper(url, seconds, out), attacker(url, seconds, out)]
-    tasks += [student(url, seconds, args.seed + i, out, delay=args.ramp * i / max(1, args.students))
-              for i in range(args.students)]
+    tasks += [
+        student(url, seconds, args.seed + i, out, delay=args.ramp * i / max(1, args.students))
+        for i in range(args.students)
+    ]
     peak = [0.0, 0.0]
 
     async def sample():
@@ -439,8 +481,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=3.0)
-    parser.add_argument("--ramp", type=float, default=30.0,
-                        help="seconds over which the students open the page (0: all at once)")
+    parser.add_argument(
+        "--ramp", type=float, default=30.0, help="seconds over which the students open the page (0: all at once)"
+    )
     parser.add_argument("--churn", type=int, default=200, help="sessions opened and closed at the end")
     parser.add_argument("--url", default=None, help="a running effdim app (default: start one)")
     parser.add_argument("--pid", type=int, default=None, help="its process id (for memory, with --url)")
@@ -458,19 +501,27 @@ def main() -> None:
     try:
         out, marks, peak, base, wall, after_class = asyncio.run(classroom(url, pid, args))
         alive = server is None or server.poll() is None
-        print(f"classroom: {args.students} students (opening over {args.ramp:.0f} s) + 1 sweeper + 1 attacker "
-              f"for {wall:.0f} s against {url}"
-              + (f" (effdim app {' '.join(args.server_args)})" if args.server_args else ""))
+        print(
+            f"classroom: {args.students} students (opening over {args.ramp:.0f} s) + 1 sweeper + 1 attacker "
+            f"for {wall:.0f} s against {url}"
+            + (f" (effdim app {' '.join(args.server_args)})" if args.server_args else "")
+        )
         print(f"session open   {_percentiles(out['opens'])}; failed opens {len(out['open_errors'])}")
         print(f"edit -> new ds {_percentiles(out['edits'])}")
         print(f"errors {len(out['errors'])}, lost sessions {out['lost']}, server alive: {alive}")
-        print(f"attacks sent {out['attacks']}; sweeps finished {len(out['sweeps'])}: "
-              + "; ".join(f"{t:.0f} s {text!r}" for text, t in out["sweeps"][:3]))
-        print(f"server memory: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
-              f" workers' peak {peak[1]:.0f} MiB")
+        print(
+            f"attacks sent {out['attacks']}; sweeps finished {len(out['sweeps'])}: "
+            + "; ".join(f"{t:.0f} s {text!r}" for text, t in out["sweeps"][:3])
+        )
+        print(
+            f"server memory: before {base[0]:.0f} MiB, peak {peak[0]:.0f} MiB, after the class {after_class:.0f} MiB;"
+            f" workers' peak {peak[1]:.0f} MiB"
+        )
         if marks:
-            print("server memory while opening and closing sessions one by one: "
-                  + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks))
+            print(
+                "server memory while opening and closing sessions one by one: "
+                + ", ".join(f"{n}: {rss:.0f} MiB" for n, rss in marks)
+            )
         for err in (out["errors"] + out["open_errors"])[:5]:
             print("  error:", err)
         print(_summary(out, load_before, os.getloadavg()[0]))

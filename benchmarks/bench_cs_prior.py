@@ -34,8 +34,10 @@ PRIORS = ("k2", "bdeu:1", "bdeu:10", "jeffreys")
 def picks(fits) -> dict[str, int]:
     """Selected |X| per score (BIC, BIC+ and CS/CS+ under every prior) over one sweep."""
     ds, n = [f.ds for f in fits], fits[0].n
-    out = {"bic": fits[best_index([f.scores.bic for f in fits], ds, n)].card,
-           "bic+": fits[best_index([f.scores.bic_plus for f in fits], ds, n)].card}
+    out = {
+        "bic": fits[best_index([f.scores.bic for f in fits], ds, n)].card,
+        "bic+": fits[best_index([f.scores.bic_plus for f in fits], ds, n)].card,
+    }
     for prior in PRIORS:
         cs = [cheeseman_stutz(f.loglik, f.em.expected_counts, f.em.params.cpts, prior) for f in fits]
         out[f"cs {prior}"] = fits[best_index(cs, ds, n)].card
@@ -72,8 +74,10 @@ def main() -> None:
             data = sample(random_parameters(model, rng), n, rng)
             for key, card in picks(sweep(data, restarts=5, seed=rep)).items():
                 acc.setdefault(key, []).append(card)
-        print(f"8:2,2,2,2, n = {n}, mean selected |X| over {args.replicates}:",
-              {k: round(float(np.mean(v)), 1) for k, v in acc.items()})
+        print(
+            f"8:2,2,2,2, n = {n}, mean selected |X| over {args.replicates}:",
+            {k: round(float(np.mean(v)), 1) for k, v in acc.items()},
+        )
     print("CS across starts at the best log-likelihood (Stouffer-Toby):")
     spread(args.starts)
 

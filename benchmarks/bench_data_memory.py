@@ -63,8 +63,7 @@ def write_csv(path: Path, megabytes: float, columns: int, with_id: bool, seed: i
 
 
 def measure(path: Path, reader: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(path), reader], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), reader], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -74,16 +73,22 @@ def main() -> None:
     parser.add_argument("--columns", type=int, default=10)
     parser.add_argument("--id", action="store_true", help="add an ID column of distinct values")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--reader", choices=["read_data", "load_csv"], default="read_data",
-                        help="read_data (this version) or load_csv (also present in older versions)")
+    parser.add_argument(
+        "--reader",
+        choices=["read_data", "load_csv"],
+        default="read_data",
+        help="read_data (this version) or load_csv (also present in older versions)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'MB':>6} {'peak above imports (MB)':>24} {'per MB of input':>16}")
         for size in (float(s) for s in args.sizes.split(",")):
             path = Path(tmp) / f"data_{size:g}.csv"
             n_bytes = write_csv(path, size, args.columns, args.id)
-            extra = [(r["peak_kib"] - r["before_kib"]) / 1024 for r in (measure(path, args.reader)
-                                                                       for _ in range(args.repeats))]
+            extra = [
+                (r["peak_kib"] - r["before_kib"]) / 1024
+                for r in (measure(path, args.reader) for _ in range(args.repeats))
+            ]
             mb = n_bytes / 1e6
             median = statistics.median(extra)
             print(f"{mb:6.1f} {median:24.0f} {median / mb:16.1f}")

@@ -19,9 +19,29 @@ from effdim import HLCModel, parse_model
 from effdim.bounds import lc_bounds, standard_dimension
 from effdim.dimensions import _lc_rank, dimensions
 
-TABLE1 = ["2:2,2", "2:2,2,2", "3:2,2,2", "4:2,2,2", "2:3,3", "2:3,3,3", "3:3,3,3", "3:4,5", "4:3,3,3",
-          "5:3,3,3", "6:3,3,3", "2:2,2,2,2", "3:2,2,2,2", "4:2,2,2,2", "5:2,2,2,2", "6:2,2,2,2",
-          "3:5,2,2", "3:4,2,2", "5:3,3,2", "5:6,3,2", "5:10,3,2"]
+TABLE1 = [
+    "2:2,2",
+    "2:2,2,2",
+    "3:2,2,2",
+    "4:2,2,2",
+    "2:3,3",
+    "2:3,3,3",
+    "3:3,3,3",
+    "3:4,5",
+    "4:3,3,3",
+    "5:3,3,3",
+    "6:3,3,3",
+    "2:2,2,2,2",
+    "3:2,2,2,2",
+    "4:2,2,2,2",
+    "5:2,2,2,2",
+    "6:2,2,2,2",
+    "3:5,2,2",
+    "3:4,2,2",
+    "5:3,3,2",
+    "5:6,3,2",
+    "5:10,3,2",
+]
 
 
 def timed(fn, runs):
@@ -80,7 +100,12 @@ def main() -> None:
         ("Table 1, all 21 LC models (de, db, ...)", table1, args.runs, 1.0),
         ("db of LC 10 : 200 variables with 2-5 states", lambda: lc_bounds(mixed), args.runs, 0.05),
         ("de of LC 10:2^300 (ds 3009), proven", big, max(1, args.runs // 2), 10.0),
-        (f"de of an HLC tree, 100 binary leaves (ds {standard_dimension(tree)}), both routes", hlc, max(1, args.runs // 2), 10.0),
+        (
+            f"de of an HLC tree, 100 binary leaves (ds {standard_dimension(tree)}), both routes",
+            hlc,
+            max(1, args.runs // 2),
+            10.0,
+        ),
     ]
     print(f"{'case':<70} {'median s':>9} {'min s':>7} {'max s':>7} {'target s':>8}")
     for name, fn, runs, target in cases:

@@ -51,8 +51,9 @@ MAX_ITER = 1000
 
 def stouffer_243k():
     base = datasets.load("stouffer-toby")
-    return from_patterns(base.patterns, base.counts * 1125, columns=base.columns, states=base.states,
-                         source="stouffer-toby x 1125")
+    return from_patterns(
+        base.patterns, base.counts * 1125, columns=base.columns, states=base.states, source="stouffer-toby x 1125"
+    )
 
 
 def bench_sweep(repeats: int) -> dict:
@@ -73,9 +74,12 @@ def bench_sweep(repeats: int) -> dict:
             "logliks": [f.loglik for f in fits],
             "n_iter": [f.restarts["n_iter"] for f in fits],
             "converged": [f.restarts["converged"] for f in fits],
-            "bic": fits[0].scores.bic, "bic_plus": fits[0].scores.bic_plus, "cs": fits[0].scores.cs,
+            "bic": fits[0].scores.bic,
+            "bic_plus": fits[0].scores.bic_plus,
+            "cs": fits[0].scores.cs,
             "cs_plus": fits[0].scores.cs_plus,
-            "ds": fits[0].ds, "de": fits[0].de,
+            "ds": fits[0].ds,
+            "de": fits[0].de,
         }
     # time per |X|: one timed fit per card and repeat
     card_times = {str(k): [] for k in range(1, 9)}
@@ -86,8 +90,16 @@ def bench_sweep(repeats: int) -> dict:
             card_times[str(k)].append(time.perf_counter() - start)
     for k, ts in card_times.items():
         per_card[k]["time_median"] = statistics.median(ts)
-    return {"rows": 243_000, "patterns": int(data.n_patterns), "restarts": RESTARTS, "tol": TOL, "max_iter": MAX_ITER,
-            "times": times, "time_median": statistics.median(times), "per_card": per_card}
+    return {
+        "rows": 243_000,
+        "patterns": int(data.n_patterns),
+        "restarts": RESTARTS,
+        "tol": TOL,
+        "max_iter": MAX_ITER,
+        "times": times,
+        "time_median": statistics.median(times),
+        "per_card": per_card,
+    }
 
 
 def bench_hill(repeats: int, scores: list[str]) -> dict:
@@ -109,9 +121,14 @@ def bench_hill(repeats: int, scores: list[str]) -> dict:
                 climb = hill_climb(data, model, score, restarts=RESTARTS, seed=r, tol=1e-8, max_iter=MAX_ITER)
                 times.append(time.perf_counter() - start)
                 paths.append([str(f.model) for f in climb.path])
-            out["runs"][f"{label}, {score}"] = {"times": times, "time_median": statistics.median(times),
-                                               "fits": len(climb.tried), "paths": paths, "best": paths[-1][-1],
-                                               "patterns": int(data.n_patterns)}
+            out["runs"][f"{label}, {score}"] = {
+                "times": times,
+                "time_median": statistics.median(times),
+                "fits": len(climb.tried),
+                "paths": paths,
+                "best": paths[-1][-1],
+                "patterns": int(data.n_patterns),
+            }
     return out
 
 
@@ -125,8 +142,15 @@ def bench_wide(repeats: int) -> dict:
         result = fit_em(md, model, restarts=1, seed=r, tol=None, max_iter=100)
         times.append(time.perf_counter() - start)
         assert result.n_iter == 100
-    return {"rows": 100_000, "columns": 30, "patterns": int(data.n_patterns), "card": 5, "iterations": 100,
-            "times": times, "time_median": statistics.median(times)}
+    return {
+        "rows": 100_000,
+        "columns": 30,
+        "patterns": int(data.n_patterns),
+        "card": 5,
+        "iterations": 100,
+        "times": times,
+        "time_median": statistics.median(times),
+    }
 
 
 def bench_patterns(repeats: int) -> dict:
@@ -174,8 +198,10 @@ def compare() -> str:
         )
     total_w = sum(v["time_median"] for v in weighted.values()) if len(weighted) == 8 else None
     lines.append("")
-    lines.append(f"effdim whole sweep |X| = 1..8: median {ours['time_median']:.2f} s over {len(ours['times'])} runs"
-                 + (f"; StepMix weighted, sum of the per-|X| medians: {total_w:.1f} s" if total_w else ""))
+    lines.append(
+        f"effdim whole sweep |X| = 1..8: median {ours['time_median']:.2f} s over {len(ours['times'])} runs"
+        + (f"; StepMix weighted, sum of the per-|X| medians: {total_w:.1f} s" if total_w else "")
+    )
     return "\n".join(lines)
 
 
@@ -201,8 +227,10 @@ def main():
     if "hill" in todo:
         results["hill"] = bench_hill(max(1, min(args.repeats, 3)), args.hill_scores)
         for key, v in results["hill"]["runs"].items():
-            print(f"hill climb ({key}): median {v['time_median']:.2f} s over {len(v['times'])}, "
-                  f"{v['fits']} fits, best {v['best']}")
+            print(
+                f"hill climb ({key}): median {v['time_median']:.2f} s over {len(v['times'])}, "
+                f"{v['fits']} fits, best {v['best']}"
+            )
     if "wide" in todo:
         results["wide"] = bench_wide(max(1, min(args.repeats, 3)))
         w = results["wide"]
@@ -210,8 +238,10 @@ def main():
     if "patterns" in todo:
         results["patterns"] = bench_patterns(max(1, min(args.repeats, 3)))
         for name, v in results["patterns"].items():
-            print(f"HLC 5,3,3 fit, 5 starts x 200 EM steps on {name} ({v['patterns']} patterns): "
-                  f"median {v['time_median']:.3f} s")
+            print(
+                f"HLC 5,3,3 fit, 5 starts x 200 EM steps on {name} ({v['patterns']} patterns): "
+                f"median {v['time_median']:.3f} s"
+            )
     OUT.write_text(json.dumps(results, indent=1))
 
 

@@ -95,20 +95,36 @@ def bench_table2(replicates: int, sizes: tuple[int, ...], cs_prior: str | None =
             converged += sum(bool(f.restarts["converged"]) for f in made)
             iters += [int(f.restarts["n_iter"]) for f in made]
             drops += _nested_drops(made)
-        per_size[str(n)] = {"fits": total, "converged": converged, "converged_share": converged / max(total, 1),
-                            "n_iter_median": statistics.median(iters), "n_iter_max": max(iters),
-                            "drops": len(drops), "max_drop": max(drops, default=0.0),
-                            "drops_below_parent": len(parent_drops),
-                            "job_seconds_median": statistics.median(times)}
-        print(f"  n={n}: {converged}/{total} converged, median steps {statistics.median(iters)}, "
-              f"{len(drops)} nested drops (max {max(drops, default=0.0):.3g}; "
-              f"{len(parent_drops)} below the fit they grew from), "
-              f"job median {statistics.median(times):.2f} s", flush=True)
+        per_size[str(n)] = {
+            "fits": total,
+            "converged": converged,
+            "converged_share": converged / max(total, 1),
+            "n_iter_median": statistics.median(iters),
+            "n_iter_max": max(iters),
+            "drops": len(drops),
+            "max_drop": max(drops, default=0.0),
+            "drops_below_parent": len(parent_drops),
+            "job_seconds_median": statistics.median(times),
+        }
+        print(
+            f"  n={n}: {converged}/{total} converged, median steps {statistics.median(iters)}, "
+            f"{len(drops)} nested drops (max {max(drops, default=0.0):.3g}; "
+            f"{len(parent_drops)} below the fit they grew from), "
+            f"job median {statistics.median(times):.2f} s",
+            flush=True,
+        )
     fits = sum(v["fits"] for v in per_size.values())
     conv = sum(v["converged"] for v in per_size.values())
-    return {"replicates": replicates, "sizes": list(sizes), "per_size": per_size, "fits": fits, "converged": conv,
-            "converged_share": conv / max(fits, 1), "drops": sum(v["drops"] for v in per_size.values()),
-            "seconds": time.perf_counter() - start_all}
+    return {
+        "replicates": replicates,
+        "sizes": list(sizes),
+        "per_size": per_size,
+        "fits": fits,
+        "converged": conv,
+        "converged_share": conv / max(fits, 1),
+        "drops": sum(v["drops"] for v in per_size.values()),
+        "seconds": time.perf_counter() - start_all,
+    }
 
 
 def bench_sweep(seeds: int) -> dict:
@@ -126,8 +142,13 @@ def bench_sweep(seeds: int) -> dict:
                 if b.loglik < a.loglik - DROP_EPS:
                     drops += 1
                     worst = max(worst, a.loglik - b.loglik)
-        out[h] = {"steps": steps, "drops": drops, "max_drop": worst, "seconds": time.perf_counter() - t0,
-                  "model": format_model(model)}
+        out[h] = {
+            "steps": steps,
+            "drops": drops,
+            "max_drop": worst,
+            "seconds": time.perf_counter() - t0,
+            "model": format_model(model),
+        }
         print(f"  sweep {h}: {drops}/{steps} steps lower the log-likelihood (max {worst:.3g})", flush=True)
     return out
 
@@ -148,8 +169,10 @@ def main():
         print("Table 2 fits:")
         sizes = tuple(int(s) for s in args.sizes.split(","))
         t = entry["table2"] = bench_table2(args.replicates, sizes, args.cs_prior)
-        print(f"converged {t['converged']}/{t['fits']} = {100 * t['converged_share']:.1f}%, "
-              f"{t['drops']} nested drops, {t['seconds']:.0f} s")
+        print(
+            f"converged {t['converged']}/{t['fits']} = {100 * t['converged_share']:.1f}%, "
+            f"{t['drops']} nested drops, {t['seconds']:.0f} s"
+        )
     if "sweep" in todo:
         print("hlc-figure2 sweeps:")
         entry["sweep"] = bench_sweep(args.seeds)

@@ -50,11 +50,15 @@ def main() -> None:
         cpu, wall = asyncio.run(open_pages(url, server.pid, args.pages))
     finally:
         stop_server(server)
-    print(f"server CPU per page open: p50 {1000 * statistics.median(cpu):.0f} ms, min {1000 * min(cpu):.0f} ms, "
-          f"max {1000 * max(cpu):.0f} ms (n={len(cpu)})")
+    print(
+        f"server CPU per page open: p50 {1000 * statistics.median(cpu):.0f} ms, min {1000 * min(cpu):.0f} ms, "
+        f"max {1000 * max(cpu):.0f} ms (n={len(cpu)})"
+    )
     print(f"open (page request to document received): p50 {1000 * statistics.median(wall):.0f} ms")
-    print(f"summary: {1000 * statistics.median(cpu):.0f} ms of server CPU per page open; "
-          f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(
+        f"summary: {1000 * statistics.median(cpu):.0f} ms of server CPU per page open; "
+        f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
 
 
 if __name__ == "__main__":

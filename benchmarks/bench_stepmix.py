@@ -51,8 +51,15 @@ def run(k, X, weights, seed, n_init, tol, max_iter):
     from stepmix.stepmix import StepMix
 
     model = StepMix(
-        n_components=k, measurement="binary", n_init=n_init, max_iter=max_iter, abs_tol=tol, rel_tol=0.0,
-        random_state=seed, verbose=0, progress_bar=0,
+        n_components=k,
+        measurement="binary",
+        n_init=n_init,
+        max_iter=max_iter,
+        abs_tol=tol,
+        rel_tol=0.0,
+        random_state=seed,
+        verbose=0,
+        progress_bar=0,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -91,9 +98,16 @@ def main():
             times.append(t)
             lls.append(ll)
             print(f"stepmix {args.mode} |X|={k} run {r + 1}: {t:.2f} s, loglik {ll:.4f}", flush=True)
-        section[str(k)] = {"time_median": statistics.median(times), "times": times, "loglik_best": max(lls),
-                           "logliks": lls, "n_init": args.n_init, "tol": args.tol, "max_iter": args.max_iter,
-                           "rows": int(X.shape[0])}
+        section[str(k)] = {
+            "time_median": statistics.median(times),
+            "times": times,
+            "loglik_best": max(lls),
+            "logliks": lls,
+            "n_init": args.n_init,
+            "tol": args.tol,
+            "max_iter": args.max_iter,
+            "rows": int(X.shape[0]),
+        }
         OUT.write_text(json.dumps(results, indent=1))
 
 

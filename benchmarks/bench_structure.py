@@ -46,10 +46,10 @@ import time
 import numpy as np
 
 from effdim.distribution import random_parameters, sample
-from effdim.experiments.structure import separated_parameters
-from effdim.notation import parse_model
 from effdim.em import fit_em
+from effdim.experiments.structure import separated_parameters
 from effdim.model import HLCModel
+from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
     Messages,
@@ -102,13 +102,23 @@ def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int) -> dict:
     result = runs[-1][1]
     reference = fit(data, truth, restarts=5, seed=0)
     return {
-        "leaves": n_leaves, "rows": n_rows, "patterns": data.n_patterns, "truth": str(truth),
-        "seconds": seconds, "median_seconds": statistics.median(seconds),
-        "cpu_seconds": cpu, "median_cpu_seconds": statistics.median(cpu),
-        "steps": len(result.steps), "candidates": result.candidates, "refits": result.local_refits,
-        "local_em_seconds": round(result.local_em_seconds, 2), "full_em_seconds": round(result.full_em_seconds, 2),
-        "learned": str(result.model), "rf_to_truth": robinson_foulds(result.model, truth),
-        "bic_plus_learned": result.fit.score("bic+"), "bic_plus_truth_structure": reference.score("bic+"),
+        "leaves": n_leaves,
+        "rows": n_rows,
+        "patterns": data.n_patterns,
+        "truth": str(truth),
+        "seconds": seconds,
+        "median_seconds": statistics.median(seconds),
+        "cpu_seconds": cpu,
+        "median_cpu_seconds": statistics.median(cpu),
+        "steps": len(result.steps),
+        "candidates": result.candidates,
+        "refits": result.local_refits,
+        "local_em_seconds": round(result.local_em_seconds, 2),
+        "full_em_seconds": round(result.full_em_seconds, 2),
+        "learned": str(result.model),
+        "rf_to_truth": robinson_foulds(result.model, truth),
+        "bic_plus_learned": result.fit.score("bic+"),
+        "bic_plus_truth_structure": reference.score("bic+"),
         "stopped": result.stopped,
     }
 
@@ -122,7 +132,7 @@ def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
     t = time.perf_counter()
     messages = Messages(current.params, data)
     shared = (time.perf_counter() - t) / len(moves)  # spread over every candidate of the step
-    moves = moves[::max(1, len(moves) // most)][:most]  # an even sample of them
+    moves = moves[:: max(1, len(moves) // most)][:most]  # an even sample of them
     local_t, same_t, cold_t, gaps = [], [], [], []
     for i, move in enumerate(moves):
         starts = candidate_starts(current.params, move, 3, seed=i)
@@ -138,8 +148,12 @@ def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
         cold_t.append(time.perf_counter() - t)
     med = statistics.median
     return {
-        "leaves": n_leaves, "rows": n_rows, "patterns": data.n_patterns, "candidates_timed": len(moves),
-        "local_median_s": med(local_t), "full_same_starts_median_s": med(same_t),
+        "leaves": n_leaves,
+        "rows": n_rows,
+        "patterns": data.n_patterns,
+        "candidates_timed": len(moves),
+        "local_median_s": med(local_t),
+        "full_same_starts_median_s": med(same_t),
         "full_5_starts_median_s": med(cold_t),
         "speedup_vs_full_same_starts": med(f / loc for f, loc in zip(same_t, local_t)),
         "speedup_vs_full_5_starts": med(c / loc for c, loc in zip(cold_t, local_t)),
@@ -148,9 +162,11 @@ def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
 
 
 #: Known generating trees: three groups under a 3-state root, a chain of four hidden nodes, five hidden nodes.
-KNOWN_TREES = ("H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
-               "H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2,H4:2(G:2,H:2,I:2))))",
-               "H1:2(A:2,B:2,H2:3(C:2,D:2,E:3),H3:2(F:2,G:2,H4:2(H:2,I:2,J:2),H5:2(K:2,L:2,M:2)))")
+KNOWN_TREES = (
+    "H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
+    "H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2,H4:2(G:2,H:2,I:2))))",
+    "H1:2(A:2,B:2,H2:3(C:2,D:2,E:3),H3:2(F:2,G:2,H4:2(H:2,I:2,J:2),H5:2(K:2,L:2,M:2)))",
+)
 
 
 def bench_truth(spec: str, n_rows: int) -> dict:
@@ -160,11 +176,17 @@ def bench_truth(spec: str, n_rows: int) -> dict:
     result = learn_structure(data, score="bic", seed=0)
     seconds, cpu = time.perf_counter() - t, time.process_time() - c
     reference = fit(data, truth, restarts=10, seed=0, warn=False)
-    return {"truth": spec, "rows": n_rows, "patterns": data.n_patterns, "seconds": round(seconds, 1),
-            "cpu_seconds": round(cpu, 1), "learned": str(result.model),
-            "rf_to_truth": robinson_foulds(result.model, truth),
-            "bic_gap": round(result.fit.score("bic") - reference.score("bic"), 2),
-            "steps": [s.operator for s in result.steps]}
+    return {
+        "truth": spec,
+        "rows": n_rows,
+        "patterns": data.n_patterns,
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
+        "learned": str(result.model),
+        "rf_to_truth": robinson_foulds(result.model, truth),
+        "bic_gap": round(result.fit.score("bic") - reference.score("bic"), 2),
+        "steps": [s.operator for s in result.steps],
+    }
 
 
 def main() -> None:

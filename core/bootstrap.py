@@ -28,8 +28,9 @@ checked whenever a chunk finishes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,14 @@ class BootstrapResult:
         return int(self.replicates.size)
 
     def to_json(self) -> dict[str, Any]:
-        return {"test": self.test, "statistic": self.statistic, "p_value": self.p_value, "B": self.B,
-                "null_model": self.null_model, "alternative": self.alternative}
+        return {
+            "test": self.test,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "B": self.B,
+            "null_model": self.null_model,
+            "alternative": self.alternative,
+        }
 
 
 def p_value(statistic: float, replicates: np.ndarray) -> float:
@@ -135,8 +142,9 @@ def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers
     check_cancel()
     if progress is not None:
         progress(0, B)
-    run_each(bootstrap_job, configs, list(configs), finish, fail, executor=executor, workers=workers,
-             scheduler=scheduler)
+    run_each(
+        bootstrap_job, configs, list(configs), finish, fail, executor=executor, workers=workers, scheduler=scheduler
+    )
     if failures:
         raise BootstrapError(f"{len(failures)} of {len(configs)} chunks of replicates failed; first: {failures[0]}")
     return np.array([v for key in configs for v in values[key]], dtype=float)
@@ -153,14 +161,28 @@ def _config(result: Any, test: str, em: dict, n: float) -> dict:
         "null": format_model(params.model),
         "params": {k: np.asarray(v).tolist() for k, v in params.cpts.items()},
         "n": int(n),
-        "em": {"restarts": int(em["restarts"]), "tol": float(em["tol"]), "max_iter": int(em["max_iter"]),
-               "prior": em.get("prior")},
+        "em": {
+            "restarts": int(em["restarts"]),
+            "tol": float(em["tol"]),
+            "max_iter": int(em["max_iter"]),
+            "prior": em.get("prior"),
+        },
     }
 
 
 def bootstrap_g2(
-    fitted: Any, B: int = 100, *, seed: Any = None, restarts: int = 5, tol: float = 1e-8, max_iter: int = 1000,
-    prior: float | None = None, progress: Callable | None = None, cancel: Any = None, executor: str = "processes", workers: int | None = None,
+    fitted: Any,
+    B: int = 100,
+    *,
+    seed: Any = None,
+    restarts: int = 5,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    prior: float | None = None,
+    progress: Callable | None = None,
+    cancel: Any = None,
+    executor: str = "processes",
+    workers: int | None = None,
     scheduler: Any = None,
 ) -> BootstrapResult:
     """Parametric bootstrap p-value of ``G2`` for a :class:`effdim.search.FitResult` (module docstring)."""
@@ -168,15 +190,28 @@ def bootstrap_g2(
     stats = fitted.fit_statistics()
     em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
     config = _config(fitted, "g2", em, stats.n_used)
-    reps = _run(config, B, seed, progress=progress, cancel=cancel, executor=executor, workers=workers,
-                scheduler=scheduler)
+    reps = _run(
+        config, B, seed, progress=progress, cancel=cancel, executor=executor, workers=workers, scheduler=scheduler
+    )
     return BootstrapResult(stats.g2, reps, p_value(stats.g2, reps), "g2", config["null"])
 
 
 def blrt(
-    data: Any, model: Any, node: str | None = None, B: int = 100, *, seed: Any = None, restarts: int = 5,
-    tol: float = 1e-8, max_iter: int = 1000, prior: float | None = None, progress: Callable | None = None,
-    cancel: Any = None, executor: str = "processes", workers: int | None = None, scheduler: Any = None,
+    data: Any,
+    model: Any,
+    node: str | None = None,
+    B: int = 100,
+    *,
+    seed: Any = None,
+    restarts: int = 5,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    prior: float | None = None,
+    progress: Callable | None = None,
+    cancel: Any = None,
+    executor: str = "processes",
+    workers: int | None = None,
+    scheduler: Any = None,
     mapping: dict | None = None,
 ) -> BootstrapResult:
     """Bootstrap likelihood-ratio test of ``model`` (``k`` states of hidden ``node``, default the
@@ -204,6 +239,14 @@ def blrt(
     big = fit(data, model, seed=rng, smaller=small, **em, **extra)
     lr = max(0.0, 2.0 * (big.loglik - small.loglik))
     config = {**_config(small, "blrt", em, small.n), "node": node, "k": k}
-    reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, executor=executor,
-                workers=workers, scheduler=scheduler)
+    reps = _run(
+        config,
+        B,
+        rng.integers(2**63),
+        progress=progress,
+        cancel=cancel,
+        executor=executor,
+        workers=workers,
+        scheduler=scheduler,
+    )
     return BootstrapResult(lr, reps, p_value(lr, reps), "blrt", format_model(small.model), format_model(model))

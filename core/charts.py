@@ -50,13 +50,20 @@ def _shorten(label: str, chars: int) -> str:
 
 
 def _svg(width: float, height: float, body: list[str], label: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_text(label)}" '
-            f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'font-family="{FONT}" fill="{TEXT}">' + "".join(body) + "</svg>")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_text(label)}" '
+        f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'font-family="{FONT}" fill="{TEXT}">' + "".join(body) + "</svg>"
+    )
 
 
-def profile_panel(item: str, categories: Sequence[object], probabilities: Sequence[Sequence[float]],
-                  classes: Sequence[object], node: str) -> str:
+def profile_panel(
+    item: str,
+    categories: Sequence[object],
+    probabilities: Sequence[Sequence[float]],
+    classes: Sequence[object],
+    node: str,
+) -> str:
     """One item's profile: ``probabilities[c][j] = P(item = categories[j] | node = classes[c])``.
 
     A bar group per category (labelled under it), one bar per class in the
@@ -79,17 +86,23 @@ def profile_panel(item: str, categories: Sequence[object], probabilities: Sequen
     bottom = 22 + (int(reach * 0.6) if turned else 0)
     height = top + plot_h + bottom
     title = _shorten(str(item), int((width - 8) / (CHAR_PX * 1.1)))
-    body = [f'<title>{_text(item)}: P(category | {_text(node)})</title>',
-            (f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" font-weight="600">'
-             f'{_text(title)}</text>')]
+    body = [
+        f"<title>{_text(item)}: P(category | {_text(node)})</title>",
+        (
+            f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" font-weight="600">'
+            f"{_text(title)}</text>"
+        ),
+    ]
 
     def y_of(p: float) -> float:
         return top + plot_h * (1.0 - p)
 
     for q in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = y_of(q)
-        body.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
-                    f'stroke="{TEXT if q == 0 else GRID}" stroke-width="1"/>')
+        body.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="{TEXT if q == 0 else GRID}" stroke-width="1"/>'
+        )
         if q in (0.0, 0.5, 1.0):
             body.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{q:g}</text>')
     for j, category in enumerate(categories):
@@ -97,14 +110,18 @@ def profile_panel(item: str, categories: Sequence[object], probabilities: Sequen
         for c, name in enumerate(classes):
             p = float(probabilities[c][j])
             x = x0 + c * (bar + 2)
-            body.append(f'<rect x="{x:.1f}" y="{y_of(p):.1f}" width="{bar}" height="{plot_h * p:.1f}" '
-                        f'fill="{class_color(c)}"><title>{_text(item)} = {_text(category)} | '
-                        f'{_text(node)} = {_text(name)}: {p:.3f}</title></rect>')
+            body.append(
+                f'<rect x="{x:.1f}" y="{y_of(p):.1f}" width="{bar}" height="{plot_h * p:.1f}" '
+                f'fill="{class_color(c)}"><title>{_text(item)} = {_text(category)} | '
+                f"{_text(node)} = {_text(name)}: {p:.3f}</title></rect>"
+            )
         cx, ly = x0 + group / 2, top + plot_h + 15
         turn = f' transform="rotate(-35 {cx:.1f} {ly:.1f})"' if turned else ""
         anchor = "end" if turned else "middle"
-        body.append(f'<text x="{cx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="12"{turn}>'
-                    f'<title>{_text(category)}</title>{_text(shown[j])}</text>')
+        body.append(
+            f'<text x="{cx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="12"{turn}>'
+            f"<title>{_text(category)}</title>{_text(shown[j])}</text>"
+        )
     return _svg(width, height, body, f"profile of {item}")
 
 
@@ -118,15 +135,22 @@ def share_bars(node: str, classes: Sequence[object], shares: Sequence[float]) ->
     bar_w, row_h = 220, 22
     width = label_w + bar_w + 70
     height = row_h * len(classes) + 6
-    body = [f'<title>shares of {_text(node)}</title>']
+    body = [f"<title>shares of {_text(node)}</title>"]
     for c, (name, share) in enumerate(zip(classes, shares)):
         y = 4 + c * row_h
-        body.append(f'<text x="{label_w - 8:.1f}" y="{y + 14}" text-anchor="end" font-size="12">'
-                    f'{_text(node)} = {_text(name)}</text>')
-        body.append(f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w}" height="{row_h - 8}" fill="none" '
-                    f'stroke="{GRID}"/>')
-        body.append(f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w * float(share):.1f}" height="{row_h - 8}" '
-                    f'fill="{class_color(c)}"/>')
-        body.append(f'<text x="{label_w + bar_w + 6:.1f}" y="{y + 14}" font-size="12" '
-                    f'font-variant-numeric="tabular-nums">{100 * float(share):.1f} %</text>')
+        body.append(
+            f'<text x="{label_w - 8:.1f}" y="{y + 14}" text-anchor="end" font-size="12">'
+            f"{_text(node)} = {_text(name)}</text>"
+        )
+        body.append(
+            f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w}" height="{row_h - 8}" fill="none" stroke="{GRID}"/>'
+        )
+        body.append(
+            f'<rect x="{label_w:.1f}" y="{y + 3}" width="{bar_w * float(share):.1f}" height="{row_h - 8}" '
+            f'fill="{class_color(c)}"/>'
+        )
+        body.append(
+            f'<text x="{label_w + bar_w + 6:.1f}" y="{y + 14}" font-size="12" '
+            f'font-variant-numeric="tabular-nums">{100 * float(share):.1f} %</text>'
+        )
     return _svg(width, height, body, f"class shares of {node}")

@@ -60,6 +60,7 @@ def _emit_json(obj: Any) -> None:
 
 def _json_safe(obj: Any) -> Any:
     """``obj`` with whole numbers too long to print exactly as text (:func:`effdim.limits.number_text`)."""
+
     def fix(value: Any) -> Any:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_EXACT_DIGITS:
             return number_text(value)
@@ -116,15 +117,32 @@ def _cmd_dims(args: argparse.Namespace) -> None:
         print(f"float   SVD rank {report.float_rank}, singular-value gap {report.singular_gap:.3g}")
     print()
     rows = [
-        (r.hidden, r.lc, r.ds, "?" if r.de is None else r.de, r.dc, r.dp, r.db, r.binding,
-         "?" if r.deficit is None else r.deficit, r.de_status)
+        (
+            r.hidden,
+            r.lc,
+            r.ds,
+            "?" if r.de is None else r.de,
+            r.dc,
+            r.dp,
+            r.db,
+            r.binding,
+            "?" if r.deficit is None else r.deficit,
+            r.de_status,
+        )
         for r in report.local
     ]
-    print(format_table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"], rows,
-                       right=[False, False, True, True, True, True, True, False, True, False]))
+    print(
+        format_table(
+            ["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"],
+            rows,
+            right=[False, False, True, True, True, True, True, False, True, False],
+        )
+    )
     if len(report.local) > 1 and report.de is not None:
-        print(f"\nsum of local deficits {n(report.deficit_sum)}"
-              f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}")
+        print(
+            f"\nsum of local deficits {n(report.deficit_sum)}"
+            f"{' (Corollary 4.1: ds - de)' if report.regular else ' (model is irregular: Corollary 4.1 needs the regular equivalent)'}"
+        )
 
 
 def _cmd_regularize(args: argparse.Namespace) -> None:
@@ -138,7 +156,9 @@ def _cmd_regularize(args: argparse.Namespace) -> None:
             {
                 "model": format_model(model),
                 "regular_model": format_model(result.model),
-                "steps": [{"node": s.node, "rule": s.rule, "old": s.old, "new": s.new, "text": s.text} for s in result.steps],
+                "steps": [
+                    {"node": s.node, "rule": s.rule, "old": s.old, "new": s.new, "text": s.text} for s in result.steps
+                ],
                 "violations": [v.message for v in regularity_violations(model)],
             }
         )
@@ -149,8 +169,12 @@ def _cmd_regularize(args: argparse.Namespace) -> None:
         print("already regular: no steps")
         return
     print()
-    print(format_table(["step", "node", "rule", "old", "new"],
-                       [(i + 1, s.node, s.rule, s.old, s.new) for i, s in enumerate(result.steps)]))
+    print(
+        format_table(
+            ["step", "node", "rule", "old", "new"],
+            [(i + 1, s.node, s.rule, s.old, s.new) for i, s in enumerate(result.steps)],
+        )
+    )
 
 
 def _cmd_gaps(args: argparse.Namespace) -> None:
@@ -160,10 +184,16 @@ def _cmd_gaps(args: argparse.Namespace) -> None:
     if args.json:
         _emit_json([vars(g) for g in gaps])
         return
-    print(f"regular LC models with 2..{args.max_observed} observed variables of 2..{args.max_card} states "
-          f"where de < db = min(ds, dc, dp):")
-    print(format_table(["model", "de", "db", "ds", "dc", "dp", "P(de too low) <="],
-                       [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps]))
+    print(
+        f"regular LC models with 2..{args.max_observed} observed variables of 2..{args.max_card} states "
+        f"where de < db = min(ds, dc, dp):"
+    )
+    print(
+        format_table(
+            ["model", "de", "db", "ds", "dc", "dp", "P(de too low) <="],
+            [(g.model, g.de, g.db, g.ds, g.dc, g.dp, f"{g.failure_bound:.1e}") for g in gaps],
+        )
+    )
 
 
 # ---------------------------------------------------------- learning
@@ -178,8 +208,10 @@ def _load_data(args: argparse.Namespace):
 
     if args.data in datasets.names():
         if args.sep is not None or args.encoding is not None:
-            raise UsageError(f"effdim {args.command}: --sep and --encoding apply to data files, "
-                             f"not to the bundled data set {args.data!r}")
+            raise UsageError(
+                f"effdim {args.command}: --sep and --encoding apply to data files, "
+                f"not to the bundled data set {args.data!r}"
+            )
         return datasets.load(args.data)
     loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
     if not (args.quiet or args.json):
@@ -280,8 +312,17 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
         try:
-            boot = bootstrap_g2(result, args.bootstrap, seed=args.seed, restarts=args.restarts, tol=args.tol,
-                                max_iter=args.max_iter, prior=args.prior, progress=bar, **_executor_kwargs(args))
+            boot = bootstrap_g2(
+                result,
+                args.bootstrap,
+                seed=args.seed,
+                restarts=args.restarts,
+                tol=args.tol,
+                max_iter=args.max_iter,
+                prior=args.prior,
+                progress=bar,
+                **_executor_kwargs(args),
+            )
         finally:
             bar.close()
     try:
@@ -315,8 +356,10 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     print(format_table(_score_headers(args), [_score_row(result, args)]))
     print(_scale_note(args, result))
     info = result.restarts
-    print(f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
-          f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}")
+    print(
+        f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
+        f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
+    )
     print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
     for line in notes:
         print(f"warning: {line}")
@@ -331,13 +374,19 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     prof = result.profiles(root)
     wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
     print(f"\nP(item = category | {root})")
-    print(format_table(["item", "category", *[f"{root}={c}" for c in wide.columns]],
-                       [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())]))
+    print(
+        format_table(
+            ["item", "category", *[f"{root}={c}" for c in wide.columns]],
+            [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())],
+        )
+    )
     print("\nfit (complete table of response patterns)")
     p = lambda v: "n/a" if v is None or v != v else f"{v:.4f}"  # noqa: E731  (None, NaN: not defined)
-    print(f"G2 {p(stats.g2)}   X2 {p(stats.x2)}   df = dc - de = {stats.df}   "
-          f"p(G2) {p(stats.p_g2)}   p(X2) {p(stats.p_x2)}"
-          + (f"   bootstrap p(G2) {boot.p_value:.4f} (B = {boot.B})" if boot is not None else ""))
+    print(
+        f"G2 {p(stats.g2)}   X2 {p(stats.x2)}   df = dc - de = {stats.df}   "
+        f"p(G2) {p(stats.p_g2)}   p(X2) {p(stats.p_x2)}"
+        + (f"   bootstrap p(G2) {boot.p_value:.4f} (B = {boot.B})" if boot is not None else "")
+    )
     for note in stats.to_json()["notes"]:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
@@ -351,12 +400,15 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if equivalent is not None:
         ranges = "; ".join(
             f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
-            for node, rows in equivalent["shares"].items())
+            for node, rows in equivalent["shares"].items()
+        )
         print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
     pairs = _bvr_pairs(bvr)[:3]
     if pairs:
-        print("largest bivariate residuals (above 1: local dependence): "
-              + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs)))
+        print(
+            "largest bivariate residuals (above 1: local dependence): "
+            + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs))
+        )
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
     if args.report:
@@ -370,8 +422,12 @@ WORST_PATTERNS = 20
 def _bvr_pairs(bvr) -> list[dict]:
     """The bivariate residuals as a list of pairs, largest first (pairs never answered together left out)."""
     names = list(bvr.index)
-    pairs = [{"items": [a, b], "bvr": float(bvr.iloc[i, j])}
-             for i, a in enumerate(names) for j, b in enumerate(names) if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]]
+    pairs = [
+        {"items": [a, b], "bvr": float(bvr.iloc[i, j])}
+        for i, a in enumerate(names)
+        for j, b in enumerate(names)
+        if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]
+    ]
     return sorted(pairs, key=lambda q: -q["bvr"])
 
 
@@ -394,12 +450,25 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
     from .report import command_line, write_report
 
     sep = next((name for name, char in SEPARATOR_NAMES.items() if char == args.sep), args.sep)
-    options = {"--sep": sep, "--encoding": args.encoding, "--model": args.model, "--node": getattr(args, "node", None),
-               "--max-card": getattr(args, "max_card", None), "--score": getattr(args, "score", None),
-               "--pick": getattr(args, "pick", None), "--map": args.map, "--order": getattr(args, "order", None),
-               "--restarts": args.restarts, "--seed": args.seed, "--tol": args.tol, "--max-iter": args.max_iter,
-               "--prior": args.prior, "--cs-prior": args.cs_prior, "--bootstrap": getattr(args, "bootstrap", None),
-               "--report": args.report}
+    options = {
+        "--sep": sep,
+        "--encoding": args.encoding,
+        "--model": args.model,
+        "--node": getattr(args, "node", None),
+        "--max-card": getattr(args, "max_card", None),
+        "--score": getattr(args, "score", None),
+        "--pick": getattr(args, "pick", None),
+        "--map": args.map,
+        "--order": getattr(args, "order", None),
+        "--restarts": args.restarts,
+        "--seed": args.seed,
+        "--tol": args.tol,
+        "--max-iter": args.max_iter,
+        "--prior": args.prior,
+        "--cs-prior": args.cs_prior,
+        "--bootstrap": getattr(args, "bootstrap", None),
+        "--report": args.report,
+    }
     write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
 
 
@@ -420,8 +489,11 @@ def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
 
 def _executor_kwargs(args: argparse.Namespace) -> dict:
     """Where bootstrap replicates run: --workers 1 in this process, else local processes or --scheduler."""
-    return {"executor": "serial" if args.workers == 1 else "processes", "workers": args.workers,
-            "scheduler": args.scheduler}
+    return {
+        "executor": "serial" if args.workers == 1 else "processes",
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+    }
 
 
 @contextlib.contextmanager
@@ -454,8 +526,7 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
     options = _em_kwargs(args)
     with _convergence_notes() as notes:
         try:
-            result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar,
-                          **_executor_kwargs(args))
+            result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar, **_executor_kwargs(args))
         finally:
             bar.close()
     if args.json:
@@ -477,8 +548,15 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
     try:
-        results = sweep(data, model, node=args.node, max_card=args.max_card, progress=bar,
-                        until_saturated=args.until_saturated, **_em_kwargs(args))
+        results = sweep(
+            data,
+            model,
+            node=args.node,
+            max_card=args.max_card,
+            progress=bar,
+            until_saturated=args.until_saturated,
+            **_em_kwargs(args),
+        )
     finally:
         bar.close()
     _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
@@ -487,10 +565,11 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         return
     node = args.node or results[0].model.root
     shown = model if model is not None else results[-1].model
-    print(f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
-          f"data {data.source or args.data}: n = {_n(results[0].n)}")
-    rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""]
-            for r in results]
+    print(
+        f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
+        f"data {data.source or args.data}: n = {_n(results[0].n)}"
+    )
+    rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
     print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
     print(_scale_note(args, results[0]))
     print()
@@ -519,8 +598,10 @@ def _cmd_search(args: argparse.Namespace) -> None:
     if args.json:
         _emit_json(climb.to_json())
         return
-    print(f"hill climbing by {args.score} over the hidden cardinalities of {model}   "
-          f"data {data.source or args.data}: n = {_n(climb.best.n)}")
+    print(
+        f"hill climbing by {args.score} over the hidden cardinalities of {model}   "
+        f"data {data.source or args.data}: n = {_n(climb.best.n)}"
+    )
     rows = [[i, str(f.model), *_score_row(f, args)] for i, f in enumerate(climb.path)]
     print(format_table(["step", "model", *_score_headers(args)], rows))
     print(_scale_note(args, climb.best))
@@ -542,24 +623,30 @@ def _cmd_learn(args: argparse.Namespace) -> None:
 
     with _convergence_notes() as notes:
         try:
-            result = learn_structure(data, score=args.score, start=args.start, max_time=args.max_time,
-                                     progress=report, **options)
+            result = learn_structure(
+                data, score=args.score, start=args.start, max_time=args.max_time, progress=report, **options
+            )
         finally:
             bar.close()
     if args.json:
         _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance(), "convergence": notes})
         return
-    print(f"structure search by {result.score} from {args.start} ({result.start.model})   "
-          f"data {data.source or args.data}: n = {_n(result.fit.n)}")
-    rows = [[0, "start", "", result.start.score(result.score), "", result.start.loglik, result.start.ds,
-             result.start.de]]
+    print(
+        f"structure search by {result.score} from {args.start} ({result.start.model})   "
+        f"data {data.source or args.data}: n = {_n(result.fit.n)}"
+    )
+    rows = [
+        [0, "start", "", result.start.score(result.score), "", result.start.loglik, result.start.ds, result.start.de]
+    ]
     rows += [[i + 1, s.operator, s.text, s.score, s.gain, s.loglik, s.ds, s.de] for i, s in enumerate(result.steps)]
     print(format_table(["step", "op", "move", result.score, "gain", "loglik", "ds", "de"], rows))
     print(f"\nlearned: {result.model}")
     print(format_table(_score_headers(args), [_score_row(result.fit, args)]))
     print(_scale_note(args, result.fit))
-    print(f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
-          f"{result.seconds:.1f} s; stopped: {result.stopped}")
+    print(
+        f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
+        f"{result.seconds:.1f} s; stopped: {result.stopped}"
+    )
     for note in notes:
         print(f"warning: {note}")
 
@@ -594,39 +681,79 @@ def _em_kwargs(args: argparse.Namespace) -> dict:
 def _add_em_options(p: argparse.ArgumentParser) -> None:
     from .csvscan import ENCODINGS
 
-    p.add_argument("--sep", default=None, type=_separator, metavar="CHAR",
-                   help="field separator of a CSV file: a character, or comma, semicolon, tab "
-                        "(default: detected: comma, semicolon or tab)")
-    p.add_argument("--encoding", default=None, choices=list(ENCODINGS),
-                   help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)")
-    p.add_argument("--map", action="append", default=[], metavar="LEAF=COLUMN",
-                   help="data column of a model leaf (repeatable); default: leaves named after columns")
+    p.add_argument(
+        "--sep",
+        default=None,
+        type=_separator,
+        metavar="CHAR",
+        help="field separator of a CSV file: a character, or comma, semicolon, tab "
+        "(default: detected: comma, semicolon or tab)",
+    )
+    p.add_argument(
+        "--encoding",
+        default=None,
+        choices=list(ENCODINGS),
+        help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)",
+    )
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="LEAF=COLUMN",
+        help="data column of a model leaf (repeatable); default: leaves named after columns",
+    )
     p.add_argument("--restarts", type=_positive_int, default=5, help="random EM starts, pruned (default 5)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
-    p.add_argument("--tol", type=float, default=1e-8, help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
-                   "parameters are within 1e-6 of EM's fixed point")
+    p.add_argument(
+        "--tol",
+        type=float,
+        default=1e-8,
+        help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
+        "parameters are within 1e-6 of EM's fixed point",
+    )
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
-    p.add_argument("--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood")
-    p.add_argument("--cs-prior", default=None, metavar="PRIOR",
-                   help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR}; "
-                        "with --prior A the prior EM used, k2:A+1)")
-    p.add_argument("--criteria", choices=["paper", "all"], default="paper",
-                   help="criteria in printed tables: the paper's BIC, BIC+, CS, CS+ and AIC (default), or all "
-                        "(adds AIC+, AIC3, SABIC, CAIC and their de versions); JSON always has all")
-    p.add_argument("--deviance", action="store_true",
-                   help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)")
+    p.add_argument(
+        "--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood"
+    )
+    p.add_argument(
+        "--cs-prior",
+        default=None,
+        metavar="PRIOR",
+        help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR}; "
+        "with --prior A the prior EM used, k2:A+1)",
+    )
+    p.add_argument(
+        "--criteria",
+        choices=["paper", "all"],
+        default="paper",
+        help="criteria in printed tables: the paper's BIC, BIC+, CS, CS+ and AIC (default), or all "
+        "(adds AIC+, AIC3, SABIC, CAIC and their de versions); JSON always has all",
+    )
+    p.add_argument(
+        "--deviance",
+        action="store_true",
+        help="print scores on the -2 log-likelihood scale of poLCA and Mplus (lower is better)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
 
 def _add_report_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--report", metavar="FILE.html", default=None,
-                   help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)")
+    p.add_argument(
+        "--report",
+        metavar="FILE.html",
+        default=None,
+        help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)",
+    )
 
 
 def _add_executor_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=_positive_int, default=None,
-                   help="local worker processes for bootstrap replicates (default: CPUs; 1: this process)")
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="local worker processes for bootstrap replicates (default: CPUs; 1: this process)",
+    )
     p.add_argument("--scheduler", default=None, help="Dask scheduler address: run the replicates on that cluster")
 
 
@@ -634,8 +761,10 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
     from .experiments import ExperimentError, build_study, write_outputs
 
-    options = {k: getattr(args, k, None)
-               for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior", "concentration")}
+    options = {
+        k: getattr(args, k, None)
+        for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior", "concentration")
+    }
     if args.study == "lc" and args.concentration is not None:
         raise UsageError("effdim experiment: --concentration applies to hlc only")
     if args.study == "lc":
@@ -648,31 +777,52 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     if args.cached_only and args.no_cache:
         raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
     try:
-        result = study.run(cache_dir=None if args.no_cache else args.cache_dir,
-                           executor="serial" if args.workers == 1 else "processes", workers=args.workers,
-                           scheduler=args.scheduler, progress=not args.quiet, cached_only=args.cached_only)
+        result = study.run(
+            cache_dir=None if args.no_cache else args.cache_dir,
+            executor="serial" if args.workers == 1 else "processes",
+            workers=args.workers,
+            scheduler=args.scheduler,
+            progress=not args.quiet,
+            cached_only=args.cached_only,
+        )
     except ExperimentError as err:
         print(f"effdim: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
         print(f"effdim: cached job {line}; {'not used' if args.cached_only else 'computed again'}", file=sys.stderr)
     if not result.records:
-        raise UsageError(f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
-                         f"{args.cache_dir}; run it without --cached-only first")
+        raise UsageError(
+            f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
+            f"{args.cache_dir}; run it without --cached-only first"
+        )
     result.test = args.test
-    paths, notes = write_outputs(result, args.out, plots=not args.no_plots, png=not args.no_png,
-                                 preset="quick" if args.quick else "full", command=" ".join(sys.argv[1:]))
+    paths, notes = write_outputs(
+        result,
+        args.out,
+        plots=not args.no_plots,
+        png=not args.no_png,
+        preset="quick" if args.quick else "full",
+        command=" ".join(sys.argv[1:]),
+    )
     stats = result.stats
     if args.json:
         table = result.table2() if args.study == "hlc" else result.summary()
-        _emit_json({"run": stats.to_json(), "files": [str(p) for p in paths], "notes": notes,
-                    "summary": json.loads(table.to_json(orient="records"))})
+        _emit_json(
+            {
+                "run": stats.to_json(),
+                "files": [str(p) for p in paths],
+                "notes": notes,
+                "summary": json.loads(table.to_json(orient="records")),
+            }
+        )
         return
     print(result.markdown())
     missing = f", {stats.missing} not run (--cached-only)" if stats.missing else ""
-    print(f"\n{stats.total} job{'s' if stats.total != 1 else ''}: {stats.executed} run, {stats.cached} from the cache{missing}; "
-          f"{stats.wall_seconds:.1f} s wall, {stats.job_seconds:.1f} s of job time ({stats.executor}, "
-          f"{stats.workers} worker{'s' if stats.workers != 1 else ''})")
+    print(
+        f"\n{stats.total} job{'s' if stats.total != 1 else ''}: {stats.executed} run, {stats.cached} from the cache{missing}; "
+        f"{stats.wall_seconds:.1f} s wall, {stats.job_seconds:.1f} s of job time ({stats.executor}, "
+        f"{stats.workers} worker{'s' if stats.workers != 1 else ''})"
+    )
     print("wrote " + ", ".join(str(p) for p in paths))
     for note in notes:
         print(f"note: {note}")
@@ -684,15 +834,28 @@ def _cmd_app(args: argparse.Namespace) -> None:
     from effdim_app.logs import configure
 
     try:
-        limits = load_limits(args.config, workers=args.workers, time_limit=args.time_limit,
-                             max_memory_mb=args.max_memory_mb, max_nodes=args.max_nodes, max_card=args.max_card,
-                             max_sweep=args.max_sweep, max_upload_mb=args.max_upload_mb)
+        limits = load_limits(
+            args.config,
+            workers=args.workers,
+            time_limit=args.time_limit,
+            max_memory_mb=args.max_memory_mb,
+            max_nodes=args.max_nodes,
+            max_card=args.max_card,
+            max_sweep=args.max_sweep,
+            max_upload_mb=args.max_upload_mb,
+        )
     except ValueError as err:
         raise UsageError(f"effdim app: {err}") from None
     configure(args.log_level)
-    serve(port=args.port, show=args.show, address=args.address, limits=limits,
-          websocket_origin=args.allow_websocket_origin or None, num_threads=args.threads or None,
-          num_procs=args.processes)
+    serve(
+        port=args.port,
+        show=args.show,
+        address=args.address,
+        limits=limits,
+        websocket_origin=args.allow_websocket_origin or None,
+        num_threads=args.threads or None,
+        num_procs=args.processes,
+    )
 
 
 # ------------------------------------------------------------------- parser
@@ -707,8 +870,12 @@ def build_parser() -> argparse.ArgumentParser:
     dims.add_argument("--json", action="store_true", help="print one JSON object")
     dims.add_argument("--repeats", type=_positive_int, default=2, help="random points per unproven rank (default 2)")
     dims.add_argument("--seed", type=_seed, default=None, help="seed for the random points of the direct rank")
-    dims.add_argument("--max-memory-mb", type=_positive_int, default=DEFAULT_MAX_BYTES // 1024**2,
-                      help=f"memory one rank may use, in MiB (default {DEFAULT_MAX_BYTES // 1024**2})")
+    dims.add_argument(
+        "--max-memory-mb",
+        type=_positive_int,
+        default=DEFAULT_MAX_BYTES // 1024**2,
+        help=f"memory one rank may use, in MiB (default {DEFAULT_MAX_BYTES // 1024**2})",
+    )
     dims.set_defaults(run=_cmd_dims)
 
     reg = sub.add_parser("regularize", help="the regular equivalent of a model and the steps taken")
@@ -724,8 +891,11 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=_cmd_gaps)
 
     fit_p = sub.add_parser("fit", help="fit a model to data by EM and print its scores (Section 2.3)")
-    fit_p.add_argument("data", help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
-                                    "data set name (stouffer-toby, lc-8-2222, hlc-figure2)")
+    fit_p.add_argument(
+        "data",
+        help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
+        "data set name (stouffer-toby, lc-8-2222, hlc-figure2)",
+    )
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)
     _add_report_option(fit_p)
@@ -735,26 +905,56 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
-    sweep_p.add_argument("--max-card", type=_positive_int, default=None,
-                         help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)")
-    sweep_p.add_argument("--until-saturated", action="store_true",
-                         help="stop at the first cardinality where de = dc: larger ones fit alike")
+    sweep_p.add_argument(
+        "--max-card",
+        type=_positive_int,
+        default=None,
+        help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)",
+    )
+    sweep_p.add_argument(
+        "--until-saturated",
+        action="store_true",
+        help="stop at the first cardinality where de = dc: larger ones fit alike",
+    )
     _add_em_options(sweep_p)
     _add_report_option(sweep_p)
-    sweep_p.add_argument("--pick", default="bic+", choices=list(SCORES),
-                         help="with --report: the criterion whose best model the report details (default bic+)")
+    sweep_p.add_argument(
+        "--pick",
+        default="bic+",
+        choices=list(SCORES),
+        help="with --report: the criterion whose best model the report details (default bic+)",
+    )
     sweep_p.set_defaults(run=_cmd_sweep)
 
-    fit_p.add_argument("--posteriors", metavar="FILE.csv", default=None,
-                       help="write each row's posterior of every hidden node (rows in input order; "
-                            "one row per pattern for count data)")
-    fit_p.add_argument("--bootstrap", type=_positive_int, default=None, metavar="B",
-                       help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)")
-    fit_p.add_argument("--order", action="append", default=[], metavar="NODE=2,1,3",
-                       help="renumber a hidden node's states (as printed; default: by decreasing share)")
-    fit_p.add_argument("--equivalent-fits", type=_nonnegative_int, default=4, metavar="K",
-                       help="where de < ds, refit K times from other starts and show how far the class shares "
-                            "move between fits that are equally good (default 4; 0: skip)")
+    fit_p.add_argument(
+        "--posteriors",
+        metavar="FILE.csv",
+        default=None,
+        help="write each row's posterior of every hidden node (rows in input order; "
+        "one row per pattern for count data)",
+    )
+    fit_p.add_argument(
+        "--bootstrap",
+        type=_positive_int,
+        default=None,
+        metavar="B",
+        help="parametric bootstrap p-value of G2 with B replicates (for sparse tables)",
+    )
+    fit_p.add_argument(
+        "--order",
+        action="append",
+        default=[],
+        metavar="NODE=2,1,3",
+        help="renumber a hidden node's states (as printed; default: by decreasing share)",
+    )
+    fit_p.add_argument(
+        "--equivalent-fits",
+        type=_nonnegative_int,
+        default=4,
+        metavar="K",
+        help="where de < ds, refit K times from other starts and show how far the class shares "
+        "move between fits that are equally good (default 4; 0: skip)",
+    )
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
@@ -769,27 +969,45 @@ def build_parser() -> argparse.ArgumentParser:
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
     search_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
-    search_p.add_argument("--score", required=True, choices=list(SCORES),
-                          help="criterion the climb maximises (higher is better on effdim's scale)")
+    search_p.add_argument(
+        "--score",
+        required=True,
+        choices=list(SCORES),
+        help="criterion the climb maximises (higher is better on effdim's scale)",
+    )
     _add_em_options(search_p)
     _add_report_option(search_p)
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
-    learn_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name; "
-                                      "every column is a leaf")
-    learn_p.add_argument("--score", default="bic+", choices=list(SCORES),
-                         help="the score that drives the search (default bic+)")
-    learn_p.add_argument("--start", default="islands", choices=["islands", "lc"],
-                         help="start from mutual-information islands (default) or the LC model")
-    learn_p.add_argument("--max-time", type=_seconds, default=None, metavar="S",
-                         help="stop searching after S seconds and return the best tree so far")
+    learn_p.add_argument(
+        "data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name; every column is a leaf"
+    )
+    learn_p.add_argument(
+        "--score", default="bic+", choices=list(SCORES), help="the score that drives the search (default bic+)"
+    )
+    learn_p.add_argument(
+        "--start",
+        default="islands",
+        choices=["islands", "lc"],
+        help="start from mutual-information islands (default) or the LC model",
+    )
+    learn_p.add_argument(
+        "--max-time",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="stop searching after S seconds and return the best tree so far",
+    )
     _add_em_options(learn_p)
     learn_p.set_defaults(run=_cmd_learn)
 
     exp = sub.add_parser("experiment", help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)")
-    exp.add_argument("study", choices=["lc", "hlc", "structure"],
-                     help="lc: Figures 4-5; hlc: Table 2; structure: latent trees learned per score")
+    exp.add_argument(
+        "study",
+        choices=["lc", "hlc", "structure"],
+        help="lc: Figures 4-5; hlc: Table 2; structure: latent trees learned per score",
+    )
     exp.add_argument("--quick", action="store_true", help="small preset (minutes on 2 cores) instead of the paper's")
     exp.add_argument("--replicates", type=_positive_int, default=None, help="random parametrizations per model")
     exp.add_argument("--sizes", default=None, help="sample sizes, e.g. '1k,3k,9k'")
@@ -797,22 +1015,37 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--max-iter", type=_positive_int, default=None, help="most EM steps per start (default 1000)")
     exp.add_argument("--seed", type=_seed, default=None, help="seed of the whole study (default 0)")
     exp.add_argument("--generator", action="append", default=[], help="lc: a generating LC model (repeatable)")
-    exp.add_argument("--deterministic", action="append", default=[],
-                     help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)")
+    exp.add_argument(
+        "--deterministic",
+        action="append",
+        default=[],
+        help="lc: a generating LC model with deterministic leaves (Figure 5; repeatable)",
+    )
     exp.add_argument("--no-deterministic", action="store_true", help="lc: skip the deterministic variant")
     exp.add_argument("--model", default=None, help="hlc: the generating HLC model (default 5(3(2,2),2,3(2,2)))")
-    exp.add_argument("--cs-prior", default=None, metavar="PRIOR",
-                     help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR})")
-    exp.add_argument("--concentration", type=float, default=None,
-                     help="hlc: Dirichlet concentration of the generating CPT rows (default 1: uniform)")
+    exp.add_argument(
+        "--cs-prior",
+        default=None,
+        metavar="PRIOR",
+        help=f"Dirichlet prior of CS and CS+: {CS_PRIOR_CHOICES} (default {DEFAULT_CS_PRIOR})",
+    )
+    exp.add_argument(
+        "--concentration",
+        type=float,
+        default=None,
+        help="hlc: Dirichlet concentration of the generating CPT rows (default 1: uniform)",
+    )
     exp.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="paired test for the marks (default t)")
     exp.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: CPUs)")
     exp.add_argument("--scheduler", default=None, help="Dask scheduler address: run the jobs on that cluster")
     exp.add_argument("--cache-dir", default=".effdim-cache", help="per-job result cache (default .effdim-cache)")
     exp.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    exp.add_argument("--cached-only", action="store_true",
-                     help="run nothing: write the outputs from the jobs of this design already in the cache "
-                          "(a long study reported part way; the same command without it runs the rest)")
+    exp.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="run nothing: write the outputs from the jobs of this design already in the cache "
+        "(a long study reported part way; the same command without it runs the rest)",
+    )
     exp.add_argument("--out", default="effdim-experiments", help="directory for CSV, markdown and plots")
     exp.add_argument("--no-plots", action="store_true", help="skip the HTML/PNG plots")
     exp.add_argument("--no-png", action="store_true", help="HTML plots only (PNG needs Chromium)")
@@ -826,29 +1059,52 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--show", action=argparse.BooleanOptionalAction, default=True, help="open a browser tab")
     app.add_argument("--allow-websocket-origin", action="append", default=[], help="host[:port] allowed to connect")
     app.add_argument("--config", default=None, help="limits from a TOML or JSON file (keys as the options below)")
-    app.add_argument("--workers", type=_positive_int, default=None,
-                     help="computations running at once, in worker processes (default: 2, or 1 on one core)")
-    app.add_argument("--time-limit", type=_positive_float, default=None,
-                     help="seconds one computation may run before it is stopped (default 60)")
-    app.add_argument("--max-memory-mb", type=_positive_int, default=None,
-                     help="memory one computation may use, in MiB (default 2048)")
+    app.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="computations running at once, in worker processes (default: 2, or 1 on one core)",
+    )
+    app.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=None,
+        help="seconds one computation may run before it is stopped (default 60)",
+    )
+    app.add_argument(
+        "--max-memory-mb",
+        type=_positive_int,
+        default=None,
+        help="memory one computation may use, in MiB (default 2048)",
+    )
     app.add_argument("--max-nodes", type=_positive_int, default=None, help="nodes of one model (default 200)")
-    app.add_argument("--max-card", type=_positive_int, default=None,
-                     help="states of one node (default 1000000000)")
-    app.add_argument("--max-sweep", type=_positive_int, default=None,
-                     help="cardinalities in one sweep (default 50)")
-    app.add_argument("--max-upload-mb", type=_positive_float, default=None,
-                     help="size of an uploaded data file, in MB (default 10)")
-    app.add_argument("--threads", type=_positive_int, default=None,
-                     help="threads serving the sessions' callbacks (default: none, the event loop alone)")
-    app.add_argument("--processes", type=_positive_int, default=1,
-                     help="server processes sharing the sessions (default 1; more only on Linux/macOS, and "
-                          "their pages may fetch some stylesheets from Panel's CDN: see docs/robustness.md)")
+    app.add_argument("--max-card", type=_positive_int, default=None, help="states of one node (default 1000000000)")
+    app.add_argument("--max-sweep", type=_positive_int, default=None, help="cardinalities in one sweep (default 50)")
+    app.add_argument(
+        "--max-upload-mb", type=_positive_float, default=None, help="size of an uploaded data file, in MB (default 10)"
+    )
+    app.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        help="threads serving the sessions' callbacks (default: none, the event loop alone)",
+    )
+    app.add_argument(
+        "--processes",
+        type=_positive_int,
+        default=1,
+        help="server processes sharing the sessions (default 1; more only on Linux/macOS, and "
+        "their pages may fetch some stylesheets from Panel's CDN: see docs/robustness.md)",
+    )
     from effdim_app.logs import LEVELS
 
-    app.add_argument("--log-level", choices=LEVELS, default="warning",
-                     help="what the server logs to stderr: errors shown to users, with their traceback and "
-                          "session, at error; input the engine refused at info (default warning)")
+    app.add_argument(
+        "--log-level",
+        choices=LEVELS,
+        default="warning",
+        help="what the server logs to stderr: errors shown to users, with their traceback and "
+        "session, at error; input the engine refused at info (default warning)",
+    )
     app.set_defaults(run=_cmd_app)
 
     return parser
@@ -886,7 +1142,7 @@ SEPARATOR_NAMES = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pi
 def _separator(text: str) -> str:
     """``--sep``: one character, or its name (:data:`SEPARATOR_NAMES`)."""
     sep = SEPARATOR_NAMES.get(text.lower(), text)
-    if len(sep) != 1 or sep in "\r\n\"":
+    if len(sep) != 1 or sep in '\r\n"':
         raise argparse.ArgumentTypeError(f"expected one character (or comma, semicolon, tab), got {text!r}")
     return sep
 
@@ -921,6 +1177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("effdim: interrupted", file=sys.stderr)
         return 130
     return 0
+
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -62,12 +62,23 @@ from .data import Column, DataError, too_many_values
 __all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells"]
 
 #: Encodings a CSV file may be read in: the name given to ``--encoding`` -> the words shown.
-ENCODINGS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8 with a byte-order mark", "latin-1": "Latin-1",
-             "cp1252": "Windows-1252", "utf-16": "UTF-16"}
+ENCODINGS = {
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8 with a byte-order mark",
+    "latin-1": "Latin-1",
+    "cp1252": "Windows-1252",
+    "utf-16": "UTF-16",
+}
 #: Separators detected (any other single character may be given): the character -> the words shown.
 SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs"}
-_ENCODING_ALIASES = {"utf8": "utf-8", "utf-8-bom": "utf-8-sig", "latin1": "latin-1", "iso-8859-1": "latin-1",
-                     "windows-1252": "cp1252", "utf16": "utf-16"}
+_ENCODING_ALIASES = {
+    "utf8": "utf-8",
+    "utf-8-bom": "utf-8-sig",
+    "latin1": "latin-1",
+    "iso-8859-1": "latin-1",
+    "windows-1252": "cp1252",
+    "utf16": "utf-16",
+}
 
 #: Bytes of the file scanned at once for its structure.
 _BLOCK = 1 << 22
@@ -121,7 +132,7 @@ def read_cells(
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if sep is None:
         sep = _detect_separator(raw)
-    elif len(sep) != 1 or sep in "\r\n\"":
+    elif len(sep) != 1 or sep in '\r\n"':
         raise DataError(f"the separator must be one character other than a quote or a line break, got {sep!r}")
     sep_bytes = sep.encode("utf-8" if pandas_encoding.startswith("utf-8") else pandas_encoding, "replace")
     if len(sep_bytes) != 1:
@@ -140,10 +151,13 @@ def read_cells(
 # ------------------------------------------------------------------ bytes and text
 def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
     """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
-    too_big = lambda size, src: DataError(
-        f"{src}: the file is larger than the limit of {max_bytes:,} bytes"
-        + (f" ({size:,} bytes)" if size is not None else "")
-    )
+
+    def too_big(size, src):
+        return DataError(
+            f"{src}: the file is larger than the limit of {max_bytes:,} bytes"
+            + (f" ({size:,} bytes)" if size is not None else "")
+        )
+
     if isinstance(obj, (bytes, bytearray, memoryview)):
         raw = bytes(obj)
         if len(raw) > max_bytes:
@@ -199,8 +213,9 @@ def _encoding(raw: bytes, encoding: str | None, source: str) -> str:
             try:
                 raw.decode("cp1252")
             except UnicodeDecodeError as exc:
-                raise DataError(f"{source}: not Windows-1252 text: byte 0x{raw[exc.start]:02x} "
-                                f"at offset {exc.start}") from None
+                raise DataError(
+                    f"{source}: not Windows-1252 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+                ) from None
         return wanted
     if wanted == "utf-16":
         raise DataError(f"{source}: the file is not UTF-16 text (no byte-order mark, no NUL bytes)")
@@ -232,7 +247,7 @@ def _first_non_utf8(raw: bytes) -> int | None:
     for start in range(0, len(raw), _BLOCK):
         held = len(decoder.getstate()[0])  # bytes of a character begun in the previous block
         try:
-            decoder.decode(view[start:start + _BLOCK], final=start + _BLOCK >= len(raw))
+            decoder.decode(view[start : start + _BLOCK], final=start + _BLOCK >= len(raw))
         except UnicodeDecodeError as exc:
             return start - held + exc.start
     return None
@@ -259,8 +274,9 @@ class _Limits:
 
     def check_header(self, n_fields: int, source: str) -> None:
         if self.max_columns is not None and n_fields > self.max_columns:
-            raise DataError(f"{source}: the header has {n_fields:,} columns, more than the limit of "
-                            f"{self.max_columns:,}")
+            raise DataError(
+                f"{source}: the header has {n_fields:,} columns, more than the limit of {self.max_columns:,}"
+            )
 
 
 def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarray, np.ndarray, bool] | None:
@@ -291,7 +307,10 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
             before = np.where(at > 0, arr[np.maximum(at - 1, 0)], 10)
             nxt = raw[end] if end < size else 10
             after = np.where(at < arr.size - 1, arr[np.minimum(at + 1, arr.size - 1)], nxt)
-            edge = lambda b: (b == code) | (b == 10) | (b == 34)
+
+            def edge(b):
+                return (b == code) | (b == 10) | (b == 34)
+
             if not np.all(edge(before) | edge(after)):
                 return None
             outside = (np.cumsum(quote, dtype=np.int32) & 1) == 0
@@ -376,8 +395,7 @@ class _Coder:
             lookup[i] = code
         if self.limit is not None and self.counted > self.limit:
             if not limits.drop_wide:
-                raise too_many_values(source, self.name, self.limit,
-                                      [t for t in self.table if t not in limits.ignore])
+                raise too_many_values(source, self.name, self.limit, [t for t in self.table if t not in limits.ignore])
             limits.dropped[self.name] = self.counted
             self.chunks = []
             return False
@@ -393,13 +411,23 @@ def _coders(header: list[str], limits: _Limits) -> list[_Coder]:
     return [_Coder(h, None if h.strip().lower() in limits.unlimited else limits.max_states) for h in header]
 
 
-def _parse(raw: bytes, sep: str, encoding: str, has_quotes: bool, n_rows: int, source: str,
-           limits: _Limits) -> tuple[list[str], list[Column | None]]:
+def _parse(
+    raw: bytes, sep: str, encoding: str, has_quotes: bool, n_rows: int, source: str, limits: _Limits
+) -> tuple[list[str], list[Column | None]]:
     """The header and the coded columns, parsed by pandas' C parser in chunks of about a million cells."""
     rows = 0
-    with pd.read_csv(io.BytesIO(raw), sep=sep, header=None, dtype=object, na_filter=False,
-                     quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE, skip_blank_lines=True,
-                     engine="c", encoding=encoding, iterator=True) as reader:
+    with pd.read_csv(
+        io.BytesIO(raw),
+        sep=sep,
+        header=None,
+        dtype=object,
+        na_filter=False,
+        quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
+        skip_blank_lines=True,
+        engine="c",
+        encoding=encoding,
+        iterator=True,
+    ) as reader:
         header = [str(v) for v in reader.get_chunk(1).iloc[0].tolist()]
         coders: list[_Coder | None] = list(_coders(header, limits))
         size = max(1000, _CHUNK_CELLS // max(len(header), 1))
@@ -413,13 +441,13 @@ def _parse(raw: bytes, sep: str, encoding: str, has_quotes: bool, n_rows: int, s
                 if coder is not None and not coder.add(chunk.iloc[:, j].to_numpy(), limits, source):
                     coders[j] = None
     if rows != n_rows:  # pragma: no cover - the parsers disagree about the records
-        raise DataError(f"{source}: the file's records could not be read consistently ({rows} rows, "
-                        f"expected {n_rows})")
+        raise DataError(f"{source}: the file's records could not be read consistently ({rows} rows, expected {n_rows})")
     return header, [None if c is None else c.column() for c in coders]
 
 
-def _parse_with_csv(text: str, sep: str, source: str,
-                    limits: _Limits) -> tuple[list[str], list[Column | None], np.ndarray]:
+def _parse_with_csv(
+    text: str, sep: str, source: str, limits: _Limits
+) -> tuple[list[str], list[Column | None], np.ndarray]:
     """Header, coded columns and the line of each data row with Python's :mod:`csv` (for irregular quoting)."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     header: list[str] | None = None

@@ -56,13 +56,11 @@ value never seen in training is refused, naming the column and the states.
 
 from __future__ import annotations
 
-import io
 import math
-import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -177,9 +175,7 @@ class Dataset:
             bad = (patterns < -1) | (patterns >= cards)
             if bad.any():
                 i, j = np.argwhere(bad)[0]
-                raise DataError(
-                    f"column {columns[j]!r}: code {patterns[i, j]} out of range for {cards[j]} states"
-                )
+                raise DataError(f"column {columns[j]!r}: code {patterns[i, j]} out of range for {cards[j]} states")
         total = float(counts.sum())
         if not math.isclose(float(self.n_rows), total, rel_tol=1e-9, abs_tol=1e-9):
             raise DataError(f"n_rows={self.n_rows} but the counts sum to {total}")
@@ -229,7 +225,7 @@ class Dataset:
             raise DataError(f"column {column!r}: code {code} out of range for {len(states)} states")
         return states[code]
 
-    def subset(self, columns: Iterable[str | int]) -> "Dataset":
+    def subset(self, columns: Iterable[str | int]) -> Dataset:
         """The data restricted to ``columns`` (in that order), patterns re-compressed."""
         idx = [self.index(c) for c in columns]
         if len(set(idx)) != len(idx):
@@ -247,7 +243,7 @@ class Dataset:
             rows=None if self.rows is None else inverse[self.rows],
         )
 
-    def with_state_order(self, column: str | int, order: Sequence) -> "Dataset":
+    def with_state_order(self, column: str | int, order: Sequence) -> Dataset:
         """The same data with the states of ``column`` listed in ``order``, its codes renumbered.
 
         ``order`` names each state of the column once, as its value or its
@@ -270,8 +266,10 @@ class Dataset:
         codes = [position.get(s, by_text.get(str(s))) for s in order]
         if None in codes or sorted(codes) != list(range(len(states))):
             listed = ", ".join(repr(s) for s in states)
-            raise DataError(f"column {self.columns[j]!r}: a new order must list each of its states once "
-                            f"({listed}), got {', '.join(repr(s) for s in order) or 'nothing'}")
+            raise DataError(
+                f"column {self.columns[j]!r}: a new order must list each of its states once "
+                f"({listed}), got {', '.join(repr(s) for s in order) or 'nothing'}"
+            )
         new_code = np.empty(len(states) + 1, dtype=np.int64)
         new_code[codes] = np.arange(len(states))
         new_code[-1] = -1  # missing stays missing
@@ -358,8 +356,9 @@ def from_frame(
         return f"row {i + 1} (index {index[i]!r})"
 
     columns = [column_of(df.iloc[:, j]) for j in range(df.shape[1])]
-    return from_columns(header, columns, len(df), label, count_column=count_column, max_states=max_states,
-                        missing=missing, source=name)
+    return from_columns(
+        header, columns, len(df), label, count_column=count_column, max_states=max_states, missing=missing, source=name
+    )
 
 
 @dataclass
@@ -784,9 +783,7 @@ def _counts(
         j, numbers = found[0]
     else:
         if count_column not in header:
-            raise DataError(
-                f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}"
-            )
+            raise DataError(f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}")
         j = header.index(count_column)
         numbers = _numbers(columns[j])
         if not (np.isfinite(numbers) & (numbers >= 0)).all():
@@ -794,8 +791,10 @@ def _counts(
     with np.errstate(over="ignore"):
         total = float(np.sum(numbers, dtype=np.float64))
     if not total <= MAX_TOTAL_COUNT:
-        raise DataError(f"{source}: the counts in column {header[j]!r} sum to {total:.3g}, more than "
-                        f"{MAX_TOTAL_COUNT:.0e}; no survey is that large: is it a count column?")
+        raise DataError(
+            f"{source}: the counts in column {header[j]!r} sum to {total:.3g}, more than "
+            f"{MAX_TOTAL_COUNT:.0e}; no survey is that large: is it a count column?"
+        )
     return numbers, j
 
 
@@ -834,7 +833,11 @@ def _bad_count(column: str, raw: Column, numbers: np.ndarray, label: Callable[[i
 
 def _short(value: Any, width: int = 40) -> str:
     """``repr(value)``, cut to ``width`` characters (a 4,000-digit cell in a message)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**width else f"a {len(str(abs(value)))}-digit number"
+    text = (
+        repr(value)
+        if not isinstance(value, int) or abs(value) < 10**width
+        else f"a {len(str(abs(value)))}-digit number"
+    )
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -944,13 +947,15 @@ def _number_key(digits: str) -> tuple[int, str]:
 def _compress(codes: np.ndarray, weights: np.ndarray | None, return_inverse: bool = False) -> tuple:
     """Unique rows of an ``(n, c)`` code matrix (sorted) and their total weights (:func:`_compress_columns`)."""
     codes = np.asarray(codes, dtype=np.int64)
-    patterns, counts, inverse = _compress_columns([codes[:, j] for j in range(codes.shape[1])], weights,
-                                                  n=codes.shape[0])
+    patterns, counts, inverse = _compress_columns(
+        [codes[:, j] for j in range(codes.shape[1])], weights, n=codes.shape[0]
+    )
     return (patterns, counts, inverse) if return_inverse else (patterns, counts)
 
 
-def _compress_columns(columns: Sequence[np.ndarray], weights: np.ndarray | None,
-                      n: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _compress_columns(
+    columns: Sequence[np.ndarray], weights: np.ndarray | None, n: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unique patterns (sorted), their total weights, and the pattern of each row, from one code array per column.
 
     The columns are folded into one int64 key per row (mixed radix over

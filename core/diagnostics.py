@@ -157,8 +157,10 @@ class FitStatistics:
         if self.df_standard != self.df:
             parts.append(f"counting parameters instead gives dc - ds = {self.df_standard}")
         if self.df_polca != self.df_standard:
-            parts.append(f"poLCA reports min(N, dc) - ds = {self.df_polca}, since N = {self.n_used:g} is below "
-                         f"dc = {self.cells - 1}; effdim keeps dc - de (docs/theory.md, section 9)")
+            parts.append(
+                f"poLCA reports min(N, dc) - ds = {self.df_polca}, since N = {self.n_used:g} is below "
+                f"dc = {self.cells - 1}; effdim keeps dc - de (docs/theory.md, section 9)"
+            )
         return "; ".join(parts) + "."
 
     def to_json(self) -> dict[str, Any]:
@@ -193,16 +195,20 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         g2 = x2 = math.nan
         notes.append("no row is complete: G2 and X2 need complete rows")
     if n_used < md.n_rows:
-        notes.append(f"G2, X2 and df use the {n_used:g} complete rows only; "
-                     f"{md.n_rows - n_used:g} rows with missing answers are left out of them (not out of the fit)")
+        notes.append(
+            f"G2, X2 and df use the {n_used:g} complete rows only; "
+            f"{md.n_rows - n_used:g} rows with missing answers are left out of them (not out of the fit)"
+        )
     if cells <= MAX_CELLS:
         expected = n_used * observed_distribution(params, max_states=MAX_CELLS).reshape(-1)
         small = float(np.mean(expected < 5))
     else:  # at most n_used / 5 cells can hold 5 or more
         small = max(0.0, 1.0 - n_used / (5.0 * cells))
     if small > 0.2 and n_used > 0:
-        notes.append(f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
-                     "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)")
+        notes.append(
+            f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
+            "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)"
+        )
     df, df_standard = dc - de, dc - ds
     df_polca = min(math.floor(n_used), dc) - ds
     ok = n_used > 0
@@ -225,8 +231,19 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         mass = float(w[rows].sum())
         avepp.append(float(np.sum(w[rows] * post[rows, c]) / mass) if mass > 0 else None)
     return FitStatistics(
-        g2=g2, x2=x2, df=int(df), df_standard=int(df_standard), df_polca=int(df_polca), p_g2=p_g2, p_x2=p_x2, n_used=n_used,
-        cells=int(cells), share_expected_below_5=small, entropy_r2=entropy_r2, avepp=avepp, notes=tuple(notes),
+        g2=g2,
+        x2=x2,
+        df=int(df),
+        df_standard=int(df_standard),
+        df_polca=int(df_polca),
+        p_g2=p_g2,
+        p_x2=p_x2,
+        n_used=n_used,
+        cells=int(cells),
+        share_expected_below_5=small,
+        entropy_r2=entropy_r2,
+        avepp=avepp,
+        notes=tuple(notes),
     )
 
 
@@ -247,8 +264,12 @@ def pattern_table(params: Any, data: Any, labels: Labels | None = None) -> pd.Da
     complete = ~(md.patterns < 0).any(axis=1)
     n = md.counts[complete]
     m = float(n.sum()) * np.exp(llp[complete])
-    frame = pd.DataFrame({labels.name(leaf): [labels.state(leaf, c) for c in md.patterns[complete, j]]
-                          for j, leaf in enumerate(model.observed)})
+    frame = pd.DataFrame(
+        {
+            labels.name(leaf): [labels.state(leaf, c) for c in md.patterns[complete, j]]
+            for j, leaf in enumerate(model.observed)
+        }
+    )
     frame["observed"] = n
     frame["expected"] = m
     frame["residual"] = (n - m) / np.sqrt(m)
@@ -368,15 +389,24 @@ class Identification:
             parts.append(non_unique_sentence(self.ds, self.de))
         if self.rank < self.de:
             named = "; ".join(self.null_parameters) or "no single group of parameters stands out"
-            parts.append(f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
-                         f"identified; parameters that cannot be told apart: {named}")
+            parts.append(
+                f"Jacobian rank at the estimate {self.rank} < de = {self.de}: the estimate is not locally "
+                f"identified; parameters that cannot be told apart: {named}"
+            )
         return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"rank": self.rank, "de": self.de, "ds": self.ds, "identified": self.identified,
-                "unique": self.unique, "equivalent_fit_dimension": self.equivalent_fit_dimension,
-                "gap": self.gap if math.isfinite(self.gap) else None,
-                "null_parameters": list(self.null_parameters), "text": self.sentence()}
+        return {
+            "rank": self.rank,
+            "de": self.de,
+            "ds": self.ds,
+            "identified": self.identified,
+            "unique": self.unique,
+            "equivalent_fit_dimension": self.equivalent_fit_dimension,
+            "gap": self.gap if math.isfinite(self.gap) else None,
+            "null_parameters": list(self.null_parameters),
+            "text": self.sentence(),
+        }
 
 
 def non_unique_sentence(ds: int, de: int) -> str | None:
@@ -389,9 +419,11 @@ log-likelihood, G2 and scores are)
     """
     if de >= ds:
         return None
-    return (f"not unique: de = {de} < ds = {ds}, so the parameters that fit equally well form a "
-            f"{ds - de}-dimensional set; the parameters, class shares, posteriors and entropy R2 are not unique "
-            "(the fitted distribution, log-likelihood, G2 and scores are)")
+    return (
+        f"not unique: de = {de} < ds = {ds}, so the parameters that fit equally well form a "
+        f"{ds - de}-dimensional set; the parameters, class shares, posteriors and entropy R2 are not unique "
+        "(the fitted distribution, log-likelihood, G2 and scores are)"
+    )
 
 
 def equivalent_share_ranges(em: Any, data: Any, fits: int = 4, *, seed: Any = None, agree: float = 1e-6) -> dict:
@@ -434,8 +466,10 @@ def identification(params: Any, *, de: int, labels: Labels | None = None, rng: A
     model = params.model
     labels = labels or Labels.of(model)
     if standard_dimension(model) > FLOAT_MAX_COLUMNS:
-        raise InvalidArgument(f"the rank at the estimate is not computed for more than {FLOAT_MAX_COLUMNS} "
-                              f"parameters (this model has {standard_dimension(model)}): the SVD would take too long")
+        raise InvalidArgument(
+            f"the rank at the estimate is not computed for more than {FLOAT_MAX_COLUMNS} "
+            f"parameters (this model has {standard_dimension(model)}): the SVD would take too long"
+        )
     jac = jacobian_at(params, rng)
     ds = jac.shape[1]
     norm = np.linalg.norm(jac, axis=1, keepdims=True)

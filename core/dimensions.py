@@ -169,8 +169,7 @@ class DimensionReport:
             "violations": list(self.violations),
             "regularized": self.regularized,
             "local": [
-                {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(row).items()}
-                for row in self.local
+                {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(row).items()} for row in self.local
             ],
         }
         if self.dp is not None:
@@ -192,8 +191,9 @@ def lc_notation(model: HLCModel) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int,
-             max_bytes: int | None = None) -> RankResult:
+def _lc_rank(
+    hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int, max_bytes: int | None = None
+) -> RankResult:
     """de of the LC model ``hidden_card:cards`` (cached: results are immutable).
 
     The random points are seeded from the model itself, so a given LC model
@@ -201,8 +201,9 @@ def _lc_rank(hidden_card: int, cards: tuple[int, ...], upper: int, repeats: int,
     """
     model = HLCModel.lc(hidden_card, cards, min_observed_card=1)
     seed = zlib.crc32(f"{hidden_card}:{cards}".encode())
-    return effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False,
-                               max_bytes=max_bytes)
+    return effective_dimension(
+        model, upper_bound=upper, repeats=repeats, seed=seed, check_float=False, max_bytes=max_bytes
+    )
 
 
 def local_dimensions(model: HLCModel, hidden: str, *, repeats: int = 2) -> LocalDimensions:
@@ -281,18 +282,38 @@ def dimensions(
         rank = _lc_rank(*_key(target, target.root), upper, repeats, max_bytes)  # the local row's cached rank
         method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
         second = _float_opinion(target, seed, max_bytes) if check_float else None
-        return _report(model, violations, target, second, ds=ds, de=rank.de, de_status=rank.status,
-                       de_basis=DIRECT, de_method=method, failure_bound=rank.failure_bound, upper_bound=upper,
-                       de_direct=rank.de, de_local_sum=None, local=local, dp=row.dp, db=row.db)
+        return _report(
+            model,
+            violations,
+            target,
+            second,
+            ds=ds,
+            de=rank.de,
+            de_status=rank.status,
+            de_basis=DIRECT,
+            de_method=method,
+            failure_bound=rank.failure_bound,
+            upper_bound=upper,
+            de_direct=rank.de,
+            de_local_sum=None,
+            local=local,
+            dp=row.dp,
+            db=row.db,
+        )
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)
-    target_rows = local if target is model else tuple(_local_row(target, h, repeats, max_bytes)
-                                                      for h in target.hidden)
+    target_rows = local if target is model else tuple(_local_row(target, h, repeats, max_bytes) for h in target.hidden)
     ds_target = standard_dimension(target)
     de_sum = ds_target - sum(r.deficit for r in target_rows)
     upper = ds_target - sum(r.ds - r.db for r in target_rows)
-    fail = min(1.0, sum(_lc_rank(*_key(target, r.hidden), r.db, repeats, max_bytes).failure_bound
-                        for r in target_rows if r.de_status != "proven"))
+    fail = min(
+        1.0,
+        sum(
+            _lc_rank(*_key(target, r.hidden), r.db, repeats, max_bytes).failure_bound
+            for r in target_rows
+            if r.de_status != "proven"
+        ),
+    )
     method = "Corollary 4.1: ds minus the sum of local deficits"
     if target is not model:
         method += " of the regular equivalent"
@@ -305,8 +326,9 @@ def dimensions(
     rank = None
     de, basis = de_sum, COROLLARY
     if direct:
-        rank = effective_dimension(model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float,
-                                   max_bytes=max_bytes)
+        rank = effective_dimension(
+            model, upper_bound=upper, repeats=repeats, seed=seed, check_float=check_float, max_bytes=max_bytes
+        )
         if rank.de < de_sum:
             raise RouteDisagreement(
                 f"the rank of the whole Jacobian of {format_model(model)} is {rank.de}, below the Corollary 4.1 "
@@ -322,9 +344,22 @@ def dimensions(
         method += skipped
     status = "proven" if de == upper else "probable"
     second = (rank.float_rank, rank.singular_gap) if rank else None
-    return _report(model, violations, target, second, ds=ds, de=de, de_status=status, de_basis=basis,
-                   de_method=method, failure_bound=fail, upper_bound=upper, de_direct=rank.de if rank else None,
-                   de_local_sum=de_sum, local=local)
+    return _report(
+        model,
+        violations,
+        target,
+        second,
+        ds=ds,
+        de=de,
+        de_status=status,
+        de_basis=basis,
+        de_method=method,
+        failure_bound=fail,
+        upper_bound=upper,
+        de_direct=rank.de if rank else None,
+        de_local_sum=de_sum,
+        local=local,
+    )
 
 
 def _rank_models(model: HLCModel, direct: bool | None) -> list[HLCModel]:
@@ -379,9 +414,20 @@ def bounds_report(model: HLCModel, reason: str = "") -> DimensionReport:
     def row(m: HLCModel, hidden: str) -> LocalDimensions:
         lc = m.local_lc(hidden)
         b = lc_bounds(lc)
-        return LocalDimensions(hidden=hidden, lc=lc_notation(lc), ds=b.ds, de=None, dc=b.dc, dp=b.dp, db=b.db,
-                               binding=b.binding, deficit=None, de_status="not computed", split=b.split,
-                               dp_exact=b.dp_exact)
+        return LocalDimensions(
+            hidden=hidden,
+            lc=lc_notation(lc),
+            ds=b.ds,
+            de=None,
+            dc=b.dc,
+            dp=b.dp,
+            db=b.db,
+            binding=b.binding,
+            deficit=None,
+            de_status="not computed",
+            split=b.split,
+            dp_exact=b.dp_exact,
+        )
 
     local = tuple(row(model, h) for h in model.hidden)
     target_rows = local if target is model else tuple(row(target, h) for h in target.hidden)
@@ -390,10 +436,24 @@ def bounds_report(model: HLCModel, reason: str = "") -> DimensionReport:
     else:
         upper = standard_dimension(target) - sum(r.ds - r.db for r in target_rows)
     lc = model.is_lc
-    return _report(model, violations, target, None, ds=standard_dimension(model), de=None,
-                   de_status="not computed", de_basis="", de_method=reason, failure_bound=1.0,
-                   upper_bound=upper, de_direct=None, de_local_sum=None, local=local,
-                   dp=local[0].dp if lc else None, db=local[0].db if lc else None)
+    return _report(
+        model,
+        violations,
+        target,
+        None,
+        ds=standard_dimension(model),
+        de=None,
+        de_status="not computed",
+        de_basis="",
+        de_method=reason,
+        failure_bound=1.0,
+        upper_bound=upper,
+        de_direct=None,
+        de_local_sum=None,
+        local=local,
+        dp=local[0].dp if lc else None,
+        db=local[0].db if lc else None,
+    )
 
 
 def _float_opinion(model: HLCModel, seed: int | None, max_bytes: int | None) -> tuple[int, float] | None:
@@ -409,8 +469,9 @@ def _key(model: HLCModel, hidden: str) -> tuple[int, tuple[int, ...]]:
     return model.card(hidden), tuple(sorted((model.card(n) for n in model.neighbors(hidden)), reverse=True))
 
 
-def _report(model: HLCModel, violations, target: HLCModel, second: tuple[int, float] | None,
-            **fields: Any) -> DimensionReport:
+def _report(
+    model: HLCModel, violations, target: HLCModel, second: tuple[int, float] | None, **fields: Any
+) -> DimensionReport:
     """The report of ``model``: ``fields`` are :class:`DimensionReport` fields; the
     rest derive from the model, its violations, its regular ``target`` and the
     float ``second`` opinion. A proven ``de`` has failure bound 0."""

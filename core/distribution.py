@@ -104,7 +104,7 @@ class Parameters:
             if worst > ROW_SUM_TOL:
                 raise InvalidArgument(f"CPT of {node!r}: rows must sum to 1 (off by {worst:.3g})")
 
-    def copy(self) -> "Parameters":
+    def copy(self) -> Parameters:
         """A deep copy (the tables are copied)."""
         return Parameters(self.model, {n: t.copy() for n, t in self.cpts.items()})
 
@@ -116,7 +116,7 @@ class Parameters:
             out[node] = self.cpts[node] if parent is None else out[parent] @ self.cpts[node]
         return out
 
-    def relabeled(self, node: str, order: Any) -> "Parameters":
+    def relabeled(self, node: str, order: Any) -> Parameters:
         """The same distribution with the states of hidden ``node`` renumbered.
 
         New state ``i`` is old state ``order[i]`` (a permutation of
@@ -148,7 +148,7 @@ class Parameters:
         marg = self.marginals()
         return {h: np.argsort(-marg[h], kind="stable").tolist() for h in self.model.hidden}
 
-    def rerooted(self, root: str) -> "Parameters":
+    def rerooted(self, root: str) -> Parameters:
         """The same distribution expressed with the model rooted at hidden ``root``.
 
         Edges on the path from the old to the new root change direction; for
@@ -337,9 +337,7 @@ def observed_distribution(params: Parameters, *, max_states: int = 2**20) -> np.
     return joint.reshape(cards)
 
 
-def kl_divergence(
-    p_params: Parameters, q_params: Parameters, *, base: float = 2, max_states: int = 2**20
-) -> float:
+def kl_divergence(p_params: Parameters, q_params: Parameters, *, base: float = 2, max_states: int = 2**20) -> float:
     """``KL(P || Q) = sum_o P(o) log_base(P(o) / Q(o))`` of the observed distributions.
 
     This is the paper's "information divergence" of a learned model ``Q``
@@ -360,9 +358,7 @@ def kl_divergence(
     p_obs = p_params.model.observed
     q_obs = q_params.model.observed
     if sorted(p_obs) != sorted(q_obs):
-        raise InvalidArgument(
-            f"the models observe different variables: {', '.join(p_obs)} vs {', '.join(q_obs)}"
-        )
+        raise InvalidArgument(f"the models observe different variables: {', '.join(p_obs)} vs {', '.join(q_obs)}")
     for o in p_obs:
         if p_params.model.card(o) != q_params.model.card(o):
             raise InvalidArgument(

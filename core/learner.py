@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from .em import ModelData, pattern_loglik, posterior
-from .model import HLCModel
 from .errors import EffdimError, InvalidArgument
+from .model import HLCModel
 from .validation import as_dataset, as_model
 
 __all__ = ["LatentTreeLearner", "NotFittedError"]
@@ -101,7 +101,7 @@ class LatentTreeLearner:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("model", "restarts", "seed", "tol", "max_iter", "prior", "mapping")}
 
-    def set_params(self, **params: Any) -> "LatentTreeLearner":
+    def set_params(self, **params: Any) -> LatentTreeLearner:
         for k, v in params.items():
             if k not in self.get_params():
                 raise InvalidArgument(f"unknown parameter {k!r} for LatentTreeLearner")
@@ -112,7 +112,7 @@ class LatentTreeLearner:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if k != "model")
         return f"LatentTreeLearner({str(self.model)!r}, {args})"
 
-    def fit(self, X: Any, y: Any = None) -> "LatentTreeLearner":
+    def fit(self, X: Any, y: Any = None) -> LatentTreeLearner:
         """Fit the model to ``X`` (a :class:`~effdim.data.Dataset` or a DataFrame); return ``self``.
 
         Issues a :class:`effdim.em.ConvergenceWarning` when the best EM start
@@ -122,8 +122,15 @@ class LatentTreeLearner:
 
         model = as_model(self.model)
         result = fit(
-            as_dataset(X), model, restarts=self.restarts, seed=self.seed, tol=self.tol, max_iter=self.max_iter,
-            prior=self.prior, mapping=self.mapping, warn=False,
+            as_dataset(X),
+            model,
+            restarts=self.restarts,
+            seed=self.seed,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            prior=self.prior,
+            mapping=self.mapping,
+            warn=False,
         )
         result.em.warn()  # points at the caller of this method
         self.model_ = model
@@ -148,7 +155,7 @@ class LatentTreeLearner:
         self.converged_ = result.em.converged
         self.expected_counts_ = result.em.expected_counts
 
-    def reorder(self, node: str, order: Any) -> "LatentTreeLearner":
+    def reorder(self, node: str, order: Any) -> LatentTreeLearner:
         """Renumber the states of hidden ``node``: new state ``i`` is old state ``order[i]`` (0-based).
 
         After :meth:`fit` the states come by decreasing share (state 0 is

@@ -155,7 +155,7 @@ class HLCModel:
         observed_names: Iterable[str] | None = None,
         *,
         min_observed_card: int = 2,
-    ) -> "HLCModel":
+    ) -> HLCModel:
         """The LC model ``hidden_card : observed_cards`` (paper, Figure 1).
 
         Examples
@@ -172,7 +172,9 @@ class HLCModel:
         cards = {hidden_name: hidden_card, **dict(zip(observed_names, observed_cards))}
         if len(cards) != len(observed_names) + 1:
             raise ModelError("duplicate node names in the LC model")
-        return cls(cards, [hidden_name], [(hidden_name, o) for o in observed_names], min_observed_card=min_observed_card)
+        return cls(
+            cards, [hidden_name], [(hidden_name, o) for o in observed_names], min_observed_card=min_observed_card
+        )
 
     # ---------------------------------------------------------------- queries
     @property
@@ -244,7 +246,7 @@ class HLCModel:
         parent = self.parent(node)
         return ([parent] if parent is not None else []) + self.children(node)
 
-    def local_lc(self, hidden_node: str) -> "HLCModel":
+    def local_lc(self, hidden_node: str) -> HLCModel:
         """The local LC model induced by ``hidden_node`` and ``Ne(hidden_node)``.
 
         Paper, Section 2.2: the hidden variable is ``hidden_node``, the observed
@@ -270,7 +272,7 @@ class HLCModel:
         )
 
     # ------------------------------------------------------------------ edits
-    def rerooted(self, node: str) -> "HLCModel":
+    def rerooted(self, node: str) -> HLCModel:
         """The same model rooted at hidden ``node`` (same observed distributions).
 
         Examples
@@ -284,7 +286,7 @@ class HLCModel:
             raise ModelError(f"cannot root at observed node {node!r}; the root must be hidden")
         return self._rebuild(root=node)
 
-    def with_card(self, node: str, card: int) -> "HLCModel":
+    def with_card(self, node: str, card: int) -> HLCModel:
         """A copy with ``node`` set to ``card`` states."""
         cards = self._cards()
         if node not in cards:
@@ -292,7 +294,7 @@ class HLCModel:
         cards[node] = card
         return self._rebuild(cards=cards)
 
-    def renamed(self, old: str, new: str) -> "HLCModel":
+    def renamed(self, old: str, new: str) -> HLCModel:
         """A copy with node ``old`` called ``new``."""
         if old not in self._graph:
             raise ModelError(f"no node named {old!r}")
@@ -307,7 +309,7 @@ class HLCModel:
             rename(self._root),
         )
 
-    def with_child(self, parent: str, name: str, card: int, hidden: bool = False) -> "HLCModel":
+    def with_child(self, parent: str, name: str, card: int, hidden: bool = False) -> HLCModel:
         """A copy with a new child ``name`` under ``parent``.
 
         A new hidden child needs children of its own to be a valid model; use
@@ -323,9 +325,7 @@ class HLCModel:
         hidden_nodes = self.hidden + ([name] if hidden else [])
         return HLCModel(cards, hidden_nodes, self.edges + [(parent, name)], self._root)
 
-    def with_hidden_child(
-        self, parent: str, name: str, card: int, leaves: Mapping[str, int]
-    ) -> "HLCModel":
+    def with_hidden_child(self, parent: str, name: str, card: int, leaves: Mapping[str, int]) -> HLCModel:
         """A copy with a new hidden child ``name`` of ``parent`` carrying observed ``leaves``."""
         if parent not in self._graph:
             raise ModelError(f"no node named {parent!r}")
@@ -339,7 +339,7 @@ class HLCModel:
         edges = self.edges + [(parent, name)] + [(name, leaf) for leaf in leaves]
         return HLCModel(cards, self.hidden + [name], edges, self._root)
 
-    def without(self, node: str) -> "HLCModel":
+    def without(self, node: str) -> HLCModel:
         """A copy with ``node`` removed together with its subtree (below the root)."""
         if node not in self._graph:
             raise ModelError(f"no node named {node!r}")
@@ -350,7 +350,7 @@ class HLCModel:
         edges = [(u, v) for u, v in self.edges if u not in doomed and v not in doomed]
         return HLCModel(cards, [h for h in self.hidden if h not in doomed], edges, self._root)
 
-    def contracted(self, hidden_node: str) -> "HLCModel":
+    def contracted(self, hidden_node: str) -> HLCModel:
         """A copy without ``hidden_node``, its two neighbours joined by an edge.
 
         Only defined for a hidden node with exactly two neighbours (the
@@ -397,7 +397,7 @@ class HLCModel:
         return f"HLCModel.parse({str(self)!r})"
 
     @classmethod
-    def parse(cls, text: str) -> "HLCModel":
+    def parse(cls, text: str) -> HLCModel:
         """Parse model notation (see :mod:`effdim.notation`)."""
         from .notation import parse_model
 
@@ -413,7 +413,7 @@ class HLCModel:
     def _cards(self) -> dict[str, int]:
         return {n: self._spec(n).card for n in self._order}
 
-    def _rebuild(self, cards: dict[str, int] | None = None, root: str | None = None) -> "HLCModel":
+    def _rebuild(self, cards: dict[str, int] | None = None, root: str | None = None) -> HLCModel:
         return HLCModel(
             cards if cards is not None else self._cards(),
             self.hidden,
@@ -424,9 +424,7 @@ class HLCModel:
 
 def _check_name(name: object) -> None:
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise ModelError(
-            f"invalid node name {name!r}: use a letter or '_' followed by letters, digits, '_', '.', '-'"
-        )
+        raise ModelError(f"invalid node name {name!r}: use a letter or '_' followed by letters, digits, '_', '.', '-'")
 
 
 def _check_card(name: str, card: object, low: int, kind: str) -> None:

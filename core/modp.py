@@ -91,7 +91,6 @@ def is_prime(n: int) -> bool:
     return True
 
 
-
 def matmul_mod(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
     """``a @ b mod p`` for int64 residues, exactly, through float64 BLAS products.
 

@@ -59,7 +59,7 @@ class NotationError(ModelError):
 class _Parsed:
     name: str | None
     card: int
-    children: list["_Parsed"] | None  # None: written without parentheses
+    children: list[_Parsed] | None  # None: written without parentheses
     position: int
     hidden: bool = field(default=False)
 
@@ -128,8 +128,11 @@ class _Parser:
             self.take("sym", ":", f"':' after the name {value!r}")
         _, digits, card_pos = self.take("int", what="a cardinality (a whole number)")
         if len(digits.lstrip("0")) > MAX_CARD_DIGITS + 1:  # the model checks the exact bound
-            self.fail(card_pos, f"a cardinality of {len(digits.lstrip('0')):,} digits is larger than the limit "
-                                f"(at most {MAX_CARD_DIGITS} digits)")
+            self.fail(
+                card_pos,
+                f"a cardinality of {len(digits.lstrip('0')):,} digits is larger than the limit "
+                f"(at most {MAX_CARD_DIGITS} digits)",
+            )
         return _Parsed(name, int(digits), None, card_pos if name is None else position)
 
     def opens(self, node: _Parsed) -> bool:
@@ -302,8 +305,9 @@ def model_from_json(data: str | bytes | dict[str, Any]) -> HLCModel:
         except json.JSONDecodeError as err:
             raise ModelError(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
         except RecursionError:
-            raise ModelError("the model JSON is nested too deeply to be a model "
-                             "(a model is a list of nodes and a list of edges)") from None
+            raise ModelError(
+                "the model JSON is nested too deeply to be a model (a model is a list of nodes and a list of edges)"
+            ) from None
     if not isinstance(data, dict):
         raise ModelError("model JSON must be an object with 'nodes' and 'edges'")
     if data.get("effdim", JSON_FORMAT) != JSON_FORMAT:

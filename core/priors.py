@@ -54,7 +54,7 @@ class DirichletPrior:
             raise InvalidArgument(f"the {what} of the CS prior must be a positive number, got {self.value!r}")
 
     @classmethod
-    def parse(cls, text: "str | DirichletPrior") -> "DirichletPrior":
+    def parse(cls, text: str | DirichletPrior) -> DirichletPrior:
         """``"k2"``, ``"k2:2"``, ``"bdeu:1"``, ``"jeffreys"`` (case and spaces ignored)."""
         if isinstance(text, DirichletPrior):
             return text
@@ -98,7 +98,7 @@ class DirichletPrior:
 DEFAULT_CS_PRIOR = DirichletPrior("bdeu", 1.0)
 
 
-def resolve_cs_prior(choice: "str | DirichletPrior | None", em_prior: float | None) -> DirichletPrior:
+def resolve_cs_prior(choice: str | DirichletPrior | None, em_prior: float | None) -> DirichletPrior:
     """The CS prior to use, given the user's ``choice`` (``None``: the default) and EM's MAP ``prior``.
 
     A maximum-likelihood fit (``em_prior`` 0 or ``None``) takes ``choice`` or
@@ -115,5 +115,6 @@ def resolve_cs_prior(choice: "str | DirichletPrior | None", em_prior: float | No
     if chosen != implied:
         raise InvalidArgument(
             f"the MAP fit with prior {em_prior:g} assumes a Dirichlet({1 + float(em_prior):g}) prior on every "
-            f"cell, so the CS prior must be {implied}, not {chosen}; drop one of the two")
+            f"cell, so the CS prior must be {implied}, not {chosen}; drop one of the two"
+        )
     return chosen

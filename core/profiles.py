@@ -30,7 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Labels", "conditionals", "parameter_table", "profiles", "class_shares", "parameters_json", "posterior_table"]
+__all__ = [
+    "Labels",
+    "conditionals",
+    "parameter_table",
+    "profiles",
+    "class_shares",
+    "parameters_json",
+    "posterior_table",
+]
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,13 @@ class Labels:
     states: dict
 
     @classmethod
-    def of(cls, model: Any, data: Any = None, columns: dict | None = None) -> "Labels":
+    def of(cls, model: Any, data: Any = None, columns: dict | None = None) -> Labels:
         """Labels from the data arranged for ``model`` (:func:`effdim.data.check_matches_model`)."""
-        columns = {leaf: str(columns.get(leaf, leaf)) for leaf in model.observed} if columns else {
-            leaf: leaf for leaf in model.observed}
+        columns = (
+            {leaf: str(columns.get(leaf, leaf)) for leaf in model.observed}
+            if columns
+            else {leaf: leaf for leaf in model.observed}
+        )
         states = {}
         for j, leaf in enumerate(model.observed):
             known = list(data.states[j]) if data is not None else []
@@ -86,10 +97,15 @@ def parameter_table(params: Any, labels: Labels) -> pd.DataFrame:
         table = np.atleast_2d(params.cpts[node])
         for u, row in enumerate(table):
             for s, p in enumerate(row):
-                rows.append((
-                    labels.name(node), None if parent is None else labels.name(parent),
-                    None if parent is None else labels.state(parent, u), labels.state(node, s), float(p),
-                ))
+                rows.append(
+                    (
+                        labels.name(node),
+                        None if parent is None else labels.name(parent),
+                        None if parent is None else labels.state(parent, u),
+                        labels.state(node, s),
+                        float(p),
+                    )
+                )
     return pd.DataFrame(rows, columns=["node", "parent", "parent_state", "state", "probability"])
 
 
@@ -145,8 +161,9 @@ def parameters_json(params: Any, labels: Labels) -> dict:
         keys = [""] if parent is None else [str(labels.state(parent, u)) for u in range(table.shape[0])]
         tables[labels.name(node)] = {
             "given": None if parent is None else labels.name(parent),
-            "rows": {key: {str(labels.state(node, s)): float(p) for s, p in enumerate(row)}
-                     for key, row in zip(keys, table)},
+            "rows": {
+                key: {str(labels.state(node, s)): float(p) for s, p in enumerate(row)} for key, row in zip(keys, table)
+            },
         }
     marg = params.marginals()
     shares = {labels.name(h): {str(labels.state(h, s)): float(p) for s, p in enumerate(marg[h])} for h in model.hidden}

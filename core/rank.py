@@ -496,7 +496,10 @@ class FloatRank:
 
 
 def float_rank(
-    model: HLCModel, rng: np.random.Generator | int | None = None, *, rows: Rows = "auto",
+    model: HLCModel,
+    rng: np.random.Generator | int | None = None,
+    *,
+    rows: Rows = "auto",
     max_bytes: int | None = None,
 ) -> FloatRank:
     """SVD rank of ``J_O(theta)`` at a random proper parameter point (Dirichlet(1) rows).

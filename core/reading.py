@@ -55,8 +55,18 @@ __all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv",
 #: Format name -> the words shown.
 FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
 #: File name endings and the format each means (an upload box accepts these).
-EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".sav": "sav", ".zsav": "sav", ".dta": "dta",
-               ".xlsx": "xlsx", ".xlsm": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
+EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".sav": "sav",
+    ".zsav": "sav",
+    ".dta": "dta",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 #: Columns a data file may have (a survey has tens to hundreds of items).
 DEFAULT_MAX_COLUMNS = 2_000
 
@@ -136,18 +146,44 @@ def read_data(
         raise DataError(f"{shown}: {which} applies to CSV files only, not to a {FORMATS[kind]} file")
     if kind == "csv":
         unlimited = _count_candidates(count_column)
-        cells = read_cells(raw, sep=sep, encoding=encoding, max_bytes=max_bytes, max_columns=max_columns,
-                           max_states=max_states, unlimited=unlimited, ignore=set(missing),
-                           drop_wide=too_many_states == "drop", name=shown)
+        cells = read_cells(
+            raw,
+            sep=sep,
+            encoding=encoding,
+            max_bytes=max_bytes,
+            max_columns=max_columns,
+            max_states=max_states,
+            unlimited=unlimited,
+            ignore=set(missing),
+            drop_wide=too_many_states == "drop",
+            name=shown,
+        )
         header, columns = _kept(cells.header, cells.columns)
         lines = cells.lines
-        dataset = from_columns(header, columns, len(lines), lambda i: f"line {lines[i]}",
-                               count_column=count_column, max_states=max_states, missing=missing, source=shown,
-                               sep=cells.separator)
+        dataset = from_columns(
+            header,
+            columns,
+            len(lines),
+            lambda i: f"line {lines[i]}",
+            count_column=count_column,
+            max_states=max_states,
+            missing=missing,
+            source=shown,
+            sep=cells.separator,
+        )
         return Loaded(dataset, "csv", cells.encoding, cells.separator, tuple(cells.dropped.items()))
     frame, labels = _read_frame(raw, kind, shown)
-    return _from_frame(frame, labels, kind, shown, count_column=count_column, missing=missing,
-                       max_columns=max_columns, max_states=max_states, too_many_states=too_many_states)
+    return _from_frame(
+        frame,
+        labels,
+        kind,
+        shown,
+        count_column=count_column,
+        missing=missing,
+        max_columns=max_columns,
+        max_states=max_states,
+        too_many_states=too_many_states,
+    )
 
 
 def _format(raw: bytes, name: str) -> str:
@@ -158,8 +194,11 @@ def _format(raw: bytes, name: str) -> str:
         return "parquet"
     if raw.startswith(b"PK\x03\x04") and name.lower().endswith((".xlsx", ".xlsm")):
         return "xlsx"
-    if raw.startswith(b"<stata_dta>") or raw[:1] in (b"\x72", b"\x73", b"\x71", b"\x6f") and \
-            name.lower().endswith(".dta"):
+    if (
+        raw.startswith(b"<stata_dta>")
+        or raw[:1] in (b"\x72", b"\x73", b"\x71", b"\x6f")
+        and name.lower().endswith(".dta")
+    ):
         return "dta"
     extension = os.path.splitext(name.lower())[1]
     if extension in EXTENSIONS:
@@ -197,8 +236,9 @@ def _read_frame(raw: bytes, kind: str, name: str) -> tuple[pd.DataFrame, dict[st
     except DataError:
         raise
     except ImportError as err:
-        raise DataError(f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; "
-                        "install it with pip") from None
+        raise DataError(
+            f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; install it with pip"
+        ) from None
     except Exception as err:  # noqa: BLE001 - each library has its own errors for a damaged file
         reason = " ".join(str(err).split())[:120] or type(err).__name__
         raise DataError(f"{name}: not a readable {FORMATS[kind]} file ({reason})") from None
@@ -224,9 +264,18 @@ def _read_dta(raw: bytes) -> tuple[pd.DataFrame, dict[str, dict]]:
     return pd.read_stata(io.BytesIO(raw), convert_categoricals=True, order_categoricals=True), {}
 
 
-def _from_frame(frame: pd.DataFrame, labels: dict[str, dict], kind: str, name: str, *, count_column: str | None,
-                missing: Sequence[str], max_columns: int | None, max_states: int,
-                too_many_states: str) -> Loaded:
+def _from_frame(
+    frame: pd.DataFrame,
+    labels: dict[str, dict],
+    kind: str,
+    name: str,
+    *,
+    count_column: str | None,
+    missing: Sequence[str],
+    max_columns: int | None,
+    max_states: int,
+    too_many_states: str,
+) -> Loaded:
     """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes."""
     if max_columns is not None and frame.shape[1] > max_columns:
         raise DataError(f"{name}: the file has {frame.shape[1]:,} columns, more than the limit of {max_columns:,}")
@@ -244,8 +293,16 @@ def _from_frame(frame: pd.DataFrame, labels: dict[str, dict], kind: str, name: s
         else:
             columns.append(column)
     header, kept = _kept(header, columns)
-    dataset = from_columns(header, kept, len(frame), lambda i: f"row {i + 1}", count_column=count_column,
-                           max_states=max_states, missing=missing, source=name)
+    dataset = from_columns(
+        header,
+        kept,
+        len(frame),
+        lambda i: f"row {i + 1}",
+        count_column=count_column,
+        max_states=max_states,
+        missing=missing,
+        source=name,
+    )
     return Loaded(dataset, kind, dropped=tuple(dropped))
 
 
@@ -259,8 +316,10 @@ def _labelled(series: pd.Series, value_labels: dict) -> Column:
         return int(v) if isinstance(v, (float, np.floating)) and float(v).is_integer() else v
 
     labels = {as_key(k): str(v) for k, v in value_labels.items()}
-    present = sorted({as_key(u) for u in column.uniques},
-                     key=lambda v: (not isinstance(v, (int, float)), v if isinstance(v, (int, float)) else str(v)))
+    present = sorted(
+        {as_key(u) for u in column.uniques},
+        key=lambda v: (not isinstance(v, (int, float)), v if isinstance(v, (int, float)) else str(v)),
+    )
     ordered = list(dict.fromkeys(labels.get(v, str(v)) for v in present))
     uniques = [labels.get(as_key(u), str(as_key(u))) for u in column.uniques]
     return Column(column.codes, uniques, ordered)
@@ -316,6 +375,15 @@ def load_csv(
     ...
     effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
     """
-    return read_data(path_or_buffer, format="csv", count_column=count_column, max_states=max_states,
-                     max_bytes=max_bytes, missing=missing, name=name, sep=sep, encoding=encoding,
-                     max_columns=max_columns).dataset
+    return read_data(
+        path_or_buffer,
+        format="csv",
+        count_column=count_column,
+        max_states=max_states,
+        max_bytes=max_bytes,
+        missing=missing,
+        name=name,
+        sep=sep,
+        encoding=encoding,
+        max_columns=max_columns,
+    ).dataset

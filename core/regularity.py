@@ -109,9 +109,7 @@ class Regularization:
         """Each node a step touched (shrunk, removed or both), in step order:
         its cardinality before and after, ``new=None`` if it was removed."""
         nodes = dict.fromkeys(step.node for step in self.steps)
-        return {
-            n: Change(n, self.original.card(n), self.model.card(n) if n in self.model else None) for n in nodes
-        }
+        return {n: Change(n, self.original.card(n), self.model.card(n) if n in self.model else None) for n in nodes}
 
 
 def shrink_limit(model: HLCModel, hidden_node: str) -> int:
@@ -199,7 +197,13 @@ def regularize(model: HLCModel) -> Regularization:
                 old = model.card(node)
                 model = model.with_card(node, limit)
                 steps.append(
-                    Step(node, SHRINK, str(old), str(limit), f"{node}: {old} -> {limit} (prod/max of neighbours, Lemma 4.1)")
+                    Step(
+                        node,
+                        SHRINK,
+                        str(old),
+                        str(limit),
+                        f"{node}: {old} -> {limit} (prod/max of neighbours, Lemma 4.1)",
+                    )
                 )
                 changed = True
         for node in model.hidden:
@@ -208,7 +212,13 @@ def regularize(model: HLCModel) -> Regularization:
                 old = f"{a} - {node}:{model.card(node)} - {b}"
                 model = model.contracted(node)
                 steps.append(
-                    Step(node, REMOVE, old, f"{a} - {b}", f"removed {node}: it can copy its smaller neighbour; joined {a} - {b}")
+                    Step(
+                        node,
+                        REMOVE,
+                        old,
+                        f"{a} - {b}",
+                        f"removed {node}: it can copy its smaller neighbour; joined {a} - {b}",
+                    )
                 )
                 changed = True
                 break

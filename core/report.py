@@ -144,8 +144,13 @@ def _count(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
-def _table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None,
-           cls: str = "", row_classes: Sequence[str] | None = None) -> _Html:
+def _table(
+    headers: Sequence[Any],
+    rows: Sequence[Sequence[Any]],
+    numeric: Sequence[bool] | None = None,
+    cls: str = "",
+    row_classes: Sequence[str] | None = None,
+) -> _Html:
     """An HTML table; ``numeric`` columns right-aligned with tabular figures; cells escaped unless ``_Html``.
 
     A cell may be a ``(value, css_class)`` pair.
@@ -163,8 +168,10 @@ def _table(headers: Sequence[Any], rows: Sequence[Sequence[Any]], numeric: Seque
             cells.append(f"<td{_cls(classes)}>{_e(value)}</td>")
         rc = row_classes[i] if row_classes else ""
         body.append(f"<tr{_cls(rc)}>{''.join(cells)}</tr>")
-    return _Html(f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead>'
-                 f'<tbody>{"".join(body)}</tbody></table></div>')
+    return _Html(
+        f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def _section(anchor: str, title: str, body: str) -> str:
@@ -202,9 +209,11 @@ def command_line(subcommand: str, data: str, options: Mapping[str, Any]) -> str:
 def _data_section(data: Any, leaf_of: Mapping[str, str]) -> str:
     cells = data.n_rows * len(data.columns)
     missing = data.n_missing
-    summary = (f"{_e(data.source or 'data')}: <b>{_count(data.n_rows)}</b> rows, {data.n_patterns} distinct "
-               f"response patterns, <b>{len(data.columns)}</b> columns, "
-               f"{_count(missing)} missing cells ({100 * missing / cells if cells else 0:.1f} %).")
+    summary = (
+        f"{_e(data.source or 'data')}: <b>{_count(data.n_rows)}</b> rows, {data.n_patterns} distinct "
+        f"response patterns, <b>{len(data.columns)}</b> columns, "
+        f"{_count(missing)} missing cells ({100 * missing / cells if cells else 0:.1f} %)."
+    )
     if data.count_column:
         summary += f" Rows are weighted by the count column {_e(repr(data.count_column))}."
     rows = []
@@ -216,10 +225,21 @@ def _data_section(data: Any, leaf_of: Mapping[str, str]) -> str:
         listed = [f"{state} ({_count(c)})" for state, c in zip(data.states[j], counts)]
         if len(listed) > MAX_CATEGORIES_LISTED:
             listed = listed[:MAX_CATEGORIES_LISTED] + [f"… {len(listed) - MAX_CATEGORIES_LISTED} more"]
-        rows.append((column, leaf_of.get(column, "not in the model"), len(data.states[j]), ", ".join(listed),
-                     _count(weights[~seen].sum())))
-    table = _table(["column", "model leaf", "categories", "category (rows)", "missing"], rows,
-                   numeric=[False, False, True, False, True], cls="data")
+        rows.append(
+            (
+                column,
+                leaf_of.get(column, "not in the model"),
+                len(data.states[j]),
+                ", ".join(listed),
+                _count(weights[~seen].sum()),
+            )
+        )
+    table = _table(
+        ["column", "model leaf", "categories", "category (rows)", "missing"],
+        rows,
+        numeric=[False, False, True, False, True],
+        cls="data",
+    )
     return _section("data", "Data", f"<p>{summary}</p>{table}")
 
 
@@ -235,33 +255,60 @@ def _dimension_report(model: Any):
 def _model_section(fit: Any) -> str:
     model = fit.model
     dims = _dimension_report(model)
-    labels = {leaf: f"{fit.labels.name(leaf)} : {model.card(leaf)}" for leaf in model.observed
-              if fit.labels.name(leaf) != leaf}
+    labels = {
+        leaf: f"{fit.labels.name(leaf)} : {model.card(leaf)}"
+        for leaf in model.observed
+        if fit.labels.name(leaf) != leaf
+    }
     drawing = tree_svg(model_data(model, labels=labels))
     de = "?" if dims.de is None else str(dims.de)
     gap = "?" if dims.de is None else str(dims.ds - dims.de)
-    numbers = [("notation", _Html(f"<code>{_e(format_model(model))}</code>")),
-               ("regular", "yes" if dims.regular else "no"),
-               ("ds (standard dimension)", dims.ds),
-               ("de (effective dimension)", f"{de} ({dims.de_status}; {dims.de_basis})" if dims.de is not None
-                else f"? ({dims.de_method})"),
-               ("dc (complete dimension)", dims.dc),
-               ("ds − de", gap)]
+    numbers = [
+        ("notation", _Html(f"<code>{_e(format_model(model))}</code>")),
+        ("regular", "yes" if dims.regular else "no"),
+        ("ds (standard dimension)", dims.ds),
+        (
+            "de (effective dimension)",
+            f"{de} ({dims.de_status}; {dims.de_basis})" if dims.de is not None else f"? ({dims.de_method})",
+        ),
+        ("dc (complete dimension)", dims.dc),
+        ("ds − de", gap),
+    ]
     if dims.db is not None:
         numbers += [("dp (pairwise bound)", dims.dp), ("db = min(ds, dc, dp)", dims.db)]
     dl = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in numbers)
-    caption = ("Hidden nodes are circles, observed nodes squares, each labelled name : states"
-               + ("; leaves show the data column they read." if labels else "."))
-    body = (f'<div class="model-row"><figure class="tree">{drawing}<figcaption>{_e(caption)}</figcaption>'
-            f'</figure><dl class="numbers">{dl}</dl></div>')
+    caption = "Hidden nodes are circles, observed nodes squares, each labelled name : states" + (
+        "; leaves show the data column they read." if labels else "."
+    )
+    body = (
+        f'<div class="model-row"><figure class="tree">{drawing}<figcaption>{_e(caption)}</figcaption>'
+        f'</figure><dl class="numbers">{dl}</dl></div>'
+    )
     body += "".join(_p(f"irregular: {v}", "warn") for v in dims.violations)
     if dims.regularized:
         body += _p(f"regular equivalent: {dims.regularized}", "note")
-    rows = [(r.hidden, r.lc, r.ds, "?" if r.de is None else r.de, r.dc, r.dp, r.db, r.binding,
-             "?" if r.deficit is None else r.deficit, r.de_status) for r in dims.local]
+    rows = [
+        (
+            r.hidden,
+            r.lc,
+            r.ds,
+            "?" if r.de is None else r.de,
+            r.dc,
+            r.dp,
+            r.db,
+            r.binding,
+            "?" if r.deficit is None else r.deficit,
+            r.de_status,
+        )
+        for r in dims.local
+    ]
     body += "<h3>Local LC models</h3>"
-    body += _table(["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds − de", "de status"], rows,
-                   numeric=[False, False, True, True, True, True, True, False, True, False], cls="local")
+    body += _table(
+        ["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds − de", "de status"],
+        rows,
+        numeric=[False, False, True, True, True, True, True, False, True, False],
+        cls="local",
+    )
     if len(dims.local) > 1 and dims.de is not None and dims.regular:
         body += _p(f"Corollary 4.1: ds − de = sum of the local deficits = {dims.deficit_sum}.", "note")
     return _section("model", "Model", body)
@@ -269,8 +316,11 @@ def _model_section(fit: Any) -> str:
 
 def _criteria_rows(fits: Sequence[Any], picks: Mapping[str, Any]) -> list[list[Any]]:
     """Rows of the selection table: log-likelihood, ds, de, then every criterion; the pick of each marked."""
-    rows = [["log-likelihood", *[_num(f.loglik, 2) for f in fits], ""],
-            ["ds", *[f.ds for f in fits], ""], ["de", *[f.de for f in fits], ""]]
+    rows = [
+        ["log-likelihood", *[_num(f.loglik, 2) for f in fits], ""],
+        ["ds", *[f.ds for f in fits], ""],
+        ["de", *[f.de for f in fits], ""],
+    ]
     for name, c in SCORES.items():
         chosen = picks.get(name)
         cells = [(_num(f.score(name), 2), "pick") if f is chosen else _num(f.score(name), 2) for f in fits]
@@ -284,47 +334,68 @@ def _pick_label(chosen: Any, fits: Sequence[Any]) -> str:
 
 def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: str | None) -> str:
     prior = DirichletPrior.parse(fit.scores.cs_prior).label
-    scale = (f"Scores are on the paper's scale, log-likelihood − penalty: <b>higher is better</b>. Ties within "
-             f"{TIE_TOLERANCE:g} nats per row go to the smaller model. CS and CS+ use the Dirichlet prior "
-             f"{_e(prior)}.")
+    scale = (
+        f"Scores are on the paper's scale, log-likelihood − penalty: <b>higher is better</b>. Ties within "
+        f"{TIE_TOLERANCE:g} nats per row go to the smaller model. CS and CS+ use the Dirichlet prior "
+        f"{_e(prior)}."
+    )
     if sweep:
         fits = list(sweep)
-        node = next((h for h in fits[0].model.hidden if fits[0].model.card(h) != fits[-1].model.card(h)),
-                    fits[0].model.root)
+        node = next(
+            (h for h in fits[0].model.hidden if fits[0].model.card(h) != fits[-1].model.card(h)), fits[0].model.root
+        )
         picks = {name: best(fits, name) for name in SCORES}
         headers = ["criterion", *[f"|{node}| = {f.card}" for f in fits], "pick"]
         shown = _same_fit_index(fit, fits)
-        intro = (f"Every cardinality of {_e(node)} from {fits[0].card} to {fits[-1].card}, the other nodes as in "
-                 f"<code>{_e(format_model(fit.model))}</code>; ★ marks each criterion's pick.")
+        intro = (
+            f"Every cardinality of {_e(node)} from {fits[0].card} to {fits[-1].card}, the other nodes as in "
+            f"<code>{_e(format_model(fit.model))}</code>; ★ marks each criterion's pick."
+        )
         caveats = {name: pick_caveats(f, fits) for name, f in picks.items()}
         notes = [f"{SCORES[name].label}: {'; '.join(said)}" for name, said in caveats.items() if said]
         title = "Sweep"
     elif climb is not None:
         fits = list(climb.path)
         picks = {climb.score: climb.best}
-        headers = ["criterion", *[_Html(f"step {i}<br><code>{_e(format_model(f.model))}</code>")
-                                  for i, f in enumerate(fits)], "pick"]
+        headers = [
+            "criterion",
+            *[_Html(f"step {i}<br><code>{_e(format_model(f.model))}</code>") for i, f in enumerate(fits)],
+            "pick",
+        ]
         shown = _same_fit_index(fit, fits)
         label = SCORES[climb.score].label
-        intro = (f"Hill climbing by {_e(label)} over the hidden cardinalities (Section 6 of the paper): each step "
-                 f"raises the one cardinality that raises {_e(label)} most; {len(climb.tried)} models were fitted. "
-                 f"The other criteria are shown for the models the climb visited.")
+        intro = (
+            f"Hill climbing by {_e(label)} over the hidden cardinalities (Section 6 of the paper): each step "
+            f"raises the one cardinality that raises {_e(label)} most; {len(climb.tried)} models were fitted. "
+            f"The other criteria are shown for the models the climb visited."
+        )
         caveats = pick_caveats(climb.best)
         notes = [f"{label}: {'; '.join(caveats)}"] if caveats else []
         title = "Hill climb"
     else:
-        rows = [[c.label, c.formula, _num(fit.score(name)), _num(c.deviance(fit.score(name)))]
-                for name, c in SCORES.items()]
+        rows = [
+            [c.label, c.formula, _num(fit.score(name)), _num(c.deviance(fit.score(name)))] for name, c in SCORES.items()
+        ]
         rows.insert(0, ["log-likelihood", "", _num(fit.loglik), _num(-2 * fit.loglik)])
-        table = _table(["criterion", "formula (N rows)", "score (higher is better)",
-                        "−2LL + penalty (lower is better)"], rows, numeric=[False, False, True, True],
-                       cls="scores", row_classes=["key"] + [""] * len(SCORES))
-        body = (f"<p>{scale}</p>{table}"
-                + _p("The right-hand column is the scale poLCA, Mplus and Latent GOLD print.", "note"))
+        table = _table(
+            ["criterion", "formula (N rows)", "score (higher is better)", "−2LL + penalty (lower is better)"],
+            rows,
+            numeric=[False, False, True, True],
+            cls="scores",
+            row_classes=["key"] + [""] * len(SCORES),
+        )
+        body = f"<p>{scale}</p>{table}" + _p(
+            "The right-hand column is the scale poLCA, Mplus and Latent GOLD print.", "note"
+        )
         return _section("selection", "Scores", body)
     rows = _criteria_rows(fits, picks)
-    table = _table(headers, rows, numeric=[False, *[True] * len(fits), True], cls="selection",
-                   row_classes=["key", "", ""] + [""] * len(SCORES))
+    table = _table(
+        headers,
+        rows,
+        numeric=[False, *[True] * len(fits), True],
+        cls="selection",
+        row_classes=["key", "", ""] + [""] * len(SCORES),
+    )
     if shown is not None:  # underline the column of the model detailed below
         cell = _e(headers[shown + 1])
         table = _Html(table.replace(f'<th class="num">{cell}</th>', f'<th class="num shown">{cell}</th>', 1))
@@ -349,9 +420,11 @@ def _profiles_section(fit: Any) -> str:
     shares = fit.class_shares()
     hidden = list(model.hidden)
     drawn, skipped = hidden[:MAX_PROFILE_NODES], hidden[MAX_PROFILE_NODES:]
-    body = _p("P(item = category | class): one panel per item, a group of bars per category, one bar per class "
-              "(the colours of the class shares). Hover a bar for its value; the table beside or below gives them all.",
-              "note")
+    body = _p(
+        "P(item = category | class): one panel per item, a group of bars per category, one bar per class "
+        "(the colours of the class shares). Hover a bar for its value; the table beside or below gives them all.",
+        "note",
+    )
     for node in drawn:
         name = fit.labels.name(node)
         rows = shares[shares["node"] == name]
@@ -362,19 +435,28 @@ def _profiles_section(fit: Any) -> str:
             wide = frame.pivot_table(index="class", columns="category", values="probability", sort=False)
             panels.append(profile_panel(item, list(wide.columns), wide.loc[classes].to_numpy(), classes, name))
         wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
-        numbers = _table(["item", "category", *[f"{name} = {c}" for c in wide.columns]],
-                         [(item, cat, *(_num(v, 3) for v in vals))
-                          for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())],
-                         numeric=[False, False, *[True] * len(wide.columns)], cls="profiles")
+        numbers = _table(
+            ["item", "category", *[f"{name} = {c}" for c in wide.columns]],
+            [
+                (item, cat, *(_num(v, 3) for v in vals))
+                for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())
+            ],
+            numeric=[False, False, *[True] * len(wide.columns)],
+            cls="profiles",
+        )
         title = f"{name}" + (" (root)" if node == model.root else "")
-        body += (f'<h3>Classes of {_e(title)}</h3><div class="node-row"><div class="node-figures">'
-                 f'<div class="shares">{share_bars(name, classes, values)}</div>'
-                 f'<div class="panels">{"".join(panels)}</div></div>{numbers}</div>')
+        body += (
+            f'<h3>Classes of {_e(title)}</h3><div class="node-row"><div class="node-figures">'
+            f'<div class="shares">{share_bars(name, classes, values)}</div>'
+            f'<div class="panels">{"".join(panels)}</div></div>{numbers}</div>'
+        )
     if skipped:
-        body += _p(f"Profiles of {', '.join(fit.labels.name(h) for h in skipped)} are not drawn (more than "
-                   f"{MAX_PROFILE_NODES} hidden nodes); fit.profiles(node) in Python gives them.", "note")
-    body += _p("Hidden states are numbered by decreasing share; effdim fit --order NODE=2,1,3 renumbers them.",
-               "note")
+        body += _p(
+            f"Profiles of {', '.join(fit.labels.name(h) for h in skipped)} are not drawn (more than "
+            f"{MAX_PROFILE_NODES} hidden nodes); fit.profiles(node) in Python gives them.",
+            "note",
+        )
+    body += _p("Hidden states are numbered by decreasing share; effdim fit --order NODE=2,1,3 renumbers them.", "note")
     return _section("profiles", "Classes and profiles", body)
 
 
@@ -404,8 +486,11 @@ def _fit_section(fit: Any, bootstrap: Any) -> str:
     notes = [s.df_sentence(), *s.notes, str(ident) if isinstance(ident, EffdimError) else ident.sentence()]
     body = table + "".join(_p(n, "note") for n in notes if n)
     info = fit.restarts
-    body += _p(f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
-               f"{'converged' if info['converged'] else 'stopped at the step limit'}.", "note")
+    body += _p(
+        f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
+        f"{'converged' if info['converged'] else 'stopped at the step limit'}.",
+        "note",
+    )
     warnings = (fit.em.convergence_notes() if fit.em is not None else []) + list(fit.degenerate)
     body += "".join(_p(f"⚠ {w}", "warn") for w in warnings)
     return _section("fit", "Fit statistics", body)
@@ -431,25 +516,49 @@ def _residuals_section(fit: Any) -> str:
                 cells.append('<td class="num">–</td>')
                 continue
             bg, fg = _shade(v)
-            cells.append(f'<td class="num" style="background:{bg};color:{fg}" title="{_e(a)} – {_e(names[j])}">'
-                         f'{v:.2f}</td>')
+            cells.append(
+                f'<td class="num" style="background:{bg};color:{fg}" title="{_e(a)} – {_e(names[j])}">{v:.2f}</td>'
+            )
         rows.append(f"<tr><th>{_e(a)}</th>{''.join(cells)}</tr>")
-    table = (f'<div class="scroll"><table class="bvr"><thead><tr><th></th>{head}</tr></thead>'
-             f'<tbody>{"".join(rows)}</tbody></table></div>')
-    pairs = sorted(((float(bvr.iloc[i, j]), names[i], names[j]) for i in range(len(names))
-                    for j in range(i + 1, len(names)) if not math.isnan(bvr.iloc[i, j])), reverse=True)
-    body = _p("The Pearson statistic of each pair's two-way table against the model, per degree of freedom "
-              "(Latent GOLD's BVR). Values well above 1 point to a dependence between the two items that the "
-              f"hidden classes do not explain; the shade is full from {BVR_FULL_SHADE:g}.", "note") + table
+    table = (
+        f'<div class="scroll"><table class="bvr"><thead><tr><th></th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+    pairs = sorted(
+        (
+            (float(bvr.iloc[i, j]), names[i], names[j])
+            for i in range(len(names))
+            for j in range(i + 1, len(names))
+            if not math.isnan(bvr.iloc[i, j])
+        ),
+        reverse=True,
+    )
+    body = (
+        _p(
+            "The Pearson statistic of each pair's two-way table against the model, per degree of freedom "
+            "(Latent GOLD's BVR). Values well above 1 point to a dependence between the two items that the "
+            f"hidden classes do not explain; the shade is full from {BVR_FULL_SHADE:g}.",
+            "note",
+        )
+        + table
+    )
     if pairs:
         body += _p("Largest: " + ", ".join(f"{a} – {b} {v:.2f}" for v, a, b in pairs[:3]) + ".", "note")
     return _section("residuals", "Bivariate residuals", body)
 
 
 # ------------------------------------------------------------------ the page
-def report_html(fit: Any, *, data: Any = None, sweep: Sequence[Any] | None = None, climb: Any = None,
-                pick: str | None = None, command: str | None = None, bootstrap: Any = None,
-                generated: _dt.datetime | None = None) -> str:
+def report_html(
+    fit: Any,
+    *,
+    data: Any = None,
+    sweep: Sequence[Any] | None = None,
+    climb: Any = None,
+    pick: str | None = None,
+    command: str | None = None,
+    bootstrap: Any = None,
+    generated: _dt.datetime | None = None,
+) -> str:
     """The HTML report of ``fit`` (a :class:`effdim.search.FitResult` that keeps its data) as a string.
 
     ``data``: the data set as loaded (all its columns; default the columns the
@@ -475,15 +584,25 @@ def report_html(fit: Any, *, data: Any = None, sweep: Sequence[Any] | None = Non
     when = (generated or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M %Z").strip()
     source = data.source or "data"
     title = f"{format_model(fit.model)} on {source}"
-    command_html = (f'<pre class="command"><code>{_e(command)}</code></pre>' if command else
-                    _p("The analysis was not run from a command; the numbers below come from the fitted model.",
-                       "note"))
-    seed_note = _p("Run from the directory where the data file is; the seed makes EM's random starts the same.",
-                   "note") if command else ""
-    contents = [("command", "Command"), ("data", "Data"), ("model", "Model"),
-                ("selection", "Sweep" if sweep else "Hill climb" if climb is not None else "Scores"),
-                ("profiles", "Classes and profiles"), ("fit", "Fit statistics"),
-                ("residuals", "Bivariate residuals")]
+    command_html = (
+        f'<pre class="command"><code>{_e(command)}</code></pre>'
+        if command
+        else _p("The analysis was not run from a command; the numbers below come from the fitted model.", "note")
+    )
+    seed_note = (
+        _p("Run from the directory where the data file is; the seed makes EM's random starts the same.", "note")
+        if command
+        else ""
+    )
+    contents = [
+        ("command", "Command"),
+        ("data", "Data"),
+        ("model", "Model"),
+        ("selection", "Sweep" if sweep else "Hill climb" if climb is not None else "Scores"),
+        ("profiles", "Classes and profiles"),
+        ("fit", "Fit statistics"),
+        ("residuals", "Bivariate residuals"),
+    ]
     nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in contents)
     parts = [
         "<!DOCTYPE html>",
@@ -492,9 +611,11 @@ def report_html(fit: Any, *, data: Any = None, sweep: Sequence[Any] | None = Non
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>effdim report: {_e(title)}</title>",
         f"<style>{CSS}</style></head><body><main>",
-        (f"<header><h1>effdim report</h1><p class=\"meta\"><code>{_e(format_model(fit.model))}</code> fitted to "
-         f"{_e(source)} (N = {_count(fit.n)}) · loglik {_num(fit.loglik)} · ds {fit.ds} · de {fit.de} · "
-         f"effdim {_e(__version__)} · {_e(when)}</p><nav>{nav}</nav></header>"),
+        (
+            f'<header><h1>effdim report</h1><p class="meta"><code>{_e(format_model(fit.model))}</code> fitted to '
+            f"{_e(source)} (N = {_count(fit.n)}) · loglik {_num(fit.loglik)} · ds {fit.ds} · de {fit.de} · "
+            f"effdim {_e(__version__)} · {_e(when)}</p><nav>{nav}</nav></header>"
+        ),
         _section("command", "Command", command_html + seed_note),
         _data_section(data, leaf_of),
         _model_section(fit),
@@ -502,9 +623,11 @@ def report_html(fit: Any, *, data: Any = None, sweep: Sequence[Any] | None = Non
         _profiles_section(fit),
         _fit_section(fit, bootstrap),
         _residuals_section(fit),
-        ("<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
-         "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "
-         "self-contained: it loads nothing and opens offline.</footer>"),
+        (
+            "<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
+            "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "
+            "self-contained: it loads nothing and opens offline.</footer>"
+        ),
         "</main></body></html>",
     ]
     return "\n".join(parts) + "\n"

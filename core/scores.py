@@ -58,6 +58,7 @@ The Figure 2 model has ``ds = 41`` and ``de = 23``; with ``N = 1000`` rows and
 >>> SCORES["bic+"].label, SCORES["bic+"].uses_de, SCORES["bic+"].deviance(-3079.4)
 ('BIC+', True, 6158.8)
 """
+
 from __future__ import annotations
 
 import functools
@@ -138,23 +139,32 @@ def _penalised(key, name, label, color, formula, rate, plus_color):
     )
 
 
-_BIC, _BIC_PLUS = _penalised("bic", "bic", "BIC", "#1f77b4", "LL - {d}/2 log N", lambda n: math.log(n) / 2,
-                             "#17becf")
+_BIC, _BIC_PLUS = _penalised("bic", "bic", "BIC", "#1f77b4", "LL - {d}/2 log N", lambda n: math.log(n) / 2, "#17becf")
 _AIC, _AIC_PLUS = _penalised("aic", "aic", "AIC", "#2ca02c", "LL - {d}", lambda n: 1.0, "#98df8a")
 _AIC3, _AIC3_PLUS = _penalised("aic3", "aic3", "AIC3", "#8c564b", "LL - 3 {d}/2", lambda n: 1.5, "#c49c94")
-_SABIC, _SABIC_PLUS = _penalised("sabic", "sabic", "SABIC", "#9467bd", "LL - {d}/2 log((N+2)/24)",
-                                 lambda n: math.log((n + 2) / 24) / 2, "#c5b0d5")
-_CAIC, _CAIC_PLUS = _penalised("caic", "caic", "CAIC", "#7f7f7f", "LL - {d}/2 (log N + 1)",
-                               lambda n: (math.log(n) + 1) / 2, "#c7c7c7")
+_SABIC, _SABIC_PLUS = _penalised(
+    "sabic", "sabic", "SABIC", "#9467bd", "LL - {d}/2 log((N+2)/24)", lambda n: math.log((n + 2) / 24) / 2, "#c5b0d5"
+)
+_CAIC, _CAIC_PLUS = _penalised(
+    "caic", "caic", "CAIC", "#7f7f7f", "LL - {d}/2 (log N + 1)", lambda n: (math.log(n) + 1) / 2, "#c7c7c7"
+)
 
 #: Every criterion, by CLI name, in display order: the paper's four first.
 SCORES: dict[str, Criterion] = {
     c.name: c
     for c in (
-        _BIC, _BIC_PLUS,
+        _BIC,
+        _BIC_PLUS,
         Criterion("cs", "cs", "CS", "#d62728", False, "Cheeseman-Stutz: log p(D'|G) - log p(D'|G,theta) + LL"),
         Criterion("cs_plus", "cs+", "CS+", "#ff7f0e", True, "CS + (ds - de)/2 log N"),
-        _AIC, _AIC_PLUS, _AIC3, _AIC3_PLUS, _SABIC, _SABIC_PLUS, _CAIC, _CAIC_PLUS,
+        _AIC,
+        _AIC_PLUS,
+        _AIC3,
+        _AIC3_PLUS,
+        _SABIC,
+        _SABIC_PLUS,
+        _CAIC,
+        _CAIC_PLUS,
     )
 }
 #: The criteria of the paper's Sections 5 and 6, in its order.
@@ -230,7 +240,7 @@ def aic(loglik: float, ds: int) -> float:
     return float(loglik) - ds
 
 
-def cooper_herskovits(counts: dict[str, np.ndarray], prior: "float | str | DirichletPrior" = 1.0) -> float:
+def cooper_herskovits(counts: dict[str, np.ndarray], prior: float | str | DirichletPrior = 1.0) -> float:
     """``log p(D' | G)`` of completed data with expected counts ``N'_ijk`` (Section 2.3).
 
     ``counts[node]`` has shape ``(r,)`` for the root and ``(q, r)`` for a
@@ -268,8 +278,9 @@ def completed_loglik(counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray])
     return total
 
 
-def cheeseman_stutz(loglik: float, counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray],
-                    prior: "float | str | DirichletPrior" = 1.0) -> float:
+def cheeseman_stutz(
+    loglik: float, counts: dict[str, np.ndarray], cpts: dict[str, np.ndarray], prior: float | str | DirichletPrior = 1.0
+) -> float:
     """``CS = log p(D'|G) - log p(D'|G, theta) + log p(D|G, theta)`` (Section 2.3).
 
     ``counts`` are the expected counts of the E-step at ``theta`` (``cpts``)
@@ -341,12 +352,15 @@ class Scores:
 
     def deviance(self) -> dict[str, float]:
         """``-2 LL`` and every criterion on the ``-2 log L + penalty`` scale (lower is better)."""
-        return {"minus_2_loglik": -2.0 * self.loglik,
-                **{c.key: c.deviance(getattr(self, c.key)) for c in SCORES.values()}}
+        return {
+            "minus_2_loglik": -2.0 * self.loglik,
+            **{c.key: c.deviance(getattr(self, c.key)) for c in SCORES.values()},
+        }
 
 
-def score_fit(fit: Any, *, ds: int | None = None, de: int | None = None,
-              cs_prior: "str | DirichletPrior | None" = None) -> Scores:
+def score_fit(
+    fit: Any, *, ds: int | None = None, de: int | None = None, cs_prior: str | DirichletPrior | None = None
+) -> Scores:
     """All scores of an :class:`effdim.em.EMResult` (``ds``, ``de`` computed unless given).
 
     ``cs_prior``: the Dirichlet prior of CS (``"k2"``, ``"k2:ALPHA"``,

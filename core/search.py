@@ -29,17 +29,26 @@ from typing import Any
 
 from .bounds import complete_dimension
 from .em import Cancelled, EMResult, ModelData, fit_em
+from .errors import InvalidArgument
 from .model import HLCModel
 from .nested import nested_start
 from .notation import format_model
 from .priors import resolve_cs_prior
 from .regularity import largest_regular_card
-from .errors import InvalidArgument
 from .scores import Scores, beats, best, criterion, score_fit
 from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
-__all__ = ["Cancelled", "FitResult", "HillClimb", "fit", "sweep", "hill_climb", "start_model", "lc_model_for",
-           "pick_caveats"]
+__all__ = [
+    "Cancelled",
+    "FitResult",
+    "HillClimb",
+    "fit",
+    "sweep",
+    "hill_climb",
+    "start_model",
+    "lc_model_for",
+    "pick_caveats",
+]
 
 ProgressFn = Callable[[int, int], Any]
 
@@ -116,7 +125,7 @@ class FitResult:
 
         return posterior_table(self.params, self._data(), self.labels, nodes)
 
-    def relabeled(self, node: str, order: Iterable[int]) -> "FitResult":
+    def relabeled(self, node: str, order: Iterable[int]) -> FitResult:
         """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``
         (0-based; :meth:`effdim.em.EMResult.relabeled`)."""
         em = self.em.relabeled(node, list(order))
@@ -366,7 +375,14 @@ def fit(
         given = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
         em_options["init"] = [start, *given]
     result = fit_em(
-        dataset, model, restarts=restarts, seed=seed, tol=tol, max_iter=max_iter, prior=prior, cancel=cancel,
+        dataset,
+        model,
+        restarts=restarts,
+        seed=seed,
+        tol=tol,
+        max_iter=max_iter,
+        prior=prior,
+        cancel=cancel,
         **em_options,
     )
     if warn:
@@ -468,8 +484,20 @@ def sweep(
         _check_cancel(cancel)
         m = model.with_card(node, k)
         results.append(
-            fit(dataset, m, card=k, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter, prior=prior,
-                smaller=results[-1] if results else None, cancel=cancel, warn=False, **em_options)
+            fit(
+                dataset,
+                m,
+                card=k,
+                restarts=restarts,
+                seed=rng,
+                tol=tol,
+                max_iter=max_iter,
+                prior=prior,
+                smaller=results[-1] if results else None,
+                cancel=cancel,
+                warn=False,
+                **em_options,
+            )
         )
         saturated = saturated_at is not None and results[-1].de >= saturated_at
         if saturated:
@@ -503,7 +531,9 @@ def climb(
     current = evaluate([start], None)[0]
     path, tried = [current], [current]
     while True:
-        candidates = [h for h in current.model.hidden if current.model.card(h) + 1 <= largest_regular_card(current.model, h)]
+        candidates = [
+            h for h in current.model.hidden if current.model.card(h) + 1 <= largest_regular_card(current.model, h)
+        ]
         if not candidates:
             return path, tried
         step = evaluate([current.model.with_card(h, current.model.card(h) + 1) for h in candidates], current)
@@ -562,8 +592,19 @@ def hill_climb(
     def run(m: HLCModel, smaller: FitResult | None) -> FitResult:
         nonlocal done
         _check_cancel(cancel)
-        result = fit(dataset, m, restarts=restarts, seed=rng.spawn(1)[0], tol=tol, max_iter=max_iter, prior=prior,
-                     smaller=smaller, cancel=cancel, warn=False, **em_options)
+        result = fit(
+            dataset,
+            m,
+            restarts=restarts,
+            seed=rng.spawn(1)[0],
+            tol=tol,
+            max_iter=max_iter,
+            prior=prior,
+            smaller=smaller,
+            cancel=cancel,
+            warn=False,
+            **em_options,
+        )
         done += 1
         return result
 

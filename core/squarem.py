@@ -49,8 +49,9 @@ def _sumsq(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return sum(np.square(a).reshape(a.shape[0], -1).sum(axis=1) for a in arrays)
 
 
-def step_length(x0: Sequence[np.ndarray], x1: Sequence[np.ndarray], x2: Sequence[np.ndarray],
-                step_max: np.ndarray) -> np.ndarray:
+def step_length(
+    x0: Sequence[np.ndarray], x1: Sequence[np.ndarray], x2: Sequence[np.ndarray], step_max: np.ndarray
+) -> np.ndarray:
     """Per start ``a = |r| / |v|`` (scheme S3), clipped to ``[1, step_max]``; 1 where ``v = 0``."""
     r = [b - a for a, b in zip(x0, x1)]
     v = [c - 2 * b + a for a, b, c in zip(x0, x1, x2)]
@@ -61,8 +62,9 @@ def step_length(x0: Sequence[np.ndarray], x1: Sequence[np.ndarray], x2: Sequence
     return np.clip(alpha, 1.0, step_max)
 
 
-def extrapolate(x0: Sequence[np.ndarray], x1: Sequence[np.ndarray], x2: Sequence[np.ndarray],
-                step_max: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+def extrapolate(
+    x0: Sequence[np.ndarray], x1: Sequence[np.ndarray], x2: Sequence[np.ndarray], step_max: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray]:
     """``(x(a), a)``: the SQUAREM point of every start and the step length used.
 
     ``a`` starts at :func:`step_length` and is halved towards 1 while any entry

@@ -54,6 +54,16 @@ def bound_gaps(max_observed: int = 4, max_card: int = 3, repeats: int = 3) -> li
     for model in regular_lc_models(max_observed, max_card):
         report = dimensions(model, repeats=repeats, check_float=False)
         if report.de < report.db:
-            gaps.append(BoundGap(report.model, report.de, report.db, report.ds, report.dc, report.dp,
-                                 report.de_status, report.failure_bound))
+            gaps.append(
+                BoundGap(
+                    report.model,
+                    report.de,
+                    report.db,
+                    report.ds,
+                    report.dc,
+                    report.dp,
+                    report.de_status,
+                    report.failure_bound,
+                )
+            )
     return gaps

@@ -32,8 +32,22 @@ PALETTE = {
     "text": "#1b2631",
 }
 
-NODE_COLUMNS = ("x", "y", "node", "kind", "states", "note", "label", "fill", "line", "lw", "marker", "size",
-                "angle", "align")
+NODE_COLUMNS = (
+    "x",
+    "y",
+    "node",
+    "kind",
+    "states",
+    "note",
+    "label",
+    "fill",
+    "line",
+    "lw",
+    "marker",
+    "size",
+    "angle",
+    "align",
+)
 #: Wider than this (layout units) the labels are turned 45 degrees so neighbours do not collide.
 CROWDED_WIDTH = 11
 
@@ -43,9 +57,16 @@ LABEL_PT = 11
 LABEL_OFFSET = 17
 
 
-def model_data(drawn: HLCModel, *, selected: str | None = None, changed: dict[str, str] | None = None,
-               labels: dict[str, str] | None = None, centre: str | None = None, highlight=(),
-               scale: float = 1.0) -> dict:
+def model_data(
+    drawn: HLCModel,
+    *,
+    selected: str | None = None,
+    changed: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+    centre: str | None = None,
+    highlight=(),
+    scale: float = 1.0,
+) -> dict:
     """Everything the drawing of ``drawn`` needs, as plain columns (no Bokeh objects; testable).
 
     ``changed`` notes nodes (``"removed"`` greys them, other notes colour them),
@@ -71,11 +92,20 @@ def model_data(drawn: HLCModel, *, selected: str | None = None, changed: dict[st
             fill = PALETTE["removed"] if note == "removed" else PALETTE["changed"]
         is_sel = n == selected
         row = {
-            "x": x, "y": y, "node": n, "kind": "hidden" if hidden else "observed", "states": card,
-            "note": note or ("root" if n == drawn.root else ""), "label": labels.get(n, f"{n} : {card}"),
-            "fill": fill, "line": PALETTE["selected"] if is_sel else PALETTE["hidden"], "lw": 4 if is_sel else 1.5,
-            "marker": "circle" if hidden else "square", "size": (30 if hidden else 26) * scale,
-            "angle": 0.785 if crowded else 0.0, "align": "right" if crowded else "center",
+            "x": x,
+            "y": y,
+            "node": n,
+            "kind": "hidden" if hidden else "observed",
+            "states": card,
+            "note": note or ("root" if n == drawn.root else ""),
+            "label": labels.get(n, f"{n} : {card}"),
+            "fill": fill,
+            "line": PALETTE["selected"] if is_sel else PALETTE["hidden"],
+            "lw": 4 if is_sel else 1.5,
+            "marker": "circle" if hidden else "square",
+            "size": (30 if hidden else 26) * scale,
+            "angle": 0.785 if crowded else 0.0,
+            "align": "right" if crowded else "center",
         }
         for c in NODE_COLUMNS:
             nodes[c].append(row[c])
@@ -85,8 +115,10 @@ def model_data(drawn: HLCModel, *, selected: str | None = None, changed: dict[st
         hot = centre is not None and centre in (parent, child)
         for c, v in zip(edges, (x0, y0, x1, y1, PALETTE["hot_edge"] if hot else PALETTE["edge"], 6 if hot else 2)):
             edges[c].append(v)
-    halo = {"x": [pos[n][0] for n in drawn.nodes if n in highlight],
-            "y": [pos[n][1] for n in drawn.nodes if n in highlight]}
+    halo = {
+        "x": [pos[n][0] for n in drawn.nodes if n in highlight],
+        "y": [pos[n][1] for n in drawn.nodes if n in highlight],
+    }
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     xlim = (min(xs) - 0.7, max(xs) + 0.7)
@@ -94,8 +126,7 @@ def model_data(drawn: HLCModel, *, selected: str | None = None, changed: dict[st
         mid = (xlim[0] + xlim[1]) / 2
         xlim = (mid - 2, mid + 2)
     ylim = (min(ys) - (1.1 if crowded else 0.6) * scale, max(ys) + 0.35 * scale)
-    return {"positions": pos, "nodes": nodes, "edges": edges, "halo": halo, "xlim": xlim, "ylim": ylim,
-            "drawn": drawn}
+    return {"positions": pos, "nodes": nodes, "edges": edges, "halo": halo, "xlim": xlim, "ylim": ylim, "drawn": drawn}
 
 
 #: Pixels per layout unit in the SVG drawing (a layer is one unit deep; neighbours at least one apart).
@@ -116,18 +147,24 @@ def tree_svg(data: dict) -> str:
     def px(x: float, y: float) -> tuple[float, float]:
         return round((x - x0) * SVG_UNIT, 1), round((y1 - y) * SVG_UNIT, 1)
 
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-              f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">'),
-             f'<rect class="background" width="{width}" height="{height}" fill="white"/>']
+    parts = [
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif">'
+        ),
+        f'<rect class="background" width="{width}" height="{height}" fill="white"/>',
+    ]
     edges = data["edges"]
-    for xa, ya, xb, yb, color, line in zip(edges["x0"], edges["y0"], edges["x1"], edges["y1"], edges["color"],
-                                           edges["width"]):
+    for xa, ya, xb, yb, color, line in zip(
+        edges["x0"], edges["y0"], edges["x1"], edges["y1"], edges["color"], edges["width"]
+    ):
         (ax, ay), (bx, by) = px(xa, ya), px(xb, yb)
         parts.append(f'<line x1="{ax}" y1="{ay}" x2="{bx}" y2="{by}" stroke="{color}" stroke-width="{line}"/>')
     for x, y in zip(data["halo"]["x"], data["halo"]["y"]):
         cx, cy = px(x, y)
-        parts.append(f'<circle class="halo" cx="{cx}" cy="{cy}" r="24" fill="{PALETTE["highlight"]}" '
-                     'fill-opacity="0.9"/>')
+        parts.append(
+            f'<circle class="halo" cx="{cx}" cy="{cy}" r="24" fill="{PALETTE["highlight"]}" fill-opacity="0.9"/>'
+        )
     nodes = data["nodes"]
     for i, node in enumerate(nodes["node"]):
         cx, cy = px(nodes["x"][i], nodes["y"][i])
@@ -137,14 +174,18 @@ def tree_svg(data: dict) -> str:
         if nodes["marker"][i] == "circle":
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="{half:g}" {style}>{title}</circle>')
         else:
-            parts.append(f'<rect x="{cx - half:g}" y="{cy - half:g}" width="{2 * half:g}" height="{2 * half:g}" '
-                         f'{style}>{title}</rect>')
+            parts.append(
+                f'<rect x="{cx - half:g}" y="{cy - half:g}" width="{2 * half:g}" height="{2 * half:g}" '
+                f"{style}>{title}</rect>"
+            )
         ty = cy + half + 4
         anchor = "end" if nodes["align"][i] == "right" else "middle"
         turn = f' transform="rotate({-round(nodes["angle"][i] * 57.2958)} {cx} {ty})"' if nodes["angle"][i] else ""
-        parts.append(f'<text x="{cx}" y="{ty}" text-anchor={quoteattr(anchor)} dominant-baseline="hanging" '
-                     f'font-size="{LABEL_PT}pt" font-weight="bold" fill="{PALETTE["text"]}" stroke="white" '
-                     f'stroke-width="4" stroke-opacity="0.85" paint-order="stroke"{turn}>'
-                     f'{escape(nodes["label"][i])}</text>')
+        parts.append(
+            f'<text x="{cx}" y="{ty}" text-anchor={quoteattr(anchor)} dominant-baseline="hanging" '
+            f'font-size="{LABEL_PT}pt" font-weight="bold" fill="{PALETTE["text"]}" stroke="white" '
+            f'stroke-width="4" stroke-opacity="0.85" paint-order="stroke"{turn}>'
+            f"{escape(nodes['label'][i])}</text>"
+        )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

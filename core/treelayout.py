@@ -54,9 +54,7 @@ def tidy_layout(
             if not merged:
                 shift = 0.0
             else:
-                shift = max(
-                    merged[d][1] - kc[d][0] + sep for d in range(min(len(merged), len(kc)))
-                )
+                shift = max(merged[d][1] - kc[d][0] + sep for d in range(min(len(merged), len(kc))))
             placed.append(shift)
             for d, (lo, hi) in enumerate(kc):
                 if d < len(merged):

@@ -110,8 +110,9 @@ def as_model(model: Any):
         return parse_model(model)
     if isinstance(model, dict):
         return model_from_json(model)
-    raise InvalidArgument(f"expected a model (notation such as '3:2,2,2,2', JSON or an HLCModel), "
-                          f"got {type(model).__name__}")
+    raise InvalidArgument(
+        f"expected a model (notation such as '3:2,2,2,2', JSON or an HLCModel), got {type(model).__name__}"
+    )
 
 
 def as_dataset(data: Any):

@@ -21,8 +21,16 @@ from panel.io.resources import CDN_DIST, DIST_DIR
 from panel.io.state import set_curdoc, state
 from panel.models.comm_manager import CommManager
 
-__all__ = ["CDN_DIST", "DIST_DIR", "DIRECT_COMM_JS", "SERVER_MODELS_KNOWN_JS", "document_stylesheets", "is_notebook_output",
-           "model_of", "one_notebook_message"]
+__all__ = [
+    "CDN_DIST",
+    "DIST_DIR",
+    "DIRECT_COMM_JS",
+    "SERVER_MODELS_KNOWN_JS",
+    "document_stylesheets",
+    "is_notebook_output",
+    "model_of",
+    "one_notebook_message",
+]
 
 # CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
 # server (a notebook) and the folder of the installed package those URLs stand for; the notebook points the

@@ -61,8 +61,12 @@ class ServerLimits:
             low = 0 if f.name == "quick_ms" else 1
             if f.type in ("int", int):
                 check_int(f"limit {f.name!r}", value, low)
-            elif (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-                  or value < low):
+            elif (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < low
+            ):
                 raise InvalidArgument(f"limit {f.name!r} must be a number of at least {low}, got {value!r}")
 
     # ------------------------------------------------------------ derived sizes
@@ -84,18 +88,23 @@ class ServerLimits:
     def check_model(self, model: HLCModel) -> None:
         """Raise :class:`LimitError` when ``model`` has too many nodes or too large a cardinality."""
         if len(model) > self.max_nodes:
-            raise LimitError(f"the model has {len(model):,} nodes; this server takes models of at most "
-                             f"{self.max_nodes:,} nodes")
+            raise LimitError(
+                f"the model has {len(model):,} nodes; this server takes models of at most {self.max_nodes:,} nodes"
+            )
         node = max(model.nodes, key=model.card)
         if model.card(node) > self.max_card:
-            raise LimitError(f"node {node!r} has {model.card(node):,} states; this server takes at most "
-                             f"{self.max_card:,} states per node")
+            raise LimitError(
+                f"node {node!r} has {model.card(node):,} states; this server takes at most "
+                f"{self.max_card:,} states per node"
+            )
 
     def check_text(self, text: str | bytes, what: str) -> None:
         """Raise :class:`LimitError` when a notation or JSON text is too long to be a model here."""
         if len(text) > self.notation_chars:
-            raise LimitError(f"the {what} is longer than {self.notation_chars:,} characters, more than a model of "
-                             f"at most {self.max_nodes:,} nodes needs")
+            raise LimitError(
+                f"the {what} is longer than {self.notation_chars:,} characters, more than a model of "
+                f"at most {self.max_nodes:,} nodes needs"
+            )
 
     def plan(self, model: HLCModel, *, direct: bool) -> tuple[str, str]:
         """How to compute the dimensions of ``model``: ``("now" | "job" | "refuse", reason)``.
@@ -107,8 +116,10 @@ class ServerLimits:
         peak, work = dimensions_cost(model, direct=direct)
         if peak > self.job_bytes:
             what = "the whole model's Jacobian rank" if direct else "the exact de"
-            return "refuse", (f"{what} would need about {format_bytes(peak)} of memory, more than one "
-                              f"computation may use on this server ({format_bytes(self.job_bytes)})")
+            return "refuse", (
+                f"{what} would need about {format_bytes(peak)} of memory, more than one "
+                f"computation may use on this server ({format_bytes(self.job_bytes)})"
+            )
         seconds = work / WORK_PER_SECOND
         if seconds * 1000 <= self.quick_ms:
             return "now", ""
@@ -152,7 +163,8 @@ def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLim
         known = {f.name for f in fields(ServerLimits)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(f"limits file {str(path)!r}: unknown limit {unknown[0]!r} "
-                             f"(known: {', '.join(sorted(known))})")
+            raise ValueError(
+                f"limits file {str(path)!r}: unknown limit {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
     values.update({k: v for k, v in overrides.items() if v is not None})
     return ServerLimits(**values)

@@ -20,8 +20,19 @@ from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
 from .state import DataState, FittedState, ModelState, ProposalState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
-from .views import (DataPanel, DimensionsPanel, ExperimentsPanel, FittedView, GuidedDemo, ModelPanel,
-                    ProposalView, RegularizationPanel, ScoresPanel, SelectionPanel, TreeView)
+from .views import (
+    DataPanel,
+    DimensionsPanel,
+    ExperimentsPanel,
+    FittedView,
+    GuidedDemo,
+    ModelPanel,
+    ProposalView,
+    RegularizationPanel,
+    ScoresPanel,
+    SelectionPanel,
+    TreeView,
+)
 
 __all__ = ["EffdimApp", "app", "create_app", "EXTENSIONS", "TITLE", "TEMPLATE_DESIGN"]
 
@@ -76,8 +87,13 @@ class EffdimApp(Viewer):
 
     projector = param.Boolean(default=False, doc="Projector mode: large type for a class at the back of a room.")
 
-    def __init__(self, model: HLCModel | str | None = None, limits: ServerLimits | None = None,
-                 jobs: JobRunner | None = None, **params):
+    def __init__(
+        self,
+        model: HLCModel | str | None = None,
+        limits: ServerLimits | None = None,
+        jobs: JobRunner | None = None,
+        **params,
+    ):
         super().__init__(**params)
         limits = limits or ServerLimits()
         if jobs is None:
@@ -108,8 +124,13 @@ class EffdimApp(Viewer):
         )
         self.tabs.param.watch(self._tab_opened, "active")
         self.projector_toggle = pn.widgets.Toggle.from_param(
-            self.param.projector, name=PROJECTOR_LABELS[False], color="light", width=130, margin=(10, 5),
-            css_classes=["effdim-projector-toggle"])
+            self.param.projector,
+            name=PROJECTOR_LABELS[False],
+            color="light",
+            width=130,
+            margin=(10, 5),
+            css_classes=["effdim-projector-toggle"],
+        )
         self.param.watch(self._projector_changed, "projector")
 
     def _projector_changed(self, *_) -> None:
@@ -137,19 +158,34 @@ class EffdimApp(Viewer):
         side = pn.FlexBox(
             pn.Column(self.regularity, sizing_mode="stretch_width", styles={"flex": "1 1 300px"}, min_width=280),
             self.selection,
-            flex_wrap="wrap", align_content="flex-start", sizing_mode="stretch_width",
-            styles={"flex": "1 1 330px"}, min_width=310, css_classes=["effdim-side"],
+            flex_wrap="wrap",
+            align_content="flex-start",
+            sizing_mode="stretch_width",
+            styles={"flex": "1 1 330px"},
+            min_width=310,
+            css_classes=["effdim-side"],
         )
         return pn.Column(
-            pn.pane.HTML(FIRST_SENTENCE, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[HTML_CSS],
-                         css_classes=["effdim-first"]),
+            pn.pane.HTML(
+                FIRST_SENTENCE,
+                sizing_mode="stretch_width",
+                margin=(0, 10),
+                stylesheets=[HTML_CSS],
+                css_classes=["effdim-first"],
+            ),
             self.demo,
             self.dimensions.top,
             pn.FlexBox(
-                pn.Column(self.tree, self.selection.message, sizing_mode="stretch_width",
-                          styles={"flex": "3 1 420px"}, min_width=360),
+                pn.Column(
+                    self.tree,
+                    self.selection.message,
+                    sizing_mode="stretch_width",
+                    styles={"flex": "3 1 420px"},
+                    min_width=360,
+                ),
                 side,
-                flex_wrap="wrap", sizing_mode="stretch_width",
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
             ),
             self.dimensions,
             sizing_mode="stretch_width",
@@ -163,9 +199,11 @@ class EffdimApp(Viewer):
         return pn.Column(
             pn.FlexBox(
                 pn.Column(DataPanel(self.data), width=330),
-                pn.Column(ScoresPanel(self.scores), sizing_mode="stretch_width", styles={"flex": "1 1 520px"},
-                          min_width=360),
-                flex_wrap="wrap", sizing_mode="stretch_width",
+                pn.Column(
+                    ScoresPanel(self.scores), sizing_mode="stretch_width", styles={"flex": "1 1 520px"}, min_width=360
+                ),
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
             ),
             fitted,
             sizing_mode="stretch_width",
@@ -178,11 +216,15 @@ class EffdimApp(Viewer):
         stylesheets from the install (:mod:`effdim_app.notebook`).
         """
         self._header_buttons(on_dark=False)
-        return RenderGate(pn.FlexBox(
-            pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
-            pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
-            flex_wrap="wrap", sizing_mode="stretch_width",
-        ), sizing_mode="stretch_width")
+        return RenderGate(
+            pn.FlexBox(
+                pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
+                pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
+            sizing_mode="stretch_width",
+        )
 
     def close(self) -> None:
         """Stop this session's jobs (the session ended); its state then goes with the session."""
@@ -192,11 +234,10 @@ class EffdimApp(Viewer):
             self.data.load_job.cancel()
 
     def _header_buttons(self, on_dark: bool) -> None:
-        """"Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a
+        """ "Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a
         notebook's white (light ones there looked like plain text)."""
         for button in (self.demo.start, self.projector_toggle):
-            button.param.update(color="light" if on_dark else "primary",
-                                button_style="solid" if on_dark else "outline")
+            button.param.update(color="light" if on_dark else "primary", button_style="solid" if on_dark else "outline")
 
     def template(self) -> pn.template.FastListTemplate:
         """The served form: a FastListTemplate with the model controls in the sidebar."""
@@ -267,8 +308,9 @@ def _add_to_document_at_once(template: pn.template.BaseTemplate) -> None:
     template._init_doc = init_doc_frozen
 
 
-def create_app(model: HLCModel | str | None = None, limits: ServerLimits | None = None,
-               jobs: JobRunner | None = None) -> EffdimApp:
+def create_app(
+    model: HLCModel | str | None = None, limits: ServerLimits | None = None, jobs: JobRunner | None = None
+) -> EffdimApp:
     """A fresh dashboard (fresh state) for one session; a server passes its limits and its one job runner."""
     return EffdimApp(model, limits=limits, jobs=jobs)
 

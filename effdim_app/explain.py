@@ -55,8 +55,10 @@ def totals_markdown(model: HLCModel, report) -> str:
         f"{_product(obs)} - 1 = {report.dc}; de ≤ dc.",
     ]
     if report.de is None:
-        lines.append(f"**de is not computed** ({report.de_method}). Theorem 4 on each local LC model, pushed "
-                     f"through Corollary 4.1, bounds it: de ≤ {report.upper_bound}.")
+        lines.append(
+            f"**de is not computed** ({report.de_method}). Theorem 4 on each local LC model, pushed "
+            f"through Corollary 4.1, bounds it: de ≤ {report.upper_bound}."
+        )
         return "\n\n".join(lines)
     gap = report.ds - report.de
     lines += [
@@ -140,9 +142,13 @@ def local_markdown(model: HLCModel, row) -> str:
     if row.de is None:
         lines.append(f"- **de is not computed** here: too large for this server; it is at most db = {row.db}.")
         return "\n".join(lines)
-    tight = "equal to db: the bound of Theorem 4 is tight here" if row.de == row.db else (
-        f"{row.db - row.de} below db: one of the rare LC models where Theorem 4 overestimates "
-        "(the paper found 3:2,2,2,2 and 4:3,3,3)"
+    tight = (
+        "equal to db: the bound of Theorem 4 is tight here"
+        if row.de == row.db
+        else (
+            f"{row.db - row.de} below db: one of the rare LC models where Theorem 4 overestimates "
+            "(the paper found 3:2,2,2,2 and 4:3,3,3)"
+        )
     )
     lines.append(f"- **de = {row.de}**: {de_rule}; {tight}.")
     lines.append(

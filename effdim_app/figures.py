@@ -15,8 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from bokeh.models import (ColorBar, ColumnDataSource, FactorRange, FixedTicker, HoverTool, Legend, LegendItem,
-                          LinearColorMapper, TapTool)
+from bokeh.models import (
+    ColorBar,
+    ColumnDataSource,
+    FactorRange,
+    FixedTicker,
+    HoverTool,
+    Legend,
+    LegendItem,
+    LinearColorMapper,
+    TapTool,
+)
 from bokeh.palettes import Reds256
 from bokeh.plotting import figure
 
@@ -61,9 +70,14 @@ class ScoreCurves:
 
     def __init__(self, names: Sequence[str]):
         self.names = list(names)
-        self.figure = _figure("", height=330, sizing_mode="stretch_width", min_height=280,
-                              x_axis_label="cardinality of the swept hidden node",
-                              y_axis_label="score (higher is better)")
+        self.figure = _figure(
+            "",
+            height=330,
+            sizing_mode="stretch_width",
+            min_height=280,
+            x_axis_label="cardinality of the swept hidden node",
+            y_axis_label="score (higher is better)",
+        )
         self.curves: dict[str, ColumnDataSource] = {}
         self.stars: dict[str, ColumnDataSource] = {}
         items, points = [], []
@@ -71,11 +85,18 @@ class ScoreCurves:
             criterion = SCORES[name]
             curve = self.curves[name] = ColumnDataSource({"card": [], "score": []})
             star = self.stars[name] = ColumnDataSource({"card": [], "score": []})
-            line = self.figure.line("card", "score", source=curve, color=criterion.color,
-                                    line_width=2 if criterion.uses_de else 5, line_dash=criterion.dash)
+            line = self.figure.line(
+                "card",
+                "score",
+                source=curve,
+                color=criterion.color,
+                line_width=2 if criterion.uses_de else 5,
+                line_dash=criterion.dash,
+            )
             dots = self.figure.scatter("card", "score", source=curve, color=criterion.color, size=6)
-            best = self.figure.scatter("card", "score", source=star, color=criterion.color, marker="star",
-                                       size=20, line_color="black")
+            best = self.figure.scatter(
+                "card", "score", source=star, color=criterion.color, marker="star", size=20, line_color="black"
+            )
             points.append(dots)
             items.append(LegendItem(label=criterion.label, renderers=[line, dots, best]))
         self.figure.add_tools(HoverTool(renderers=points, tooltips=[("|H|", "@card"), ("score", "@score{0,0.00}")]))
@@ -87,8 +108,9 @@ class ScoreCurves:
             key = SCORES[name].key
             scores = frame[key] if key in frame else pd.Series(np.nan, index=frame.index)
             self.curves[name].data = {"card": frame["card"].to_numpy(), "score": scores.to_numpy(dtype=float)}
-            self.stars[name].data = ({"card": [best[name][0]], "score": [best[name][1]]} if name in best
-                                     else {"card": [], "score": []})
+            self.stars[name].data = (
+                {"card": [best[name][0]], "score": [best[name][1]]} if name in best else {"card": [], "score": []}
+            )
         n = int(frame["n"].iloc[0]) if "n" in frame and len(frame) else 0
         self.figure.title.text = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
         cards = sorted(int(c) for c in frame["card"])
@@ -105,12 +127,17 @@ class ClimbCurve:
         self.last = ColumnDataSource({"step": [], "score": [], "hidden cards": []})
         self.line = self.figure.line("step", "score", source=self.path, line_width=2)
         self.dots = self.figure.scatter("step", "score", source=self.path, size=9)
-        best = self.figure.scatter("step", "score", source=self.last, marker="star", size=22, color="#ffd23f",
-                                   line_color="black")
+        best = self.figure.scatter(
+            "step", "score", source=self.last, marker="star", size=22, color="#ffd23f", line_color="black"
+        )
         self.item = LegendItem(label="", renderers=[self.line, self.dots])
         _legend_right(self.figure, [self.item, LegendItem(label="best model", renderers=[best])])
-        self.figure.add_tools(HoverTool(renderers=[self.dots], tooltips=[
-            ("step", "@step"), ("score", "@score{0,0.00}"), ("hidden cards", "@{hidden cards}")]))
+        self.figure.add_tools(
+            HoverTool(
+                renderers=[self.dots],
+                tooltips=[("step", "@step"), ("score", "@score{0,0.00}"), ("hidden cards", "@{hidden cards}")],
+            )
+        )
 
     def update(self, frame: pd.DataFrame, score: str) -> None:
         """Show the climb ``frame`` (columns ``step``, ``score``, ``hidden cards``) scored by ``score``."""
@@ -134,9 +161,15 @@ class ProfileBars:
     no line ever joins categories of different items."""
 
     def __init__(self):
-        self.figure = _figure("", height=340, sizing_mode="stretch_width", min_height=300,
-                              x_range=FactorRange(group_padding=1.6, subgroup_padding=0.6), y_range=(0, 1.02),
-                              y_axis_label="probability")
+        self.figure = _figure(
+            "",
+            height=340,
+            sizing_mode="stretch_width",
+            min_height=300,
+            x_range=FactorRange(group_padding=1.6, subgroup_padding=0.6),
+            y_range=(0, 1.02),
+            y_axis_label="probability",
+        )
         axis = self.figure.xaxis[0]
         axis.major_label_text_font_size = "0pt"  # the states' numbers: the legend's colours say them
         axis.major_tick_line_color = None
@@ -145,10 +178,21 @@ class ProfileBars:
         axis.group_text_color = "#1b2631"
         self.figure.xgrid.grid_line_color = None
         self.source = ColumnDataSource({"x": [], "probability": [], "color": [], "label": []})
-        bars = self.figure.vbar("x", top="probability", width=0.9, source=self.source, fill_color="color",
-                                line_color=None, legend_field="label")
-        self.figure.add_tools(HoverTool(renderers=[bars], tooltips=[("", "@label"), ("item, category, state", "@x"),
-                                                                    ("probability", "@probability{0.000}")]))
+        bars = self.figure.vbar(
+            "x",
+            top="probability",
+            width=0.9,
+            source=self.source,
+            fill_color="color",
+            line_color=None,
+            legend_field="label",
+        )
+        self.figure.add_tools(
+            HoverTool(
+                renderers=[bars],
+                tooltips=[("", "@label"), ("item, category, state", "@x"), ("probability", "@probability{0.000}")],
+            )
+        )
         _legend_right(self.figure)
 
     def update(self, profiles: pd.DataFrame, shares: Mapping[int, float], node: str) -> None:
@@ -163,8 +207,12 @@ class ProfileBars:
         label = {c: f"{node} = {c} ({shares.get(c, float('nan')):.0%})" for c in classes}
         x = [(str(i), str(c), str(k)) for i, c, k in zip(rows["item"], rows["category"], rows["class"])]
         self.figure.x_range.factors = x
-        self.source.data = {"x": x, "probability": rows["probability"].tolist(),
-                            "color": [color[c] for c in rows["class"]], "label": [label[c] for c in rows["class"]]}
+        self.source.data = {
+            "x": x,
+            "probability": rows["probability"].tolist(),
+            "color": [color[c] for c in rows["class"]],
+            "label": [label[c] for c in rows["class"]],
+        }
         self.figure.title.text = f"Profiles of {node}: P(item = category | {node})"
 
 
@@ -172,8 +220,7 @@ class ShareBars:
     """The share of each state of one hidden node (largest first)."""
 
     def __init__(self):
-        self.figure = _figure("", width=300, height=260, x_range=FactorRange(), y_range=(0, 1),
-                              y_axis_label="share")
+        self.figure = _figure("", width=300, height=260, x_range=FactorRange(), y_range=(0, 1), y_axis_label="share")
         self.figure.toolbar.autohide = True
         self.source = ColumnDataSource({"state": [], "share": []})
         bars = self.figure.vbar("state", top="share", width=0.8, source=self.source, color="#1d4e89")
@@ -192,19 +239,37 @@ class ResidualMap:
 
     def __init__(self, on_pair: Callable[[str, str], None]):
         self.on_pair = on_pair
-        self.figure = _figure("Bivariate residuals: click a pair", width=420, height=340, x_range=FactorRange(),
-                              y_range=FactorRange())
+        self.figure = _figure(
+            "Bivariate residuals: click a pair", width=420, height=340, x_range=FactorRange(), y_range=FactorRange()
+        )
         self.figure.xaxis.major_label_orientation = 0.8
         self.figure.grid.visible = False
         self.source = ColumnDataSource({"item": [], "with": [], "bvr": [], "value": [], "ink": []})
         self.colors = LinearColorMapper(palette=list(reversed(Reds256)), low=0, high=3)
-        cells = self.figure.rect("item", "with", 1, 1, source=self.source, line_color=None,
-                                 fill_color={"field": "bvr", "transform": self.colors})
-        self.figure.text("item", "with", text="value", source=self.source, text_color="ink", text_align="center",
-                         text_baseline="middle", text_font_size="9pt")
+        cells = self.figure.rect(
+            "item",
+            "with",
+            1,
+            1,
+            source=self.source,
+            line_color=None,
+            fill_color={"field": "bvr", "transform": self.colors},
+        )
+        self.figure.text(
+            "item",
+            "with",
+            text="value",
+            source=self.source,
+            text_color="ink",
+            text_align="center",
+            text_baseline="middle",
+            text_font_size="9pt",
+        )
         self.figure.add_layout(ColorBar(color_mapper=self.colors, width=10), "right")
-        self.figure.add_tools(TapTool(renderers=[cells]),
-                              HoverTool(renderers=[cells], tooltips=[("pair", "@item, @with"), ("BVR", "@bvr{0.00}")]))
+        self.figure.add_tools(
+            TapTool(renderers=[cells]),
+            HoverTool(renderers=[cells], tooltips=[("pair", "@item, @with"), ("BVR", "@bvr{0.00}")]),
+        )
         self.source.selected.on_change("indices", self._selected)
 
     def update(self, residuals: pd.DataFrame) -> None:
@@ -216,9 +281,13 @@ class ResidualMap:
         self.figure.y_range.factors = names
         finite = [p[2] for p in pairs if np.isfinite(p[2])]
         self.colors.high = high = max([3.0, *finite])
-        self.source.data = {"item": [p[0] for p in pairs], "with": [p[1] for p in pairs],
-                            "bvr": [p[2] for p in pairs], "value": [_cell_text(p[2]) for p in pairs],
-                            "ink": ["white" if p[2] > 0.6 * high else "#1b2631" for p in pairs]}
+        self.source.data = {
+            "item": [p[0] for p in pairs],
+            "with": [p[1] for p in pairs],
+            "bvr": [p[2] for p in pairs],
+            "value": [_cell_text(p[2]) for p in pairs],
+            "ink": ["white" if p[2] > 0.6 * high else "#1b2631" for p in pairs],
+        }
 
     def _selected(self, _attr, _old, new) -> None:
         if not new:

@@ -34,7 +34,8 @@ import os
 import time
 import traceback
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import param
 
@@ -67,20 +68,23 @@ class Job(param.Parameterized):
     done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
     total = param.Integer(default=0, doc="Steps in all (0: unknown).")
     note = param.String(default="", doc="What the worker last said of its progress, in words.")
-    detail = param.String(default="", doc="What the worker last sent for the views to show beside the words "
-                                          "(a structure search: the best tree so far, in notation).")
+    detail = param.String(
+        default="",
+        doc="What the worker last sent for the views to show beside the words "
+        "(a structure search: the best tree so far, in notation).",
+    )
     error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
     seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
     timeout = param.Number(default=60.0, doc="Seconds the job may run before it is killed.")
 
-    def __init__(self, runner: "JobRunner", fn: Callable, args: tuple, kwargs: dict, **params):
+    def __init__(self, runner: JobRunner, fn: Callable, args: tuple, kwargs: dict, **params):
         super().__init__(**params)
         self.result: Any = None
         self._runner = runner
         self._call = (fn, args, kwargs)
         self._cancel_requested = False
         self._task: asyncio.Future | None = None
-        self._callbacks: list[Callable[["Job"], Any]] = []
+        self._callbacks: list[Callable[[Job], Any]] = []
         #: The session that submitted the job, named in the log when it fails (effdim_app/logs.py).
         self.session = current_session()
         self._worker_error: tuple[str, bool] | None = None  # (traceback, the user's input refused) if it raised
@@ -102,8 +106,7 @@ class Job(param.Parameterized):
         if self.state == "running":
             steps = f", {self.done} of {self.total} done" if self.total else ""
             note = f"; {self.note}" if self.note else ""
-            return (f"{self.label}: running for {self.seconds:.0f} s{steps}{note} "
-                    f"(stopped after {self.timeout:.0f} s).")
+            return f"{self.label}: running for {self.seconds:.0f} s{steps}{note} (stopped after {self.timeout:.0f} s)."
         if self.state == "done":
             return f"{self.label}: done in {self.seconds:.1f} s."
         return f"{self.label}: {self.error}"
@@ -115,7 +118,7 @@ class Job(param.Parameterized):
         self._cancel_requested = True
         self._runner._call_soon(self._runner._cancel_waiting, self)
 
-    def add_done_callback(self, fn: Callable[["Job"], Any]) -> None:
+    def add_done_callback(self, fn: Callable[[Job], Any]) -> None:
         """Call ``fn(job)`` on the runner's event loop once the job is finished (at once if it is)."""
         if self.finished:
             self._runner._call_soon(fn, self)
@@ -124,8 +127,9 @@ class Job(param.Parameterized):
 
     def __await__(self):
         if self._task is not None:
-            yield from asyncio.shield(asyncio.wrap_future(self._task)
-                                      if not asyncio.isfuture(self._task) else self._task).__await__()
+            yield from asyncio.shield(
+                asyncio.wrap_future(self._task) if not asyncio.isfuture(self._task) else self._task
+            ).__await__()
         return self.result
 
 
@@ -145,8 +149,9 @@ class JobRunner:
         forking the server would copy its threads' locks and its sessions.
     """
 
-    def __init__(self, workers: int = 2, timeout: float = 60.0, max_bytes: int = 2 * 1024**3,
-                 start_method: str | None = None):
+    def __init__(
+        self, workers: int = 2, timeout: float = 60.0, max_bytes: int = 2 * 1024**3, start_method: str | None = None
+    ):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         if start_method is None:
@@ -289,8 +294,10 @@ class JobRunner:
                 if job._cancel_requested:
                     outcome = ("cancelled", "cancelled.")
                 elif elapsed > job.timeout:
-                    outcome = ("timed out", f"stopped after {job.timeout:.0f} s, the time limit of one "
-                                            "computation on this server.")
+                    outcome = (
+                        "timed out",
+                        f"stopped after {job.timeout:.0f} s, the time limit of one computation on this server.",
+                    )
                 elif receive.poll():
                     outcome = self._receive(job, receive, proc)
                 elif not proc.is_alive() and not receive.poll():
@@ -325,8 +332,10 @@ class JobRunner:
         if kind == "done":
             return ("done", message[1])
         if kind == "memory":
-            return ("failed", f"needed more memory than one computation may use on this server "
-                              f"({format_bytes(self.max_bytes)}).")
+            return (
+                "failed",
+                f"needed more memory than one computation may use on this server ({format_bytes(self.max_bytes)}).",
+            )
         job._worker_error = (message[2], message[3])
         return ("failed", message[1])
 
@@ -337,14 +346,22 @@ class JobRunner:
         At INFO when the engine refused the user's input (as :func:`effdim_app.logs.swallowed`), else at ERROR.
         """
         trace, refused_input = job._worker_error or ("", False)
-        LOG.log(logging.INFO if refused_input else logging.ERROR, "%s failed: %s%s", job.label, error,
-                f"\nIn the worker process:\n{trace}" if trace else "", extra={"session": job.session})
+        LOG.log(
+            logging.INFO if refused_input else logging.ERROR,
+            "%s failed: %s%s",
+            job.label,
+            error,
+            f"\nIn the worker process:\n{trace}" if trace else "",
+            extra={"session": job.session},
+        )
 
 
 def _death_note(exitcode: int | None, max_bytes: int) -> str:
     if exitcode is not None and exitcode < 0:
-        return (f"the worker process was stopped by signal {-exitcode} (probably out of memory; one "
-                f"computation may use {format_bytes(max_bytes)}).")
+        return (
+            f"the worker process was stopped by signal {-exitcode} (probably out of memory; one "
+            f"computation may use {format_bytes(max_bytes)})."
+        )
     return f"the worker process ended unexpectedly (exit status {exitcode})."
 
 

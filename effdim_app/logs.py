@@ -29,7 +29,6 @@ FORMAT = "%(asctime)s %(levelname)s effdim_app [session %(session)s] %(message)s
 NO_SESSION = "-"
 
 
-
 def _no_session() -> str:
     return NO_SESSION
 

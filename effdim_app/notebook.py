@@ -53,6 +53,7 @@ _CSS_URL = re.compile(r"""url\((['"]?)([^'")]+)\1\)""")
 def data_url(path: Path) -> str:
     """``path`` as a ``data:`` URL; a stylesheet's relative ``url(...)`` (spinner images) is inlined too."""
     if path.suffix == ".css":
+
         def inline(match: re.Match) -> str:
             target = (path.parent / match.group(2)).resolve()
             if match.group(2).startswith(("data:", "http:", "https:", "#")) or not target.is_file():
@@ -70,7 +71,7 @@ def data_url(path: Path) -> str:
 def _local(url: str) -> Path | None:
     if not url.startswith(CDN_DIST):
         return None
-    path = DIST_DIR / url[len(CDN_DIST):].split("?")[0]
+    path = DIST_DIR / url[len(CDN_DIST) :].split("?")[0]
     return path if path.is_file() else None
 
 
@@ -114,7 +115,9 @@ class DrawnSignal(JSComponent):
     drawn = param.Integer(default=0)
     seen = param.Boolean(default=False)
 
-    _esm = DIRECT_COMM_JS + """
+    _esm = (
+        DIRECT_COMM_JS
+        + """
     export function render({ model, view }) {
       directComm(view)
       const tell = () => {
@@ -127,6 +130,7 @@ class DrawnSignal(JSComponent):
       return document.createElement("span")
     }
     """
+    )
 
 
 class RenderGate(pn.Column):
@@ -135,8 +139,12 @@ class RenderGate(pn.Column):
     def __init__(self, content, **params):
         self._drawn = DrawnSignal(width=0, height=0, margin=0)
         self._content = content
-        super().__init__(pn.pane.HTML("<p>Drawing the dashboard…</p>", margin=(0, 10)), self._drawn,
-                         hooks=[local_stylesheets], **params)
+        super().__init__(
+            pn.pane.HTML("<p>Drawing the dashboard…</p>", margin=(0, 10)),
+            self._drawn,
+            hooks=[local_stylesheets],
+            **params,
+        )
         self._drawn.param.watch(self._open, "drawn")
 
     def _open(self, _event) -> None:

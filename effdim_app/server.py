@@ -35,8 +35,10 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     """
     limits = limits or ServerLimits()
     if jobs is None:
-        jobs = pn.state.as_cached("effdim_app.jobs", lambda: JobRunner(
-            workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes))
+        jobs = pn.state.as_cached(
+            "effdim_app.jobs",
+            lambda: JobRunner(workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes),
+        )
     pn.extension(*EXTENSIONS)
     # the page's design for every component made in this session (pn.config is per session here):
     # components made under the default design were rendered with the template's stylesheets but
@@ -105,5 +107,4 @@ def _end_with_parent() -> None:
 
 def show(model=None, port: int = 0):
     """Open the templated dashboard in a new browser tab (from a notebook or a script)."""
-    return pn.serve({"effdim": lambda: session_page(model=model)}, port=port, show=True, threaded=True,
-                    title=TITLE)
+    return pn.serve({"effdim": lambda: session_page(model=model)}, port=port, show=True, threaded=True, title=TITLE)

@@ -27,14 +27,22 @@ def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=N
 
 def sweep_task(dataset, *, model, node, cards, until_saturated, restarts, seed, cs_prior, progress=None):
     """:func:`effdim.search.sweep` (progress after each fit; ``until_saturated``: stop where de = dc)."""
-    return sweep(dataset, model=model, node=node, cards=cards, until_saturated=until_saturated, restarts=restarts,
-                 seed=seed, cs_prior=cs_prior, progress=progress)
+    return sweep(
+        dataset,
+        model=model,
+        node=node,
+        cards=cards,
+        until_saturated=until_saturated,
+        restarts=restarts,
+        seed=seed,
+        cs_prior=cs_prior,
+        progress=progress,
+    )
 
 
 def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None):
     """:func:`effdim.search.hill_climb` (progress after each fit)."""
-    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
-                      progress=progress)
+    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior, progress=progress)
 
 
 def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=None):
@@ -45,22 +53,30 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
 
     def report(state) -> None:
         if progress is not None:
-            progress(state.steps, 0, f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
-                                     f"{state.candidates} candidates tried; "
-                                     f"best so far {label} {state.score:,.2f}", format_model(state.model))
+            progress(
+                state.steps,
+                0,
+                f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
+                f"{state.candidates} candidates tried; "
+                f"best so far {label} {state.score:,.2f}",
+                format_model(state.model),
+            )
 
-    return learn_structure(dataset, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior,
-                           max_time=max_time, progress=report)
+    return learn_structure(
+        dataset, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior, max_time=max_time, progress=report
+    )
 
 
-def read_upload_task(content: bytes, *, name: str, max_bytes: int, max_columns: int, max_states: int,
-                     progress=None) -> Loaded:
+def read_upload_task(
+    content: bytes, *, name: str, max_bytes: int, max_columns: int, max_states: int, progress=None
+) -> Loaded:
     """:func:`effdim.reading.read_data` of an uploaded file's bytes: its format, encoding and separator
     detected, a header wider than ``max_columns`` refused before any cell is parsed, and columns with more
     than ``max_states`` distinct values left out while parsing (the dashboard names them and lets the user
     pick among the rest)."""
-    return read_data(content, name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states,
-                     too_many_states="drop")
+    return read_data(
+        content, name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states, too_many_states="drop"
+    )
 
 
 def report_task(fit, *, data, sweep, climb, pick, progress=None) -> str:

@@ -8,12 +8,12 @@ import sys
 import time
 
 import pytest
+from waiting import run_in_fresh_loop, until
 
 from effdim import HLCModel, parse_model
-from effdim_app import presets
 from effdim.treelayout import tree_layout
+from effdim_app import presets
 from effdim_app.state import DataState, ModelState, ScoresState
-from waiting import run_in_fresh_loop, until
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 
@@ -179,8 +179,9 @@ def test_sessions_do_not_share_state():
 
 
 # --------------------------------------------------------------------- layout
-@pytest.mark.parametrize("text", [FIG2, "3:2,2,2,2", "3(2,4(2,2,3(2,2,2)),2,2(2,2(2,2)))",
-                                  "2(2(2(2,2),2(2,2)),2(2,2),2(2(2,2),2))"])
+@pytest.mark.parametrize(
+    "text", [FIG2, "3:2,2,2,2", "3(2,4(2,2,3(2,2,2)),2,2(2,2(2,2)))", "2(2(2(2,2),2(2,2)),2(2,2),2(2(2,2),2))"]
+)
 def test_tidy_layout(text):
     m = parse_model(text)
     pos = tree_layout(m)
@@ -360,8 +361,7 @@ def test_tree_data_marks_selection_highlight_and_regularization():
     s.select("H4")
     s.highlight = "H1"
     data = tree_data(s)
-    nodes = dict(zip(data["nodes"]["node"], zip(data["nodes"]["label"], data["nodes"]["fill"],
-                                                data["nodes"]["line"])))
+    nodes = dict(zip(data["nodes"]["node"], zip(data["nodes"]["label"], data["nodes"]["fill"], data["nodes"]["line"])))
     assert nodes["H2"] == ("H2 : 9→4", PALETTE["changed"], PALETTE["hidden"])
     assert nodes["H3"][0] == "H3 : 4 ✕"
     assert nodes["H4"][2] == PALETTE["selected"]
@@ -425,11 +425,14 @@ def test_a_huge_model_shows_its_closed_forms_and_says_why_de_is_missing():
     assert s.report.de == 3  # its regular equivalent 2:2,2 is tiny
 
 
-@pytest.mark.parametrize("text, words", [
-    ("3:" + ",".join(["2"] * 300), "at most 200 nodes"),
-    ("3:10000000000,2", "at most 1,000,000,000 states per node"),
-    ("3:" + "2," * 20000 + "2", "characters"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("3:" + ",".join(["2"] * 300), "at most 200 nodes"),
+        ("3:10000000000,2", "at most 1,000,000,000 states per node"),
+        ("3:" + "2," * 20000 + "2", "characters"),
+    ],
+)
 def test_models_beyond_the_server_limits_are_refused_and_the_model_kept(text, words):
     s = ModelState(FIG2)
     assert not s.load_notation(text)
@@ -512,8 +515,9 @@ def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():
     from effdim_app.jobs import JobRunner
 
     header = ",".join(f"c{i}" for i in range(22_000))
-    wide = (header + "\n" + "\n".join(",".join("01"[(i + r) % 2] for i in range(22_000)) for r in range(2))
-            + "\n").encode()
+    wide = (
+        header + "\n" + "\n".join(",".join("01"[(i + r) % 2] for i in range(22_000)) for r in range(2)) + "\n"
+    ).encode()
     assert 200_000 < len(wide) < 250_000
 
     async def go():
@@ -554,10 +558,14 @@ def test_a_model_nested_a_thousand_deep_is_refused_with_a_message():
     assert "nested more than 200 levels deep" in s.message and s.message_kind == "danger"
     assert not s.load_json("[" * 1000 + "]" * 1000)
     assert "nested too deeply" in s.message
-    chain = {"nodes": [{"name": f"{kind}{i}", "card": 2, "hidden": kind == "H"} for i in range(300) for kind in "HO"]
-             + [{"name": "O", "card": 2, "hidden": False}],
-             "edges": [[f"H{i}", f"H{i + 1}"] for i in range(299)] + [[f"H{i}", f"O{i}"] for i in range(300)]
-             + [["H299", "O"]], "root": "H0"}
+    chain = {
+        "nodes": [{"name": f"{kind}{i}", "card": 2, "hidden": kind == "H"} for i in range(300) for kind in "HO"]
+        + [{"name": "O", "card": 2, "hidden": False}],
+        "edges": [[f"H{i}", f"H{i + 1}"] for i in range(299)]
+        + [[f"H{i}", f"O{i}"] for i in range(300)]
+        + [["H299", "O"]],
+        "root": "H0",
+    }
     assert not s.load_json(chain)  # a parsed dict: past the text's length check, the tree's depth is refused
     assert "more than 200 levels deep" in s.message
     assert s.model == parse_model(FIG2)
@@ -571,6 +579,7 @@ def test_empty_json_file_is_refused_by_name():
 
 def test_default_sweep_stops_where_de_reaches_dc(monkeypatch):
     """With 'to' = 0 the worker stops at de = dc; the server computes no dimension to find where."""
+
     def no_dimensions_here(*args, **kwargs):
         raise AssertionError("a dimension was computed on the server's event loop")
 
@@ -642,8 +651,11 @@ def test_demo_numbers_come_from_the_engine():
     earlier = presets.TABLE1_LC[: presets.TABLE1_LC.index(lc)]
     assert all(dimensions(parse_model(m)).local[0].de == dimensions(parse_model(m)).local[0].db for m in earlier)
     table1, figure2, irregular = demo_steps()
-    assert table1.notation == lc and f"de = {row.de}" in table1.sentence and f"db = min(ds, dc, dp) = {row.db}" \
-        in table1.sentence
+    assert (
+        table1.notation == lc
+        and f"de = {row.de}" in table1.sentence
+        and f"db = min(ds, dc, dp) = {row.db}" in table1.sentence
+    )
     assert "ds = 41" in figure2.sentence and "de = 23" in figure2.sentence
     assert irregular.notation == presets.PRESETS[presets.IRREGULAR]
     state = ModelState(irregular.notation)

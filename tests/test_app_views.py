@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from bokeh.document import Document
+from waiting import run_in_fresh_loop
 
 from effdim_app.config import ServerLimits
 from effdim_app.dashboard import create_app
 from effdim_app.jobs import JobRunner
-from waiting import run_in_fresh_loop
 
 
 def _rendered(app):
@@ -49,7 +49,6 @@ def test_a_running_job_shows_progress_line_and_cancel():
 
 def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one():
     from effdim import parse_model
-
     from effdim_app.views import ScoresPanel
 
     app = create_app("5(3(2,2),2,3(2,2))")
@@ -57,8 +56,10 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
     panel = ScoresPanel(scores)  # the app builds its own when the Data tab first opens
     panel.__panel__().get_root(Document())
     assert not panel.learned_box.visible
-    scores.param.update(learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,E:2,H3:3(F:2,G:2))"),
-                        learned_note="Best tree so far (3 hidden nodes)")
+    scores.param.update(
+        learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,E:2,H3:3(F:2,G:2))"),
+        learned_note="Best tree so far (3 hidden nodes)",
+    )
     drawn = panel.learned_drawing._nodes.data
     assert panel.learned_box.visible and "Best tree so far" in panel.learned_note.object
     assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
@@ -76,4 +77,7 @@ def test_the_entry_points_stay_callable_once_their_modules_are_loaded():
     assert effdim_app.app is effdim_app.dashboard.app
     assert effdim_app.create_app is effdim_app.dashboard.create_app
     assert (effdim_app.serve, effdim_app.session_page, effdim_app.show) == (
-        effdim_app.server.serve, effdim_app.server.session_page, effdim_app.server.show)
+        effdim_app.server.serve,
+        effdim_app.server.session_page,
+        effdim_app.server.show,
+    )

@@ -32,12 +32,15 @@ def test_views_bind_widgets_to_parameters_with_from_param(path):
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             assert node.func.attr not in ("link", "jslink"), (
-                f"{path.name}:{node.lineno}: .{node.func.attr}(): bind the widget with Widget.from_param")
+                f"{path.name}:{node.lineno}: .{node.func.attr}(): bind the widget with Widget.from_param"
+            )
         assert not (isinstance(node, ast.Attribute) and node.attr == "rx"), (
-            f"{path.name}:{node.lineno}: .rx: update the view from a param.watch watcher")
+            f"{path.name}:{node.lineno}: .rx: update the view from a param.watch watcher"
+        )
     for number, line in enumerate(source.splitlines(), 1):
         assert not SETATTR_ON_STATE.search(line), (
-            f"{path.name}:{number}: a watcher setattr()s the state: bind the widget with Widget.from_param")
+            f"{path.name}:{number}: a watcher setattr()s the state: bind the widget with Widget.from_param"
+        )
 
 
 def test_the_scores_and_tree_inputs_follow_their_parameters_both_ways():

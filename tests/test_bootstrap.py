@@ -34,21 +34,33 @@ def test_bootstrap_g2_p_values_are_roughly_uniform_under_the_null():
 
 
 def test_bootstrap_g2_rejects_a_model_that_is_wrong():
-    truth = Parameters(HLCModel.parse("2:2,2,2"), {
-        "H1": [0.5, 0.5], "O1": [[0.9, 0.1], [0.1, 0.9]], "O2": [[0.9, 0.1], [0.1, 0.9]], "O3": [[0.9, 0.1], [0.1, 0.9]],
-    })
+    truth = Parameters(
+        HLCModel.parse("2:2,2,2"),
+        {
+            "H1": [0.5, 0.5],
+            "O1": [[0.9, 0.1], [0.1, 0.9]],
+            "O2": [[0.9, 0.1], [0.1, 0.9]],
+            "O3": [[0.9, 0.1], [0.1, 0.9]],
+        },
+    )
     data = sample(truth, 400, 1)
     result = fit(data, "1:2,2,2", restarts=1, seed=0, warn=False)
     assert bootstrap_g2(result, 19, seed=0, restarts=1, executor="serial").p_value == pytest.approx(1 / 20)
 
 
 def test_blrt_finds_a_real_second_class_and_not_a_spurious_one():
-    two = Parameters(HLCModel.parse("2:2,2,2,2"), {
-        "H1": [0.6, 0.4], **{f"O{i}": [[0.85, 0.15], [0.15, 0.85]] for i in range(1, 5)},
-    })
+    two = Parameters(
+        HLCModel.parse("2:2,2,2,2"),
+        {
+            "H1": [0.6, 0.4],
+            **{f"O{i}": [[0.85, 0.15], [0.15, 0.85]] for i in range(1, 5)},
+        },
+    )
     data = sample(two, 300, 7)
     seen = []
-    result = blrt(data, "2:2,2,2,2", B=9, seed=0, restarts=2, executor="serial", progress=lambda d, t: seen.append((d, t)))
+    result = blrt(
+        data, "2:2,2,2,2", B=9, seed=0, restarts=2, executor="serial", progress=lambda d, t: seen.append((d, t))
+    )
     assert result.p_value == pytest.approx(1 / 10) and result.statistic > 20
     assert seen[-1] == (9, 9)
     assert (result.null_model, result.alternative) == ("1:2,2,2,2", "2:2,2,2,2")

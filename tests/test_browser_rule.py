@@ -18,9 +18,14 @@ def run_browser_tests(ci: bool) -> subprocess.CompletedProcess:
     env["EFFDIM_CHROMIUM"] = "/nonexistent/chromium"
     if ci:
         env["CI"] = "true"
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                           "tests/ui/test_shortcuts.py"],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/ui/test_shortcuts.py"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 @pytest.mark.parametrize("ci", [False, True], ids=["a person's machine", "CI"])

@@ -65,8 +65,10 @@ def test_gaps_lists_models_found_by_computation(capsys):
         (["frobnicate"], "frobnicate"),
         (["dims", "3:2,2,2", "--repeats", "0"], "--repeats"),
         (["sweep", "stouffer-toby", "--cs-prior", "dirichlet"], "unknown CS prior 'dirichlet'"),
-        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--prior", "1", "--cs-prior", "bdeu:1"],
-         "must be k2:2, not bdeu:1"),
+        (
+            ["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--prior", "1", "--cs-prior", "bdeu:1"],
+            "must be k2:2, not bdeu:1",
+        ),
         (["experiment", "lc", "--cs-prior", "bdeu:0"], "equivalent sample size"),
     ],
 )
@@ -94,8 +96,9 @@ def test_map_joins_model_leaves_to_data_columns(capsys):
 
 
 def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
-    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet",
-                         "--cs-prior", "k2")
+    status, out, _ = run(
+        capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2"
+    )
     assert status == 0
     assert "CS and CS+ use the Dirichlet prior K2, alpha 1 (--cs-prior)" in out
     assert "best by CS+  |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
@@ -105,8 +108,9 @@ def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
 
 
 def test_sweep_until_saturated_stops_where_de_reaches_dc(capsys):
-    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet",
-                         "--until-saturated")
+    status, out, _ = run(
+        capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--until-saturated"
+    )
     assert status == 0
     assert "sweep of |X| = 1..4 in" in out  # |X| = 4 is the first with de = dc = 15 (not 8, the regular top)
 
@@ -121,11 +125,14 @@ def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(capsys)
     assert data["de"] is None and data["ds"] == 9027 and "100.0 MiB" in data["de_method"]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("workers = 0\n", "limit 'workers' must be at least 1, got 0"),
-    ("wrkers = 1\n", "unknown limit 'wrkers'"),
-    ("time_limit = [\n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("workers = 0\n", "limit 'workers' must be at least 1, got 0"),
+        ("wrkers = 1\n", "unknown limit 'wrkers'"),
+        ("time_limit = [\n", "is not valid TOML"),
+    ],
+)
 def test_app_refuses_a_bad_limits_file_in_one_line(capsys, tmp_path, text, words):
     path = tmp_path / "limits.toml"
     path.write_text(text)

@@ -15,7 +15,9 @@ def run(capsys, *argv):
 
 
 def test_fit_json_has_readable_params_fit_statistics_and_diagnostics(capsys):
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--restarts", "10", "--json")
+    code, out, _ = run(
+        capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--restarts", "10", "--json"
+    )
     assert code == 0
     payload = json.loads(out)
     fit = payload["fit"]
@@ -49,21 +51,38 @@ def test_fit_prints_tables_and_writes_posteriors_in_input_order(capsys, tmp_path
 def test_fit_order_and_bootstrap(capsys):
     code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
     plain = json.loads(out)
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json",
-                       "--order", "H1=2,1", "--bootstrap", "5", "--workers", "1")
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "stouffer-toby",
+        "--model",
+        "2:2,2,2,2",
+        "--seed",
+        "0",
+        "--json",
+        "--order",
+        "H1=2,1",
+        "--bootstrap",
+        "5",
+        "--workers",
+        "1",
+    )
     assert code == 0
     swapped = json.loads(out)
     assert swapped["params"]["shares"]["H1"]["1"] == pytest.approx(plain["params"]["shares"]["H1"]["2"])
     assert swapped["fit"]["bootstrap"] == 5 and 0 < swapped["fit"]["p_g2_bootstrap"] <= 1
 
 
-@pytest.mark.parametrize("argv, culprit", [
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--order", "H1=1,1"], "must list each of 1..2 once"),
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--order", "H1"], "--order expects NODE=STATE"),
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--bootstrap", "0"], "--bootstrap"),
-    (["blrt", "stouffer-toby", "--model", "2:2,2,2,2", "--node", "A"], "'A' is not a hidden node"),
-    (["blrt", "stouffer-toby", "--model", "1:2,2,2,2"], "compares k - 1 with k states"),
-])
+@pytest.mark.parametrize(
+    "argv, culprit",
+    [
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--order", "H1=1,1"], "must list each of 1..2 once"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--order", "H1"], "--order expects NODE=STATE"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--bootstrap", "0"], "--bootstrap"),
+        (["blrt", "stouffer-toby", "--model", "2:2,2,2,2", "--node", "A"], "'A' is not a hidden node"),
+        (["blrt", "stouffer-toby", "--model", "1:2,2,2,2"], "compares k - 1 with k states"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
     code, _, err = run(capsys, *argv)
     assert code == 2
@@ -71,8 +90,22 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
 
 
 def test_blrt_runs_on_local_processes(capsys):
-    code, out, _ = run(capsys, "blrt", "stouffer-toby", "--model", "2:2,2,2,2", "--bootstrap", "4", "--seed", "0",
-                       "--workers", "2", "--restarts", "2", "--json")
+    code, out, _ = run(
+        capsys,
+        "blrt",
+        "stouffer-toby",
+        "--model",
+        "2:2,2,2,2",
+        "--bootstrap",
+        "4",
+        "--seed",
+        "0",
+        "--workers",
+        "2",
+        "--restarts",
+        "2",
+        "--json",
+    )
     assert code == 0
     result = json.loads(out)
     assert result["B"] == 4 and result["p_value"] == pytest.approx(1 / 5)  # two classes are far better than one

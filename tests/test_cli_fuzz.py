@@ -11,13 +11,15 @@ import subprocess
 import sys
 
 import pytest
-from effdim.cli import main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import hlc_models
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                       HealthCheck.function_scoped_fixture])
+from effdim.cli import main
+
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def run(capsys, argv: list[str]) -> tuple[int, str]:
@@ -58,16 +60,21 @@ notations = st.one_of(
 def test_random_notations(capsys, text):
     if "\x00" in text:  # a command line cannot hold a NUL
         return
-    run(capsys, ["dims", "--", text, "--max-memory-mb", "8", "--repeats", "1"]
-        if text.startswith("-") else ["dims", text, "--max-memory-mb", "8", "--repeats", "1"])
+    run(
+        capsys,
+        ["dims", "--", text, "--max-memory-mb", "8", "--repeats", "1"]
+        if text.startswith("-")
+        else ["dims", text, "--max-memory-mb", "8", "--repeats", "1"],
+    )
     run(capsys, ["regularize", text] if not text.startswith("-") else ["regularize", "--", text])
 
 
 # ---------------------------------------------------------------- JSON models
 json_values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10, 10**50), st.floats(allow_nan=False), st.text(max_size=8)),
-    lambda children: st.one_of(st.lists(children, max_size=4),
-                               st.dictionaries(st.text(max_size=6), children, max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -110,9 +117,12 @@ def _cards_at_most(data, limit: int) -> bool:
 
 
 # ------------------------------------------------------------------ CSV files
-_cells = st.one_of(st.sampled_from(["0", "1", "2", "yes", "no", "", "NA", "?", " 1 ", '"a,b"', '"x""y"', "é",
-                                    "1e308", "-1", "9" * 4400, "\t", ";"]),
-                   st.text(alphabet='ab01,;"\t \n\r', max_size=5))
+_cells = st.one_of(
+    st.sampled_from(
+        ["0", "1", "2", "yes", "no", "", "NA", "?", " 1 ", '"a,b"', '"x""y"', "é", "1e308", "-1", "9" * 4400, "\t", ";"]
+    ),
+    st.text(alphabet='ab01,;"\t \n\r', max_size=5),
+)
 
 
 @st.composite
@@ -122,10 +132,10 @@ def csv_files(draw) -> bytes:
         return draw(st.binary(max_size=200))
     sep = draw(st.sampled_from([",", ";", "\t", "|"]))
     width = draw(st.integers(1, 5))
-    header = draw(st.lists(st.sampled_from(["a", "b", "c", "count", "n", "", "a", "x y"]), min_size=width,
-                           max_size=width))
-    rows = draw(st.lists(st.lists(_cells, min_size=width, max_size=width + draw(st.integers(0, 1))),
-                         max_size=25))
+    header = draw(
+        st.lists(st.sampled_from(["a", "b", "c", "count", "n", "", "a", "x y"]), min_size=width, max_size=width)
+    )
+    rows = draw(st.lists(st.lists(_cells, min_size=width, max_size=width + draw(st.integers(0, 1))), max_size=25))
     text = "\n".join(sep.join(r) for r in [header, *rows]) + draw(st.sampled_from(["", "\n", "\r\n"]))
     encoding = draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "utf-16"]))
     return text.encode(encoding, errors="replace")
@@ -142,13 +152,17 @@ def test_random_csv_files(capsys, tmp_path, content):
 
 
 # ---------------------------------------------------------- the real command
-@pytest.mark.parametrize("argv", [
-    ["dims", "3:" + "9" * 5000 + ",2"],
-    ["dims", "2(" * 1000 + "2,2" + ",2)" * 1000],
-    ["app", "--port", "99999999"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dims", "3:" + "9" * 5000 + ",2"],
+        ["dims", "2(" * 1000 + "2,2" + ",2)" * 1000],
+        ["app", "--port", "99999999"],
+    ],
+)
 def test_the_command_exits_2_with_one_line(argv):
-    proc = subprocess.run([sys.executable, "-m", "effdim.cli", *argv], capture_output=True, text=True, timeout=120,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "effdim.cli", *argv], capture_output=True, text=True, timeout=120, check=False
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

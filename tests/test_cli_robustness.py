@@ -6,6 +6,7 @@ import json
 import warnings
 
 import pytest
+
 from effdim.cli import main
 from effdim.model import MAX_DEPTH
 
@@ -31,8 +32,11 @@ def test_a_cardinality_of_5000_digits(capsys):
 
 def test_cardinality_above_the_model_limit_names_the_node(capsys, tmp_path):
     path = tmp_path / "big.json"
-    nodes = [{"name": "H", "card": 2, "hidden": True}, {"name": "A", "card": 10**150, "hidden": False},
-             {"name": "B", "card": 2, "hidden": False}]
+    nodes = [
+        {"name": "H", "card": 2, "hidden": True},
+        {"name": "A", "card": 10**150, "hidden": False},
+        {"name": "B", "card": 2, "hidden": False},
+    ]
     path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]]}))
     line = one_line_error(capsys, "dims", str(path))
     assert line == "effdim: node 'A': cardinality about 1e150 (151 digits) is larger than the limit 1e100"
@@ -41,16 +45,22 @@ def test_cardinality_above_the_model_limit_names_the_node(capsys, tmp_path):
 @pytest.mark.parametrize("name", [["a"], {"x": 1}, 7, None])
 def test_json_model_whose_name_is_not_text(capsys, tmp_path, name):
     path = tmp_path / "m.json"
-    nodes = [{"name": name, "card": 2, "hidden": True}, {"name": "A", "card": 2, "hidden": False},
-             {"name": "B", "card": 2, "hidden": False}]
+    nodes = [
+        {"name": name, "card": 2, "hidden": True},
+        {"name": "A", "card": 2, "hidden": False},
+        {"name": "B", "card": 2, "hidden": False},
+    ]
     path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]]}))
     assert "nodes[0]: 'name' must be text" in one_line_error(capsys, "dims", str(path))
 
 
 def test_json_edges_and_root_must_be_names(capsys, tmp_path):
     path = tmp_path / "m.json"
-    nodes = [{"name": "H", "card": 2, "hidden": True}, {"name": "A", "card": 2, "hidden": False},
-             {"name": "B", "card": 2, "hidden": False}]
+    nodes = [
+        {"name": "H", "card": 2, "hidden": True},
+        {"name": "A", "card": 2, "hidden": False},
+        {"name": "B", "card": 2, "hidden": False},
+    ]
     path.write_text(json.dumps({"nodes": nodes, "edges": [["H", ["A"]], ["H", "B"]]}))
     assert "edges[0] must be a [parent, child] pair of names" in one_line_error(capsys, "dims", str(path))
     path.write_text(json.dumps({"nodes": nodes, "edges": [["H", "A"], ["H", "B"]], "root": ["H"]}))
@@ -96,17 +106,23 @@ def test_json_output_of_numbers_too_long_to_print(capsys):
     from effdim.cli import _emit_json
 
     _emit_json({"dc": 2**15000 - 1, "local": [{"dp": 10**5000, "ds": 7}], "pair": (1, 2)})
-    assert json.loads(capsys.readouterr().out) == {"dc": "about 2.818e4515",
-                                                  "local": [{"dp": "about 1.000e5000", "ds": 7}], "pair": [1, 2]}
+    assert json.loads(capsys.readouterr().out) == {
+        "dc": "about 2.818e4515",
+        "local": [{"dp": "about 1.000e5000", "ds": 7}],
+        "pair": [1, 2],
+    }
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["dims", "3:2,2,2", "--seed", "-1"], "--seed: expected a seed from 0 to 2**63 - 1, got -1"),
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "-5"], "expected a seed from 0"),
-    (["app", "--port", "99999999"], "--port: expected a port from 0 to 65535, got 99999999"),
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", "ab"], "--sep: expected one character"),
-    (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", ";"], "--sep and --encoding apply to data files"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["dims", "3:2,2,2", "--seed", "-1"], "--seed: expected a seed from 0 to 2**63 - 1, got -1"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "-5"], "expected a seed from 0"),
+        (["app", "--port", "99999999"], "--port: expected a port from 0 to 65535, got 99999999"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", "ab"], "--sep: expected one character"),
+        (["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--sep", ";"], "--sep and --encoding apply to data files"),
+    ],
+)
 def test_bad_options(capsys, argv, words):
     assert words in one_line_error(capsys, *argv)
 
@@ -130,5 +146,7 @@ def test_count_column_of_1e308_names_the_column(capsys, tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("a,b,count\n0,1,1e308\n1,0,1e308\n0,0,3\n")
     line = one_line_error(capsys, "fit", str(path), "--model", "2:2,2")
-    assert line == ("effdim: c.csv: the counts in column 'count' sum to inf, more than 1e+15; "
-                    "no survey is that large: is it a count column?")
+    assert line == (
+        "effdim: c.csv: the counts in column 'count' sum to inf, more than 1e+15; "
+        "no survey is that large: is it a count column?"
+    )

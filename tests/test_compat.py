@@ -24,8 +24,10 @@ from effdim_app import compat
 
 def broken(what: str) -> str:
     """The failure message: the versions installed, what changed, where the dashboard relies on it."""
-    return (f"Panel {pn.__version__} / Bokeh {bokeh.__version__}: {what}. effdim_app/compat.py relies on it; "
-            "adapt it there (and the Panel/Bokeh bounds in pyproject.toml)")
+    return (
+        f"Panel {pn.__version__} / Bokeh {bokeh.__version__}: {what}. effdim_app/compat.py relies on it; "
+        "adapt it there (and the Panel/Bokeh bounds in pyproject.toml)"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +52,15 @@ def messages(sent: list) -> int:
 
 def test_panel_keeps_one_stylesheet_per_url_and_document():
     assert isinstance(state._stylesheets, WeakKeyDictionary), broken(
-        "panel.io.state.state._stylesheets is no longer a WeakKeyDictionary document -> {url: sheet}")
+        "panel.io.state.state._stylesheets is no longer a WeakKeyDictionary document -> {url: sheet}"
+    )
     doc = Document()
     url = "https://example.org/effdim-compat.css"
     pn.pane.HTML("x", stylesheets=[url]).get_root(doc)
     sheets = [sheet for sheet in compat.document_stylesheets(doc) if getattr(sheet, "url", None) == url]
     assert len(sheets) == 1 and isinstance(sheets[0], ImportedStyleSheet), broken(
-        "a pane's stylesheet URL no longer becomes one ImportedStyleSheet kept in state._stylesheets[doc]")
+        "a pane's stylesheet URL no longer becomes one ImportedStyleSheet kept in state._stylesheets[doc]"
+    )
     assert list(compat.document_stylesheets(None)) == []
 
 
@@ -65,21 +69,25 @@ def test_a_viewable_keeps_its_model_per_root():
     root = column.get_root(Document())
     assert compat.model_of(column, root) is root, broken("Viewable._models[root id] is no longer (model, parent)")
     assert compat.model_of(column[0], root) is root.children[0], broken(
-        "a child's Viewable._models no longer holds the model rendered under the root")
+        "a child's Viewable._models no longer holds the model rendered under the root"
+    )
     assert compat.model_of(pn.pane.Str("never shown"), root) is None
 
 
 def test_panel_dist_urls_point_at_files_of_the_installed_package():
     assert isinstance(compat.CDN_DIST, str) and compat.CDN_DIST.endswith(f"/{pn.__version__}/dist/"), broken(
-        f"panel.io.resources.CDN_DIST is {compat.CDN_DIST!r}, no longer the versioned dist URL")
+        f"panel.io.resources.CDN_DIST is {compat.CDN_DIST!r}, no longer the versioned dist URL"
+    )
     assert (Path(compat.DIST_DIR) / "css" / "loading.css").is_file(), broken(
-        f"panel.io.resources.DIST_DIR ({compat.DIST_DIR}) no longer holds Panel's css/")
+        f"panel.io.resources.DIST_DIR ({compat.DIST_DIR}) no longer holds Panel's css/"
+    )
 
 
 def test_a_notebook_output_is_told_from_a_served_document(notebook_output):
     _, _, doc, _ = notebook_output
     assert compat.is_notebook_output(doc), broken(
-        "a notebook output's document no longer has panel.models.comm_manager.CommManager among its roots")
+        "a notebook output's document no longer has panel.models.comm_manager.CommManager among its roots"
+    )
     assert not compat.is_notebook_output(Document())
 
 
@@ -95,7 +103,8 @@ def test_changes_in_one_notebook_message_go_together(notebook_output):
         pane.object = "fifth"
         assert messages(sent) == 0, broken("panel.io.notebook.block_comm no longer holds the comm's pushes")
     assert messages(sent) == 1, broken(
-        f"panel.io.notebook.push_on_root sent {messages(sent)} messages for the held changes, not 1")
+        f"panel.io.notebook.push_on_root sent {messages(sent)} messages for the held changes, not 1"
+    )
 
 
 def test_the_browser_comm_can_be_made_direct():
@@ -103,11 +112,13 @@ def test_the_browser_comm_can_be_made_direct():
     from panel.models.comm_manager import CommManager
 
     assert CommManager.__qualified_model__ == "panel.models.comm_manager.CommManager", broken(
-        f"the comm's model type is now {CommManager.__qualified_model__!r}")
+        f"the comm's model type is now {CommManager.__qualified_model__!r}"
+    )
     assert "debounce" in CommManager.properties(), broken("CommManager has no debounce property")
     bundle = (Path(pn.__file__).parent / "dist" / "panel.min.js").read_text(encoding="utf-8")
     assert re.search(r"_document_listener=(\w+)=>this\._document_changed\(\1\)", bundle), broken(
-        "panel.min.js's CommManager no longer sends the document's changes through this._document_changed")
+        "panel.min.js's CommManager no longer sends the document's changes through this._document_changed"
+    )
     assert "panel.models.comm_manager.CommManager" in compat.DIRECT_COMM_JS
 
 
@@ -116,10 +127,16 @@ def test_bokehjs_counts_models_from_the_server_as_new_until_the_browser_sends_a_
     from the browser sends in full; ``apply_json_patch`` is the document's entry point for a server patch."""
     bundle = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(encoding="utf-8")
     assert re.search(r"apply_json_patch\(\w+,\w+=new Map\)\{", bundle), broken(
-        "BokehJS's Document.apply_json_patch(patch, buffers) is gone")
-    assert re.search(r"new \w+\.Deserializer\(this\.resolver,this\._all_models,\(\w+=>\{\w+\.attach_document\(this\),"
-                     r"this\._new_models\.add\(\w+\)", bundle), broken(
+        "BokehJS's Document.apply_json_patch(patch, buffers) is gone"
+    )
+    assert re.search(
+        r"new \w+\.Deserializer\(this\.resolver,this\._all_models,\(\w+=>\{\w+\.attach_document\(this\),"
+        r"this\._new_models\.add\(\w+\)",
+        bundle,
+    ), broken(
         "BokehJS no longer adds the models of a server patch to Document._new_models: drop "
-        "SERVER_MODELS_KNOWN_JS if they are now known")
+        "SERVER_MODELS_KNOWN_JS if they are now known"
+    )
     assert re.search(r"for\(const \w+ of this\._all_models\.values\(\)\)this\._new_models\.has\(\w+\)\|\|", bundle), (
-        broken("BokehJS's create_json_patch no longer sends the models of Document._new_models in full"))
+        broken("BokehJS's create_json_patch no longer sends the models of Document._new_models in full")
+    )

@@ -114,8 +114,7 @@ def test_natural_state_order(tmp_path):
 
 
 def test_categories_keep_file_order_and_numbered_labels_sort_by_number(tmp_path):
-    text = ("freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\n"
-            "never,2 Very well\n")
+    text = "freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\nnever,2 Very well\n"
     ds = load_csv(write(tmp_path, text))
     assert ds.states[0] == ("sometimes", "never", "often")
     assert ds.states[1] == ("1 Extremely well", "2 Very well", "10 Not at all")
@@ -130,7 +129,12 @@ def test_with_state_order_renumbers_one_column_and_keeps_the_data(tmp_path):
     after = again.to_frame().sort_values(["freq", "rating"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(before, after)  # same rows, same counts, missing kept
     assert [again.decode("freq", again.patterns[r, 0]) for r in again.rows] == [
-        "sometimes", "never", "often", "never", "never"]  # each input row keeps its value
+        "sometimes",
+        "never",
+        "often",
+        "never",
+        "never",
+    ]  # each input row keeps its value
     assert ds.with_state_order("rating", ["2", "1"]).states[1] == (2, 1)  # states named by their text
     for bad in (["often", "never"], ["often", "never", "never"], ["often", "never", "seldom"]):
         with pytest.raises(DataError, match="a new order must list each of its states once"):
@@ -246,7 +250,11 @@ BAD_FILES = [
     ("no data rows", b"A,B\n", r"no data rows"),
     ("one column", b"A\nx\ny\n", r"only 1 column"),
     ("other separator", b"A|B\n1|2\n2|1\n", r"is the separator '\|'"),
-    ("one data column plus counts", b"A,count\nx,1\ny,2\n", r"fewer than two data columns \('A', plus counts in 'count'\)"),
+    (
+        "one data column plus counts",
+        b"A,count\nx,1\ny,2\n",
+        r"fewer than two data columns \('A', plus counts in 'count'\)",
+    ),
     ("ragged short", b"A,B,C\n1,2,3\n\n1,2\n", r"line 4 has 2 fields, expected 3"),
     ("ragged long", b"A,B\n1,2\n1,2,3\n2,1\n", r"line 3 has 3 fields, expected 2"),
     ("ragged quoted", b'A,B\n"x\ny",1\n1\n', r"line 4 has 1 field, expected 2"),
@@ -259,7 +267,11 @@ BAD_FILES = [
     ("headerless", b"0,1,0\n1,1,0\n", r"duplicate column name '0'.*lack a header"),
     ("empty name", b"A,,B\n1,2,3\n2,1,3\n", r"column 2 has no name"),
     ("negative count", b"A,B,count\nx,1,2\ny,2,-1\n", r"line 3: count '-1' in column 'count' is negative"),
-    ("non-numeric count", b"A,B,count\nx,1,2\ny,2,3\n\nx,2,lots\n", r"line 5: count 'lots' in column 'count' is not a number"),
+    (
+        "non-numeric count",
+        b"A,B,count\nx,1,2\ny,2,3\n\nx,2,lots\n",
+        r"line 5: count 'lots' in column 'count' is not a number",
+    ),
     ("missing count", b"A,B,weight\nx,1,2\ny,2,\n", r"line 3: count '' in column 'weight' is not a number"),
     ("all counts zero", b"A,B,count\nx,1,0\ny,2,0\n", r"every count in 'count' is 0"),
     ("two count columns", b"A,B,count,freq\nx,1,1,1\ny,2,2,2\n", r"several columns could hold the counts"),
@@ -276,7 +288,9 @@ def test_rejects_bad_files_naming_the_culprit(tmp_path, content, pattern):
 
 def test_rejects_too_many_states(tmp_path):
     rows = "\n".join(f"{i * 0.37:.2f},{i % 2}" for i in range(60))
-    with pytest.raises(DataError, match=r"column 'X' has more than 50 distinct values \(e.g. '0.00', .*probably continuous"):
+    with pytest.raises(
+        DataError, match=r"column 'X' has more than 50 distinct values \(e.g. '0.00', .*probably continuous"
+    ):
         load_csv(write(tmp_path, "X,Y\n" + rows + "\n"))
     assert load_csv(write(tmp_path, "X,Y\n" + rows + "\n"), max_states=100).cardinalities == (60, 2)
 
@@ -340,7 +354,7 @@ def test_dataset_is_immutable_and_validated():
     ds = from_patterns([[0, 1], [1, 0]])
     with pytest.raises(ValueError):
         ds.patterns[0, 0] = 1
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):  # a frozen dataclass
         ds.n_rows = 3
     with pytest.raises(DataError, match="positive"):
         Dataset(("a", "b"), ((0, 1), (0, 1)), np.array([[0, 1]]), np.array([0.0]), 0.0, 0)

@@ -13,12 +13,12 @@ from strategies import hlc_models
 
 from effdim import datasets
 from effdim.data import check_matches_model, from_patterns
-from effdim.reading import load_csv
 from effdim.diagnostics import bivariate_residuals, fit_statistics, identification, relax_pair
 from effdim.distribution import Parameters, observed_distribution, random_parameters, sample
 from effdim.em import ConvergenceWarning
 from effdim.model import HLCModel, ModelError
 from effdim.profiles import Labels
+from effdim.reading import load_csv
 from effdim.search import fit
 
 
@@ -45,7 +45,9 @@ def test_g2_x2_df_by_hand_on_a_two_way_table():
 # poLCA documentation, https://rdocumentation.org/packages/poLCA/versions/1.3.1/topics/values
 # M0 (1 class) -543.6498, M1 (2 classes) -504.4677, M2 (3 classes) -503.3011.
 # poLCA reports 14 parameters and 1 residual df for 3 classes; with de = 13 the df is 15 - 13 = 2.
-@pytest.mark.parametrize("k, loglik, df, df_standard", [(1, -543.6498, 11, 11), (2, -504.4677, 6, 6), (3, -503.3011, 2, 1)])
+@pytest.mark.parametrize(
+    "k, loglik, df, df_standard", [(1, -543.6498, 11, 11), (2, -504.4677, 6, 6), (3, -503.3011, 2, 1)]
+)
 def test_stouffer_toby_against_published_values(k, loglik, df, df_standard):
     data = datasets.load("stouffer-toby")
     result = fit(data, f"{k}:2,2,2,2", restarts=20, seed=3, warn=False)
@@ -110,8 +112,16 @@ def test_bvr_flags_a_planted_local_dependence_and_the_move_relaxes_it():
     # C and D copy a second hidden variable the one-class-variable model does not have
     truth = HLCModel.parse("X:2(A:2,B:2,H:2(C:2,D:2),E:2,F:2)")
     strong = [[0.9, 0.1], [0.1, 0.9]]
-    cpts = {"X": [0.5, 0.5], "A": strong, "B": strong, "E": strong, "F": strong,
-            "H": [[0.6, 0.4], [0.4, 0.6]], "C": [[0.85, 0.15], [0.15, 0.85]], "D": [[0.85, 0.15], [0.15, 0.85]]}
+    cpts = {
+        "X": [0.5, 0.5],
+        "A": strong,
+        "B": strong,
+        "E": strong,
+        "F": strong,
+        "H": [[0.6, 0.4], [0.4, 0.6]],
+        "C": [[0.85, 0.15], [0.15, 0.85]],
+        "D": [[0.85, 0.15], [0.15, 0.85]],
+    }
     data = sample(Parameters(truth, cpts), 2000, 1)
     lc = HLCModel.parse("X:2(A:2,B:2,C:2,D:2,E:2,F:2)")
     result = fit(data, lc, restarts=5, seed=0, warn=False)

@@ -5,14 +5,14 @@ import sys
 
 import pytest
 from hypothesis import assume, given, settings
+from strategies import hlc_models, lc_models, regular_hlc_models
+from test_bounds import TABLE1
 
 from effdim import ModelError, parse_model
 from effdim.bounds import lc_bounds, standard_dimension
 from effdim.dimensions import BOTH, COROLLARY, DIRECT, RouteDisagreement, dimensions
 from effdim.regularity import regularize
 from effdim.survey import bound_gaps, regular_lc_models
-from strategies import hlc_models, lc_models, regular_hlc_models
-from test_bounds import TABLE1
 
 dimensions_module = sys.modules["effdim.dimensions"]  # the package exports the function under the same name
 

@@ -15,9 +15,24 @@ from panel.io.state import set_curdoc
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
 #: Properties whose change makes BokehJS lay out the page again (LayoutDOMView.connect_signals).
-LAYOUT_PROPERTIES = {"css_classes", "stylesheets", "width", "height", "min_width", "min_height", "max_width",
-                     "max_height", "margin", "width_policy", "height_policy", "flow_mode", "sizing_mode",
-                     "aspect_ratio", "visible", "resizable"}
+LAYOUT_PROPERTIES = {
+    "css_classes",
+    "stylesheets",
+    "width",
+    "height",
+    "min_width",
+    "min_height",
+    "max_width",
+    "max_height",
+    "margin",
+    "width_policy",
+    "height_policy",
+    "flow_mode",
+    "sizing_mode",
+    "aspect_ratio",
+    "visible",
+    "resizable",
+}
 
 
 def _layout_changes(doc: Document, edit) -> list[tuple[str, str]]:
@@ -25,8 +40,11 @@ def _layout_changes(doc: Document, edit) -> list[tuple[str, str]]:
     doc.on_change(events.append)
     with set_curdoc(doc):
         edit()
-    return [(type(e.model).__name__, e.attr) for e in events
-            if isinstance(e, ModelChangedEvent) and e.attr in LAYOUT_PROPERTIES]
+    return [
+        (type(e.model).__name__, e.attr)
+        for e in events
+        if isinstance(e, ModelChangedEvent) and e.attr in LAYOUT_PROPERTIES
+    ]
 
 
 def test_turning_regular_or_irregular_re_lays_out_the_page_at_most_twice():

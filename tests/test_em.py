@@ -9,6 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import hlc_models
+
 from effdim.data import Dataset, from_patterns
 from effdim.distribution import Parameters, kl_divergence, random_parameters, sample
 from effdim.em import (
@@ -22,9 +26,6 @@ from effdim.em import (
 )
 from effdim.errors import EffdimError
 from effdim.model import HLCModel
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from strategies import hlc_models
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 
@@ -146,7 +147,11 @@ def test_cost_follows_unique_patterns():
 
 # ------------------------------------------------------------------- EM itself
 @settings(max_examples=15, deadline=None)
-@given(model=hlc_models(max_hidden=3, max_card=3, max_children=2), seed=st.integers(0, 2**16), missing=st.sampled_from([0.0, 0.3]))
+@given(
+    model=hlc_models(max_hidden=3, max_card=3, max_children=2),
+    seed=st.integers(0, 2**16),
+    missing=st.sampled_from([0.0, 0.3]),
+)
 def test_em_never_decreases_the_loglikelihood(model, seed, missing):
     rng = np.random.default_rng(seed)
     data = random_data(model, 150, rng, missing)
@@ -186,7 +191,9 @@ def test_missing_value_em_equals_complete_data_em_when_nothing_is_missing():
             like *= table[:, rows[:, j]].T
         resp = like / like.sum(axis=1, keepdims=True)
         pi = resp.sum(axis=0) / rows.shape[0]
-        cond = [np.stack([resp[rows[:, j] == v].sum(axis=0) for v in range(t.shape[1])], axis=1) for j, t in enumerate(cond)]
+        cond = [
+            np.stack([resp[rows[:, j] == v].sum(axis=0) for v in range(t.shape[1])], axis=1) for j, t in enumerate(cond)
+        ]
         cond = [c / c.sum(axis=1, keepdims=True) for c in cond]
     result = fit_em(data, model, restarts=0, init=init, max_iter=25, tol=0.0, accelerate=False, order_states=False)
     assert result.n_iter == 25
@@ -350,10 +357,18 @@ def test_argument_validation():
     model = HLCModel.parse("2:2,2,2")
     data = random_data(model, 50, np.random.default_rng(1))
     bad_arguments = [
-        ({"restarts": -1}, "restarts"), ({"restarts": True}, "restarts"), ({"restarts": 2.5}, "restarts"),
-        ({"tol": -1.0}, "tol"), ({"tol": float("nan")}, "tol"), ({"tol": "tight"}, "tol"),
-        ({"max_iter": -2}, "max_iter"), ({"prior": -1.0}, "prior"), ({"prior": float("inf")}, "prior"),
-        ({"seed": -1}, "seed"), ({"prune_steps": 0}, "prune_steps"), ({"dup_tol": -1}, "dup_tol"),
+        ({"restarts": -1}, "restarts"),
+        ({"restarts": True}, "restarts"),
+        ({"restarts": 2.5}, "restarts"),
+        ({"tol": -1.0}, "tol"),
+        ({"tol": float("nan")}, "tol"),
+        ({"tol": "tight"}, "tol"),
+        ({"max_iter": -2}, "max_iter"),
+        ({"prior": -1.0}, "prior"),
+        ({"prior": float("inf")}, "prior"),
+        ({"seed": -1}, "seed"),
+        ({"prune_steps": 0}, "prune_steps"),
+        ({"dup_tol": -1}, "dup_tol"),
         ({"restarts": 0}, "at least one start"),
     ]
     for bad, culprit in bad_arguments:

@@ -11,6 +11,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+
 from effdim.data import from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.em import ModelData, fit_em
@@ -41,7 +42,11 @@ def test_cli_fit_refuses_oversized_em_before_allocating(tmp_path, model, extra, 
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "effdim.cli", "fit", str(data), "--model", model, *extra],
-        capture_output=True, text=True, timeout=120, preexec_fn=_limited_address_space, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limited_address_space,
+        check=False,
     )
     elapsed = time.perf_counter() - start
     assert proc.returncode == 2, proc.stderr
@@ -66,8 +71,13 @@ def test_fit_em_refuses_too_many_starts_and_honours_its_budget():
 
 @pytest.mark.parametrize(
     ("text", "n_rows", "starts", "missing"),
-    [("40:3,3,3,3", 3000, 5, 0.0), ("5:400,3,3", 4000, 3, 0.0), ("6(4(3,3,3),5(3,3,3),3,3)", 5000, 5, 0.1),
-     ("300:2,2,2,2,2,2,2,2,2,2", 20000, 2, 0.0), ("2:2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2", 30000, 10, 0.0)],
+    [
+        ("40:3,3,3,3", 3000, 5, 0.0),
+        ("5:400,3,3", 4000, 3, 0.0),
+        ("6(4(3,3,3),5(3,3,3),3,3)", 5000, 5, 0.1),
+        ("300:2,2,2,2,2,2,2,2,2,2", 20000, 2, 0.0),
+        ("2:2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2", 30000, 10, 0.0),
+    ],
 )
 def test_memory_estimate_bounds_the_measured_peak(text, n_rows, starts, missing):
     """The closed-form estimate is above the peak that tracemalloc measures, and within a small factor."""

@@ -8,8 +8,9 @@ import inspect
 import pkgutil
 from pathlib import Path
 
-import effdim
 import pytest
+
+import effdim
 from effdim.errors import EffdimError
 
 #: Modules whose argument checks are converted separately (the EM and structure-search packages).
@@ -34,16 +35,19 @@ def test_every_exception_class_is_an_effdim_error():
         (module.__name__, name): cls
         for module in modules()
         for name, cls in inspect.getmembers(module, inspect.isclass)
-        if issubclass(cls, BaseException) and not issubclass(cls, Warning)
-        and cls.__module__.startswith("effdim") and name not in NOT_ERRORS
+        if issubclass(cls, BaseException)
+        and not issubclass(cls, Warning)
+        and cls.__module__.startswith("effdim")
+        and name not in NOT_ERRORS
     }
     assert len(classes) >= 10
     outside = sorted(f"{module}.{name}" for (module, name), cls in classes.items() if not issubclass(cls, EffdimError))
     assert outside == []
 
 
-@pytest.mark.parametrize("module", [m for m in modules() if not m.__name__.startswith(ELSEWHERE)],
-                         ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [m for m in modules() if not m.__name__.startswith(ELSEWHERE)], ids=lambda m: m.__name__
+)
 def test_no_bare_builtin_errors_are_raised(module):
     """A ``raise ValueError(...)`` reaches the user as a traceback in faces that catch EffdimError."""
     path = Path(inspect.getfile(module))

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from effdim.executor import run_each
 
 
@@ -23,8 +24,15 @@ def square(config: dict) -> dict:
 def test_run_each_finishes_and_fails_each_job(executor):
     configs = {str(x): {"x": x} for x in (-1, 2, 3)}
     done, failed = {}, {}
-    used, workers = run_each(square, configs, list(configs), lambda k, r, s: done.update({k: r["y"]}),
-                             lambda k, e: failed.update({k: str(e)}), executor=executor, workers=2)
+    used, workers = run_each(
+        square,
+        configs,
+        list(configs),
+        lambda k, r, s: done.update({k: r["y"]}),
+        lambda k, e: failed.update({k: str(e)}),
+        executor=executor,
+        workers=2,
+    )
     assert done == {"2": 4, "3": 9} and failed == {"-1": "negative"}
     assert (used, workers) == ((executor, 1) if executor == "serial" else (executor, 2))
 
@@ -53,8 +61,21 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_experiment_workers_die_with_a_killed_parent(tmp_path):
-    command = [sys.executable, "-m", "effdim.cli", "experiment", "lc", "--quick", "--workers", "2", "--no-cache",
-               "--no-plots", "--out", str(tmp_path / "out"), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "effdim.cli",
+        "experiment",
+        "lc",
+        "--quick",
+        "--workers",
+        "2",
+        "--no-cache",
+        "--no-plots",
+        "--out",
+        str(tmp_path / "out"),
+        "--quiet",
+    ]
     proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers: set[int] = set()
     try:
@@ -80,7 +101,9 @@ def test_experiment_workers_die_with_a_killed_parent(tmp_path):
 
 
 def test_the_bootstrap_does_not_import_the_experiment_harness():
-    code = ("import sys, effdim.bootstrap, effdim.cli; "
-            "print(sorted(m for m in sys.modules if m.startswith('effdim.experiments')))")
+    code = (
+        "import sys, effdim.bootstrap, effdim.cli; "
+        "print(sorted(m for m in sys.modules if m.startswith('effdim.experiments')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -31,8 +31,15 @@ from effdim.experiments.runner import ExperimentError, job_key
 from effdim.model import HLCModel
 from effdim.nested import grown_node
 
-TINY_LC = dict(generators=("3:2,2,2,2",), deterministic=("4:2,2,2,2",), replicates=2, sizes=(200, 800),
-               cards=(1, 2, 3), restarts=2, max_iter=60)
+TINY_LC = dict(
+    generators=("3:2,2,2,2",),
+    deterministic=("4:2,2,2,2",),
+    replicates=2,
+    sizes=(200, 800),
+    cards=(1, 2, 3),
+    restarts=2,
+    max_iter=60,
+)
 TINY_HLC = dict(model="2(2(2,2),2,2(2,2))", replicates=2, sizes=(300, 1000), restarts=1, max_iter=40)
 
 
@@ -48,7 +55,9 @@ def test_tiny_lc_study_end_to_end(tmp_path):
     assert len(runs) == 8 * 4 and set(runs["score"]) == {"bic", "bic+", "cs", "cs+"}
     # the selection is the arg-max of each score among the fits of that data set
     for _, row in runs.iterrows():
-        group = fits[(fits["label"] == row["label"]) & (fits["replicate"] == row["replicate"]) & (fits["n"] == row["n"])]
+        group = fits[
+            (fits["label"] == row["label"]) & (fits["replicate"] == row["replicate"]) & (fits["n"] == row["n"])
+        ]
         col = {"bic": "bic", "bic+": "bic_plus", "cs": "cs", "cs+": "cs_plus"}[row["score"]]
         assert group[col].max() == pytest.approx(group.loc[group["card"] == row["card"], col].iloc[0])
     summary = result.summary()
@@ -60,8 +69,7 @@ def test_tiny_lc_study_end_to_end(tmp_path):
     assert "#### Generated from 3:2,2,2,2" in result.markdown()
 
     paths, notes = write_outputs(result, tmp_path / "out", plots=False)
-    assert {p.name for p in paths} == {"lc_fits.csv", "lc_runs.csv", "lc_summary.csv", "lc_summary.md",
-                                        "lc_run.json"}
+    assert {p.name for p in paths} == {"lc_fits.csv", "lc_runs.csv", "lc_summary.csv", "lc_summary.md", "lc_run.json"}
     back = pd.read_csv(tmp_path / "out" / "lc_summary.csv")
     assert list(back.columns[:5]) == ["generator", "kind", "label", "n", "score"]
     meta = json.loads((tmp_path / "out" / "lc_run.json").read_text())
@@ -103,8 +111,13 @@ def test_tiny_hlc_study_end_to_end(tmp_path):
     md = result.markdown()
     assert "| SS | BIC | BIC+ | CS | CS+ |" in md and "paired t-test" in md
     paths, _ = write_outputs(result, tmp_path / "out", plots=False)
-    assert {p.name for p in paths} == {"hlc_fits.csv", "hlc_runs.csv", "hlc_table2.csv", "hlc_table2.md",
-                                        "hlc_run.json"}
+    assert {p.name for p in paths} == {
+        "hlc_fits.csv",
+        "hlc_runs.csv",
+        "hlc_table2.csv",
+        "hlc_table2.md",
+        "hlc_run.json",
+    }
 
 
 def test_jobs_are_reproducible_and_independent_of_the_rest_of_the_run():
@@ -178,10 +191,10 @@ def test_truncated_or_foreign_cache_files_are_recomputed(tmp_path):
 
 def test_failed_jobs_are_reported_after_the_others_finish(tmp_path):
     with pytest.raises(ExperimentError, match="1 of 3 jobs failed"):
-        run_jobs(_fails_on_two, [{"x": 1}, {"x": 2}, {"x": 3}], cache_dir=tmp_path, executor="serial",
-                 progress=False)
-    records, stats = run_jobs(_fails_on_two, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial",
-                              progress=False)
+        run_jobs(_fails_on_two, [{"x": 1}, {"x": 2}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False)
+    records, stats = run_jobs(
+        _fails_on_two, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False
+    )
     assert stats.cached == 2
 
 
@@ -207,7 +220,9 @@ def test_dask_scheduler_path_on_an_in_process_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     study = HLCStudy(**{**TINY_HLC, "replicates": 1})
     serial = study.run(cache_dir=None, executor="serial", progress=False)
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
         result = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
         assert result.stats.executor == "dask" and result.stats.executed == 2 and result.stats.workers == 1
         again = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
@@ -286,9 +301,28 @@ def test_presets_and_bad_settings():
 # ------------------------------------------------------------------------ CLI
 def test_cli_experiment_lc(tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["experiment", "lc", "--quick", "--replicates", "1", "--sizes", "300", "--generator", "2:2,2,2,2",
-            "--no-deterministic", "--restarts", "1", "--workers", "1", "--no-plots",
-            "--cache-dir", str(tmp_path / "cache"), "--out", str(out), "--quiet"]
+    argv = [
+        "experiment",
+        "lc",
+        "--quick",
+        "--replicates",
+        "1",
+        "--sizes",
+        "300",
+        "--generator",
+        "2:2,2,2,2",
+        "--no-deterministic",
+        "--restarts",
+        "1",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "Generated from 2:2,2,2,2" in printed and "1 run, 0 from the cache" in printed
@@ -305,10 +339,32 @@ def test_cli_experiment_bad_input(capsys):
 
 def test_cli_experiment_on_a_dask_scheduler(tmp_path, capsys):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
-        argv = ["experiment", "hlc", "--model", "2(2(2,2),2,2(2,2))", "--replicates", "1", "--sizes", "300",
-                "--restarts", "1", "--max-iter", "30", "--scheduler", cluster.scheduler_address, "--no-plots",
-                "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--json", "--quiet"]
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        argv = [
+            "experiment",
+            "hlc",
+            "--model",
+            "2(2(2,2),2,2(2,2))",
+            "--replicates",
+            "1",
+            "--sizes",
+            "300",
+            "--restarts",
+            "1",
+            "--max-iter",
+            "30",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--no-plots",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+            "--quiet",
+        ]
         assert main(argv) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["run"]["executor"] == "dask" and payload["run"]["executed"] == 1
@@ -338,9 +394,30 @@ def test_damaged_cache_files_are_named_and_recomputed(tmp_path, capsys):
     from effdim.cli import main
 
     cache, out = tmp_path / "cache", tmp_path / "out"
-    argv = ["experiment", "lc", "--generator", "3:2,2,2,2", "--no-deterministic", "--replicates", "2",
-            "--sizes", "200,400", "--restarts", "1", "--max-iter", "30", "--workers", "1", "--cache-dir", str(cache),
-            "--out", str(out), "--no-plots", "--quiet", "--json"]
+    argv = [
+        "experiment",
+        "lc",
+        "--generator",
+        "3:2,2,2,2",
+        "--no-deterministic",
+        "--replicates",
+        "2",
+        "--sizes",
+        "200,400",
+        "--restarts",
+        "1",
+        "--max-iter",
+        "30",
+        "--workers",
+        "1",
+        "--cache-dir",
+        str(cache),
+        "--out",
+        str(out),
+        "--no-plots",
+        "--quiet",
+        "--json",
+    ]
     assert main(argv) == 0
     first = json.loads(capsys.readouterr().out)["summary"]
     files = sorted(cache.glob("lc-*.json"))
@@ -372,15 +449,29 @@ def test_cache_files_without_a_checksum_are_checked_by_schema(tmp_path):
     from effdim.experiments.runner import _read_cache
 
     schema = LCStudy(**TINY_LC).schema
-    row = {"model": "2:2,2,2,2", "loglik": -1.0, "bic": -2.0, "bic_plus": -2.0, "cs": -2.0, "cs_plus": -2.0,
-           "aic": -2.0, "ds": 9, "de": 9, "kl_bits": "inf", "degenerate": 0, "card": 2}
+    row = {
+        "model": "2:2,2,2,2",
+        "loglik": -1.0,
+        "bic": -2.0,
+        "bic_plus": -2.0,
+        "cs": -2.0,
+        "cs_plus": -2.0,
+        "aic": -2.0,
+        "ds": 9,
+        "de": 9,
+        "kl_bits": "inf",
+        "degenerate": 0,
+        "card": 2,
+    }
     path = tmp_path / "lc-old.json"
     path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": [row]}, "seconds": 1.5}))
     record, why = _read_cache(path, {"x": 1}, schema)
     assert why is None and record.result["fits"][0]["ds"] == 9
-    for change, words in [({"ds": 9.5}, "result['fits'][0]['ds'] is float, not int"),
-                          ({"degenerate": True}, "result['fits'][0]['degenerate'] is bool, not int"),
-                          ({"model": None}, "result['fits'][0]['model'] is NoneType, not str")]:
+    for change, words in [
+        ({"ds": 9.5}, "result['fits'][0]['ds'] is float, not int"),
+        ({"degenerate": True}, "result['fits'][0]['degenerate'] is bool, not int"),
+        ({"model": None}, "result['fits'][0]['model'] is NoneType, not str"),
+    ]:
         path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": [{**row, **change}]}, "seconds": 1}))
         assert _read_cache(path, {"x": 1}, schema) == (None, f"does not hold a valid result ({words})")
     path.write_text(json.dumps({"config": {"x": 1}, "result": {"fits": []}, "seconds": "soon"}))

@@ -7,9 +7,9 @@ import os
 import time
 
 import pytest
+from waiting import run_in_fresh_loop, until
 
 from effdim_app.jobs import JobRunner
-from waiting import run_in_fresh_loop, until
 
 
 # Worker functions: module level so they pickle by name.

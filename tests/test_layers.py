@@ -38,12 +38,22 @@ PACKAGES = {"effdim": REPO / "core", "effdim_app": REPO / "effdim_app"}
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the engine", ("effdim",)),
     ("the experiment harness (the paper's studies)", ("effdim.experiments",)),
-    ("the dashboard's foundations, no Panel: presets, limits, engine tasks, the job runner, the log",
-     ("effdim_app.presets", "effdim_app.config", "effdim_app.tasks", "effdim_app.jobs",
-      "effdim_app.server_memory", "effdim_app.logs")),
+    (
+        "the dashboard's foundations, no Panel: presets, limits, engine tasks, the job runner, the log",
+        (
+            "effdim_app.presets",
+            "effdim_app.config",
+            "effdim_app.tasks",
+            "effdim_app.jobs",
+            "effdim_app.server_memory",
+            "effdim_app.logs",
+        ),
+    ),
     ("the session state, no Panel", ("effdim_app.state",)),
-    ("what the views share: Panel's internals, styles, explanations, Bokeh figures, the notebook glue",
-     ("effdim_app.compat", "effdim_app.style", "effdim_app.explain", "effdim_app.figures", "effdim_app.notebook")),
+    (
+        "what the views share: Panel's internals, styles, explanations, Bokeh figures, the notebook glue",
+        ("effdim_app.compat", "effdim_app.style", "effdim_app.explain", "effdim_app.figures", "effdim_app.notebook"),
+    ),
     ("the views", ("effdim_app.views",)),
     ("the dashboard of one session", ("effdim_app.dashboard",)),
     ("the server", ("effdim_app.server",)),
@@ -53,16 +63,15 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 
 #: Import cycles the code has today (the modules of each), and why.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"effdim.model", "effdim.notation"}):
-        "HLCModel's str() and parse() call the notation module, which builds HLCModels",
+    frozenset(
+        {"effdim.model", "effdim.notation"}
+    ): "HLCModel's str() and parse() call the notation module, which builds HLCModels",
 }
 #: Imports back up the layers the code has today, (importer, imported) -> why.
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 #: Modules of the engine that may import a UI library, and why.
 UI_IMPORT_ALLOWED: dict[str, str] = {
-    "effdim.experiments.plots":
-        "the studies' figures are HoloViews plots, imported inside the functions that draw them",
+    "effdim.experiments.plots": "the studies' figures are HoloViews plots, imported inside the functions that draw them",
 }
 #: Libraries the engine and the session state must not import.
 UI_LIBRARIES = {"panel", "bokeh", "holoviews", "hvplot"}
@@ -168,8 +177,11 @@ def test_the_packages_are_read():
 
 def test_every_module_has_a_layer():
     package_only = {"effdim_app"}  # the entry points' layer holds the package itself, no module falls into it
-    unplaced = [name for name in modules() if layer_of(name) is None
-                or (LAYERS[layer_of(name)][1] == ("effdim_app",) and name not in package_only)]
+    unplaced = [
+        name
+        for name in modules()
+        if layer_of(name) is None or (LAYERS[layer_of(name)][1] == ("effdim_app",) and name not in package_only)
+    ]
     assert not unplaced, f"modules no layer of tests/test_layers.py places: {unplaced}"
 
 
@@ -182,10 +194,16 @@ def test_no_import_cycle():
 
 
 def test_no_import_back_up_the_layers():
-    upward = {(name, target) for name, found in imports().items() for target in found["own"]
-              if layer_of(target) > layer_of(name)}
-    new = [f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
-           for name, target in sorted(upward - set(KNOWN_UPWARD))]
+    upward = {
+        (name, target)
+        for name, found in imports().items()
+        for target in found["own"]
+        if layer_of(target) > layer_of(name)
+    }
+    new = [
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, target in sorted(upward - set(KNOWN_UPWARD))
+    ]
     assert not new, "imports back up the layers:\n" + "\n".join(new)
     gone = sorted(set(KNOWN_UPWARD) - upward)
     assert not gone, f"no longer imported, remove it from KNOWN_UPWARD: {gone}"

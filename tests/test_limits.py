@@ -61,8 +61,9 @@ def test_measured_peak_memory_stays_under_the_estimate():
         "effective_dimension(m, seed=0, check_float=False, repeats=1)\n"
         "print(tracemalloc.get_traced_memory()[1], rank_cost(m).bytes)"
     )
-    peak, estimate = map(int, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                             check=True).stdout.split())
+    peak, estimate = map(
+        int, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    )
     assert peak <= estimate < 3 * peak
 
 
@@ -84,7 +85,12 @@ def test_bounds_report_agrees_with_the_full_report(r, cards):
     model = HLCModel.lc(r, cards)
     full, cheap = dimensions(model, check_float=False), bounds_report(model)
     assert (cheap.ds, cheap.dc, cheap.regular, cheap.regularized, cheap.upper_bound) == (
-        full.ds, full.dc, full.regular, full.regularized, full.upper_bound)
+        full.ds,
+        full.dc,
+        full.regular,
+        full.regularized,
+        full.upper_bound,
+    )
     assert full.de <= cheap.upper_bound
 
 

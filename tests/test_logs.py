@@ -7,9 +7,9 @@ import io
 import logging
 
 import pytest
-from effdim import parse_model
 from waiting import run_in_fresh_loop
 
+from effdim import parse_model
 from effdim_app import logs
 from effdim_app.jobs import JobRunner
 from effdim_app.state import ModelState
@@ -57,8 +57,7 @@ def test_a_failure_the_model_tab_shows_is_logged_with_traceback_and_session(monk
     assert "[session browser-session-7]" in text
 
 
-def test_a_job_failed_in_its_worker_is_logged_with_the_workers_traceback_and_the_submitting_session(
-        in_session, log):
+def test_a_job_failed_in_its_worker_is_logged_with_the_workers_traceback_and_the_submitting_session(in_session, log):
     runner = JobRunner(workers=1, timeout=20)
 
     async def go():
@@ -101,7 +100,6 @@ def test_configure_sets_the_level_and_the_line(in_session):
 
 def test_effdim_app_log_level(monkeypatch, capsys):
     from effdim.cli import main
-
     from effdim_app import server
 
     served = []

@@ -4,10 +4,10 @@ import json
 
 import pytest
 from hypothesis import given
+from strategies import hlc_models
 
 from effdim import HLCModel, ModelError, NotationError, format_model, model_from_json, model_to_json, parse_model
 from effdim.notation import load_model
-from strategies import hlc_models
 
 FIGURE2 = "5(3(2,2),2,3(2,2))"
 
@@ -81,8 +81,18 @@ def test_bad_notation_names_the_culprit(text, culprit):
 @pytest.mark.parametrize(
     "cards, hidden, edges, culprit",
     [
-        ({"H": 2, "A": 2, "B": 2, "C": 2}, ["H"], [("H", "A"), ("H", "B"), ("A", "C")], "observed node 'A' is internal"),
-        ({"H": 2, "G": 2, "A": 2, "B": 2}, ["H", "G"], [("H", "A"), ("H", "B"), ("H", "G")], "hidden node 'G' is a leaf"),
+        (
+            {"H": 2, "A": 2, "B": 2, "C": 2},
+            ["H"],
+            [("H", "A"), ("H", "B"), ("A", "C")],
+            "observed node 'A' is internal",
+        ),
+        (
+            {"H": 2, "G": 2, "A": 2, "B": 2},
+            ["H", "G"],
+            [("H", "A"), ("H", "B"), ("H", "G")],
+            "hidden node 'G' is a leaf",
+        ),
         ({"H": 2, "A": 2, "B": 2, "C": 2}, ["H"], [("H", "A"), ("H", "B")], "disconnected"),
         ({"H": 2, "G": 2, "A": 2, "B": 2}, ["H", "G"], [("H", "G"), ("G", "A"), ("A", "H"), ("H", "B")], "cycle"),
         ({"H": 2, "A": 1, "B": 2}, ["H"], [("H", "A"), ("H", "B")], "'A'.*>= 2"),

@@ -23,6 +23,7 @@ from effdim.modp import P, check_prime, is_prime, matmul_mod, rank_mod_p
 def test_rank_mod_p_matches_flint(m, n, r, p, top, seed):
     """Low rank, zero or repeated leading rows, zero columns: against python-flint."""
     import flint
+
     rng = np.random.default_rng(seed)
     r = min(r, m, n)
     a = matmul_mod(rng.integers(0, p, (m, r)), rng.integers(0, p, (r, n)), p)

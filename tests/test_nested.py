@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import hlc_models
 
 import effdim.nested
 import effdim.restarts
@@ -20,7 +21,6 @@ from effdim.nested import grown_node, nested_start, split_state
 from effdim.restarts import best_starts, restart_schedule
 from effdim.search import climb, fit, sweep
 from effdim.squarem import MIN_RATIO, extrapolate
-from strategies import hlc_models
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 
@@ -91,8 +91,7 @@ def test_growing_a_fit_never_lowers_the_loglikelihood(model, seed, pick):
     small = fit(data, model, restarts=1, seed=seed, max_iter=20)
     node = model.hidden[pick % len(model.hidden)]
     # one random start with 3 steps would often end lower; the nested start cannot
-    big = fit(data, model.with_card(node, model.card(node) + 1), restarts=1, seed=seed + 2, max_iter=3,
-              smaller=small)
+    big = fit(data, model.with_card(node, model.card(node) + 1), restarts=1, seed=seed + 2, max_iter=3, smaller=small)
     assert big.loglik >= small.loglik - 1e-7 * abs(small.loglik)
 
 
@@ -101,8 +100,10 @@ def test_climb_passes_the_current_fit_to_grow_from():
 
     def evaluate(models, smaller):
         seen.append((smaller, models))
-        return [SimpleNamespace(model=m, scores=SimpleNamespace(bic=-abs(m.card("H1") - 3), ds=m.card("H1"), n=1))
-                for m in models]
+        return [
+            SimpleNamespace(model=m, scores=SimpleNamespace(bic=-abs(m.card("H1") - 3), ds=m.card("H1"), n=1))
+            for m in models
+        ]
 
     path, _ = climb(HLCModel.parse("2:2,2,2,2"), "bic", evaluate)
     assert seen[0][0] is None

@@ -27,8 +27,9 @@ def _page(model=None):
     doc, app = Document(), create_app(model)
     with set_curdoc(doc), pn.config.set(design=TEMPLATE_DESIGN):
         template = app.template()
-        walks = mock.patch.object(DocumentModelManager, "recompute", autospec=True,
-                                  side_effect=DocumentModelManager.recompute)
+        walks = mock.patch.object(
+            DocumentModelManager, "recompute", autospec=True, side_effect=DocumentModelManager.recompute
+        )
         with walks as recompute:
             template.server_doc(doc)
     return app, doc, recompute.call_count

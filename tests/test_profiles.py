@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effdim import datasets
-from effdim.reading import load_csv
 from effdim.distribution import Parameters, observed_distribution, random_parameters
 from effdim.learner import LatentTreeLearner
 from effdim.model import HLCModel
+from effdim.reading import load_csv
 from effdim.scores import score_fit
 from effdim.search import fit
 
@@ -49,7 +49,7 @@ def test_posteriors_match_brute_force_on_a_small_tree_in_input_order():
     assert table["A"].tolist() == ["x", "y", "x", "y", "x", "x", "y"]
     assert table["B"].isna().tolist() == [False, False, True, False, False, False, False]
     codes = {"A": {"x": 0, "y": 1}, "B": {1: 0, 2: 1}, "C": {"u": 0, "v": 1}, "D": {0: 0, 1: 1}}
-    for i, r in table.iterrows():
+    for _i, r in table.iterrows():
         row = {leaf: None if r[leaf] is None or r[leaf] != r[leaf] else codes[leaf][r[leaf]] for leaf in "ABCD"}
         for node in ("R", "S"):
             cols = [f"P({node}={h + 1})" for h in range(model.card(node))]
@@ -76,7 +76,7 @@ def test_tables_use_column_names_and_labels_and_classes_come_largest_first():
     leaf_rows = params[params["node"] == "A"]
     assert set(leaf_rows["state"]) == {"+", "-"} and set(leaf_rows["parent_state"]) == {1, 2, 3}
     prof = result.profiles()
-    for (cls, item), group in prof.groupby(["class", "item"]):
+    for (_cls, _item), group in prof.groupby(["class", "item"]):
         assert group["probability"].sum() == pytest.approx(1.0)
     as_json = result.parameters_json()
     assert set(as_json["tables"]) == {"H1", "A", "B", "C", "D"}

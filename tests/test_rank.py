@@ -14,8 +14,8 @@ from effdim import rank
 from effdim.limits import SizeLimitError
 from effdim.model import HLCModel
 from effdim.rank import (
-    P,
     FloatRank,
+    P,
     RankResult,
     complete_dimension,
     effective_dimension,

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from effdim.data import DataError
 from effdim.reading import load_csv, read_data
 
@@ -58,8 +59,11 @@ def test_description_says_what_was_detected():
 
 def test_given_encoding_and_separator_are_checked():
     raw = csv_bytes("latin-1", ",")
-    with pytest.raises(DataError, match=r"x.csv: not UTF-8 text: byte 0xe9 at offset 9 \(line 1, column 10\); "
-                                        r"read it as latin-1"):
+    with pytest.raises(
+        DataError,
+        match=r"x.csv: not UTF-8 text: byte 0xe9 at offset 9 \(line 1, column 10\); "
+        r"read it as latin-1",
+    ):
         read_data(raw, name="x.csv", encoding="utf-8")
     assert read_data(raw, name="x.csv", encoding="latin1").dataset.states == reference().states
     with pytest.raises(DataError, match="unknown encoding 'klingon'"):
@@ -88,7 +92,7 @@ def test_small_scan_blocks_give_the_same_records(monkeypatch):
     whole = read_data(raw).dataset
     monkeypatch.setattr(csvscan, "_BLOCK", 5)
     small = read_data(raw).dataset
-    assert small.states == whole.states == (('x\n\ny', 'z', 'q"r'), (1, 2))
+    assert small.states == whole.states == (("x\n\ny", "z", 'q"r'), (1, 2))
     assert small.rows.tolist() == whole.rows.tolist()
     with pytest.raises(DataError, match="line 7 has 3 fields"):
         read_data(b'A,B\n"x\n\ny",1\n\nz,2\nz,2,3\n')
@@ -175,21 +179,62 @@ def test_cli_fit_reads_every_encoding_and_separator_the_same_way(tmp_path, capsy
         for sep in SEPARATORS:
             path = tmp_path / f"survey-{encoding}-{ord(sep)}.csv"
             path.write_bytes(csv_bytes(encoding, sep))
-            assert main(["fit", str(path), "--model", "2:3,3,2", "--map", "O1=opinion", "--map", "O2=région",
-                         "--map", "O3=note", "--seed", "1", "--restarts", "2", "--quiet"]) == 0
+            assert (
+                main(
+                    [
+                        "fit",
+                        str(path),
+                        "--model",
+                        "2:3,3,2",
+                        "--map",
+                        "O1=opinion",
+                        "--map",
+                        "O2=région",
+                        "--map",
+                        "O3=note",
+                        "--seed",
+                        "1",
+                        "--restarts",
+                        "2",
+                        "--quiet",
+                    ]
+                )
+                == 0
+            )
             out, err = capsys.readouterr()
             assert err == ""  # --quiet: no detection line
             outputs.add(out.replace(path.name, "FILE"))
     assert len(outputs) == 1
     assert main(["sweep", str(path), "--max-card", "2", "--restarts", "1", "--json", "--sep", "\t"]) == 0
     capsys.readouterr()
-    status = main(["fit", str(path), "--model", "2:3,3,2", "--map", "O1=opinion", "--map", "O2=région",
-                   "--map", "O3=note", "--restarts", "1", "--sep", "tab", "--encoding", "utf-16"])
+    status = main(
+        [
+            "fit",
+            str(path),
+            "--model",
+            "2:3,3,2",
+            "--map",
+            "O1=opinion",
+            "--map",
+            "O2=région",
+            "--map",
+            "O3=note",
+            "--restarts",
+            "1",
+            "--sep",
+            "tab",
+            "--encoding",
+            "utf-16",
+        ]
+    )
     assert status == 0
-    assert capsys.readouterr().err.splitlines()[0] == f"effdim: read {path.name} as CSV, UTF-16, fields separated by tabs"
+    assert (
+        capsys.readouterr().err.splitlines()[0] == f"effdim: read {path.name} as CSV, UTF-16, fields separated by tabs"
+    )
     assert main(["fit", str(path), "--model", "2:2,2", "--encoding", "latin-1"]) == 2
-    assert capsys.readouterr().err.strip() == (f"effdim: {path.name}: the file is UTF-16 text, not Latin-1; "
-                                               "read it as utf-16")
+    assert capsys.readouterr().err.strip() == (
+        f"effdim: {path.name}: the file is UTF-16 text, not Latin-1; read it as utf-16"
+    )
 
 
 # ------------------------------------------------------------------ other formats
@@ -209,7 +254,13 @@ def test_spss_value_labels_become_the_categories(tmp_path):
         assert ds.columns == ("q1", "q2", "region")
         assert ds.states == (("never", "sometimes", "often"), ("no", "yes"), ("n", "s", "e"))
         assert [ds.decode("q1", ds.patterns[r, 0]) for r in ds.rows] == [
-            "never", "sometimes", "sometimes", "often", "never", "often"]
+            "never",
+            "sometimes",
+            "sometimes",
+            "often",
+            "never",
+            "often",
+        ]
 
 
 def test_stata_value_labels_become_the_categories(tmp_path):
@@ -229,8 +280,10 @@ def test_excel_and_parquet(tmp_path):
     frame = survey_frame()
     frame.loc[2, "q2"] = None
     expected = read_data(frame.to_csv(index=False).encode(), name="x.csv").dataset
-    for suffix, write in ((".xlsx", lambda p: frame.to_excel(p, index=False)),
-                          (".parquet", lambda p: frame.to_parquet(p, index=False))):
+    for suffix, write in (
+        (".xlsx", lambda p: frame.to_excel(p, index=False)),
+        (".parquet", lambda p: frame.to_parquet(p, index=False)),
+    ):
         path = tmp_path / f"survey{suffix}"
         write(path)
         ds = read_data(path).dataset

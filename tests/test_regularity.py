@@ -1,11 +1,11 @@
 """Regularity (Lemmas 3.2, 4.1) and regularize()."""
 
 from hypothesis import given
+from strategies import hlc_models
 
 from effdim import parse_model
 from effdim.bounds import standard_dimension
 from effdim.regularity import is_regular, largest_regular_card, regularity_violations, regularize, shrink_limit
-from strategies import hlc_models
 
 
 def test_lc_regularity_is_lemma_3_2():
@@ -53,7 +53,10 @@ def test_the_two_limits_differ_only_in_the_strict_case():
     # two neighbours, one hidden: strictly below prod/max, and never below 1
     chain = parse_model("3(2(2,2),2(2,2))")
     assert (shrink_limit(chain, "H1"), largest_regular_card(chain, "H1")) == (2, 1)
-    assert (shrink_limit(parse_model("4(4(2,2),2)"), "H1"), largest_regular_card(parse_model("4(4(2,2),2)"), "H1")) == (2, 1)
+    assert (shrink_limit(parse_model("4(4(2,2),2)"), "H1"), largest_regular_card(parse_model("4(4(2,2),2)"), "H1")) == (
+        2,
+        1,
+    )
     assert is_regular(chain.with_card("H1", 1)) and not is_regular(chain.with_card("H1", 2))
 
 

@@ -11,6 +11,7 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
+
 from effdim import datasets, dimensions, parse_model
 from effdim.cli import main
 from effdim.report import command_line, report_html, write_report
@@ -96,8 +97,9 @@ def test_stouffer_toby_fit_report_has_every_section_and_the_engines_numbers(tmp_
     assert f"{bvr.loc['A', 'B']:.2f}" in page.cells["residuals"]
     assert page.cells["residuals"].count(f"{bvr.loc['A', 'B']:.2f}") == 2  # both halves of the table
     # the tree: the leaves read the columns A..D
-    assert {"A : 2", "B : 2", "C : 2", "D : 2", "H1 : 2"} <= {t.strip() for t in re.findall(
-        r"<text[^>]*>([^<]*)</text>", out.read_text())}
+    assert {"A : 2", "B : 2", "C : 2", "D : 2", "H1 : 2"} <= {
+        t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", out.read_text())
+    }
 
 
 def test_hlc_figure2_report_shows_the_local_table_and_corollary_4_1():
@@ -112,8 +114,13 @@ def test_hlc_figure2_report_shows_the_local_table_and_corollary_4_1():
     assert cells[cells.index("ds (standard dimension)") + 1] == "41"
     for row in dims.local:  # hidden, local LC, ds, de, dc, dp, db, binding, ds - de
         i = cells.index(row.hidden)
-        assert cells[i:i + 9] == [row.hidden, row.lc, *map(str, (row.ds, row.de, row.dc, row.dp, row.db)),
-                                  row.binding, str(row.deficit)]
+        assert cells[i : i + 9] == [
+            row.hidden,
+            row.lc,
+            *map(str, (row.ds, row.de, row.dc, row.dp, row.db)),
+            row.binding,
+            str(row.deficit),
+        ]
     assert "sum of the local deficits = 18" in page.sections["model"]
     assert f"{result.loglik:.4f}" in page.sections["fit"]
     assert "effdim fit hlc-figure2 --model '5(3(2,2),2,3(2,2))'" in page.sections["command"]
@@ -123,15 +130,31 @@ def test_hlc_figure2_report_shows_the_local_table_and_corollary_4_1():
 
 def test_sweep_report_marks_every_criterions_pick(tmp_path):
     out = tmp_path / "sweep.html"
-    assert main(["sweep", "stouffer-toby", "--seed", "5", "--quiet", "--pick", "cs+", "--cs-prior", "k2",
-                 "--report", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "stouffer-toby",
+                "--seed",
+                "5",
+                "--quiet",
+                "--pick",
+                "cs+",
+                "--cs-prior",
+                "k2",
+                "--report",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text(encoding="utf-8")
     page = Page(text)
     results = sweep(datasets.load("stouffer-toby"), seed=5, cs_prior="k2")
     cells = page.cells["selection"]
     width = 1 + len(results) + 1  # criterion, one column per cardinality, pick
     for name, c in SCORES.items():
-        row = cells[cells.index(c.label):cells.index(c.label) + width]
+        row = cells[cells.index(c.label) : cells.index(c.label) + width]
         assert row[-1] == str(best(results, name).card), name
     assert text.count('class="num pick"') == len(SCORES)
     chosen = best(results, "cs+")
@@ -147,15 +170,22 @@ def test_climb_report_lists_the_path_and_its_pick():
     page = Page(report_html(climb.best, data=data, climb=climb, pick="bic+"))
     assert "Hill climbing by BIC+" in page.sections["selection"]
     cells = page.cells["selection"]
-    assert cells[:len(climb.path) + 2] == ["criterion", *[f"step {i}{f.model}" for i, f in enumerate(climb.path)],
-                                           "pick"]
+    assert cells[: len(climb.path) + 2] == [
+        "criterion",
+        *[f"step {i}{f.model}" for i, f in enumerate(climb.path)],
+        "pick",
+    ]
     assert cells[cells.index("BIC+") + len(climb.path) + 1] == f"step {len(climb.path) - 1}"
 
 
 def test_everything_the_user_supplied_is_escaped(tmp_path):
     csv = tmp_path / "a&b<i>.csv"
-    csv.write_text(f'"{XSS}",q2,<script>alert(2)</script>\n' + "\n".join(
-        f"{'<b>yes</b>' if i % 3 else 'no'},{i % 2},{(i // 2) % 2}" for i in range(60)) + "\n", encoding="utf-8")
+    csv.write_text(
+        f'"{XSS}",q2,<script>alert(2)</script>\n'
+        + "\n".join(f"{'<b>yes</b>' if i % 3 else 'no'},{i % 2},{(i // 2) % 2}" for i in range(60))
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "x.html"
     assert main(["fit", str(csv), "--model", "2:2,2,2", "--seed", "1", "--report", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
@@ -200,11 +230,30 @@ def test_the_reports_command_reproduces_it_without_a_seed_given(tmp_path, monkey
 
 def test_the_command_keeps_how_the_file_was_read(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rows = ["Frage 1;Frage 2;Größe"] + [f"{'ja' if i % 3 else 'nein'};{i % 2};{'groß' if i % 5 else 'klein'}"
-                                         for i in range(80)]
+    rows = ["Frage 1;Frage 2;Größe"] + [
+        f"{'ja' if i % 3 else 'nein'};{i % 2};{'groß' if i % 5 else 'klein'}" for i in range(80)
+    ]
     (tmp_path / "umfrage.csv").write_bytes("\n".join(rows).encode("latin-1"))
-    assert main(["fit", "umfrage.csv", "--model", "2:2,2,2", "--sep", "semicolon", "--encoding", "latin-1",
-                 "--seed", "4", "--quiet", "--report", "one.html"]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "umfrage.csv",
+                "--model",
+                "2:2,2,2",
+                "--sep",
+                "semicolon",
+                "--encoding",
+                "latin-1",
+                "--seed",
+                "4",
+                "--quiet",
+                "--report",
+                "one.html",
+            ]
+        )
+        == 0
+    )
     text = (tmp_path / "one.html").read_text(encoding="utf-8")
     command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', text).group(1))
     assert "--sep semicolon --encoding latin-1" in command
@@ -241,11 +290,13 @@ def test_write_report_writes_utf8(tmp_path):
 
 def test_report_and_charts_import_no_plotting_library():
     """The engine stays Panel-, Bokeh- and HoloViews-free: the report draws its SVG itself."""
-    code = ("import sys; import effdim.report, effdim.cli, effdim.treedraw, effdim.charts\n"
-            "from effdim import datasets; from effdim.search import fit\n"
-            "effdim.report.report_html(fit(datasets.load('stouffer-toby'), '2:2,2,2,2', seed=0, warn=False))\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews'))\n"
-            "assert not bad, bad")
+    code = (
+        "import sys; import effdim.report, effdim.cli, effdim.treedraw, effdim.charts\n"
+        "from effdim import datasets; from effdim.search import fit\n"
+        "effdim.report.report_html(fit(datasets.load('stouffer-toby'), '2:2,2,2,2', seed=0, warn=False))\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews'))\n"
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -268,7 +319,7 @@ def test_profile_panel_draws_a_bar_per_class_and_category_scaled_to_its_probabil
     # a long label is turned and shortened, given in full in its tooltip, and its far end stays in the drawing
     label = next(t for t in svg.iter(f"{ns}text") if t.find(f"{ns}title") is not None)
     assert label.find(f"{ns}title").text == categories[0] and "rotate(-35" in label.get("transform")
-    shown = "".join(label.itertext())[len(categories[0]):]
+    shown = "".join(label.itertext())[len(categories[0]) :]
     assert shown == "a very long categ…"
     assert float(label.get("x")) - len(shown) * 6.8 * 0.82 >= 0  # cos 35° of its length, leftwards
     shares = ET.fromstring(share_bars("X", [1, 2], [0.75, 0.25]))
@@ -278,8 +329,25 @@ def test_profile_panel_draws_a_bar_per_class_and_category_scaled_to_its_probabil
 
 def test_a_bootstrap_p_value_reaches_the_report_and_its_command(tmp_path, capsys):
     out = tmp_path / "b.html"
-    assert main(["fit", "stouffer-toby", "--model", "2:2,2,2,2", "--bootstrap", "4", "--workers", "1", "--seed", "2",
-                 "--report", str(out)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "stouffer-toby",
+                "--model",
+                "2:2,2,2,2",
+                "--bootstrap",
+                "4",
+                "--workers",
+                "1",
+                "--seed",
+                "2",
+                "--report",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = re.search(r"bootstrap p\(G2\) ([0-9.]+) \(B = 4\)", capsys.readouterr().out).group(1)
     page = Page(out.read_text(encoding="utf-8"))
     cells = page.cells["fit"]

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import gammaln
+from strategies import hlc_models
 
 from effdim.data import from_patterns
 from effdim.distribution import Parameters, random_parameters, sample
@@ -20,21 +21,20 @@ from effdim.scores import (
     SCORES,
     TIE_TOLERANCE,
     Scores,
+    aic,
     beats,
     best,
     best_index,
-    criterion,
-    aic,
     bic,
     bic_plus,
     cheeseman_stutz,
     completed_loglik,
     cooper_herskovits,
+    criterion,
     cs_plus,
     model_dimensions,
     score_fit,
 )
-from strategies import hlc_models
 
 # a tiny LC model 2:2,2 and three response patterns
 PI = [0.6, 0.4]
@@ -107,7 +107,8 @@ def test_cooper_herskovits_is_the_beta_binomial_by_factorials():
     # a (2 x 3) family: rows are independent Dirichlet-multinomials
     table = np.array([[1.0, 2.0, 0.0], [4.0, 0.0, 1.0]])
     expected = sum(
-        math.log(math.factorial(2)) - math.log(math.factorial(2 + int(row.sum())))
+        math.log(math.factorial(2))
+        - math.log(math.factorial(2 + int(row.sum())))
         + sum(math.log(math.factorial(int(x))) for x in row)
         for row in table
     )
@@ -127,14 +128,18 @@ def test_cs_is_the_exact_marginal_likelihood_without_hidden_structure():
     fit = fit_em(data, model, restarts=1, seed=0)
     # independent columns, each a Dirichlet(1)-multinomial: log (r-1)! prod n_k! / (N + r - 1)!
     exact = math.log(math.factorial(1) * math.factorial(5) * math.factorial(5) / math.factorial(11))
-    exact += math.log(math.factorial(2) * math.factorial(4) * math.factorial(2) * math.factorial(4) / math.factorial(12))
+    exact += math.log(
+        math.factorial(2) * math.factorial(4) * math.factorial(2) * math.factorial(4) / math.factorial(12)
+    )
     s = score_fit(fit, ds=3, de=3, cs_prior="k2")
     assert s.cs == pytest.approx(exact, rel=1e-10)
     assert s.cs_prior == "k2:1"
 
 
-@pytest.mark.parametrize("prior,alpha", [("bdeu:1", lambda r: 1 / r), ("bdeu:10", lambda r: 10 / r),
-                                         ("jeffreys", lambda r: 0.5), ("k2:3", lambda r: 3.0)])
+@pytest.mark.parametrize(
+    "prior,alpha",
+    [("bdeu:1", lambda r: 1 / r), ("bdeu:10", lambda r: 10 / r), ("jeffreys", lambda r: 0.5), ("k2:3", lambda r: 3.0)],
+)
 def test_cs_prior_sets_the_dirichlet_of_each_family(prior, alpha):
     """|X| = 1: CS is the exact Dirichlet-multinomial marginal likelihood of each column."""
     model = HLCModel.parse("1:2,3")
@@ -162,11 +167,16 @@ def test_default_cs_prior_is_bdeu_1_and_map_fits_keep_their_own():
         score_fit(m, ds=5, de=3, cs_prior="bdeu:1")
 
 
-@pytest.mark.parametrize("text,message", [("dirichlet", "unknown CS prior 'dirichlet'"),
-                                          ("bdeu", "unknown CS prior 'bdeu'"),
-                                          ("bdeu:x", "'x' is not a number"),
-                                          ("k2:0", "must be a positive number"),
-                                          ("bdeu:-1", "equivalent sample size .* positive")])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("dirichlet", "unknown CS prior 'dirichlet'"),
+        ("bdeu", "unknown CS prior 'bdeu'"),
+        ("bdeu:x", "'x' is not a number"),
+        ("k2:0", "must be a positive number"),
+        ("bdeu:-1", "equivalent sample size .* positive"),
+    ],
+)
 def test_bad_cs_prior_is_named(text, message):
     with pytest.raises(EffdimError, match=message):
         DirichletPrior.parse(text)
@@ -248,8 +258,11 @@ def test_registry_names_keys_and_labels_are_consistent():
 def test_penalised_criteria_by_hand(ll, ds, gap, n):
     de = max(1, ds - gap)
     values = {
-        "bic": ll - ds / 2 * math.log(n), "aic": ll - ds, "aic3": ll - 1.5 * ds,
-        "sabic": ll - ds / 2 * math.log((n + 2) / 24), "caic": ll - ds / 2 * (math.log(n) + 1),
+        "bic": ll - ds / 2 * math.log(n),
+        "aic": ll - ds,
+        "aic3": ll - 1.5 * ds,
+        "sabic": ll - ds / 2 * math.log((n + 2) / 24),
+        "caic": ll - ds / 2 * (math.log(n) + 1),
     }
     for key, value in values.items():
         c = criterion(key)

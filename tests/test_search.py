@@ -14,9 +14,8 @@ from effdim.data import DataError, from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.learner import LatentTreeLearner, NotFittedError
 from effdim.model import HLCModel
-from effdim.regularity import is_regular
+from effdim.regularity import is_regular, largest_regular_card
 from effdim.scores import SCORES
-from effdim.regularity import largest_regular_card
 from effdim.search import Cancelled, FitResult, HillClimb, fit, hill_climb, lc_model_for, start_model, sweep
 
 KEYS = {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
@@ -72,8 +71,9 @@ def test_sweep_until_saturated_stops_at_the_first_model_with_de_equal_to_dc(stou
     assert done[0] == (0, 8) and done[-1] == (4, 4)  # the bar ends full where the sweep ends
     unsaturated = sweep(stouffer, cards=[1, 2], restarts=2, seed=0, until_saturated=True)
     assert [r.card for r in unsaturated] == [1, 2]  # none saturated: every card of the range
-    assert [r.to_json() for r in results] == [r.to_json() for r in sweep(stouffer, cards=[1, 2, 3, 4], restarts=2,
-                                                                           seed=0)]
+    assert [r.to_json() for r in results] == [
+        r.to_json() for r in sweep(stouffer, cards=[1, 2, 3, 4], restarts=2, seed=0)
+    ]
 
 
 def test_sweep_of_an_lc_model_and_max_card(stouffer):
@@ -96,7 +96,9 @@ def test_sweep_one_node_of_an_hlc_model(fig2_data):
 def test_hill_climb_follows_section_6(fig2_data):
     model = HLCModel.parse("5(3(2,2),2,3(2,2))")
     seen = []
-    climb = hill_climb(fig2_data, model, "bic", restarts=2, seed=4, max_iter=300, progress=lambda d, t: seen.append((d, t)))
+    climb = hill_climb(
+        fig2_data, model, "bic", restarts=2, seed=4, max_iter=300, progress=lambda d, t: seen.append((d, t))
+    )
     assert isinstance(climb, HillClimb)
     first = climb.path[0].model
     assert all(first.card(h) == 2 for h in model.hidden)
@@ -109,7 +111,7 @@ def test_hill_climb_follows_section_6(fig2_data):
     # stopped because no single increase raised the score
     best = climb.best.model
     room = [h for h in model.hidden if best.card(h) < largest_regular_card(best, h)]
-    final_step = climb.tried[len(climb.tried) - len(room):]
+    final_step = climb.tried[len(climb.tried) - len(room) :]
     assert {f.model for f in final_step} == {best.with_card(h, best.card(h) + 1) for h in room}
     assert all(f.scores.bic <= climb.best.scores.bic + 1e-6 * f.n for f in final_step)
     assert seen[-1][0] == seen[-1][1] == len(climb.tried)
@@ -224,13 +226,15 @@ def run_cli(capsys, *argv):
 def test_cli_fit_sweep_search_json(capsys):
     code, out, _ = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
     assert code == 0 and KEYS <= set(json.loads(out))
-    code, out, err = run_cli(capsys, "sweep", "stouffer-toby", "--max-card", "3", "--seed", "0", "--restarts", "2",
-                             "--json")
+    code, out, err = run_cli(
+        capsys, "sweep", "stouffer-toby", "--max-card", "3", "--seed", "0", "--restarts", "2", "--json"
+    )
     rows = json.loads(out)
     assert code == 0 and [r["card"] for r in rows] == [1, 2, 3] and all(KEYS <= set(r) for r in rows)
     assert err == ""  # no progress bar with --json
-    code, out, err = run_cli(capsys, "search", "stouffer-toby", "--model", "2:2,2,2,2", "--score", "bic+",
-                             "--seed", "0", "--restarts", "2")
+    code, out, err = run_cli(
+        capsys, "search", "stouffer-toby", "--model", "2:2,2,2,2", "--score", "bic+", "--seed", "0", "--restarts", "2"
+    )
     assert code == 0 and "best:" in out and "fits" in err
 
 

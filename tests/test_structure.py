@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import regular_hlc_models
 
 from effdim.cli import main
 from effdim.data import DataError, from_patterns
@@ -24,14 +25,12 @@ from effdim.structure import (
     LocalDe,
     candidate_moves,
     islands_model,
-    learn_structure,
     leaf_bipartitions,
+    learn_structure,
     mutual_information,
     robinson_foulds,
     transfer_parameters,
 )
-
-from strategies import regular_hlc_models
 
 #: A clear-cut tree: three groups of three leaves, every hidden node with leaves of its own.
 TRUTH = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
@@ -155,8 +154,9 @@ def test_local_fit_is_the_restricted_likelihood_of_the_whole_tree(model, seed):
 def test_state_deletion_of_the_only_state_a_row_uses_gives_valid_parameters():
     model = parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2,E:2))")
     params = random_parameters(model, np.random.default_rng(0))
-    params = Parameters(model, {**params.cpts, "H1": np.array([0.05, 0.95]),
-                                "H2": np.array([[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])})  # H2's state 2: least used
+    params = Parameters(
+        model, {**params.cpts, "H1": np.array([0.05, 0.95]), "H2": np.array([[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])}
+    )  # H2's state 2: least used
     smaller = transfer_parameters(params, model.with_card("H2", 2))  # drops state 2, all of row 0's mass
     assert np.allclose(smaller.cpts["H2"], [[0.5, 0.5], [0.5, 0.5]])
 
@@ -256,8 +256,16 @@ def test_monte_carlo_kl_agrees_with_the_exact_one(monkeypatch):
 def test_structure_job_reports_every_metric_per_score():
     from effdim.experiments.structure import structure_job
 
-    config = {"replicate": 0, "n": 600, "seed": 0, "scores": ["bic", "bic+"], "leaves": [6, 6], "hidden": [2, 2],
-              "restarts": 2, "max_time": 30.0}
+    config = {
+        "replicate": 0,
+        "n": 600,
+        "seed": 0,
+        "scores": ["bic", "bic+"],
+        "leaves": [6, 6],
+        "hidden": [2, 2],
+        "restarts": 2,
+        "max_time": 30.0,
+    }
     out = structure_job(config)
     assert [r["score"] for r in out["runs"]] == ["bic", "bic+"]
     for r in out["runs"]:
@@ -270,10 +278,25 @@ def test_structure_job_reports_every_metric_per_score():
 
 
 def _run_row(score, learned, rf, kl, *, card_errors=0, hidden=2, ds=20, de=20):
-    return {"score": score, "learned": learned, "rf": rf, "kl_bits": kl, "kl_exact": True, "hidden_true": 2,
-            "hidden_learned": hidden, "card_errors": card_errors, "exact": rf == 0 and card_errors == 0,
-            "steps": 3, "seconds": 1.0, "stopped": "converged", "ds": ds, "de": de, "score_learned": -100.0 - rf,
-            "score_truth": -100.0, "gap": -float(rf)}
+    return {
+        "score": score,
+        "learned": learned,
+        "rf": rf,
+        "kl_bits": kl,
+        "kl_exact": True,
+        "hidden_true": 2,
+        "hidden_learned": hidden,
+        "card_errors": card_errors,
+        "exact": rf == 0 and card_errors == 0,
+        "steps": 3,
+        "seconds": 1.0,
+        "stopped": "converged",
+        "ds": ds,
+        "de": de,
+        "score_learned": -100.0 - rf,
+        "score_truth": -100.0,
+        "gap": -float(rf),
+    }
 
 
 def test_study_jobs_are_keyed_by_the_search_version():
@@ -294,11 +317,21 @@ def test_paired_comparison_of_each_de_score_with_its_ds_twin():
     study = StructureStudy(replicates=3, sizes=(1000,))
     records = []
     for rep, (rf_plus, kl_plus) in enumerate([(0, 0.001), (2, 0.004), (2, 0.005)]):
-        runs = [_run_row("bic", "a", 0, 0.001), _run_row("bic+", "a" if rep == 0 else "b", rf_plus, kl_plus,
-                                                       card_errors=int(rep > 0), hidden=3 if rep else 2, de=18),
-                _run_row("cs", "c", 1, 0.002), _run_row("cs+", "c", 1, 0.002)]
-        records.append(JobRecord({"replicate": rep, "n": 1000}, {"truth": "t", "leaves": 8, "runs": runs}, 1.0,
-                                 True))
+        runs = [
+            _run_row("bic", "a", 0, 0.001),
+            _run_row(
+                "bic+",
+                "a" if rep == 0 else "b",
+                rf_plus,
+                kl_plus,
+                card_errors=int(rep > 0),
+                hidden=3 if rep else 2,
+                de=18,
+            ),
+            _run_row("cs", "c", 1, 0.002),
+            _run_row("cs+", "c", 1, 0.002),
+        ]
+        records.append(JobRecord({"replicate": rep, "n": 1000}, {"truth": "t", "leaves": 8, "runs": runs}, 1.0, True))
     result = study.result(records, RunStats())
     pairs = result.paired().set_index("pair")
     bic = pairs.loc["BIC+ - BIC"]
@@ -314,8 +347,23 @@ def test_paired_comparison_of_each_de_score_with_its_ds_twin():
 
 
 def test_cli_experiment_cached_only_reports_a_partial_run(tmp_path, capsys):
-    common = ["experiment", "structure", "--quick", "--sizes", "300", "--restarts", "1", "--workers", "1",
-              "--no-plots", "--quiet", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out")]
+    common = [
+        "experiment",
+        "structure",
+        "--quick",
+        "--sizes",
+        "300",
+        "--restarts",
+        "1",
+        "--workers",
+        "1",
+        "--no-plots",
+        "--quiet",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
     assert main([*common, "--cached-only"]) == 2  # nothing cached yet
     assert "none of the 6 jobs of this design is in the cache" in capsys.readouterr().err
     assert main([*common, "--replicates", "1"]) == 0
@@ -372,8 +420,10 @@ def test_max_time_covers_every_phase_and_returns_a_model(capsys, tmp_path, max_t
 
 #: Generating trees the search must reach under BIC (the larger five-hidden-node tree is in
 #: benchmarks/bench_structure.py --only truth, with its results in docs/structure.md).
-KNOWN_TREES = ["H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
-               "H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2,H4:2(G:2,H:2,I:2))))"]
+KNOWN_TREES = [
+    "H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
+    "H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2,H4:2(G:2,H:2,I:2))))",
+]
 
 
 @pytest.mark.parametrize("spec", KNOWN_TREES)
@@ -385,8 +435,11 @@ def test_search_reaches_the_score_of_the_generating_tree(spec):
     data = sample(separated_parameters(truth), 20_000, 2)
     learned = learn_structure(data, score="bic", seed=0)
     reference = fit(data, truth, restarts=10, seed=0, warn=False)
-    assert learned.fit.score("bic") >= reference.score("bic") - 1.0, (str(learned.model), learned.fit.score("bic"),
-                                                                      reference.score("bic"))
+    assert learned.fit.score("bic") >= reference.score("bic") - 1.0, (
+        str(learned.model),
+        learned.fit.score("bic"),
+        reference.score("bic"),
+    )
 
 
 def test_node_introduction_reaches_groups_of_three_and_binary_nodes_under_a_larger_parent():

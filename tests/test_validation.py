@@ -17,8 +17,19 @@ from effdim.notation import NotationError
 from effdim.validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
 
-@pytest.mark.parametrize("error", [ModelError, NotationError, DataError, SpaceTooLargeError, SplitSearchTooLarge,
-                                   ExperimentError, NotFittedError, InvalidArgument])
+@pytest.mark.parametrize(
+    "error",
+    [
+        ModelError,
+        NotationError,
+        DataError,
+        SpaceTooLargeError,
+        SplitSearchTooLarge,
+        ExperimentError,
+        NotFittedError,
+        InvalidArgument,
+    ],
+)
 def test_every_engine_error_is_an_effdim_error(error):
     assert issubclass(error, EffdimError)
     assert effdim.EffdimError is EffdimError
@@ -29,14 +40,17 @@ def test_builtin_bases_are_kept_for_existing_callers():
     assert issubclass(InvalidArgument, ValueError) and issubclass(ExperimentError, RuntimeError)
 
 
-@pytest.mark.parametrize("value, message", [
-    (0, "restarts must be at least 1, got 0"),
-    (10**9, "restarts must be at most 200, got 1,000,000,000"),
-    (2.5, "restarts must be a whole number, got 2.5"),
-    (True, "restarts must be a whole number, got True"),
-    ("x", "restarts must be a whole number, got 'x'"),
-    (None, "restarts must be a whole number, got None"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (0, "restarts must be at least 1, got 0"),
+        (10**9, "restarts must be at most 200, got 1,000,000,000"),
+        (2.5, "restarts must be a whole number, got 2.5"),
+        (True, "restarts must be a whole number, got True"),
+        ("x", "restarts must be a whole number, got 'x'"),
+        (None, "restarts must be a whole number, got None"),
+    ],
+)
 def test_check_int_names_the_value_in_the_users_words(value, message):
     with pytest.raises(InvalidArgument) as info:
         check_int("restarts", value, low=1, high=200)

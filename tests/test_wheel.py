@@ -41,20 +41,36 @@ def installed(tmp_path_factory) -> dict:
     # built from a copy: setuptools reuses a build/ folder left in the checkout, which can hold a
     # subpackage that the packaging configuration no longer ships
     source = root / "source"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", "docs"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(source)],
-                   check=True, capture_output=True, cwd=root)
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", "docs"
+        ),
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(source)],
+        check=True,
+        capture_output=True,
+        cwd=root,
+    )
     (wheel,) = (root / "dist").glob("effdim-*.whl")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               check=True, capture_output=True, text=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     dependencies = [path for path in sys.path if path.endswith("site-packages")]
     (site / "zz_test_dependencies.pth").write_text("\n".join(dependencies) + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, capture_output=True
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     work = root / "elsewhere"
@@ -63,13 +79,18 @@ def installed(tmp_path_factory) -> dict:
 
 
 def _run(installed: dict, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(list(args), capture_output=True, text=True, env=installed["env"], cwd=installed["cwd"],
-                          timeout=timeout)
+    return subprocess.run(
+        list(args), capture_output=True, text=True, env=installed["env"], cwd=installed["cwd"], timeout=timeout
+    )
 
 
 def test_imports_come_from_the_wheel_and_its_requirements_are_met(installed):
-    out = _run(installed, installed["python"], "-c",
-               "import effdim, effdim_app, effdim.datasets; print(effdim.__file__); print(effdim_app.__file__)")
+    out = _run(
+        installed,
+        installed["python"],
+        "-c",
+        "import effdim, effdim_app, effdim.datasets; print(effdim.__file__); print(effdim_app.__file__)",
+    )
     assert out.returncode == 0, out.stderr
     for path in out.stdout.split():
         assert Path(path).is_relative_to(installed["site"]), f"imported from {path}, not from the installed wheel"
@@ -93,9 +114,12 @@ def test_bundled_data_sets_ship(installed):
 
 
 def test_notebook_entry_point_builds_the_dashboard(installed):
-    out = _run(installed, installed["python"], "-c",
-               "import effdim_app; dashboard = effdim_app.app('5(3(2,2),2,3(2,2))'); "
-               "print(type(dashboard).__name__)")
+    out = _run(
+        installed,
+        installed["python"],
+        "-c",
+        "import effdim_app; dashboard = effdim_app.app('5(3(2,2),2,3(2,2))'); print(type(dashboard).__name__)",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "EffdimApp"
 
@@ -108,9 +132,14 @@ def _free_port() -> int:
 
 def test_effdim_app_serves_the_dashboard(installed):
     port = _free_port()
-    server = subprocess.Popen([installed["effdim"], "app", "--port", str(port), "--address", "127.0.0.1",
-                               "--no-show"], env=installed["env"], cwd=installed["cwd"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [installed["effdim"], "app", "--port", str(port), "--address", "127.0.0.1", "--no-show"],
+        env=installed["env"],
+        cwd=installed["cwd"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:

@@ -177,8 +177,6 @@ def generating_parameters(name: str):
             cpt[rows["state"].to_numpy(int)] = rows["probability"].to_numpy(float)
         else:
             cpt = np.zeros((model.card(parent), k))
-            cpt[rows["parent_state"].to_numpy(int), rows["state"].to_numpy(int)] = rows["probability"].to_numpy(
-                float
-            )
+            cpt[rows["parent_state"].to_numpy(int), rows["state"].to_numpy(int)] = rows["probability"].to_numpy(float)
         cpts[node] = cpt
     return Parameters(model, cpts)

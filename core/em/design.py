@@ -52,8 +52,9 @@ class ModelData:
         states in the data (one more when it has missing cells).
     """
 
-    def __init__(self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None,
-                 max_bytes: int | None = None):
+    def __init__(
+        self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None, max_bytes: int | None = None
+    ):
         from ..data import check_matches_model
         from ..validation import as_dataset
 
@@ -89,7 +90,7 @@ class ModelData:
         self.n_leaf_states = int(self.observed_offsets[-1])
         self.leaf_column = np.repeat(np.arange(len(observed)), self.observed_cards)
         mask = np.zeros((self.n_hidden_states, self.n_leaf_states), dtype=bool)
-        for j, p in enumerate(self.observed_parent):
+        for j, _p in enumerate(self.observed_parent):
             mask[self.leaf_block(j)] = True
         self.leaf_mask = mask
         self.leaf_mask_float = mask.astype(np.float64)
@@ -149,8 +150,9 @@ class ModelData:
         codes = np.stack(code_cols, axis=1)  # (m, n_blocks)
         self.block_codes = [np.ascontiguousarray(codes[:, b]) for b in range(codes.shape[1])]
         rows = np.repeat(np.arange(self.n_patterns), len(blocks))
-        self.pattern_block_sparse = sparse.csr_matrix((np.ones(rows.size), (rows, codes.reshape(-1))),
-                                                      shape=(self.n_patterns, total))
+        self.pattern_block_sparse = sparse.csr_matrix(
+            (np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.n_patterns, total)
+        )
         self.pattern_block_t_sparse = self.pattern_block_sparse.T.tocsr()
         self.dense = self.n_patterns * total <= DENSE_LIMIT
         if self.dense:
@@ -161,8 +163,10 @@ class ModelData:
 
     def leaf_block(self, j: int) -> tuple[slice, slice]:
         """Where leaf ``j``'s CPT ``P(O_j | parent)`` sits in a (hidden states, leaf states) array."""
-        return (self.hidden_slices[self.observed_parent[j]],
-                slice(int(self.observed_offsets[j]), int(self.observed_offsets[j + 1])))
+        return (
+            self.hidden_slices[self.observed_parent[j]],
+            slice(int(self.observed_offsets[j]), int(self.observed_offsets[j + 1])),
+        )
 
     def leaf_messages(self, x: np.ndarray) -> np.ndarray:
         """``x Z^T`` = ``(x E^T) B^T``: (rows, D) -> (rows, m), each pattern's sum of leaf entries."""

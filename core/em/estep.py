@@ -53,14 +53,25 @@ class EStepStats:
 
     def select(self, idx: np.ndarray) -> EStepStats:
         """The statistics of the starts ``idx`` (E-step fields only; no posteriors)."""
-        return EStepStats(self.ll[idx], self.obj[idx], self.root[idx], [None if p is None else p[idx] for p in self.pair],
-                      self.leaf[idx], self.mass[idx])
+        return EStepStats(
+            self.ll[idx],
+            self.obj[idx],
+            self.root[idx],
+            [None if p is None else p[idx] for p in self.pair],
+            self.leaf[idx],
+            self.mass[idx],
+        )
 
     def replace(self, idx: np.ndarray, other: EStepStats) -> EStepStats:
         """These statistics with starts ``idx`` taken from ``other`` (computed for those starts only)."""
         out = self.select(np.arange(len(self.ll)))
         out.ll[idx], out.obj[idx], out.root[idx], out.leaf[idx], out.mass[idx] = (
-            other.ll, other.obj, other.root, other.leaf, other.mass)
+            other.ll,
+            other.obj,
+            other.root,
+            other.leaf,
+            other.mass,
+        )
         for p, q in zip(out.pair, other.pair):
             if p is not None:
                 p[idx] = q

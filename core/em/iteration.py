@@ -72,8 +72,17 @@ class BatchRun:
     4 steps left makes plain EM steps.
     """
 
-    def __init__(self, md: ModelData, st: BatchState, prior: float, tol_abs: float, max_iter: int,
-                 accelerate: bool, check_cancel, param_tol: float | None = None):
+    def __init__(
+        self,
+        md: ModelData,
+        st: BatchState,
+        prior: float,
+        tol_abs: float,
+        max_iter: int,
+        accelerate: bool,
+        check_cancel,
+        param_tol: float | None = None,
+    ):
         S = st.S
         self.md, self.prior, self.tol_abs, self.max_iter = md, prior, tol_abs, max_iter
         self.param_tol = param_tol
@@ -145,8 +154,15 @@ class BatchRun:
         steps = (st1.distance(st0), np.where(one, np.inf, st2.distance(st1)))
         self._record(active, st_new, s_new, used, steps, middle=np.where(one, np.nan, s1.obj))
 
-    def _record(self, active: np.ndarray, st: BatchState, stats: EStepStats, used: np.ndarray,
-                steps: tuple[np.ndarray, np.ndarray], middle: np.ndarray | None = None) -> None:
+    def _record(
+        self,
+        active: np.ndarray,
+        st: BatchState,
+        stats: EStepStats,
+        used: np.ndarray,
+        steps: tuple[np.ndarray, np.ndarray],
+        middle: np.ndarray | None = None,
+    ) -> None:
         """Move the batch to ``st`` (inactive starts are unchanged in it) and book the ``used`` steps."""
         self.st, self.stats = st, stats
         act = self.ids[active]

@@ -103,8 +103,9 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     return EMMemory(design=int(design), per_start=int(per_start), largest=largest)
 
 
-def check_em_memory(model: HLCModel, n_patterns: int, radix: list[int], starts: int,
-                    max_bytes: int | None = None) -> EMMemory:
+def check_em_memory(
+    model: HLCModel, n_patterns: int, radix: list[int], starts: int, max_bytes: int | None = None
+) -> EMMemory:
     """:func:`em_memory`, refused with :class:`~effdim.limits.SizeLimitError` above ``max_bytes``.
 
     The message names the culprit in the user's words: the node with the
@@ -121,18 +122,15 @@ def check_em_memory(model: HLCModel, n_patterns: int, radix: list[int], starts: 
     if cost.total(1) <= limit:
         fit = max(1, (limit - cost.design) // max(cost.per_start, 1))
         fits = "only 1 start fits" if fit == 1 else f"at most {fit:,} starts fit"
-        raise SizeLimitError(f"{what} for {starts:,} starts, {over}: {fits}",
-                             needed=needed, limit=limit)
-    raise SizeLimitError(f"{what}, {over}: {_culprit(model, n_patterns, cost.largest)}",
-                         needed=needed, limit=limit)
+        raise SizeLimitError(f"{what} for {starts:,} starts, {over}: {fits}", needed=needed, limit=limit)
+    raise SizeLimitError(f"{what}, {over}: {_culprit(model, n_patterns, cost.largest)}", needed=needed, limit=limit)
 
 
 def _culprit(model: HLCModel, n_patterns: int, largest: tuple[str, str]) -> str:
     """The larger of the two sizes behind the dominant term, as the user knows it."""
     hidden = max(model.hidden, key=model.card)
     leaf = max(model.observed, key=model.card)
-    known = {"hidden": model.card(hidden), "leaf": model.card(leaf), "blocks": model.card(leaf),
-             "patterns": n_patterns}
+    known = {"hidden": model.card(hidden), "leaf": model.card(leaf), "blocks": model.card(leaf), "patterns": n_patterns}
     culprit = max((name for name in largest if name), key=known.get)
     if culprit == "patterns":
         return f"the data have {n_patterns:,} distinct response patterns"

@@ -37,7 +37,9 @@ def normalised(md: ModelData, weights: BatchState, old: BatchState) -> BatchStat
     return BatchState(pi, theta, leaf)
 
 
-def mstep(md: ModelData, st: BatchState, stats: EStepStats, prior: float, active: np.ndarray | None = None) -> BatchState:
+def mstep(
+    md: ModelData, st: BatchState, stats: EStepStats, prior: float, active: np.ndarray | None = None
+) -> BatchState:
     """``theta_ijk = (N'_ijk + a) / (N'_ij + a r_i)`` for the ``active`` starts (all by default).
 
     Rows without expected mass keep their old values (they do not affect the likelihood).

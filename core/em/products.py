@@ -35,4 +35,3 @@ def batched_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if small_product(x.shape[1], x.shape[2], y.shape[2]):
         return np.matmul(x, y)
     return np.einsum("sab,sbc->sac", x, y)
-

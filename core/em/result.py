@@ -125,11 +125,15 @@ class EMResult:
         """
         notes = []
         if not self.converged:
-            notes.append(f"the best EM start stopped after {self.n_iter} steps without converging; "
-                         "raise the step limit (max_iter, --max-iter)")
+            notes.append(
+                f"the best EM start stopped after {self.n_iter} steps without converging; "
+                "raise the step limit (max_iter, --max-iter)"
+            )
         if self.restarts > 1 and self.n_best < 2:
-            notes.append(f"only 1 of {self.restarts} EM starts reached the best log-likelihood; "
-                         "more restarts may find a better one")
+            notes.append(
+                f"only 1 of {self.restarts} EM starts reached the best log-likelihood; "
+                "more restarts may find a better one"
+            )
         return notes
 
     def warn(self) -> None:

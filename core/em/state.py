@@ -52,20 +52,24 @@ class BatchState:
 
     def distance(self, other: BatchState) -> np.ndarray:
         """Per start, the Euclidean distance between this state's parameters and ``other``'s."""
-        return np.sqrt(sum(np.square(a - b).reshape(a.shape[0], -1).sum(axis=1)
-                           for a, b in zip(self.arrays(), other.arrays())))
+        return np.sqrt(
+            sum(np.square(a - b).reshape(a.shape[0], -1).sum(axis=1) for a, b in zip(self.arrays(), other.arrays()))
+        )
 
     def where(self, mask: np.ndarray, other: BatchState) -> BatchState:
         """Per start: this state where ``mask``, else ``other``."""
-        return self.like([np.where(mask.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)
-                          for a, b in zip(self.arrays(), other.arrays())])
+        return self.like(
+            [np.where(mask.reshape((-1,) + (1,) * (a.ndim - 1)), a, b) for a, b in zip(self.arrays(), other.arrays())]
+        )
 
     @staticmethod
     def stack(states: Sequence[BatchState]) -> BatchState:
         return BatchState(
             np.concatenate([s.pi for s in states]),
-            [None if t is None else np.concatenate([s.theta[i] for s in states])
-             for i, t in enumerate(states[0].theta)],
+            [
+                None if t is None else np.concatenate([s.theta[i] for s in states])
+                for i, t in enumerate(states[0].theta)
+            ],
             np.concatenate([s.leaf for s in states]),
         )
 
@@ -78,8 +82,9 @@ def random_starts(md: ModelData, S: int, rng: np.random.Generator) -> BatchState
         return x / x.sum(axis=-1, keepdims=True)
 
     pi = rows((S, md.hidden_cards[0]))
-    theta = [None] + [rows((S, md.hidden_cards[md.hidden_parent[i]], md.hidden_cards[i]))
-                      for i in range(1, md.n_hidden)]
+    theta = [None] + [
+        rows((S, md.hidden_cards[md.hidden_parent[i]], md.hidden_cards[i])) for i in range(1, md.n_hidden)
+    ]
     leaf = np.zeros((S, md.n_hidden_states, md.n_leaf_states))
     for j, p in enumerate(md.observed_parent):
         leaf[:, *md.leaf_block(j)] = rows((S, md.hidden_cards[p], md.observed_cards[j]))

@@ -17,10 +17,10 @@ a Dask cluster), cached per job on disk so that interrupted runs resume.
 from ..errors import InvalidArgument
 from .hlc import PAPER_TABLE2, HLCResult, HLCStudy, climb_all, hlc_job
 from .lc import LCResult, LCStudy, deterministic_parameters, lc_job
-from .runner import DEFAULT_CACHE_DIR, ExperimentError, JobRecord, Progress, RunStats, job_key, run_jobs
 from .output import write_outputs
-from .structure import StructureResult, StructureStudy, structure_job
+from .runner import DEFAULT_CACHE_DIR, ExperimentError, JobRecord, Progress, RunStats, job_key, run_jobs
 from .stats import TESTS, mark_best, mean_se, paired_pvalue
+from .structure import StructureResult, StructureStudy, structure_job
 
 __all__ = [
     "build_study",

@@ -96,8 +96,15 @@ def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
 #: A score or KL value: a number, or "inf" (JSON has no infinity).
 _SCORE = (float, int, str)
 #: The schema of :func:`fit_row`.
-FIT_ROW_SCHEMA = {"model": str, "loglik": (float, int), **{SCORES[s].key: _SCORE for s in STUDY_SCORES},
-                  "ds": int, "de": int, "kl_bits": _SCORE, "degenerate": int}
+FIT_ROW_SCHEMA = {
+    "model": str,
+    "loglik": (float, int),
+    **{SCORES[s].key: _SCORE for s in STUDY_SCORES},
+    "ds": int,
+    "de": int,
+    "kl_bits": _SCORE,
+    "degenerate": int,
+}
 
 
 def hidden_cards(model: HLCModel) -> str:
@@ -152,7 +159,17 @@ class Study:
         """Run (or read from the cache) every job; see :func:`effdim.experiments.runner.run_jobs`.
 
         ``cached_only``: run nothing; the result holds the cached jobs only (a partial run)."""
-        records, stats = run_jobs(self.job, self.jobs(), cache_dir=cache_dir, prefix=self.prefix, executor=executor,
-                                  workers=workers, scheduler=scheduler, progress=progress, label=self.prefix,
-                                  cached_only=cached_only, schema=self.schema)
+        records, stats = run_jobs(
+            self.job,
+            self.jobs(),
+            cache_dir=cache_dir,
+            prefix=self.prefix,
+            executor=executor,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            label=self.prefix,
+            cached_only=cached_only,
+            schema=self.schema,
+        )
         return self.result(records, stats)

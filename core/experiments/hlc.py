@@ -36,10 +36,10 @@ import numpy as np
 from ..distribution import random_parameters, sample
 from ..errors import InvalidArgument
 from ..model import HLCModel
-from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..notation import format_model
-from ..search import FitResult, climb, fit, start_model
+from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..scores import PAPER_SCORES, SCORES
+from ..search import FitResult, climb, fit, start_model
 from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num
 from .runner import JobRecord, RunStats
@@ -55,12 +55,24 @@ PAPER_TABLE2: dict[int, dict[str, tuple[float, float, bool]]] = {
     1000: {"bic": (6.1, 0.6, True), "bic+": (7.5, 0.8, False), "cs": (6.0, 0.6, True), "cs+": (6.4, 0.6, True)},
     3000: {"bic": (2.2, 0.3, True), "bic+": (2.5, 0.3, True), "cs": (2.4, 0.3, True), "cs+": (2.4, 0.3, True)},
     9000: {"bic": (0.78, 0.1, True), "bic+": (0.79, 0.09, True), "cs": (0.76, 0.1, True), "cs+": (0.69, 0.07, True)},
-    27000: {"bic": (0.49, 0.08, False), "bic+": (0.33, 0.05, True), "cs": (0.5, 0.09, False),
-            "cs+": (0.38, 0.06, True)},
-    81000: {"bic": (0.22, 0.04, False), "bic+": (0.16, 0.03, True), "cs": (0.22, 0.03, False),
-            "cs+": (0.17, 0.03, True)},
-    243000: {"bic": (0.15, 0.04, False), "bic+": (0.1, 0.03, True), "cs": (0.15, 0.03, False),
-             "cs+": (0.12, 0.03, True)},
+    27000: {
+        "bic": (0.49, 0.08, False),
+        "bic+": (0.33, 0.05, True),
+        "cs": (0.5, 0.09, False),
+        "cs+": (0.38, 0.06, True),
+    },
+    81000: {
+        "bic": (0.22, 0.04, False),
+        "bic+": (0.16, 0.03, True),
+        "cs": (0.22, 0.03, False),
+        "cs+": (0.17, 0.03, True),
+    },
+    243000: {
+        "bic": (0.15, 0.04, False),
+        "bic+": (0.1, 0.03, True),
+        "cs": (0.15, 0.03, False),
+        "cs+": (0.12, 0.03, True),
+    },
 }
 
 
@@ -117,14 +129,23 @@ def hlc_job(config: dict) -> dict:
     """
     model = HLCModel.parse(config["model"])
     rep, n, seed = config["replicate"], config["n"], config["seed"]
-    truth = random_parameters(model, rng_for(seed, "hlc-params", config["model"], rep),
-                              concentration=config["concentration"])
+    truth = random_parameters(
+        model, rng_for(seed, "hlc-params", config["model"], rep), concentration=config["concentration"]
+    )
     data = sample(truth, int(n), rng_for(seed, "hlc-data", config["model"], rep, n))
 
     def fit_model(m: HLCModel, smaller: FitResult | None) -> FitResult:
-        return fit(data, m, restarts=config["restarts"], tol=config["tol"], max_iter=config["max_iter"],
-                   seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)), smaller=smaller,
-                   cs_prior=config["cs_prior"], warn=False)
+        return fit(
+            data,
+            m,
+            restarts=config["restarts"],
+            tol=config["tol"],
+            max_iter=config["max_iter"],
+            seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)),
+            smaller=smaller,
+            cs_prior=config["cs_prior"],
+            warn=False,
+        )
 
     paths, fits, used = climb_all(model, config["scores"], fit_model)
     rows = {key: dict(fit_row(f, truth), cards=hidden_cards(f.model)) for key, f in fits.items()}
@@ -132,8 +153,13 @@ def hlc_job(config: dict) -> dict:
     for s, path in paths.items():
         best = format_model(path[-1].model)
         own = rows[best] if fits[best] is path[-1] else fit_row(path[-1], truth)
-        climbs[s] = {"path": [format_model(f.model) for f in path], "selected": best,
-                     "cards": rows[best]["cards"], "kl_bits": own["kl_bits"], "fits": used[s]}
+        climbs[s] = {
+            "path": [format_model(f.model) for f in path],
+            "selected": best,
+            "cards": rows[best]["cards"],
+            "kl_bits": own["kl_bits"],
+            "fits": used[s],
+        }
     return {"fits": list(rows.values()), "climbs": climbs}
 
 
@@ -169,20 +195,28 @@ class HLCStudy(Study):
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
-        common = {"model": self.model, "scores": list(self.scores), "restarts": self.restarts, "tol": self.tol,
-                  "max_iter": self.max_iter, "seed": self.seed, "cs_prior": self.cs_prior,
-                  "concentration": float(self.concentration)}
+        common = {
+            "model": self.model,
+            "scores": list(self.scores),
+            "restarts": self.restarts,
+            "tol": self.tol,
+            "max_iter": self.max_iter,
+            "seed": self.seed,
+            "cs_prior": self.cs_prior,
+            "concentration": float(self.concentration),
+        }
         return self.replicate_jobs(common)
 
     job = staticmethod(hlc_job)
     prefix = "hlc"
+
     @property
     def schema(self) -> dict:
         """What :func:`hlc_job` returns: the distinct fits, and one climb per score of the study."""
         climb = {"path": [str], "selected": str, "cards": str, "kl_bits": (float, int, str), "fits": int}
         return {"fits": [{**FIT_ROW_SCHEMA, "cards": str}], "climbs": {s: climb for s in self.scores}}
 
-    def result(self, records: list, stats: RunStats) -> "HLCResult":
+    def result(self, records: list, stats: RunStats) -> HLCResult:
         """The finished study from its job records."""
         return HLCResult(self, records, stats)
 
@@ -204,8 +238,13 @@ class HLCResult:
         rows = []
         for rec in self.records:
             for f in rec.result["fits"]:
-                rows.append({"replicate": rec.config["replicate"], "n": rec.config["n"],
-                             **{k: (math.inf if v == "inf" else v) for k, v in f.items()}})
+                rows.append(
+                    {
+                        "replicate": rec.config["replicate"],
+                        "n": rec.config["n"],
+                        **{k: (math.inf if v == "inf" else v) for k, v in f.items()},
+                    }
+                )
         return pd.DataFrame(rows, columns=["replicate", "n", "cards", *FIT_COLUMNS])
 
     def runs(self):
@@ -219,10 +258,18 @@ class HLCResult:
                 for s in self.study.scores:
                     climb = rec.result["climbs"][s]
                     kl = climb["kl_bits"]
-                    rows.append({"replicate": c["replicate"], "n": c["n"], "score": s,
-                                 "selected": climb["selected"], "cards": climb["cards"],
-                                 "steps": len(climb["path"]) - 1, "fits": climb["fits"],
-                                 "kl_bits": math.inf if kl == "inf" else kl})
+                    rows.append(
+                        {
+                            "replicate": c["replicate"],
+                            "n": c["n"],
+                            "score": s,
+                            "selected": climb["selected"],
+                            "cards": climb["cards"],
+                            "steps": len(climb["path"]) - 1,
+                            "fits": climb["fits"],
+                            "kl_bits": math.inf if kl == "inf" else kl,
+                        }
+                    )
             self._frames["runs"] = pd.DataFrame(rows)
         return self._frames["runs"]
 
@@ -244,15 +291,29 @@ class HLCResult:
                 m, se = mean_se(g["kl_bits"] * 1e3)
                 common = Counter(g["cards"]).most_common(1)[0]
                 paper = PAPER_TABLE2.get(int(n), {}).get(s)
-                rows.append({"n": int(n), "score": s, "replicates": len(g), "kl_mean_1e3": m, "kl_se_1e3": se,
-                             "best": s == best, "marked": bool(marks[s][0]), "p_value": marks[s][1],
-                             "test": self.test, "p_t": both[s]["t"], "p_wilcoxon": both[s]["wilcoxon"],
-                             "mode_cards": common[0], "mode_count": int(common[1]),
-                             "true_model_selected": int((g["cards"] == hidden_cards(HLCModel.parse(
-                                 self.study.model))).sum()),
-                             "paper_kl_mean_1e3": paper[0] if paper else math.nan,
-                             "paper_kl_se_1e3": paper[1] if paper else math.nan,
-                             "paper_marked": paper[2] if paper else None})
+                rows.append(
+                    {
+                        "n": int(n),
+                        "score": s,
+                        "replicates": len(g),
+                        "kl_mean_1e3": m,
+                        "kl_se_1e3": se,
+                        "best": s == best,
+                        "marked": bool(marks[s][0]),
+                        "p_value": marks[s][1],
+                        "test": self.test,
+                        "p_t": both[s]["t"],
+                        "p_wilcoxon": both[s]["wilcoxon"],
+                        "mode_cards": common[0],
+                        "mode_count": int(common[1]),
+                        "true_model_selected": int(
+                            (g["cards"] == hidden_cards(HLCModel.parse(self.study.model))).sum()
+                        ),
+                        "paper_kl_mean_1e3": paper[0] if paper else math.nan,
+                        "paper_kl_se_1e3": paper[1] if paper else math.nan,
+                        "paper_marked": paper[2] if paper else None,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def markdown(self) -> str:
@@ -260,28 +321,43 @@ class HLCResult:
         t = self.table2()
         scores = list(self.study.scores)
         reps = int(t["replicates"].min()) if len(t) else 0
-        lines = ["| SS | " + " | ".join(SCORES[s].label for s in scores) + " |",
-                 "|---:|" + "---:|" * len(scores)]
+        lines = ["| SS | " + " | ".join(SCORES[s].label for s in scores) + " |", "|---:|" + "---:|" * len(scores)]
         for n, g in t.groupby("n", sort=True):
             g = g.set_index("score")
-            cells = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
-                     for s in scores]
+            cells = [
+                _bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
+                for s in scores
+            ]
             lines.append(f"| {_size(n)} | " + " | ".join(cells) + " |")
-        out = [f"KL divergence (1e-3 bits), mean ± standard error over {reps} replicates; bold: the lowest mean "
-               f"and the scores not significantly different from it ({_test_name(self.test)}, 95%). CS and CS+ "
-               f"with the Dirichlet prior {DirichletPrior.parse(self.study.cs_prior).label}; generating CPT rows "
-               f"Dirichlet({self.study.concentration:g}).", ""]
+        out = [
+            f"KL divergence (1e-3 bits), mean ± standard error over {reps} replicates; bold: the lowest mean "
+            f"and the scores not significantly different from it ({_test_name(self.test)}, 95%). CS and CS+ "
+            f"with the Dirichlet prior {DirichletPrior.parse(self.study.cs_prior).label}; generating CPT rows "
+            f"Dirichlet({self.study.concentration:g}).",
+            "",
+        ]
         out += lines
         other = "wilcoxon" if self.test == "t" else "t"
         column = "p_wilcoxon" if other == "wilcoxon" else "p_t"
-        flips = [f"{SCORES[r['score']].label} at {_size(r['n'])} ({'marked' if r[column] >= 0.05 else 'not marked'}, "
-                 f"p = {r[column]:.3f})" for _, r in t.iterrows() if (r[column] >= 0.05) != bool(r["marked"])]
-        out += ["", f"With the {_test_name(other).split(' over')[0]} instead: "
-                + ("the same marks." if not flips else "different marks for " + "; ".join(flips) + ".")]
+        flips = [
+            f"{SCORES[r['score']].label} at {_size(r['n'])} ({'marked' if r[column] >= 0.05 else 'not marked'}, "
+            f"p = {r[column]:.3f})"
+            for _, r in t.iterrows()
+            if (r[column] >= 0.05) != bool(r["marked"])
+        ]
+        out += [
+            "",
+            f"With the {_test_name(other).split(' over')[0]} instead: "
+            + ("the same marks." if not flips else "different marks for " + "; ".join(flips) + "."),
+        ]
         if any(int(n) in PAPER_TABLE2 for n in t["n"]):
-            out += ["", "The paper's Table 2 (50 replicates) at the same sizes:", "",
-                    "| SS | " + " | ".join(SCORES[s].label for s in scores) + " |",
-                    "|---:|" + "---:|" * len(scores)]
+            out += [
+                "",
+                "The paper's Table 2 (50 replicates) at the same sizes:",
+                "",
+                "| SS | " + " | ".join(SCORES[s].label for s in scores) + " |",
+                "|---:|" + "---:|" * len(scores),
+            ]
             for n in sorted(set(int(x) for x in t["n"]) & set(PAPER_TABLE2)):
                 cells = []
                 for s in scores:
@@ -311,5 +387,7 @@ def _size(n: int) -> str:
 
 
 def _test_name(test: str) -> str:
-    return {"t": "two-sided paired t-test over the same replicates",
-            "wilcoxon": "two-sided Wilcoxon signed-rank test over the same replicates"}.get(test, test)
+    return {
+        "t": "two-sided paired t-test over the same replicates",
+        "wilcoxon": "two-sided Wilcoxon signed-rank test over the same replicates",
+    }.get(test, test)

@@ -41,8 +41,8 @@ from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..regularity import largest_regular_card
-from ..search import sweep
 from ..scores import PAPER_SCORES, SCORES, best_index
+from ..search import sweep
 from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mark_best, mean_se, pvalues_against_best
@@ -77,7 +77,7 @@ def deterministic_parameters(model: HLCModel, rng: Any = None, n_deterministic: 
     params = random_parameters(model, rng)
     cpts = dict(params.cpts)
     for i, leaf in enumerate(leaves):
-        below = math.prod(cards[i + 1:])
+        below = math.prod(cards[i + 1 :])
         digits = (np.arange(r) // below) % cards[i]
         cpts[leaf] = np.eye(cards[i])[digits]
     return Parameters(model, cpts)
@@ -103,8 +103,14 @@ def lc_job(config: dict) -> dict:
         raise InvalidArgument(f"unknown generator kind {kind!r}")
     data = sample(truth, int(n), rng_for(seed, "lc-data", gen, kind, rep, n))
     fits = sweep(
-        data, model, model.root, config["cards"], restarts=config["restarts"],
-        seed=rng_for(seed, "lc-fit", gen, kind, rep, n), tol=config["tol"], max_iter=config["max_iter"],
+        data,
+        model,
+        model.root,
+        config["cards"],
+        restarts=config["restarts"],
+        seed=rng_for(seed, "lc-fit", gen, kind, rep, n),
+        tol=config["tol"],
+        max_iter=config["max_iter"],
         cs_prior=config["cs_prior"],
     )
     return {"fits": [dict(fit_row(f, truth), card=int(f.card)) for f in fits]}
@@ -160,9 +166,15 @@ class LCStudy(Study):
 
     def jobs(self) -> list[dict]:
         """One configuration per (generating model, replicate, size)."""
-        common = {"cards": list(self.fitted_cards()), "restarts": self.restarts, "tol": self.tol,
-                  "max_iter": self.max_iter, "seed": self.seed, "n_deterministic": self.n_deterministic,
-                  "cs_prior": self.cs_prior}
+        common = {
+            "cards": list(self.fitted_cards()),
+            "restarts": self.restarts,
+            "tol": self.tol,
+            "max_iter": self.max_iter,
+            "seed": self.seed,
+            "n_deterministic": self.n_deterministic,
+            "cs_prior": self.cs_prior,
+        }
         out = []
         for kind, gens in (("random", self.generators), ("deterministic", self.deterministic)):
             for g in gens:
@@ -183,7 +195,7 @@ class LCStudy(Study):
     prefix = "lc"
     schema = {"fits": [{**FIT_ROW_SCHEMA, "card": int}]}  # lc_job's result
 
-    def result(self, records: list, stats: RunStats) -> "LCResult":
+    def result(self, records: list, stats: RunStats) -> LCResult:
         """The finished study from its job records."""
         return LCResult(self, records, stats)
 
@@ -212,9 +224,16 @@ class LCResult:
             for rec in self.records:
                 c = rec.config
                 for f in rec.result["fits"]:
-                    rows.append({"generator": c["generator"], "kind": c["kind"],
-                                 "label": generator_label(c["generator"], c["kind"]), "replicate": c["replicate"],
-                                 "n": c["n"], **{k: (math.inf if v == "inf" else v) for k, v in f.items()}})
+                    rows.append(
+                        {
+                            "generator": c["generator"],
+                            "kind": c["kind"],
+                            "label": generator_label(c["generator"], c["kind"]),
+                            "replicate": c["replicate"],
+                            "n": c["n"],
+                            **{k: (math.inf if v == "inf" else v) for k, v in f.items()},
+                        }
+                    )
             columns = ["generator", "kind", "label", "replicate", "n", "card", *FIT_COLUMNS]
             self._frames["fits"] = pd.DataFrame(rows, columns=columns)
         return self._frames["fits"]
@@ -231,10 +250,21 @@ class LCResult:
                 for s in self.study.scores:
                     col = SCORES[s].key
                     best = group.iloc[best_index(group[col].tolist(), group["ds"].tolist(), n)]
-                    rows.append({"generator": best["generator"], "kind": best["kind"], "label": label,
-                                 "replicate": int(rep), "n": int(n), "score": s, "card": int(best["card"]),
-                                 "kl_bits": float(best["kl_bits"]), "loglik": float(best["loglik"]),
-                                 "ds": int(best["ds"]), "de": int(best["de"])})
+                    rows.append(
+                        {
+                            "generator": best["generator"],
+                            "kind": best["kind"],
+                            "label": label,
+                            "replicate": int(rep),
+                            "n": int(n),
+                            "score": s,
+                            "card": int(best["card"]),
+                            "kl_bits": float(best["kl_bits"]),
+                            "loglik": float(best["loglik"]),
+                            "ds": int(best["ds"]),
+                            "de": int(best["de"]),
+                        }
+                    )
             self._frames["runs"] = pd.DataFrame(rows)
         return self._frames["runs"]
 
@@ -254,11 +284,28 @@ class LCResult:
                 g = group[group["score"] == s]
                 m, se = mean_se(g["kl_bits"])
                 cm, cse = mean_se(g["card"])
-                rows.append({"generator": g["generator"].iloc[0], "kind": g["kind"].iloc[0], "label": label,
-                             "n": int(n), "score": s, "replicates": len(g), "kl_mean": m, "kl_se": se,
-                             "kl_mean_1e3": m * 1e3, "kl_se_1e3": se * 1e3, "card_mean": cm, "card_se": cse,
-                             "best": s == best, "marked": bool(marks[s][0]), "p_value": marks[s][1],
-                             "test": self.test, "p_t": both[s]["t"], "p_wilcoxon": both[s]["wilcoxon"]})
+                rows.append(
+                    {
+                        "generator": g["generator"].iloc[0],
+                        "kind": g["kind"].iloc[0],
+                        "label": label,
+                        "n": int(n),
+                        "score": s,
+                        "replicates": len(g),
+                        "kl_mean": m,
+                        "kl_se": se,
+                        "kl_mean_1e3": m * 1e3,
+                        "kl_se_1e3": se * 1e3,
+                        "card_mean": cm,
+                        "card_se": cse,
+                        "best": s == best,
+                        "marked": bool(marks[s][0]),
+                        "p_value": marks[s][1],
+                        "test": self.test,
+                        "p_t": both[s]["t"],
+                        "p_wilcoxon": both[s]["wilcoxon"],
+                    }
+                )
         return pd.DataFrame(rows)
 
     def penalty_gaps(self):
@@ -270,25 +317,35 @@ class LCResult:
         """
         fits = self.fits()
         gap = (fits["cs"] - fits["bic"]).rename("cs_minus_bic")
-        table = fits.assign(cs_minus_bic=gap).pivot_table(index="n", columns="card", values="cs_minus_bic",
-                                                            aggfunc="mean")
+        table = fits.assign(cs_minus_bic=gap).pivot_table(
+            index="n", columns="card", values="cs_minus_bic", aggfunc="mean"
+        )
         return table
 
     def markdown(self) -> str:
         """One table per generating model: rows are sizes, cells ``KL ± se`` (1e-3 bits) and ``|X| ± se``."""
         summary = self.summary()
         scores = list(self.study.scores)
-        parts = [f"CS and CS+ with the Dirichlet prior {DirichletPrior.parse(self.study.cs_prior).label} "
-                 f"(`--cs-prior {self.study.cs_prior}`).\n"]
+        parts = [
+            f"CS and CS+ with the Dirichlet prior {DirichletPrior.parse(self.study.cs_prior).label} "
+            f"(`--cs-prior {self.study.cs_prior}`).\n"
+        ]
         for label, group in summary.groupby("label", sort=False):
             parts.append(f"#### Generated from {label}\n")
-            parts.append("| n | " + " | ".join(f"{SCORES[s].label} KL" for s in scores) + " | "
-                         + " | ".join(f"{SCORES[s].label} \\|X\\|" for s in scores) + " |")
+            parts.append(
+                "| n | "
+                + " | ".join(f"{SCORES[s].label} KL" for s in scores)
+                + " | "
+                + " | ".join(f"{SCORES[s].label} \\|X\\|" for s in scores)
+                + " |"
+            )
             parts.append("|---:|" + "---:|" * (2 * len(scores)))
             for n, g in group.groupby("n", sort=True):
                 g = g.set_index("score")
-                kl = [_bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
-                      for s in scores]
+                kl = [
+                    _bold(f"{_num(g.at[s, 'kl_mean_1e3'])} ± {_num(g.at[s, 'kl_se_1e3'], 1)}", g.at[s, "marked"])
+                    for s in scores
+                ]
                 card = [f"{g.at[s, 'card_mean']:.1f} ± {g.at[s, 'card_se']:.1f}" for s in scores]
                 parts.append(f"| {n:,} | " + " | ".join(kl + card) + " |")
             parts.append("")

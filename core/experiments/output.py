@@ -58,8 +58,9 @@ def run_metadata(result: Any, **extra: Any) -> dict[str, Any]:
     }
 
 
-def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True, png: bool = True,
-                  **extra: Any) -> tuple[list[Path], list[str]]:
+def write_outputs(
+    result: Any, out_dir: str | os.PathLike, *, plots: bool = True, png: bool = True, **extra: Any
+) -> tuple[list[Path], list[str]]:
     """Write the files of an :class:`~effdim.experiments.LCResult` or
     :class:`~effdim.experiments.HLCResult` into ``out_dir``.
 
@@ -98,8 +99,13 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
                 fig4 = "8:2,2,2,2" if "8:2,2,2,2" in random_labels else random_labels[-1]
                 figures.append((P.lc_figure(result, fig4), "lc_figure4", f"Section 5, Figure 4: data from {fig4}"))
             if det_labels:
-                figures.append((P.lc_figure(result, det_labels[0]), "lc_figure5",
-                                f"Section 5, Figure 5: data from {det_labels[0]}"))
+                figures.append(
+                    (
+                        P.lc_figure(result, det_labels[0]),
+                        "lc_figure5",
+                        f"Section 5, Figure 5: data from {det_labels[0]}",
+                    )
+                )
             if len(labels) > 1:
                 figures.append((P.lc_overview(result), "lc_all", "Section 5: every generating model"))
     elif name == "structure":
@@ -109,13 +115,17 @@ def write_outputs(result: Any, out_dir: str | os.PathLike, *, plots: bool = True
         if plots:
             from . import plots as P
 
-            figures.append((P.structure_figure(result.summary()), "structure_figure",
-                            "Latent trees learned per score"))
+            figures.append((P.structure_figure(result.summary()), "structure_figure", "Latent trees learned per score"))
     else:
         table = result.table2()
         csv(table, "hlc_table2.csv")
-        text("### Table 2\n\n" + result.markdown() + "\n\n### Most frequent selections (|H1|,|H2|,|H3| (count))\n\n"
-             + result.selections_markdown(), "hlc_table2.md")
+        text(
+            "### Table 2\n\n"
+            + result.markdown()
+            + "\n\n### Most frequent selections (|H1|,|H2|,|H3| (count))\n\n"
+            + result.selections_markdown(),
+            "hlc_table2.md",
+        )
         if plots:
             from . import plots as P
 

@@ -37,8 +37,17 @@ def _hv():
     return hv
 
 
-def _curves(hv, frame, y: str, err: str, ylabel: str, title: str, logy: bool, ylim: tuple | None = None,
-            legend: str = "top_right"):
+def _curves(
+    hv,
+    frame,
+    y: str,
+    err: str,
+    ylabel: str,
+    title: str,
+    logy: bool,
+    ylim: tuple | None = None,
+    legend: str = "top_right",
+):
     """One curve with error bars (one standard error) and markers per score, against ``n`` on a log axis.
 
     On a log axis the lower error bar is clipped at a tenth of the value
@@ -66,8 +75,18 @@ def _curves(hv, frame, y: str, err: str, ylabel: str, title: str, logy: bool, yl
         low, high = float(np.min(lows)), float(np.max(highs))
         ylim = (low / 1.5, high * 1.5) if logy else (min(0.0, low), high + 0.05 * (high - min(0.0, low)) + 0.5)
     overlay = hv.Overlay(layers).opts(
-        hv.opts.Overlay(title=title, logx=True, logy=logy, xlabel="sample size", ylabel=ylabel, ylim=ylim,
-                        legend_position="right", show_grid=True, padding=(0.05, 0.02), **PANEL)
+        hv.opts.Overlay(
+            title=title,
+            logx=True,
+            logy=logy,
+            xlabel="sample size",
+            ylabel=ylabel,
+            ylim=ylim,
+            legend_position="right",
+            show_grid=True,
+            padding=(0.05, 0.02),
+            **PANEL,
+        )
     )
     return overlay
 
@@ -84,10 +103,19 @@ def lc_summary_figure(summary: Any, label: str):
     if d.empty:
         raise InvalidArgument(f"no results for generating model {label!r}")
     reps = int(d["replicates"].min())
-    fit = _curves(hv, d, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
-                  f"KL: {label}, {reps} replicates", logy=True, legend="bottom_left")
-    card = _curves(hv, d, "card_mean", "card_se", "selected |X|", f"Selected |X|: {label}", logy=False,
-                   legend="bottom_right")
+    fit = _curves(
+        hv,
+        d,
+        "kl_mean_1e3",
+        "kl_se_1e3",
+        "KL divergence (1e-3 bits)",
+        f"KL: {label}, {reps} replicates",
+        logy=True,
+        legend="bottom_left",
+    )
+    card = _curves(
+        hv, d, "card_mean", "card_se", "selected |X|", f"Selected |X|: {label}", logy=False, legend="bottom_right"
+    )
     return (fit + card).cols(2).opts(shared_axes=False)
 
 
@@ -115,8 +143,18 @@ def hlc_figure(result: Any):
         cards = runs["cards"].str.split(",").str[i].astype(int)
         g = runs.assign(card=cards).groupby(["n", "score"], sort=False)["card"]
         d = pd.DataFrame({"mean": g.mean(), "se": g.sem().fillna(0.0)}).reset_index()
-        panels.append(_curves(hv, d, "mean", "se", f"selected |{h}|",
-                              f"Cardinality of {h} (true {truth.card(h)})", logy=False, legend="bottom_right"))
+        panels.append(
+            _curves(
+                hv,
+                d,
+                "mean",
+                "se",
+                f"selected |{h}|",
+                f"Cardinality of {h} (true {truth.card(h)})",
+                logy=False,
+                legend="bottom_right",
+            )
+        )
     return hv.Layout(panels).cols(2).opts(shared_axes=False)
 
 
@@ -125,8 +163,16 @@ def table2_figure(table: Any):
     (from ``HLCResult.table2()`` or its CSV, ``hlc_table2.csv``)."""
     hv = _hv()
     reps = int(table["replicates"].min())
-    return _curves(hv, table, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)",
-                   f"KL of the selected model, {reps} replicates", logy=True, legend="bottom_left")
+    return _curves(
+        hv,
+        table,
+        "kl_mean_1e3",
+        "kl_se_1e3",
+        "KL divergence (1e-3 bits)",
+        f"KL of the selected model, {reps} replicates",
+        logy=True,
+        legend="bottom_left",
+    )
 
 
 def structure_figure(summary: Any):
@@ -136,12 +182,28 @@ def structure_figure(summary: Any):
     low, high = int(summary["replicates"].min()), int(summary["replicates"].max())
     reps = f"{low}" if low == high else f"{low}-{high}"
     panels = [
-        _curves(hv, summary, "rf_mean", "rf_se", "Robinson-Foulds distance", f"Tree errors, {reps} replicates",
-                logy=False),
-        _curves(hv, summary, "kl_mean_1e3", "kl_se_1e3", "KL divergence (1e-3 bits)", "KL of the learned model",
-                logy=True, legend="bottom_left"),
-        _curves(hv, summary, "card_errors_mean", "card_errors_se", "hidden-cardinality errors",
-                "Cardinality errors", logy=False),
+        _curves(
+            hv, summary, "rf_mean", "rf_se", "Robinson-Foulds distance", f"Tree errors, {reps} replicates", logy=False
+        ),
+        _curves(
+            hv,
+            summary,
+            "kl_mean_1e3",
+            "kl_se_1e3",
+            "KL divergence (1e-3 bits)",
+            "KL of the learned model",
+            logy=True,
+            legend="bottom_left",
+        ),
+        _curves(
+            hv,
+            summary,
+            "card_errors_mean",
+            "card_errors_se",
+            "hidden-cardinality errors",
+            "Cardinality errors",
+            logy=False,
+        ),
     ]
     return hv.Layout(panels).cols(2).opts(shared_axes=False)
 
@@ -167,8 +229,9 @@ def find_chromium() -> str | None:
     return None
 
 
-def render_png(obj: Any, path: str | os.PathLike, title: str, *, size: tuple[int, int] | None = None,
-               timeout: float = 120.0) -> Path | None:
+def render_png(
+    obj: Any, path: str | os.PathLike, title: str, *, size: tuple[int, int] | None = None, timeout: float = 120.0
+) -> Path | None:
     """Render a HoloViews object to PNG with headless Chromium; ``None`` when no Chromium is found.
 
     The plot is saved as HTML with BokehJS inline (no network needed) and
@@ -184,9 +247,18 @@ def render_png(obj: Any, path: str | os.PathLike, title: str, *, size: tuple[int
         size = _layout_size(obj)
     with tempfile.TemporaryDirectory() as tmp:
         html = save_html(obj, Path(tmp) / "plot.html", title, inline=True)
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               f"--user-data-dir={tmp}/profile", f"--window-size={size[0]},{size[1]}",
-               "--virtual-time-budget=15000", f"--screenshot={path.resolve()}", html.resolve().as_uri()]
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp}/profile",
+            f"--window-size={size[0]},{size[1]}",
+            "--virtual-time-budget=15000",
+            f"--screenshot={path.resolve()}",
+            html.resolve().as_uri(),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0 or not path.exists():
         raise ExperimentError(f"chromium could not render {path.name}: {proc.stderr.strip()[-300:]}")

@@ -154,8 +154,7 @@ def schema_problem(value: Any, schema: Schema, where: str = "result") -> str | N
 
 def _checksum(config: dict, result: dict, seconds: float) -> str:
     """SHA-256 of a record's canonical JSON: any change to a cached file's config, result or time shows."""
-    text = json.dumps({"config": config, "result": result, "seconds": seconds}, sort_keys=True,
-                      separators=(",", ":"))
+    text = json.dumps({"config": config, "result": result, "seconds": seconds}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -194,9 +193,13 @@ def _read_cache(path: Path, config: dict, schema: Schema = None) -> tuple[JobRec
 def _write_cache(path: Path, record: JobRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    payload = {"config": record.config, "result": record.result, "seconds": record.seconds,
-               "checksum": _checksum(record.config, record.result, record.seconds),
-               "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    payload = {
+        "config": record.config,
+        "result": record.result,
+        "seconds": record.seconds,
+        "checksum": _checksum(record.config, record.result, record.seconds),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
     tmp.write_text(json.dumps(payload, sort_keys=True))
     os.replace(tmp, path)  # atomic: a reader never sees half a file
 
@@ -210,8 +213,9 @@ class Progress:
     ``enabled=False`` prints nothing.
     """
 
-    def __init__(self, total: int, label: str = "", *, stream: TextIO | None = None, enabled: bool = True,
-                 width: int = 28):
+    def __init__(
+        self, total: int, label: str = "", *, stream: TextIO | None = None, enabled: bool = True, width: int = 28
+    ):
         self.total = int(total)
         self.label = label
         self.stream = sys.stderr if stream is None else stream
@@ -251,8 +255,10 @@ class Progress:
             eta = f", ETA {_clock(elapsed / computed * left)}"
         cached = f" ({self.cached} cached)" if self.cached else ""
         label = f"{self.label} " if self.label else ""
-        return (f"{label}[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} jobs{cached}, "
-                f"{_clock(elapsed)} elapsed{eta}")
+        return (
+            f"{label}[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} jobs{cached}, "
+            f"{_clock(elapsed)} elapsed{eta}"
+        )
 
 
 def _clock(seconds: float) -> str:
@@ -357,8 +363,9 @@ def run_jobs(
     def fail(k: str, err: BaseException) -> None:
         stats.failures.append(f"{json.dumps(unique[k], sort_keys=True)}: {type(err).__name__}: {err}")
 
-    stats.executor, stats.workers = run_each(fn, unique, pending, finish, fail, executor=executor,
-                                             workers=workers, scheduler=scheduler)
+    stats.executor, stats.workers = run_each(
+        fn, unique, pending, finish, fail, executor=executor, workers=workers, scheduler=scheduler
+    )
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
     if stats.failures:

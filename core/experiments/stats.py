@@ -63,7 +63,9 @@ def paired_pvalue(a: Sequence[float], b: Sequence[float], test: str = "t") -> fl
     return float(p) if np.isfinite(p) else 1.0
 
 
-def mark_best(samples: dict[str, Sequence[float]], test: str = "t", alpha: float = 0.05) -> dict[str, tuple[bool, float]]:
+def mark_best(
+    samples: dict[str, Sequence[float]], test: str = "t", alpha: float = 0.05
+) -> dict[str, tuple[bool, float]]:
     """For paired samples per score, the lowest-mean score and those not significantly worse.
 
     Returns ``score -> (marked, p_value)``: the best (lowest mean) score is
@@ -93,5 +95,8 @@ def pvalues_against_best(samples: dict[str, Sequence[float]]) -> dict[str, dict[
     if not means:
         return {}
     best = min(means, key=means.get)
-    return {s: {t: (1.0 if s == best else paired_pvalue(v, samples[best], t)) for t in TESTS}
-            for s, v in samples.items() if len(v)}
+    return {
+        s: {t: (1.0 if s == best else paired_pvalue(v, samples[best], t)) for t in TESTS}
+        for s, v in samples.items()
+        if len(v)
+    }

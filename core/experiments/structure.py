@@ -43,15 +43,21 @@ from ..errors import InvalidArgument
 from ..model import HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
+from ..scores import PAPER_SCORES, SCORES
 from ..search import fit
 from ..structure import SEARCH_VERSION, learn_structure, robinson_foulds
-from ..scores import PAPER_SCORES, SCORES
 from .common import Study, check_config, kl_bits, rng_for
 from .runner import JobRecord, RunStats
 from .stats import mean_se, paired_pvalue
 
-__all__ = ["StructureStudy", "StructureResult", "structure_job", "random_latent_tree", "hidden_signatures",
-           "separated_parameters"]
+__all__ = [
+    "StructureStudy",
+    "StructureResult",
+    "structure_job",
+    "random_latent_tree",
+    "hidden_signatures",
+    "separated_parameters",
+]
 
 #: Exact KL up to this many observed states; a Monte Carlo estimate beyond.
 EXACT_KL_STATES = 1 << 16
@@ -141,28 +147,48 @@ def structure_job(config: dict) -> dict:
     data = sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
     signatures = hidden_signatures(truth_model)
     # the generating structure fitted by EM: what the search should reach (or beat) under every score
-    reference = fit(data, truth_model, restarts=TRUTH_RESTARTS, seed=rng_for(seed, "structure-truth", rep, n),
-                    warn=False)
+    reference = fit(
+        data, truth_model, restarts=TRUTH_RESTARTS, seed=rng_for(seed, "structure-truth", rep, n), warn=False
+    )
     rows = []
     for score in config["scores"]:
         # the same stream for every score: identical decisions give identical fits, so the scores differ only
         # where their choices do (a paired comparison)
-        result = learn_structure(data, score=score, restarts=config["restarts"], max_time=config["max_time"],
-                                 seed=rng_for(seed, "structure-fit", rep, n))
+        result = learn_structure(
+            data,
+            score=score,
+            restarts=config["restarts"],
+            max_time=config["max_time"],
+            seed=rng_for(seed, "structure-fit", rep, n),
+        )
         learned = result.model
         found = hidden_signatures(learned)
-        card_errors = sum(1 for sig, h in signatures.items()
-                          if sig not in found or learned.card(found[sig]) != truth_model.card(h))
+        card_errors = sum(
+            1 for sig, h in signatures.items() if sig not in found or learned.card(found[sig]) != truth_model.card(h)
+        )
         kl, exact_kl = kl_to_truth(truth, result.fit.params, rng_for(seed, "structure-kl", rep, n, score))
         rf = robinson_foulds(learned, truth_model)
-        rows.append({"score": score, "learned": format_model(learned), "rf": rf, "kl_bits": kl,
-                     "kl_exact": exact_kl, "hidden_true": len(truth_model.hidden),
-                     "hidden_learned": len(learned.hidden), "card_errors": card_errors,
-                     "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
-                     "steps": len(result.steps), "seconds": round(result.seconds, 3), "stopped": result.stopped,
-                     "ds": result.fit.ds, "de": result.fit.de, "score_learned": result.fit.score(score),
-                     "score_truth": reference.score(score),
-                     "gap": result.fit.score(score) - reference.score(score)})
+        rows.append(
+            {
+                "score": score,
+                "learned": format_model(learned),
+                "rf": rf,
+                "kl_bits": kl,
+                "kl_exact": exact_kl,
+                "hidden_true": len(truth_model.hidden),
+                "hidden_learned": len(learned.hidden),
+                "card_errors": card_errors,
+                "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
+                "steps": len(result.steps),
+                "seconds": round(result.seconds, 3),
+                "stopped": result.stopped,
+                "ds": result.fit.ds,
+                "de": result.fit.de,
+                "score_learned": result.fit.score(score),
+                "score_truth": reference.score(score),
+                "gap": result.fit.score(score) - reference.score(score),
+            }
+        )
     return {"truth": format_model(truth_model), "leaves": len(truth_model.observed), "runs": rows}
 
 
@@ -183,8 +209,10 @@ class StructureStudy(Study):
 
     #: ``"full"``: 20 replicates x 5 sizes (1k-100k), 8-20 leaves, 2-6 hidden nodes;
     #: ``"quick"``: 6 replicates of 1k and 10k with 8-12 leaves and 2-4 hidden nodes.
-    presets = {"full": {}, "quick": {"replicates": 6, "sizes": (1000, 10000), "leaves": (8, 12), "hidden": (2, 4),
-                                     "max_time": 120.0}}
+    presets = {
+        "full": {},
+        "quick": {"replicates": 6, "sizes": (1000, 10000), "leaves": (8, 12), "hidden": (2, 4), "max_time": 120.0},
+    }
 
     def __post_init__(self) -> None:
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
@@ -194,15 +222,21 @@ class StructureStudy(Study):
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
-        common = {"scores": list(self.scores), "leaves": list(self.leaves), "hidden": list(self.hidden),
-                  "restarts": self.restarts, "max_time": self.max_time, "seed": self.seed,
-                  "search": SEARCH_VERSION}  # a new search never reuses an old search's cached jobs
+        common = {
+            "scores": list(self.scores),
+            "leaves": list(self.leaves),
+            "hidden": list(self.hidden),
+            "restarts": self.restarts,
+            "max_time": self.max_time,
+            "seed": self.seed,
+            "search": SEARCH_VERSION,
+        }  # a new search never reuses an old search's cached jobs
         return self.replicate_jobs(common)
 
     job = staticmethod(structure_job)
     prefix = "structure"
 
-    def result(self, records: list, stats: RunStats) -> "StructureResult":
+    def result(self, records: list, stats: RunStats) -> StructureResult:
         return StructureResult(self, records, stats)
 
 
@@ -223,8 +257,15 @@ class StructureResult:
         rows = []
         for rec in self.records:
             for r in rec.result["runs"]:
-                rows.append({"replicate": rec.config["replicate"], "n": rec.config["n"],
-                             "truth": rec.result["truth"], "leaves": rec.result["leaves"], **r})
+                rows.append(
+                    {
+                        "replicate": rec.config["replicate"],
+                        "n": rec.config["n"],
+                        "truth": rec.result["truth"],
+                        "leaves": rec.result["leaves"],
+                        **r,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def fits(self):
@@ -243,18 +284,33 @@ class StructureResult:
             rf, rf_se = mean_se(g["rf"])
             kl, kl_se = mean_se(g["kl_bits"] * 1e3)
             ce, ce_se = mean_se(g["card_errors"])
-            rows.append({"n": int(n), "score": score, "replicates": len(g), "rf_mean": rf, "rf_se": rf_se,
-                         "kl_mean_1e3": kl, "kl_se_1e3": kl_se, "card_errors_mean": ce, "card_errors_se": ce_se,
-                         "exact_share": float(g["exact"].mean()),
-                         "hidden_learned_mean": float(g["hidden_learned"].mean()),
-                         "hidden_true_mean": float(g["hidden_true"].mean()),
-                         "seconds_mean": float(g["seconds"].mean()),
-                         "timed_out": int((g["stopped"] == "max_time").sum()),
-                         "gap_median": float(g["gap"].median()), "gap_min": float(g["gap"].min()),
-                         "below_truth": int((g["gap"] < -GAP_TOLERANCE).sum())})
+            rows.append(
+                {
+                    "n": int(n),
+                    "score": score,
+                    "replicates": len(g),
+                    "rf_mean": rf,
+                    "rf_se": rf_se,
+                    "kl_mean_1e3": kl,
+                    "kl_se_1e3": kl_se,
+                    "card_errors_mean": ce,
+                    "card_errors_se": ce_se,
+                    "exact_share": float(g["exact"].mean()),
+                    "hidden_learned_mean": float(g["hidden_learned"].mean()),
+                    "hidden_true_mean": float(g["hidden_true"].mean()),
+                    "seconds_mean": float(g["seconds"].mean()),
+                    "timed_out": int((g["stopped"] == "max_time").sum()),
+                    "gap_median": float(g["gap"].median()),
+                    "gap_min": float(g["gap"].min()),
+                    "below_truth": int((g["gap"] < -GAP_TOLERANCE).sum()),
+                }
+            )
         order = {s: i for i, s in enumerate(self.study.scores)}
-        return pd.DataFrame(rows).sort_values(["n", "score"], key=lambda c: c.map(order) if c.name == "score"
-                                              else c).reset_index(drop=True)
+        return (
+            pd.DataFrame(rows)
+            .sort_values(["n", "score"], key=lambda c: c.map(order) if c.name == "score" else c)
+            .reset_index(drop=True)
+        )
 
     def paired(self):
         """Each de-corrected score against its ds twin (BIC+ against BIC, CS+ against CS), per ``n``, paired
@@ -273,50 +329,79 @@ class StructureResult:
                 a = g[g["score"] == corrected].set_index("replicate").sort_index()
                 b = g[g["score"] == plain].set_index("replicate").sort_index()
                 rf = a["rf"] - b["rf"]
-                rows.append({"n": int(n), "pair": f"{SCORES[corrected].label} - {SCORES[plain].label}",
-                             "replicates": len(a), "same_tree": int((a["learned"] == b["learned"]).sum()),
-                             "rf_better": int((rf < 0).sum()), "rf_worse": int((rf > 0).sum()),
-                             "rf_diff": float(rf.mean()), "rf_p": paired_pvalue(a["rf"], b["rf"]),
-                             "kl_diff_1e3": float((a["kl_bits"] - b["kl_bits"]).mean() * 1e3),
-                             "kl_p": paired_pvalue(a["kl_bits"], b["kl_bits"]),
-                             "card_errors_diff": float((a["card_errors"] - b["card_errors"]).mean()),
-                             "hidden_diff": float((a["hidden_learned"] - b["hidden_learned"]).mean()),
-                             "deficit_diff": float(((a["ds"] - a["de"]) - (b["ds"] - b["de"])).mean())})
+                rows.append(
+                    {
+                        "n": int(n),
+                        "pair": f"{SCORES[corrected].label} - {SCORES[plain].label}",
+                        "replicates": len(a),
+                        "same_tree": int((a["learned"] == b["learned"]).sum()),
+                        "rf_better": int((rf < 0).sum()),
+                        "rf_worse": int((rf > 0).sum()),
+                        "rf_diff": float(rf.mean()),
+                        "rf_p": paired_pvalue(a["rf"], b["rf"]),
+                        "kl_diff_1e3": float((a["kl_bits"] - b["kl_bits"]).mean() * 1e3),
+                        "kl_p": paired_pvalue(a["kl_bits"], b["kl_bits"]),
+                        "card_errors_diff": float((a["card_errors"] - b["card_errors"]).mean()),
+                        "hidden_diff": float((a["hidden_learned"] - b["hidden_learned"]).mean()),
+                        "deficit_diff": float(((a["ds"] - a["de"]) - (b["ds"] - b["de"])).mean()),
+                    }
+                )
         return pd.DataFrame(rows)
 
     def markdown(self) -> str:
         """The summary as markdown tables, one block per metric, then the paired comparisons."""
         t = self.summary()
         scores = list(self.study.scores)
-        out = ["Mean ± standard error over the replicates (random trees) of each size; lower is better except "
-               "exact recoveries."]
-        for title, mean, se in (("Robinson-Foulds distance to the true tree", "rf_mean", "rf_se"),
-                                ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3"),
-                                ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se"),
-                                ("Exact recoveries (tree and cardinalities), share", "exact_share", None)):
-            out += ["", f"**{title}**", "", "| n | replicates | " + " | ".join(SCORES[s].label for s in scores)
-                    + " |", "|---:|---:|" + "---:|" * len(scores)]
+        out = [
+            "Mean ± standard error over the replicates (random trees) of each size; lower is better except "
+            "exact recoveries."
+        ]
+        for title, mean, se in (
+            ("Robinson-Foulds distance to the true tree", "rf_mean", "rf_se"),
+            ("KL divergence from the truth (1e-3 bits)", "kl_mean_1e3", "kl_se_1e3"),
+            ("Hidden-cardinality errors", "card_errors_mean", "card_errors_se"),
+            ("Exact recoveries (tree and cardinalities), share", "exact_share", None),
+        ):
+            out += [
+                "",
+                f"**{title}**",
+                "",
+                "| n | replicates | " + " | ".join(SCORES[s].label for s in scores) + " |",
+                "|---:|---:|" + "---:|" * len(scores),
+            ]
             for n, g in t.groupby("n", sort=True):
                 g = g.set_index("score")
                 cells = [f"{g.at[s, mean]:.3g}" + (f" ± {g.at[s, se]:.2g}" if se else "") for s in scores]
                 out.append(f"| {int(n):,} | {int(g['replicates'].min())} | " + " | ".join(cells) + " |")
-        out += ["", f"**Optimality gap: the learned score minus the generating structure's (fitted by EM), nats; "
-                f"median [lowest], and runs more than {GAP_TOLERANCE:g} nat below it**", "",
-                "| n | replicates | " + " | ".join(SCORES[s].label for s in scores) + " |",
-                "|---:|---:|" + "---:|" * len(scores)]
+        out += [
+            "",
+            f"**Optimality gap: the learned score minus the generating structure's (fitted by EM), nats; "
+            f"median [lowest], and runs more than {GAP_TOLERANCE:g} nat below it**",
+            "",
+            "| n | replicates | " + " | ".join(SCORES[s].label for s in scores) + " |",
+            "|---:|---:|" + "---:|" * len(scores),
+        ]
         for n, g in t.groupby("n", sort=True):
             g = g.set_index("score")
-            cells = [f"{g.at[s, 'gap_median']:+.1f} [{g.at[s, 'gap_min']:+.1f}], {int(g.at[s, 'below_truth'])} below"
-                     for s in scores]
+            cells = [
+                f"{g.at[s, 'gap_median']:+.1f} [{g.at[s, 'gap_min']:+.1f}], {int(g.at[s, 'below_truth'])} below"
+                for s in scores
+            ]
             out.append(f"| {int(n):,} | {int(g['replicates'].min())} | " + " | ".join(cells) + " |")
         pairs = self.paired()
         if len(pairs):
-            out += ["", "**Paired: the de-corrected score minus its ds twin, same data sets**", "",
-                    "| n | pair | same tree | RF lower / higher | RF diff (p) | KL diff, 1e-3 bits (p) "
-                    "| card. errors diff | hidden nodes diff | ds - de diff |",
-                    "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            out += [
+                "",
+                "**Paired: the de-corrected score minus its ds twin, same data sets**",
+                "",
+                "| n | pair | same tree | RF lower / higher | RF diff (p) | KL diff, 1e-3 bits (p) "
+                "| card. errors diff | hidden nodes diff | ds - de diff |",
+                "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+            ]
             for r in pairs.itertuples():
-                out.append(f"| {r.n:,} | {r.pair} | {r.same_tree}/{r.replicates} | {r.rf_better} / {r.rf_worse} "
-                           f"| {r.rf_diff:+.2f} ({r.rf_p:.2g}) | {r.kl_diff_1e3:+.3g} ({r.kl_p:.2g}) "
-                           f"| {r.card_errors_diff:+.2f} | {r.hidden_diff:+.2f} | {r.deficit_diff:+.2f} |")
+                out.append(
+                    f"| {r.n:,} | {r.pair} | {r.same_tree}/{r.replicates} | {r.rf_better} / {r.rf_worse} "
+                    f"| {r.rf_diff:+.2f} ({r.rf_p:.2g}) | {r.kl_diff_1e3:+.3g} ({r.kl_p:.2g}) "
+                    f"| {r.card_errors_diff:+.2f} | {r.hidden_diff:+.2f} | {r.deficit_diff:+.2f} |"
+                )
         return "\n".join(out)

@@ -57,6 +57,7 @@ Acceptance
     ``max_time`` covers every phase; the search also stops when ``cancel``
     is set (:class:`effdim.em.Cancelled`).
 """
+
 from __future__ import annotations
 
 from ..em import Cancelled

@@ -59,7 +59,9 @@ def shape(model: HLCModel) -> frozenset:
     leaves = set(model.observed)
     out = set()
     for h in model.hidden:
-        branches = frozenset(frozenset(leaves & nx.node_connected_component(graph.subgraph(set(graph) - {h}), n))
-                             for n in graph.neighbors(h))
+        branches = frozenset(
+            frozenset(leaves & nx.node_connected_component(graph.subgraph(set(graph) - {h}), n))
+            for n in graph.neighbors(h)
+        )
         out.add((branches, model.card(h)))
     return frozenset(out)

@@ -57,9 +57,17 @@ class Step:
     de: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"operator": self.operator, "move": self.text, "model": format_model(self.model),
-                "score": self.score, "gain": self.gain, "loglik": self.loglik,
-                "local_loglik": self.local_loglik, "ds": self.ds, "de": self.de}
+        return {
+            "operator": self.operator,
+            "move": self.text,
+            "model": format_model(self.model),
+            "score": self.score,
+            "gain": self.gain,
+            "loglik": self.loglik,
+            "local_loglik": self.local_loglik,
+            "ds": self.ds,
+            "de": self.de,
+        }
 
 
 @dataclass(frozen=True)
@@ -107,15 +115,17 @@ class StructureResult:
         ``steps`` (each with its ``gain``), and how the search ran."""
         out = self.fit.to_json()
         out.pop("card", None)
-        out.update({
-            "score": self.score,
-            "start": format_model(self.start.model),
-            "start_score": self.start.score(self.score),
-            "steps": [s.to_json() for s in self.steps],
-            "candidates": self.candidates,
-            "seconds": round(self.seconds, 3),
-            "stopped": self.stopped,
-        })
+        out.update(
+            {
+                "score": self.score,
+                "start": format_model(self.start.model),
+                "start_score": self.start.score(self.score),
+                "steps": [s.to_json() for s in self.steps],
+                "candidates": self.candidates,
+                "seconds": round(self.seconds, 3),
+                "stopped": self.stopped,
+            }
+        )
         if self.columns:
             out["columns"] = dict(self.columns)
         return out
@@ -134,9 +144,11 @@ def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dat
     names = [leaf_of.get(c, c) for c in dataset.columns]
     for column, name in zip(dataset.columns, names):
         if not NAME_PATTERN.match(name):
-            raise DataError(f"column {column!r} cannot name a leaf (use a letter or '_' followed by letters, "
-                            "digits, '_', '.', '-'); name its leaf with mapping={leaf: column} "
-                            "(--map LEAF=COLUMN in the CLI)")
+            raise DataError(
+                f"column {column!r} cannot name a leaf (use a letter or '_' followed by letters, "
+                "digits, '_', '.', '-'); name its leaf with mapping={leaf: column} "
+                "(--map LEAF=COLUMN in the CLI)"
+            )
     if len(set(names)) != len(names):
         dup = next(x for x in names if names.count(x) > 1)
         raise DataError(f"two columns would give leaves named {dup!r}; rename one with a mapping")
@@ -146,9 +158,16 @@ def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dat
             raise DataError(f"column {column!r} has {what}; it carries no information about the others: drop it")
     if len(names) < 3:
         raise DataError(f"a latent tree needs at least 3 columns; the data have {len(names)}")
-    renamed = Dataset(columns=tuple(names), states=dataset.states, patterns=dataset.patterns,
-                      counts=dataset.counts, n_rows=dataset.n_rows, n_missing=dataset.n_missing,
-                      source=dataset.source, count_column=dataset.count_column)
+    renamed = Dataset(
+        columns=tuple(names),
+        states=dataset.states,
+        patterns=dataset.patterns,
+        counts=dataset.counts,
+        n_rows=dataset.n_rows,
+        n_missing=dataset.n_missing,
+        source=dataset.source,
+        count_column=dataset.count_column,
+    )
     return renamed, dict(zip(names, dataset.columns))
 
 
@@ -298,8 +317,13 @@ def learn_structure(
 
     clock = _Clock(max_time, cancel)
     score = criterion(score).name
-    for name, value, low in (("tries", tries, 1), ("screen_iter", screen_iter, 1), ("kicks", kicks, 0),
-                             ("local_starts", local_starts, 1), ("local_iter", local_iter, 1)):
+    for name, value, low in (
+        ("tries", tries, 1),
+        ("screen_iter", screen_iter, 1),
+        ("kicks", kicks, 0),
+        ("local_starts", local_starts, 1),
+        ("local_iter", local_iter, 1),
+    ):
         check_int(name, value, low=low)
     data, columns = _named_dataset(dataset, mapping)
     operators = tuple(operators)
@@ -318,11 +342,14 @@ def learn_structure(
     elif start == "islands":
         first_model = islands_model(data, mi)
     else:
-        first_model = HLCModel.lc(2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0],
-                                  observed_names=data.columns)
+        first_model = HLCModel.lc(
+            2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0], observed_names=data.columns
+        )
     if sorted(first_model.observed) != sorted(data.columns):
-        raise InvalidArgument(f"the start model's leaves ({', '.join(first_model.observed)}) are not the data's "
-                              f"columns ({', '.join(data.columns)})")
+        raise InvalidArgument(
+            f"the start model's leaves ({', '.join(first_model.observed)}) are not the data's "
+            f"columns ({', '.join(data.columns)})"
+        )
     if not is_regular(first_model):
         raise InvalidArgument(f"the start model {first_model} is not regular; regularize it first")
 
@@ -342,8 +369,17 @@ def learn_structure(
     def em_fit(model: HLCModel, init: Any, iters: int, *, limit: bool = True) -> EMResult:
         """Full EM of ``model`` from ``init``; at the time limit :class:`_OutOfTime`."""
         try:
-            return timed_fit("refit", data, model, restarts=0, init=init, tol=tol, max_iter=iters, prior=prior,
-                             cancel=clock if limit else cancel)
+            return timed_fit(
+                "refit",
+                data,
+                model,
+                restarts=0,
+                init=init,
+                tol=tol,
+                max_iter=iters,
+                prior=prior,
+                cancel=clock if limit else cancel,
+            )
         except Cancelled:
             clock.check()
             raise _OutOfTime from None
@@ -365,8 +401,11 @@ def learn_structure(
     def report(phase: str, state: _Position | None = None) -> None:
         if progress is not None:
             shown = best[0] if best else state
-            progress(StructureProgress(shown.model, shown.score, len(shown.path), clocks["candidates"],
-                                       clock.elapsed(), phase))
+            progress(
+                StructureProgress(
+                    shown.model, shown.score, len(shown.path), clocks["candidates"], clock.elapsed(), phase
+                )
+            )
 
     # ---- the start
     clock.check()
@@ -378,21 +417,54 @@ def learn_structure(
         # falls inside the full fit, and what one EM step of this model costs (the time limit is checked
         # between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time left)
         t = time.perf_counter()
-        quick = timed_fit("fit", data, first_model, restarts=0, init=random_parameters(first_model, 0), tol=tol,
-                          max_iter=START_STEPS_ON_TIME, cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+        quick = timed_fit(
+            "fit",
+            data,
+            first_model,
+            restarts=0,
+            init=random_parameters(first_model, 0),
+            tol=tol,
+            max_iter=START_STEPS_ON_TIME,
+            cs_prior=cs_prior,
+            warn=False,
+            prior=prior,
+            cancel=cancel,
+        )
         per_step = (time.perf_counter() - t) / (START_STEPS_ON_TIME + 1)
         first = quick
         if clock.remaining() > 2 * CYCLE_STEPS * restarts * per_step:
             try:
-                first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
-                                  cs_prior=cs_prior, warn=False, prior=prior, cancel=clock)
+                first = timed_fit(
+                    "fit",
+                    data,
+                    first_model,
+                    restarts=restarts,
+                    seed=rng,
+                    tol=tol,
+                    max_iter=max_iter,
+                    cs_prior=cs_prior,
+                    warn=False,
+                    prior=prior,
+                    cancel=clock,
+                )
             except Cancelled:
                 clock.check()
         if first is quick:
             stopped = "max_time"
     else:
-        first = timed_fit("fit", data, first_model, restarts=restarts, seed=rng, tol=tol, max_iter=max_iter,
-                          cs_prior=cs_prior, warn=False, prior=prior, cancel=cancel)
+        first = timed_fit(
+            "fit",
+            data,
+            first_model,
+            restarts=restarts,
+            seed=rng,
+            tol=tol,
+            max_iter=max_iter,
+            cs_prior=cs_prior,
+            warn=False,
+            prior=prior,
+            cancel=cancel,
+        )
 
     def position(model: HLCModel, em: EMResult, value: float, path: tuple) -> _Position:
         return _Position(model, em, value, data, LocalDe(model), path)
@@ -414,8 +486,18 @@ def learn_structure(
             ds, de = cur.dims.dims(move.model)
             t = time.perf_counter()
             try:
-                local = local_fit(data, move, cur.em.params, starts=local_starts, max_iter=local_iter,
-                                  tol=local_tol, seed=rng, messages=cur.messages, prior=prior, cancel=clock)
+                local = local_fit(
+                    data,
+                    move,
+                    cur.em.params,
+                    starts=local_starts,
+                    max_iter=local_iter,
+                    tol=local_tol,
+                    seed=rng,
+                    messages=cur.messages,
+                    prior=prior,
+                    cancel=clock,
+                )
             except Cancelled:
                 clock.check()
                 raise _OutOfTime from None
@@ -444,8 +526,9 @@ def learn_structure(
             if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
                 full = em_fit(move.model, full.params, max_iter)
                 value = scored(full, ds, de)
-            step = Step(move.operator, move.text, move.model, value, value - cur.score, full.loglik,
-                        local.loglik, ds, de)
+            step = Step(
+                move.operator, move.text, move.model, value, value - cur.score, full.loglik, local.loglik, ds, de
+            )
             return position(move.model, full, value, cur.path + (step,))
         return None
 
@@ -484,8 +567,9 @@ def learn_structure(
             if not structural:
                 break
             move = structural[int(rng.integers(len(structural)))]
-            params = local_fit(data, move, params, starts=1, max_iter=local_iter, tol=local_tol, seed=rng,
-                               prior=prior, cancel=clock).params
+            params = local_fit(
+                data, move, params, starts=1, max_iter=local_iter, tol=local_tol, seed=rng, prior=prior, cancel=clock
+            ).params
             model = move.model
             texts.append(move.text)
         full = em_fit(model, params, max_iter)
@@ -512,13 +596,30 @@ def learn_structure(
     if final_state.em is first.em:
         final = first
     else:  # the search ends at a fit it made at the full tolerance; on time only scored (no more EM)
-        final = timed_fit("fit", data, final_state.model, restarts=0, init=final_state.em.params, tol=tol,
-                          max_iter=0 if stopped == "max_time" else max_iter, cs_prior=cs_prior, prior=prior,
-                          cancel=cancel, warn=False)
+        final = timed_fit(
+            "fit",
+            data,
+            final_state.model,
+            restarts=0,
+            init=final_state.em.params,
+            tol=tol,
+            max_iter=0 if stopped == "max_time" else max_iter,
+            cs_prior=cs_prior,
+            prior=prior,
+            cancel=cancel,
+            warn=False,
+        )
     report("done")
     return StructureResult(
-        fit=final, score=str(score).lower(), start=first, steps=final_state.path, candidates=clocks["candidates"],
-        local_em_seconds=clocks["local"], full_em_seconds=clocks["full"], local_refits=clocks["refits"],
-        seconds=clock.elapsed(), stopped=stopped,
+        fit=final,
+        score=str(score).lower(),
+        start=first,
+        steps=final_state.path,
+        candidates=clocks["candidates"],
+        local_em_seconds=clocks["local"],
+        full_em_seconds=clocks["full"],
+        local_refits=clocks["refits"],
+        seconds=clock.elapsed(),
+        stopped=stopped,
         columns={leaf: col for leaf, col in columns.items() if leaf != col},
     )

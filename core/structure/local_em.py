@@ -149,9 +149,19 @@ def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any =
     return [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
 
 
-def local_fit(data: Any, move: Move, params: Parameters, *, starts: int = 3, max_iter: int = 32,
-              tol: float = 1e-6, seed: Any = None, prior: float | None = None, cancel: Any = None,
-              messages: Messages | None = None) -> LocalFit:
+def local_fit(
+    data: Any,
+    move: Move,
+    params: Parameters,
+    *,
+    starts: int = 3,
+    max_iter: int = 32,
+    tol: float = 1e-6,
+    seed: Any = None,
+    prior: float | None = None,
+    cancel: Any = None,
+    messages: Messages | None = None,
+) -> LocalFit:
     """Local EM of a candidate: the restricted likelihood of EAST (Chen et al. 2012, Section 5).
 
     Only the CPTs of ``move.free`` (:func:`changed_families`) are fitted;
@@ -264,8 +274,9 @@ class _Region:
             ll, counts = self._estep(th)
             obj = ll
             if prior:  # the MAP objective: the pseudo-counts' log prior of the free tables
-                obj = ll + prior * sum(np.log(np.maximum(th[x], 1e-300)).reshape(n_starts, -1).sum(axis=1)
-                                       for x in learn)
+                obj = ll + prior * sum(
+                    np.log(np.maximum(th[x], 1e-300)).reshape(n_starts, -1).sum(axis=1) for x in learn
+                )
             return ll, obj, counts
 
         def choose(mask: np.ndarray, a: dict, b: dict) -> dict:
@@ -282,8 +293,9 @@ class _Region:
                 new = (x1, ll1, obj1, c1)
             else:
                 x2 = mstep(x1, c1)
-                xs, alpha = extrapolate([thetas[x] for x in learn], [x1[x] for x in learn],
-                                        [x2[x] for x in learn], step_max)
+                xs, alpha = extrapolate(
+                    [thetas[x] for x in learn], [x1[x] for x in learn], [x2[x] for x in learn], step_max
+                )
                 point = dict(x2)
                 for x, a in zip(learn, xs):  # rows sum to 1 only up to rounding, which a^2 would amplify
                     rs = a.sum(axis=-1, keepdims=True)

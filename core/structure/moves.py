@@ -53,8 +53,9 @@ class Move:
     free: frozenset
 
 
-def _rebuild(model: HLCModel, cards: dict[str, int], hidden: list[str], edges: list[tuple[str, str]],
-             root: str | None = None) -> HLCModel:
+def _rebuild(
+    model: HLCModel, cards: dict[str, int], hidden: list[str], edges: list[tuple[str, str]], root: str | None = None
+) -> HLCModel:
     return HLCModel(cards, hidden, edges, root or model.root)
 
 
@@ -80,8 +81,9 @@ def _cohesion(group: tuple[str, ...], below: dict[str, list[str]], mi, index) ->
     return float(np.mean([_affinity(mi, index, below[a], below[b]) for a, b in itertools.combinations(group, 2)]))
 
 
-def _ni_groups(model: HLCModel, kids: list[str], below: dict[str, list[str]], mi, index,
-               per_node: int) -> list[tuple[str, ...]]:
+def _ni_groups(
+    model: HLCModel, kids: list[str], below: dict[str, list[str]], mi, index, per_node: int
+) -> list[tuple[str, ...]]:
     """The groups of children a node introduction may gather: every pair with a hidden member, and the
     ``per_node`` most cohesive (:func:`_cohesion`) among the other pairs and the groups of three or more
     grown greedily from the most dependent pairs (each time adding the child with the largest mean mutual
@@ -93,8 +95,7 @@ def _ni_groups(model: HLCModel, kids: list[str], below: dict[str, list[str]], mi
         group = list(pair)
         while len(group) < len(kids) - 1:
             inside = [leaf for c in group for leaf in below[c]]
-            group.append(max((c for c in kids if c not in group),
-                             key=lambda c: _affinity(mi, index, below[c], inside)))
+            group.append(max((c for c in kids if c not in group), key=lambda c: _affinity(mi, index, below[c], inside)))
             grown.append(tuple(group))
     hidden = [p for p in pairs if model.is_hidden(p[0]) or model.is_hidden(p[1])]
     others = sorted({g for g in [*pairs, *grown] if g not in hidden}, key=lambda g: -_cohesion(g, below, mi, index))
@@ -116,8 +117,11 @@ def _node_introductions(model: HLCModel, mi, index, per_node: int) -> Iterator[t
             for k in sorted({model.card(h), 2}, reverse=True):
                 cards = {n: model.card(n) for n in model.nodes}
                 cards[new] = k
-                yield ("NI", f"introduce {new} ({k} states) over {', '.join(group)} under {h}",
-                       _rebuild(model, cards, model.hidden + [new], edges))
+                yield (
+                    "NI",
+                    f"introduce {new} ({k} states) over {', '.join(group)} under {h}",
+                    _rebuild(model, cards, model.hidden + [new], edges),
+                )
 
 
 def _node_deletions(model: HLCModel) -> Iterator[tuple]:
@@ -132,8 +136,11 @@ def _node_deletions(model: HLCModel) -> Iterator[tuple]:
             edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
             root = keep if gone == model.root else model.root
             new_cards = {n: k for n, k in cards.items() if n != gone}
-            yield ("ND", f"delete {gone}, its neighbours join {keep}",
-                   HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root))
+            yield (
+                "ND",
+                f"delete {gone}, its neighbours join {keep}",
+                HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root),
+            )
 
 
 def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
@@ -167,8 +174,14 @@ def _state_changes(model: HLCModel) -> Iterator[tuple]:
             yield ("SD", f"{h}: {k} -> {k - 1} states", model.with_card(h, k - 1))
 
 
-def iter_candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
-                         operators: Iterable[str] = OPERATORS, ni_per_node: int = 8) -> Iterator[Move]:
+def iter_candidate_moves(
+    model: HLCModel,
+    mi: np.ndarray,
+    index: Mapping[str, int],
+    *,
+    operators: Iterable[str] = OPERATORS,
+    ni_per_node: int = 8,
+) -> Iterator[Move]:
     """Every regular candidate of the chosen operators (see the module docstring), one at a time
     (building a candidate of a large tree takes milliseconds: a search under a time limit stops between them).
 
@@ -192,8 +205,14 @@ def iter_candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, in
             yield Move(operator, text, new, changed_families(model, new))
 
 
-def candidate_moves(model: HLCModel, mi: np.ndarray, index: Mapping[str, int], *,
-                    operators: Iterable[str] = OPERATORS, ni_per_node: int = 8) -> list[Move]:
+def candidate_moves(
+    model: HLCModel,
+    mi: np.ndarray,
+    index: Mapping[str, int],
+    *,
+    operators: Iterable[str] = OPERATORS,
+    ni_per_node: int = 8,
+) -> list[Move]:
     """:func:`iter_candidate_moves` as a list."""
     return list(iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node))
 
@@ -206,7 +225,11 @@ def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
     out = set()
     for x in new.nodes:
         parent = new.parent(x)
-        if (x not in old or old.parent(x) != parent or old.card(x) != new.card(x)
-                or (parent is not None and old.card(parent) != new.card(parent))):
+        if (
+            x not in old
+            or old.parent(x) != parent
+            or old.card(x) != new.card(x)
+            or (parent is not None and old.card(parent) != new.card(parent))
+        ):
             out.add(x)
     return frozenset(out)

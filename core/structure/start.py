@@ -31,16 +31,16 @@ def mutual_information(dataset: Dataset) -> np.ndarray:
     offsets = np.concatenate([[0], np.cumsum(cards)]).astype(int)
     tables = np.zeros((offsets[-1], offsets[-1]))
     for lo in range(0, pats.shape[0], MI_BLOCK):
-        block = pats[lo:lo + MI_BLOCK]
+        block = pats[lo : lo + MI_BLOCK]
         ind = np.zeros((block.shape[0], offsets[-1]))
         rows = np.arange(block.shape[0])
         for j in range(n):
             ok = block[:, j] >= 0
             ind[rows[ok], offsets[j] + block[ok, j]] = 1.0
-        tables += (ind * w[lo:lo + MI_BLOCK, None]).T @ ind
+        tables += (ind * w[lo : lo + MI_BLOCK, None]).T @ ind
     mi = np.zeros((n, n))
     for i, j in itertools.combinations(range(n), 2):
-        table = tables[offsets[i]:offsets[i + 1], offsets[j]:offsets[j + 1]]
+        table = tables[offsets[i] : offsets[i + 1], offsets[j] : offsets[j + 1]]
         total = table.sum()
         if total <= 0:
             continue

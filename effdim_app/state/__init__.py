@@ -24,5 +24,13 @@ from .model import ModelState
 from .proposal import ProposalState
 from .scores import CS_PRIORS, SHOWN_SCORES, ScoresState
 
-__all__ = ["ModelState", "DataState", "ScoresState", "FittedState", "ProposalState", "SHOWN_SCORES", "CS_PRIORS",
-           "DEFAULT_SCORE"]
+__all__ = [
+    "ModelState",
+    "DataState",
+    "ScoresState",
+    "FittedState",
+    "ProposalState",
+    "SHOWN_SCORES",
+    "CS_PRIORS",
+    "DEFAULT_SCORE",
+]

@@ -28,10 +28,16 @@ class DataState(param.Parameterized):
     max_columns = param.Integer(default=2_000, bounds=(2, None), doc="Most columns an upload may have.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
-    load_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
-                                   doc="The job reading an upload, while it runs.")
-    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
-                               doc="Reads uploads in a worker process; None: in this process.")
+    load_job = param.ClassSelector(
+        class_=Job, default=None, allow_None=True, instantiate=False, doc="The job reading an upload, while it runs."
+    )
+    jobs = param.ClassSelector(
+        class_=JobRunner,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="Reads uploads in a worker process; None: in this process.",
+    )
 
     def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
         """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:
@@ -39,7 +45,8 @@ class DataState(param.Parameterized):
         self.param.update(full=full, columns=list(full.columns), dataset=full, source=source)
         left_out = [f"{c!r} (more than {self.max_states} distinct values: an identifier?)" for c in dropped]
         notes = ([f"read as {how}"] if how else []) + (
-            [f"left out {', '.join(left_out)}; pick the columns to use below"] if dropped else [])
+            [f"left out {', '.join(left_out)}; pick the columns to use below"] if dropped else []
+        )
         extra = "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
         self.param.update(message=f"Loaded {source}: {self.describe()}.{extra}", message_kind="success")
         return True
@@ -51,12 +58,14 @@ class DataState(param.Parameterized):
             return False
         columns = [c for c in full.columns if c in set(columns)]  # the file's order
         if len(columns) < 2:
-            self.param.update(message="Pick at least two columns. The columns in use are unchanged.",
-                              message_kind="danger")
+            self.param.update(
+                message="Pick at least two columns. The columns in use are unchanged.", message_kind="danger"
+            )
             return False
         self.param.update(columns=columns, dataset=full.subset(columns))
-        self.param.update(message=f"Using {len(columns)} of {len(full.columns)} columns: {self.describe()}.",
-                          message_kind="success")
+        self.param.update(
+            message=f"Using {len(columns)} of {len(full.columns)} columns: {self.describe()}.", message_kind="success"
+        )
         return True
 
     def move_state(self, column: str, state: str, step: int) -> bool:
@@ -80,8 +89,12 @@ class DataState(param.Parameterized):
             self.param.update(message=f"The order was not changed: {error_text(err)}.", message_kind="danger")
             return False
         dataset = full.subset(self.columns) if list(self.columns) != list(full.columns) else full
-        self.param.update(full=full, dataset=dataset, message=f"Column {column!r}: states in the order "
-                          f"{', '.join(order)}.", message_kind="success")
+        self.param.update(
+            full=full,
+            dataset=dataset,
+            message=f"Column {column!r}: states in the order {', '.join(order)}.",
+            message_kind="success",
+        )
         return True
 
     def _failed(self, source: str, err: BaseException) -> bool:
@@ -105,8 +118,9 @@ class DataState(param.Parameterized):
             return self._failed(
                 source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
             )
-        options = dict(name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns,
-                       max_states=self.max_states)
+        options = dict(
+            name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns, max_states=self.max_states
+        )
         if self.jobs is None:  # no worker processes (a state used alone): read here
             try:
                 return self._read(tasks.read_upload_task(content, **options), source)
@@ -130,8 +144,9 @@ class DataState(param.Parameterized):
 
     def _read(self, loaded, source: str) -> bool:
         """Use a file as :func:`effdim.reading.read_data` read it (a :class:`effdim.reading.Loaded`)."""
-        return self._loaded(loaded.dataset, source=source, how=loaded.description(),
-                            dropped=tuple(name for name, _ in loaded.dropped))
+        return self._loaded(
+            loaded.dataset, source=source, how=loaded.description(), dropped=tuple(name for name, _ in loaded.dropped)
+        )
 
     def load_bundled(self, name: str) -> bool:
         from effdim import datasets
@@ -147,8 +162,7 @@ class DataState(param.Parameterized):
         if ds is None:
             return "no data"
         missing = f", {_number(ds.n_missing)} missing cells" if ds.n_missing else ""
-        return (f"{_number(ds.n_rows)} rows, {ds.n_patterns} distinct patterns over "
-                f"{len(ds.columns)} columns{missing}")
+        return f"{_number(ds.n_rows)} rows, {ds.n_patterns} distinct patterns over {len(ds.columns)} columns{missing}"
 
     def columns_frame(self):
         """One row per column: name, number of states, the states."""
@@ -156,13 +170,20 @@ class DataState(param.Parameterized):
 
         ds = self.dataset
         if ds is None:
-            return pd.DataFrame({"column": pd.Series(dtype=object), "states": pd.Series(dtype="int64"),
-                                 "values": pd.Series(dtype=object)})
-        return pd.DataFrame({
-            "column": list(ds.columns),
-            "states": [len(s) for s in ds.states],
-            "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
-        })
+            return pd.DataFrame(
+                {
+                    "column": pd.Series(dtype=object),
+                    "states": pd.Series(dtype="int64"),
+                    "values": pd.Series(dtype=object),
+                }
+            )
+        return pd.DataFrame(
+            {
+                "column": list(ds.columns),
+                "states": [len(s) for s in ds.states],
+                "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
+            }
+        )
 
 
 def _number(x: float) -> str:

@@ -28,8 +28,10 @@ __all__ = ["FittedState", "ShownFit", "DEFAULT_SCORE", "STALE"]
 #: The fit shown first after a sweep: the best by BIC+ (the paper's correction of BIC).
 DEFAULT_SCORE = "bic+"
 #: Said over a fit kept on screen after the model, the data or the mapping changed.
-STALE = ("This fit no longer matches the model on screen (the model, the data or the mapping changed since): "
-         "it is kept for reference. Sweep or climb again to fit the current model.")
+STALE = (
+    "This fit no longer matches the model on screen (the model, the data or the mapping changed since): "
+    "it is kept for reference. Sweep or climb again to fit the current model."
+)
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,12 @@ class FittedState(param.Parameterized):
     chosen = param.String(default=None, allow_None=True)
     node = param.String(default=None, allow_None=True, doc="Hidden node whose profiles are shown.")
     proposal = param.String(default="", doc="What happened to the last reordering, in words.")
-    shown = param.ClassSelector(class_=ShownFit, default=None, allow_None=True,
-                                doc="What the view draws of the chosen fit and node (None: no fit).")
+    shown = param.ClassSelector(
+        class_=ShownFit,
+        default=None,
+        allow_None=True,
+        doc="What the view draws of the chosen fit and node (None: no fit).",
+    )
     error = param.String(default="", doc="Why the chosen fit cannot be shown ('' when it can).")
     stale = param.String(default="", doc="Why the shown fit no longer matches the model on screen ('' if it does).")
 
@@ -114,9 +120,15 @@ class FittedState(param.Parameterized):
                 identification = fit.identification()
             except EffdimError as err:  # too many parameters for the SVD at the estimate
                 identification = err
-            shown = ShownFit(fit=fit, node=node, profiles=fit.profiles(node), shares=rows[["state", "share"]],
-                             residuals=fit.bivariate_residuals(), statistics=fit.fit_statistics(),
-                             identification=identification)
+            shown = ShownFit(
+                fit=fit,
+                node=node,
+                profiles=fit.profiles(node),
+                shares=rows[["state", "share"]],
+                residuals=fit.bivariate_residuals(),
+                statistics=fit.fit_statistics(),
+                identification=identification,
+            )
         except Exception as err:  # noqa: BLE001 - say why in the view, keep the session alive
             swallowed(f"fitted model {fit.model}, node {node}", err)
             self.param.update(shown=None, error=f"Cannot show this fit: {err}")
@@ -135,8 +147,9 @@ class FittedState(param.Parameterized):
             pick = DEFAULT_SCORE if best(sweep, DEFAULT_SCORE) is fit else None
         else:
             pick = climb.score if climb is not None and climb.best is fit else None
-        job = self.scores.jobs.submit(tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick,
-                                      label="Report")
+        job = self.scores.jobs.submit(
+            tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick, label="Report"
+        )
         self.proposal = "Writing the report…"
         html = await job
         self.proposal = "" if job.state == "done" else f"The report could not be written: {job.error}"

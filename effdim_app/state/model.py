@@ -51,7 +51,6 @@ def _whole_number(value: int | str) -> int:
     return int(text)
 
 
-
 class ModelState(param.Parameterized):
     """The edited model, its selection and history, and the engine's verdicts."""
 
@@ -61,9 +60,7 @@ class ModelState(param.Parameterized):
         default=True,
         doc="Compute dimensions on the regular equivalent (Lemma 4.1) when the model is irregular.",
     )
-    highlight = param.String(
-        default=None, allow_None=True, doc="Hidden node whose local LC model is highlighted."
-    )
+    highlight = param.String(default=None, allow_None=True, doc="Hidden node whose local LC model is highlighted.")
 
     # derived: set by _recompute only
     notation = param.String(default="", doc="Notation of the edited model.")
@@ -78,10 +75,20 @@ class ModelState(param.Parameterized):
     drawn_ds = param.Integer(default=0, doc="ds of the model as edited (differs from report.ds when regularized).")
     report_error = param.String(default="", doc="Why the report could not be computed.")
     de_note = param.String(default="", doc="Plain words on the exact de when the report lacks it.")
-    de_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
-                                 doc="The job computing the exact de, while it runs.")
-    direct_job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
-                                     doc="The job computing the whole-tree rank, while it runs.")
+    de_job = param.ClassSelector(
+        class_=Job,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="The job computing the exact de, while it runs.",
+    )
+    direct_job = param.ClassSelector(
+        class_=Job,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="The job computing the whole-tree rank, while it runs.",
+    )
     changed = param.Dict(default={}, doc="node -> what regularization did to it.")
     highlight_nodes = param.List(default=[], doc="`highlight` and its neighbours.")
     can_undo = param.Boolean(default=False)
@@ -96,8 +103,13 @@ class ModelState(param.Parameterized):
 
     max_history = param.Integer(default=200, bounds=(1, None))
     limits = param.ClassSelector(class_=ServerLimits, instantiate=False, doc="The server's size and time limits.")
-    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
-                               doc="Runs heavy work in worker processes; None: compute in this process.")
+    jobs = param.ClassSelector(
+        class_=JobRunner,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="Runs heavy work in worker processes; None: compute in this process.",
+    )
 
     def __init__(self, model: HLCModel | str | None = None, **params):
         if model is None:
@@ -189,8 +201,13 @@ class ModelState(param.Parameterized):
         """Make ``model`` current: one update with everything derived from it."""
         self._verify_token += 1
         self._stop(self.de_job, self.direct_job)
-        self.param.update(**self._derive(model, self.selected if selected is None else selected),
-                          de_job=None, direct_job=None, direct_running=False, **extra)
+        self.param.update(
+            **self._derive(model, self.selected if selected is None else selected),
+            de_job=None,
+            direct_job=None,
+            direct_running=False,
+            **extra,
+        )
         self._start_pending()
 
     @staticmethod
@@ -204,8 +221,9 @@ class ModelState(param.Parameterized):
         model, self._pending = self._pending, None
         if model is None or self.jobs is None:
             return
-        job = self.jobs.submit(tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes,
-                               label="Exact de")
+        job = self.jobs.submit(
+            tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes, label="Exact de"
+        )
         self.de_job = job
         job.add_done_callback(lambda job: self._finish_de(job, model))
 
@@ -217,8 +235,11 @@ class ModelState(param.Parameterized):
             self.param.update(report=job.result, de_note="", de_job=None, revision=self.revision + 1)
         else:
             why = job.error if job.state != "cancelled" else "the computation was cancelled."
-            self.param.update(de_note=f"de was not computed: {why} ds, dc and the bounds dp, db below are exact.",
-                              de_job=None, revision=self.revision + 1)
+            self.param.update(
+                de_note=f"de was not computed: {why} ds, dc and the bounds dp, db below are exact.",
+                de_job=None,
+                revision=self.revision + 1,
+            )
 
     def cancel_jobs(self) -> None:
         """Stop this session's computations (the user asked, or the session closed)."""
@@ -268,8 +289,9 @@ class ModelState(param.Parameterized):
                 self._say(f"The direct rank could not be computed: {error_text(err)}", "danger")
                 return None
         else:
-            job = self.jobs.submit(tasks.dimensions_task, model, direct=True, max_bytes=self.limits.job_bytes,
-                                   label="Whole-tree rank")
+            job = self.jobs.submit(
+                tasks.dimensions_task, model, direct=True, max_bytes=self.limits.job_bytes, label="Whole-tree rank"
+            )
             self.direct_job = job
             report = await job
             if self.direct_job is not job:  # the model changed meanwhile
@@ -340,8 +362,9 @@ class ModelState(param.Parameterized):
         if node != self.selected:
             self.param.update(selected=node, revision=self.revision + 1)
 
-    def select_nearest(self, x: float, y: float, positions: dict[str, tuple[float, float]],
-                       max_distance: float = 0.45) -> str | None:
+    def select_nearest(
+        self, x: float, y: float, positions: dict[str, tuple[float, float]], max_distance: float = 0.45
+    ) -> str | None:
         """Select the node of ``positions`` nearest to ``(x, y)`` (layout units).
 
         Taps farther than ``max_distance`` from every node select nothing new.
@@ -350,9 +373,7 @@ class ModelState(param.Parameterized):
             return None
         if any(isinstance(v, float) and math.isnan(v) for v in (x, y)):
             return None
-        node, dist = min(
-            ((n, math.hypot(px - x, py - y)) for n, (px, py) in positions.items()), key=lambda t: t[1]
-        )
+        node, dist = min(((n, math.hypot(px - x, py - y)) for n, (px, py) in positions.items()), key=lambda t: t[1])
         if dist > max_distance:
             return None
         self.select(node)
@@ -380,8 +401,9 @@ class ModelState(param.Parameterized):
         try:
             number = _whole_number(card)
         except ValueError:
-            return self._refuse(ValueError(f"the number of states must be a whole number, not {str(card).strip()!r}"),
-                                what)
+            return self._refuse(
+                ValueError(f"the number of states must be a whole number, not {str(card).strip()!r}"), what
+            )
         return self._edit(what, lambda: self.model.with_card(node, number))
 
     def rename(self, new: str, node: str | None = None) -> bool:
@@ -402,8 +424,7 @@ class ModelState(param.Parameterized):
             select=name,
         )
 
-    def add_hidden_child(self, card: int = 2, leaves: int = 2, leaf_card: int = 2,
-                         name: str | None = None) -> bool:
+    def add_hidden_child(self, card: int = 2, leaves: int = 2, leaf_card: int = 2, name: str | None = None) -> bool:
         node = self._need_selection()
         if node is None:
             return False
@@ -493,4 +514,3 @@ class ModelState(param.Parameterized):
 
     def to_json(self) -> str:
         return json.dumps(model_to_json(self.model), indent=2) + "\n"
-

@@ -66,10 +66,15 @@ class ProposalState(param.Parameterized):
             self.param.update(pending=None, text=f"No new hidden node over {a} and {b}: {err}")
             return False
         de = f"de = {report.de}" if report.de is not None else f"de not computed yet ({why})"
-        self.param.update(pending=moved, applied=False, text=(
-            f"Proposed: {moved}, a new hidden node over {a} and {b}. ds = {report.ds}, {de}. "
-            f"{self._score_change(moved)} Apply it to edit and score this model; the current results stay "
-            "until then."))
+        self.param.update(
+            pending=moved,
+            applied=False,
+            text=(
+                f"Proposed: {moved}, a new hidden node over {a} and {b}. ds = {report.ds}, {de}. "
+                f"{self._score_change(moved)} Apply it to edit and score this model; the current results stay "
+                "until then."
+            ),
+        )
         return True
 
     def _score_change(self, moved) -> str:
@@ -99,9 +104,14 @@ class ProposalState(param.Parameterized):
             return False
         self.scores.mapping = "model"
         self._before = before
-        self.param.update(pending=None, applied=True, text=(
-            f"Applied: the editor and the next sweep or climb use {moved}. Undo brings back the previous model "
-            "and its results."))
+        self.param.update(
+            pending=None,
+            applied=True,
+            text=(
+                f"Applied: the editor and the next sweep or climb use {moved}. Undo brings back the previous model "
+                "and its results."
+            ),
+        )
         return True
 
     def undo(self) -> bool:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import param
+
 from effdim import HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
@@ -58,12 +59,15 @@ class ScoresState(param.Parameterized):
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
     climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
-    learn_score = param.Selector(default="bic+", objects=list(SHOWN_SCORES),
-                                 doc="Score that drives the structure search (effdim.structure).")
-    cs_prior = param.Selector(default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS),
-                              doc="Dirichlet prior of CS and CS+ (effdim.priors).")
+    learn_score = param.Selector(
+        default="bic+", objects=list(SHOWN_SCORES), doc="Score that drives the structure search (effdim.structure)."
+    )
+    cs_prior = param.Selector(
+        default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS), doc="Dirichlet prior of CS and CS+ (effdim.priors)."
+    )
     past_saturation = param.Boolean(
-        default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc.")
+        default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc."
+    )
 
     running = param.Boolean(default=False)
     task = param.String(default="", doc="'sweep', 'climb' or 'learn' while running.")
@@ -75,21 +79,36 @@ class ScoresState(param.Parameterized):
     leaf_map = param.List(default=[], doc="Rows (leaf, column, leaf states, column states) of the matching.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
-    job = param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False,
-                              doc="The sweep or climb job, while it waits or runs.")
+    job = param.ClassSelector(
+        class_=Job,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="The sweep or climb job, while it waits or runs.",
+    )
     learned_tree = param.ClassSelector(
-        class_=HLCModel, default=None, allow_None=True, instantiate=False,
+        class_=HLCModel,
+        default=None,
+        allow_None=True,
+        instantiate=False,
         doc="The structure search's best tree so far while it runs, then the tree it learned (None: no search, "
-            "or it was cancelled or failed, or the data changed since).")
+        "or it was cancelled or failed, or the data changed since).",
+    )
     learned_note = param.String(default="", doc="What learned_tree is, in words.")
-    jobs = param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False,
-                               doc="Runs sweeps and climbs in worker processes (default: one of its own).")
+    jobs = param.ClassSelector(
+        class_=JobRunner,
+        default=None,
+        allow_None=True,
+        instantiate=False,
+        doc="Runs sweeps and climbs in worker processes (default: one of its own).",
+    )
 
     def __init__(self, models: ModelState, data: DataState, **params):
         super().__init__(models=models, data=data, **params)
         if self.jobs is None:
-            self.jobs = models.jobs or JobRunner(workers=models.limits.workers, timeout=models.limits.time_limit,
-                                                 max_bytes=models.limits.job_bytes)
+            self.jobs = models.jobs or JobRunner(
+                workers=models.limits.workers, timeout=models.limits.time_limit, max_bytes=models.limits.job_bytes
+            )
         self._key_of_results = None
         self._scored = None  # (mapping, scored model, data, CS prior) the last inputs check saw
         models.param.watch(self._inputs_changed, ["effective"])
@@ -152,8 +171,9 @@ class ScoresState(param.Parameterized):
             resolved = resolve_mapping(dataset, model)
         except DataError as err:
             return [error_text(err)], []
-        rows = [(leaf, col, model.card(leaf), len(dataset.states[dataset.index(col)]))
-                for leaf, col in resolved.items()]
+        rows = [
+            (leaf, col, model.card(leaf), len(dataset.states[dataset.index(col)])) for leaf, col in resolved.items()
+        ]
         unused = [c for c in dataset.columns if c not in resolved.values()]
         problems = []
         try:
@@ -197,8 +217,9 @@ class ScoresState(param.Parameterized):
         """
         limits = self.models.limits
         if self.card_max > limits.max_card:
-            raise ValueError(f"the largest cardinality {self.card_max:,} is above this server's limit "
-                             f"of {limits.max_card:,}")
+            raise ValueError(
+                f"the largest cardinality {self.card_max:,} is above this server's limit of {limits.max_card:,}"
+            )
         if self.card_max == 0:
             if self.card_min == 1:
                 return None, not self.past_saturation
@@ -212,12 +233,13 @@ class ScoresState(param.Parameterized):
             return None, False
         count = self.card_max - self.card_min + 1
         if count > limits.max_sweep:
-            raise ValueError(f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
-                             f"server sweeps at most {limits.max_sweep} at a time")
+            raise ValueError(
+                f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
+                f"server sweeps at most {limits.max_sweep} at a time"
+            )
         return list(range(self.card_min, self.card_max + 1)), False
 
-    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None,
-                   **kwargs) -> Any:
+    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None, **kwargs) -> Any:
         """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free.
 
         ``on_detail(text)`` is called with each new detail the worker sends
@@ -246,12 +268,18 @@ class ScoresState(param.Parameterized):
             self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
             return None
         if job.state != "done":
-            self.param.update(status=f"{task.capitalize()} failed.", progress=0,
-                              message=f"{task.capitalize()} failed: {job.error}", message_kind="danger")
+            self.param.update(
+                status=f"{task.capitalize()} failed.",
+                progress=0,
+                message=f"{task.capitalize()} failed: {job.error}",
+                message_kind="danger",
+            )
             return None
         if key != depends():
-            self.param.update(status=f"{task.capitalize()} finished, but the model or data changed meanwhile: "
-                                     "result discarded.", progress=0)
+            self.param.update(
+                status=f"{task.capitalize()} finished, but the model or data changed meanwhile: result discarded.",
+                progress=0,
+            )
             return None
         return outcome
 
@@ -264,17 +292,31 @@ class ScoresState(param.Parameterized):
             self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
             return None
         self.param.update(results=[], climb=None)
-        results = await self._run("sweep", tasks.sweep_task, self.data.dataset, model=self.scored_model(),
-                                  node=self.node, cards=cards, until_saturated=until_saturated,
-                                  restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
+        results = await self._run(
+            "sweep",
+            tasks.sweep_task,
+            self.data.dataset,
+            model=self.scored_model(),
+            node=self.node,
+            cards=cards,
+            until_saturated=until_saturated,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+        )
         if results is not None:
             self._key_of_results = self.key()
             last = results[-1]
             saturated = until_saturated and last.de >= complete_dimension(last.model)
-            note = (f" Stopped at |H| = {last.card}, where de = dc: larger cardinalities score alike "
-                    "(tick 'past saturation' to go on)." if saturated else "")
-            self.param.update(results=list(results), progress=100,
-                              status=f"Sweep done: {len(results)} cardinalities scored.{note}")
+            note = (
+                f" Stopped at |H| = {last.card}, where de = dc: larger cardinalities score alike "
+                "(tick 'past saturation' to go on)."
+                if saturated
+                else ""
+            )
+            self.param.update(
+                results=list(results), progress=100, status=f"Sweep done: {len(results)} cardinalities scored.{note}"
+            )
         return results
 
     async def run_climb(self) -> Any:
@@ -282,18 +324,30 @@ class ScoresState(param.Parameterized):
             return None
         model = self.scored_model()
         if model is None:
-            self.param.update(message="Hill climbing needs the model mapping (an HLC model over the data).",
-                              message_kind="warning")
+            self.param.update(
+                message="Hill climbing needs the model mapping (an HLC model over the data).", message_kind="warning"
+            )
             return None
         self.param.update(results=[], climb=None)
-        climb = await self._run("climb", tasks.climb_task, self.data.dataset, model, score=self.climb_score,
-                                restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
+        climb = await self._run(
+            "climb",
+            tasks.climb_task,
+            self.data.dataset,
+            model,
+            score=self.climb_score,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+        )
         if climb is not None:
             self._key_of_results = self.key()
             notes = pick_caveats(climb.best)
-            self.param.update(climb=climb, progress=100,
-                              status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
-                                     + (f"; the best model: {'; '.join(notes)}." if notes else "."))
+            self.param.update(
+                climb=climb,
+                progress=100,
+                status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
+                + (f"; the best model: {'; '.join(notes)}." if notes else "."),
+            )
         return climb
 
     async def run_learn(self) -> Any:
@@ -308,10 +362,19 @@ class ScoresState(param.Parameterized):
         label = SCORES[self.learn_score].label
         budget = max(5.0, self.jobs.timeout - 5.0)  # stop with the best tree before the job's time limit
         self.param.update(learned_tree=None, learned_note="")
-        learned = await self._run("learn", tasks.learn_task, self.data.dataset, score=self.learn_score,
-                                  restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior, max_time=budget,
-                                  depends=lambda: id(self.data.dataset), label=f"Learn structure ({label})",
-                                  on_detail=self._best_tree_so_far)
+        learned = await self._run(
+            "learn",
+            tasks.learn_task,
+            self.data.dataset,
+            score=self.learn_score,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+            max_time=budget,
+            depends=lambda: id(self.data.dataset),
+            label=f"Learn structure ({label})",
+            on_detail=self._best_tree_so_far,
+        )
         if learned is None:
             self.param.update(learned_tree=None, learned_note="")
             return None
@@ -319,20 +382,30 @@ class ScoresState(param.Parameterized):
         ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
         self.models.set_model(learned.model, f"Learned structure ({label})")
         self.mapping = "model"
-        self.param.update(learned_tree=learned.model, learned_note=(
-            f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
-            "now in the tree editor."))
-        self.param.update(progress=100, status=(
-            f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
-            f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
-            "it is now in the tree editor (Undo brings back your model)."))
+        self.param.update(
+            learned_tree=learned.model,
+            learned_note=(
+                f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
+                "now in the tree editor."
+            ),
+        )
+        self.param.update(
+            progress=100,
+            status=(
+                f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
+                f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
+                "it is now in the tree editor (Undo brings back your model)."
+            ),
+        )
         return learned
 
     def _best_tree_so_far(self, notation: str) -> None:
         """Show the running structure search's best tree (sent by the worker in notation)."""
         model = parse_model(notation)
-        self.param.update(learned_tree=model, learned_note=(
-            f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."))
+        self.param.update(
+            learned_tree=model,
+            learned_note=(f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."),
+        )
 
     # ------------------------------------------------------------ outputs
     def results_frame(self):
@@ -350,8 +423,7 @@ class ScoresState(param.Parameterized):
         (:func:`effdim.scores.best`: ties go to the smaller model)."""
         if not self.results:
             return {}
-        return {name: (fit.card, fit.score(name))
-                for name in SHOWN_SCORES for fit in [best(self.results, name)]}
+        return {name: (fit.card, fit.score(name)) for name in SHOWN_SCORES for fit in [best(self.results, name)]}
 
     def pick_notes(self) -> dict[str, list[str]]:
         """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the
@@ -369,8 +441,15 @@ class ScoresState(param.Parameterized):
         rows = []
         for i, fit in enumerate(self.climb.path):
             m = fit.model
-            row = {"step": i, "model": str(m), "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
-                   "score": fit.score(self.climb.score), "loglik": fit.loglik, "ds": fit.ds, "de": fit.de}
+            row = {
+                "step": i,
+                "model": str(m),
+                "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
+                "score": fit.score(self.climb.score),
+                "loglik": fit.loglik,
+                "ds": fit.ds,
+                "de": fit.de,
+            }
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -72,4 +72,3 @@ def cached_standard_dimension(model: HLCModel) -> int:
     from effdim.bounds import standard_dimension
 
     return standard_dimension(model)
-

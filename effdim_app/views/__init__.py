@@ -17,8 +17,8 @@ from .data_tab import DataPanel, ScoresPanel
 from .demo import GuidedDemo
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedView
-from .proposal_view import ProposalView
 from .model_tab import DimensionsPanel, RegularizationPanel, SelectionPanel
+from .proposal_view import ProposalView
 from .sidebar import ModelPanel
 from .tree_view import TreeView
 

@@ -16,9 +16,9 @@ back the model before it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 import panel as pn
 from panel.viewable import Viewer
@@ -60,31 +60,36 @@ def demo_steps() -> tuple[DemoStep, ...]:
     report = dimensions(parse_model(lc))
     row = report.local[0]
     table1 = DemoStep(
-        "Table 1", lc,
+        "Table 1",
+        lc,
         f"The LC model {lc} has ds = {report.ds} parameters, and none of the closed-form bounds is "
         f"reached: de = {row.de} ({report.de_status}) is below db = min(ds, dc, dp) = {row.db}, so de "
-        "has to be computed as a Jacobian rank (Theorem 4).")
+        "has to be computed as a Jacobian rank (Theorem 4).",
+    )
     fig2 = PRESETS[FIGURE2]
     report = dimensions(parse_model(fig2))
     terms = " + ".join(str(r.deficit) for r in report.local)
     figure2 = DemoStep(
-        "Figure 2", fig2,
+        "Figure 2",
+        fig2,
         f"Figure 2's HLC model has ds = {report.ds} parameters but only de = {report.de} effective ones: "
         f"its {len(report.local)} local LC models (table rows) lose {terms} = {report.ds - report.de} "
-        "(Corollary 4.1); click a row to see one in the tree.")
+        "(Corollary 4.1); click a row to see one in the tree.",
+    )
     irregular_text = PRESETS[IRREGULAR]
     irregular = parse_model(irregular_text)
     reg = regularize(irregular)
     report = dimensions(reg.model)
     nodes = ", ".join(dict.fromkeys(step.node for step in reg.steps))
     regular = DemoStep(
-        "Irregularity", irregular_text,
+        "Irregularity",
+        irregular_text,
         f"An irregular model: as drawn it has ds = {standard_dimension(irregular)}, but {nodes} break "
         f"Lemma 4.1; its regular equivalent (the log beside the tree, {len(reg.steps)} steps) has "
         f"ds = {report.ds} and de = {report.de}, the de of the model as drawn too: the extra states add "
-        "parameters, not dimensions.")
+        "parameters, not dimensions.",
+    )
     return table1, figure2, regular
-
 
 
 class GuidedDemo(Viewer):
@@ -94,8 +99,9 @@ class GuidedDemo(Viewer):
         super().__init__(**params)
         self.state, self.show_model = state, show_model
         self.step = -1  # not running
-        self.start = pn.widgets.Button(label="▶ Guided demo", color="light", width=130, margin=(10, 5),
-                                       css_classes=["effdim-demo-start"])
+        self.start = pn.widgets.Button(
+            label="▶ Guided demo", color="light", width=130, margin=(10, 5), css_classes=["effdim-demo-start"]
+        )
         self.start.on_click(in_one_message(lambda _: self.go(0)))
         # the bar is built when the demo first starts: most sessions never open it, and every page
         # open paid for its buttons (docs/robustness.md, "Opening a page")
@@ -110,9 +116,16 @@ class GuidedDemo(Viewer):
         self.back.on_click(in_one_message(lambda _: self.go(self.step - 1)))
         self.next.on_click(in_one_message(lambda _: self.go(self.step + 1)))
         self.end.on_click(in_one_message(lambda _: self.go(-1)))
-        self.bar = pn.Row(self.sentence, self.back, self.next, self.end, visible=False,
-                          sizing_mode="stretch_width", css_classes=["effdim-demo"],
-                          styles={"background": "#eef3f9", "border-left": "4px solid #1d4e89", "flex-wrap": "wrap"})
+        self.bar = pn.Row(
+            self.sentence,
+            self.back,
+            self.next,
+            self.end,
+            visible=False,
+            sizing_mode="stretch_width",
+            css_classes=["effdim-demo"],
+            styles={"background": "#eef3f9", "border-left": "4px solid #1d4e89", "flex-wrap": "wrap"},
+        )
         self._place.objects = [self.bar]
         return self.bar
 
@@ -130,8 +143,10 @@ class GuidedDemo(Viewer):
         current = steps[step]
         self.state.load_notation(current.notation)
         self.show_model()
-        self.sentence.object = (f"<div class='effdim-demo-line'><b>Step {step + 1} of {len(steps)} · "
-                                f"{plain(current.title)}.</b> {plain(current.sentence)}</div>")
+        self.sentence.object = (
+            f"<div class='effdim-demo-line'><b>Step {step + 1} of {len(steps)} · "
+            f"{plain(current.title)}.</b> {plain(current.sentence)}</div>"
+        )
         self.back.disabled = step == 0
         self.next.disabled = step == len(steps) - 1
         self.bar.visible = True

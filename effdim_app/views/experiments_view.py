@@ -37,10 +37,14 @@ model for the data, and the figures say how good that pick is.
 * **BIC, CS**: penalised with the standard dimension ds; **BIC+, CS+**: with the effective dimension
   de (the paper's correction). Points are means over replicates, bars one standard error.
 """
-LC_TAKEAWAY = ("*Takeaway:* BIC and CS behave alike; the plus scores pick a larger |X| (BIC+ > CS+ > BIC, CS) "
-               "and fit better (lower KL) as the sample grows, the paper's Figures 4 and 5.")
-HLC_TAKEAWAY = ("*Takeaway:* from 9k rows on, BIC+ and CS+ fit significantly better than BIC and CS (KL about "
-                "0.6-0.85 of theirs); at 1k BIC+ fits worst, as the paper reports.")
+LC_TAKEAWAY = (
+    "*Takeaway:* BIC and CS behave alike; the plus scores pick a larger |X| (BIC+ > CS+ > BIC, CS) "
+    "and fit better (lower KL) as the sample grows, the paper's Figures 4 and 5."
+)
+HLC_TAKEAWAY = (
+    "*Takeaway:* from 9k rows on, BIC+ and CS+ fit significantly better than BIC and CS (KL about "
+    "0.6-0.85 of theirs); at 1k BIC+ fits worst, as the paper reports."
+)
 
 
 class ExperimentsPanel(Viewer):
@@ -64,8 +68,10 @@ class ExperimentsPanel(Viewer):
             return
         labels = list(dict.fromkeys(self.results.lc_summary["label"]))
         self.generator = pn.widgets.Select(
-            label="Generating LC model (Section 5)", options=labels,
-            value="8:2,2,2,2" if "8:2,2,2,2" in labels else labels[-1], width=320,
+            label="Generating LC model (Section 5)",
+            options=labels,
+            value="8:2,2,2,2" if "8:2,2,2,2" in labels else labels[-1],
+            width=320,
         )
         # the figures wrap under each other where the tab is narrower than two of them
         self.lc_panels = _figure_box("Drawing the Section 5 figures…")
@@ -81,11 +87,18 @@ class ExperimentsPanel(Viewer):
             pn.pane.Markdown("### Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score"),
             pn.pane.Markdown(HLC_TAKEAWAY, sizing_mode="stretch_width"),
             self.hlc_panel,
-            pn.pane.Markdown(self.results.hlc_markdown, sizing_mode="stretch_width",
-                             css_classes=["effdim-experiments-table"], stylesheets=[TABLE_CSS]),
-            pn.layout.Card(pn.pane.Markdown(self.results.lc_markdown, sizing_mode="stretch_width",
-                                            stylesheets=[TABLE_CSS]),
-                           title="Section 5 tables", collapsed=True, sizing_mode="stretch_width"),
+            pn.pane.Markdown(
+                self.results.hlc_markdown,
+                sizing_mode="stretch_width",
+                css_classes=["effdim-experiments-table"],
+                stylesheets=[TABLE_CSS],
+            ),
+            pn.layout.Card(
+                pn.pane.Markdown(self.results.lc_markdown, sizing_mode="stretch_width", stylesheets=[TABLE_CSS]),
+                title="Section 5 tables",
+                collapsed=True,
+                sizing_mode="stretch_width",
+            ),
             sizing_mode="stretch_width",
         )
         pn.state.execute(self._draw_all)  # after this layout, with its loading lines, reached the browser
@@ -127,8 +140,11 @@ def _figure_panes(figures: list) -> list:
 
 
 def _loading(text: str):
-    return pn.Row(pn.indicators.LoadingSpinner(value=True, size=24, margin=(5, 10)),
-                  pn.pane.HTML(f"<span>{text}</span>", margin=(8, 0)), css_classes=["effdim-loading"])
+    return pn.Row(
+        pn.indicators.LoadingSpinner(value=True, size=24, margin=(5, 10)),
+        pn.pane.HTML(f"<span>{text}</span>", margin=(8, 0)),
+        css_classes=["effdim-loading"],
+    )
 
 
 def _figure_box(text: str):

@@ -55,15 +55,19 @@ class FittedView(Viewer):
         super().__init__(**params)
         self.state = state
         self.proposed = proposal
-        self.choice = pn.widgets.Select.from_param(state.param.chosen, label="Fitted model", options=[], width=330,
-                                                   css_classes=["effdim-fit-choice"])
-        self.node = pn.widgets.Select.from_param(state.param.node, label="Profiles of hidden node", options=[],
-                                                 width=170)
-        self.order = pn.widgets.TextInput(label="Reorder its states (e.g. 2,1,3)", width=190,
-                                          css_classes=["effdim-order"])
+        self.choice = pn.widgets.Select.from_param(
+            state.param.chosen, label="Fitted model", options=[], width=330, css_classes=["effdim-fit-choice"]
+        )
+        self.node = pn.widgets.Select.from_param(
+            state.param.node, label="Profiles of hidden node", options=[], width=170
+        )
+        self.order = pn.widgets.TextInput(
+            label="Reorder its states (e.g. 2,1,3)", width=190, css_classes=["effdim-order"]
+        )
         self.order.param.watch(self._reorder, "value")
-        self.stats = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"],
-                                  stylesheets=[HTML_CSS, STATS_CSS])
+        self.stats = pn.pane.HTML(
+            "", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"], stylesheets=[HTML_CSS, STATS_CSS]
+        )
         # Bokeh figures updated in place (effdim_app.figures), built with the first fit shown
         self.figures: tuple[ProfileBars, ShareBars, ResidualMap] | None = None
         # each figure goes into its box with the first fit: a Bokeh pane made empty and given its
@@ -75,30 +79,52 @@ class FittedView(Viewer):
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
             "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>",
-            stylesheets=[STATS_CSS])
-        self.proposal = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-proposal"],
-                                     stylesheets=[STATS_CSS])
-        self.download = pn.widgets.FileDownload(label="Download posteriors (CSV)", callback=self._csv,
-                                                filename="effdim-posteriors.csv", embed=False, width=240)
-        self.stale = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-fit-stale"],
-                                  stylesheets=[STATS_CSS], visible=False)
+            stylesheets=[STATS_CSS],
+        )
+        self.proposal = pn.pane.HTML(
+            "", sizing_mode="stretch_width", css_classes=["effdim-proposal"], stylesheets=[STATS_CSS]
+        )
+        self.download = pn.widgets.FileDownload(
+            label="Download posteriors (CSV)",
+            callback=self._csv,
+            filename="effdim-posteriors.csv",
+            embed=False,
+            width=240,
+        )
+        self.stale = pn.pane.HTML(
+            "", sizing_mode="stretch_width", css_classes=["effdim-fit-stale"], stylesheets=[STATS_CSS], visible=False
+        )
         self.model_line = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[STATS_CSS])
-        self.report = pn.widgets.FileDownload(label="Download report (HTML)", callback=self._report,
-                                              filename="effdim-report.html", embed=False, width=220,
-                                              css_classes=["effdim-report"])
+        self.report = pn.widgets.FileDownload(
+            label="Download report (HTML)",
+            callback=self._report,
+            filename="effdim-report.html",
+            embed=False,
+            width=220,
+            css_classes=["effdim-report"],
+        )
         self.placeholder = pn.pane.HTML(
             "<p class='effdim-note'>Run a sweep or a hill climb above: the fitted model appears here.</p>",
-            stylesheets=[STATS_CSS])
+            stylesheets=[STATS_CSS],
+        )
         # visibility is toggled on this wrapping column only (see ScoresPanel)
         self.body = pn.Column(
             self.stale,
-            pn.FlexBox(self.choice, self.node, self.order, self.download, self.report, flex_wrap="wrap",
-                       sizing_mode="stretch_width"),
+            pn.FlexBox(
+                self.choice,
+                self.node,
+                self.order,
+                self.download,
+                self.report,
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
             self.model_line,
             self.profile,
             pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
             pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal, proposal), sizing_mode="stretch_width"),
-            sizing_mode="stretch_width", visible=False,
+            sizing_mode="stretch_width",
+            visible=False,
         )
         state.param.watch(self._render, ["shown", "error"])  # one watcher: one render per change
         state.param.watch(lambda e: setattr(self.proposal, "object", _p(e.new)), "proposal")
@@ -121,8 +147,9 @@ class FittedView(Viewer):
     def _mark_stale(self, *_) -> None:
         """A fit that no longer matches the model on screen is said to be so and greyed."""
         stale = self.state.stale
-        self.stale.param.update(object=f"<div class='effdim-stale'>⚠ {plain(stale)}</div>" if stale else "",
-                                visible=bool(stale))
+        self.stale.param.update(
+            object=f"<div class='effdim-stale'>⚠ {plain(stale)}</div>" if stale else "", visible=bool(stale)
+        )
         for box in (self.profile, self.shares, self.heatmap):
             box.styles = {"opacity": "0.45"} if stale else {"opacity": "1"}
 
@@ -192,12 +219,16 @@ def _stats_html(shown) -> str:
         ("df = dc − de", str(s.df), f"other tools: dc − ds = {s.df_standard}"),
         ("entropy R²", num(s.entropy_r2), "1 = perfectly separated classes"),
     ]
-    rows += [(f"mean posterior, modal {fit.model.root} = {state}", num(v), "of the rows assigned to this state")
-             for state, v in enumerate(s.avepp, start=1)]
+    rows += [
+        (f"mean posterior, modal {fit.model.root} = {state}", num(v), "of the rows assigned to this state")
+        for state, v in enumerate(s.avepp, start=1)
+    ]
     if not isinstance(ident, EffdimError):
         rows.append(("Jacobian rank at the estimate", str(ident.rank), f"generic de = {fit.de}"))
-    table = "".join(f"<tr><td>{plain(a)}</td><td class='v'>{plain(b)}</td>"
-                    f"<td class='effdim-note'>{plain(c)}</td></tr>" for a, b, c in rows)
+    table = "".join(
+        f"<tr><td>{plain(a)}</td><td class='v'>{plain(b)}</td><td class='effdim-note'>{plain(c)}</td></tr>"
+        for a, b, c in rows
+    )
     notes = [s.df_sentence()] + list(s.notes)
     if isinstance(ident, EffdimError):
         notes.append(str(ident))

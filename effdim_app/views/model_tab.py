@@ -20,8 +20,17 @@ __all__ = ["SelectionPanel", "RegularizationPanel", "DimensionsPanel"]
 
 NUMERIC_DIM_COLUMNS = ("ds", "de", "dc", "dp", "db", "deficit")
 STEP_COLUMNS = dict(step="int64", node="object", rule="object", **{"old → new": "object"})
-DIM_COLUMNS = {"hidden": "object", "LC model": "object", "ds": "int64", "de": "int64", "dc": "int64",
-               "dp": "int64", "db": "int64", "binding": "object", "deficit": "int64"}
+DIM_COLUMNS = {
+    "hidden": "object",
+    "LC model": "object",
+    "ds": "int64",
+    "de": "int64",
+    "dc": "int64",
+    "dp": "int64",
+    "db": "int64",
+    "binding": "object",
+    "deficit": "int64",
+}
 
 
 class SelectionPanel(Viewer):
@@ -35,8 +44,7 @@ class SelectionPanel(Viewer):
         # values silently, and its value reaches the server only after
         # Panel's 50 ms debounce; Enter on a TextInput is an event, sent at once.
         self.card = pn.widgets.TextInput(label="States", value="2", width=55, css_classes=["effdim-card-input"])
-        self.set_card = pn.widgets.Button(label="Set", width=55, margin=(24, 5, 5, 0),
-                                          css_classes=["effdim-card-set"])
+        self.set_card = pn.widgets.Button(label="Set", width=55, margin=(24, 5, 5, 0), css_classes=["effdim-card-set"])
         self.name_input = pn.widgets.TextInput(label="Name", width=70, css_classes=["effdim-name-input"])
         self.rename = pn.widgets.Button(label="Rename", width=70, margin=(24, 5, 5, 0))
         self.new_card = pn.widgets.IntInput(label="New child's states", start=1, end=1000, value=2, width=130)
@@ -48,8 +56,9 @@ class SelectionPanel(Viewer):
 
         self.card.param.watch(in_one_message(self._card_entered), "enter_pressed")
         self.set_card.on_click(in_one_message(self._card_entered))  # Enter can be swallowed (JupyterLab)
-        self.rename.on_click(in_one_message(
-            lambda _: state.rename(self.name_input.value_input or self.name_input.value)))
+        self.rename.on_click(
+            in_one_message(lambda _: state.rename(self.name_input.value_input or self.name_input.value))
+        )
         self.add_obs.on_click(in_one_message(lambda _: state.add_observed_child(card=self.new_card.value)))
         self.add_hid.on_click(in_one_message(lambda _: state.add_hidden_child(card=self.new_card.value)))
         self.delete.on_click(in_one_message(lambda _: state.delete()))
@@ -72,8 +81,16 @@ class SelectionPanel(Viewer):
         model = state.model
         if node is None or node not in model:
             self.info.object = "<p>Click a node in the tree to select it.</p>"
-            for w in (self.card, self.set_card, self.name_input, self.rename, self.add_obs, self.add_hid,
-                      self.delete, self.make_root):
+            for w in (
+                self.card,
+                self.set_card,
+                self.name_input,
+                self.rename,
+                self.add_obs,
+                self.add_hid,
+                self.delete,
+                self.make_root,
+            ):
                 w.disabled = True
             return
         hidden = model.is_hidden(node)
@@ -95,8 +112,10 @@ class SelectionPanel(Viewer):
 
     def __panel__(self):
         return pn.Column(
-            heading("Selected node", "Click a node in the tree. Edits the engine refuses leave the model unchanged "
-                     "and say why below."),
+            heading(
+                "Selected node",
+                "Click a node in the tree. Edits the engine refuses leave the model unchanged and say why below.",
+            ),
             self.info,
             pn.Row(self.card, self.set_card, self.name_input, self.rename, margin=0),
             html("<small>A new number of states applies on Enter or Set.</small>", margin=(0, 10)),
@@ -115,8 +134,9 @@ class RegularizationPanel(Viewer):
     def __init__(self, state: ModelState, **params):
         super().__init__(**params)
         self.state = state
-        self.summary = pn.pane.Alert("", alert_type="success", sizing_mode="stretch_width", margin=(5, 5),
-                                     stylesheets=[ALERT_CSS])
+        self.summary = pn.pane.Alert(
+            "", alert_type="success", sizing_mode="stretch_width", margin=(5, 5), stylesheets=[ALERT_CSS]
+        )
         self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent", color="warning")
         self.adopt.on_click(in_one_message(lambda _: state.adopt_regular()))
         # the step log and the button show or hide together, as one box: each visibility change
@@ -140,12 +160,18 @@ class RegularizationPanel(Viewer):
         if self.steps is None:
             self.steps = pn.widgets.Tabulator(
                 typed(**STEP_COLUMNS),
-                show_index=False, disabled=True, selectable=False, sortable=False, sizing_mode="stretch_width",
-                layout=self._steps_layout, css_classes=["effdim-steps"], stylesheets=[TABLE_CSS],
+                show_index=False,
+                disabled=True,
+                selectable=False,
+                sortable=False,
+                sizing_mode="stretch_width",
+                layout=self._steps_layout,
+                css_classes=["effdim-steps"],
+                stylesheets=[TABLE_CSS],
                 formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
                 header_tooltips={
                     "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
-                            "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
+                    "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",
                 },
             )
             self.regular_equivalent.objects = [self.steps, self.adopt]
@@ -157,7 +183,7 @@ class RegularizationPanel(Viewer):
             self.summary.param.update(
                 alert_type="success",
                 object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
-                       "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
+                "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
             )
             self.regular_equivalent.visible = False
             return
@@ -167,8 +193,8 @@ class RegularizationPanel(Viewer):
             self.summary.param.update(
                 alert_type="warning",
                 object=f"**Irregular; dimensions are those of the regular equivalent** "
-                       f"`{reg.model}` (same distributions over the observed variables, so the same de; "
-                       f"Lemma 4.1). Why:\n{reasons}",
+                f"`{reg.model}` (same distributions over the observed variables, so the same de; "
+                f"Lemma 4.1). Why:\n{reasons}",
             )
             rows = [
                 {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
@@ -180,14 +206,15 @@ class RegularizationPanel(Viewer):
             self.summary.param.update(
                 alert_type="danger",
                 object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
-                       f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
+                f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
             )
             self.regular_equivalent.visible = False
 
     def __panel__(self):
         return pn.Column(
             heading("Regularity", explain.regularity_rules_markdown()),
-            self.summary, self.regular_equivalent,
+            self.summary,
+            self.regular_equivalent,
             sizing_mode="stretch_width",
         )
 
@@ -208,8 +235,14 @@ class DimensionsPanel(Viewer):
         self._home = pn.Column(self.totals, margin=0, sizing_mode="stretch_width")
         self.top = pn.Column(margin=0, sizing_mode="stretch_width")
         self.table = pn.widgets.Tabulator(
-            typed(**DIM_COLUMNS), show_index=False, disabled=True, selectable=1, sortable=False,
-            sizing_mode="stretch_width", layout="fit_columns", header_tooltips=explain.COLUMN_TOOLTIPS,
+            typed(**DIM_COLUMNS),
+            show_index=False,
+            disabled=True,
+            selectable=1,
+            sortable=False,
+            sizing_mode="stretch_width",
+            layout="fit_columns",
+            header_tooltips=explain.COLUMN_TOOLTIPS,
             widths=dict(self.WIDTHS),
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
@@ -217,34 +250,57 @@ class DimensionsPanel(Viewer):
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
             # stuck on screen after a row re-render; the row note spells out the full LC model.)
             configuration={"columnDefaults": {"resizable": False}},
-            css_classes=["effdim-dims"], height=None, min_height=80, stylesheets=[TABLE_CSS],
+            css_classes=["effdim-dims"],
+            height=None,
+            min_height=80,
+            stylesheets=[TABLE_CSS],
         )
         self.corollary = html("", sizing_mode="stretch_width", margin=(0, 5))
         self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.row_note = pn.pane.Markdown("*Click a row of the table to see where its numbers come from, and to "
-                                         "highlight the hidden node and its neighbours in the tree.*",
-                                         sizing_mode="stretch_width")
+        self.row_note = pn.pane.Markdown(
+            "*Click a row of the table to see where its numbers come from, and to "
+            "highlight the hidden node and its neighbours in the tree.*",
+            sizing_mode="stretch_width",
+        )
         # The notes are written only while the card is open: a collapsed Card
         # hides its children from the browser side, so updating a hidden child
         # made browser and server toggle its visibility back and forth after
         # every edit, each toggle re-laying out the page (hundreds of ms).
         self.explain_card = pn.Card(
-            self.totals_note, title="Where do these numbers come from?", collapsed=True,
-            sizing_mode="stretch_width", margin=(5, 5),
+            self.totals_note,
+            title="Where do these numbers come from?",
+            collapsed=True,
+            sizing_mode="stretch_width",
+            margin=(5, 5),
         )
         self.explain_card.param.watch(self._update_notes, "collapsed")
-        self.row_card = pn.Card(self.row_note, title="The selected row, explained", collapsed=False,
-                                sizing_mode="stretch_width", margin=(5, 5), visible=False)
-        self.row_hint = html("<small><i>Click a row to highlight its hidden node and neighbours in the tree "
-                              "and to see where each of its numbers comes from.</i></small>", margin=(0, 10),
-                             css_classes=["effdim-row-hint"])
+        self.row_card = pn.Card(
+            self.row_note,
+            title="The selected row, explained",
+            collapsed=False,
+            sizing_mode="stretch_width",
+            margin=(5, 5),
+            visible=False,
+        )
+        self.row_hint = html(
+            "<small><i>Click a row to highlight its hidden node and neighbours in the tree "
+            "and to see where each of its numbers comes from.</i></small>",
+            margin=(0, 10),
+            css_classes=["effdim-row-hint"],
+        )
         self.timing = html("", margin=(0, 5))
-        self.verify = pn.widgets.Button(label="Check de by the whole tree's Jacobian rank", width=320,
-                                        css_classes=["effdim-verify"])
+        self.verify = pn.widgets.Button(
+            label="Check de by the whole tree's Jacobian rank", width=320, css_classes=["effdim-verify"]
+        )
         self.verify.on_click(self._verify)
         self.download = pn.widgets.FileDownload(
-            label="Download this table (CSV)", filename="effdim-dimensions.csv", embed=False, width=230,
-            callback=lambda: io.StringIO(self._frame().to_csv(index=False)), css_classes=["effdim-dims-csv"])
+            label="Download this table (CSV)",
+            filename="effdim-dimensions.csv",
+            embed=False,
+            width=230,
+            callback=lambda: io.StringIO(self._frame().to_csv(index=False)),
+            css_classes=["effdim-dims-csv"],
+        )
         self.direct_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
         self.de_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-de-note"])
         self.de_job = JobLine(state, "de_job")
@@ -289,17 +345,30 @@ class DimensionsPanel(Viewer):
         def stat(key, label, value, extra=""):
             exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""
             shown = "—" if value is None else compact(value)
-            return (f"<div class='effdim-stat' title='{explain.TOTAL_TOOLTIPS[key]}{exact}'><div "
-                    f"class='effdim-stat-label'>{label} <span class='effdim-i'>i</span></div><div "
-                    f"class='effdim-stat-value' data-stat='{key}'>{shown}</div>{extra}</div>")
+            return (
+                f"<div class='effdim-stat' title='{explain.TOTAL_TOOLTIPS[key]}{exact}'><div "
+                f"class='effdim-stat-label'>{label} <span class='effdim-i'>i</span></div><div "
+                f"class='effdim-stat-value' data-stat='{key}'>{shown}</div>{extra}</div>"
+            )
 
         self.totals.object = (
             "<div class='effdim-stats'>"
-            + (stat("ds", "ds · regular equivalent", report.ds,
-                    f"<div class='effdim-drawn' data-stat='drawn-ds'>as drawn: {compact(state.drawn_ds)}</div>")
-               if state.effective is not state.model else stat("ds", "ds · standard", report.ds))
-            + stat("de", "de · effective", report.de,
-                   f"<div class='effdim-badge effdim-{badge.replace(' ', '-')}'>{badge}</div>")
+            + (
+                stat(
+                    "ds",
+                    "ds · regular equivalent",
+                    report.ds,
+                    f"<div class='effdim-drawn' data-stat='drawn-ds'>as drawn: {compact(state.drawn_ds)}</div>",
+                )
+                if state.effective is not state.model
+                else stat("ds", "ds · standard", report.ds)
+            )
+            + stat(
+                "de",
+                "de · effective",
+                report.de,
+                f"<div class='effdim-badge effdim-{badge.replace(' ', '-')}'>{badge}</div>",
+            )
             + stat("dc", "dc · complete", report.dc)
             + stat("gap", "ds − de", gap)
             + "</div>"
@@ -321,11 +390,13 @@ class DimensionsPanel(Viewer):
                 f"<div class='effdim-corollary' title='Corollary 4.1: for a regular HLC model, ds - de is the sum "
                 f"of the deficits of the local LC models.'><b>Corollary 4.1:</b> Σ deficits = {terms} = "
                 f"<b>{total}</b> {'=' if holds else '≠'} ds − de = {gap}"
-                + ("" if holds else " (Corollary 4.1 needs a regular model)") + "</div>"
+                + ("" if holds else " (Corollary 4.1 needs a regular model)")
+                + "</div>"
             )
         else:
-            self.corollary.object = ("<div class='effdim-corollary'>An LC model: its single row is the whole model "
-                                     "(Table 1).</div>")
+            self.corollary.object = (
+                "<div class='effdim-corollary'>An LC model: its single row is the whole model (Table 1).</div>"
+            )
         self._update_notes()
         self.timing.object = f"<small class='effdim-timing'>computed in {1000 * state.update_seconds:.0f} ms</small>"
         self._sync_selection()
@@ -333,11 +404,24 @@ class DimensionsPanel(Viewer):
     def _frame(self) -> pd.DataFrame:
         """One row per hidden node of the report (the table, and its CSV)."""
         report = self.state.report
-        rows = [] if report is None else [
-            {"hidden": r.hidden, "LC model": r.lc, "ds": r.ds, "de": r.de, "dc": r.dc, "dp": r.dp, "db": r.db,
-             "binding": r.binding, "deficit": r.deficit}
-            for r in report.local
-        ]
+        rows = (
+            []
+            if report is None
+            else [
+                {
+                    "hidden": r.hidden,
+                    "LC model": r.lc,
+                    "ds": r.ds,
+                    "de": r.de,
+                    "dc": r.dc,
+                    "dp": r.dp,
+                    "db": r.db,
+                    "binding": r.binding,
+                    "deficit": r.deficit,
+                }
+                for r in report.local
+            ]
+        )
         return pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
 
     def _update_notes(self, *_) -> None:
@@ -367,11 +451,15 @@ class DimensionsPanel(Viewer):
         if quick is None or quick.de is None:
             verdict = "the Corollary 4.1 route has not computed de to compare"
         else:
-            verdict = ("<b>agrees</b> with Corollary 4.1" if same
-                       else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de})")
+            verdict = (
+                "<b>agrees</b> with Corollary 4.1"
+                if same
+                else f"<b style='color:#a4161a'>differs</b> from Corollary 4.1 ({quick.de})"
+            )
         self.direct_note.object = (
             f"<div class='effdim-corollary'><b>Direct route:</b> rank of the whole model's Jacobian "
-            f"(Section 2.4) = <b>{rank}</b>, {full.de_status}{float_part}; {verdict}.</div>")
+            f"(Section 2.4) = <b>{rank}</b>, {full.de_status}{float_part}; {verdict}.</div>"
+        )
 
     def _row_selected(self, event) -> None:
         if self._syncing:
@@ -404,9 +492,12 @@ class DimensionsPanel(Viewer):
 
     def __panel__(self):
         return pn.Column(
-            pn.Row(heading("Dimensions", "Hover a number for its rule; open the notes below for the "
-                                          "full derivation."), pn.layout.HSpacer(), self.timing,
-                   sizing_mode="stretch_width"),
+            pn.Row(
+                heading("Dimensions", "Hover a number for its rule; open the notes below for the full derivation."),
+                pn.layout.HSpacer(),
+                self.timing,
+                sizing_mode="stretch_width",
+            ),
             self._home,
             self.de_job,
             self.de_note,

@@ -25,8 +25,9 @@ class ProposalView(Viewer):
     def __init__(self, state: ProposalState, **params):
         super().__init__(**params)
         self.state = state
-        self.text = pn.pane.HTML("", sizing_mode="stretch_width", css_classes=["effdim-model-proposal"],
-                                 stylesheets=[HTML_CSS])
+        self.text = pn.pane.HTML(
+            "", sizing_mode="stretch_width", css_classes=["effdim-model-proposal"], stylesheets=[HTML_CSS]
+        )
         self.apply = pn.widgets.Button(label="Apply proposed model", color="primary", width=180)
         self.dismiss = pn.widgets.Button(label="Dismiss", width=90)
         self.undo = pn.widgets.Button(label="Undo", width=90)
@@ -43,5 +44,4 @@ class ProposalView(Viewer):
         self.undo.visible = state.applied
 
     def __panel__(self):
-        return pn.Column(self.text, pn.Row(self.apply, self.dismiss, self.undo), sizing_mode="stretch_width",
-                         margin=0)
+        return pn.Column(self.text, pn.Row(self.apply, self.dismiss, self.undo), sizing_mode="stretch_width", margin=0)

@@ -29,7 +29,9 @@ class Shortcuts(JSComponent):
     apply_presses = param.Integer(default=0)
 
     # it also keeps the models the server sends known to it (effdim_app/compat.py): it is on every page
-    _esm = SERVER_MODELS_KNOWN_JS + """
+    _esm = (
+        SERVER_MODELS_KNOWN_JS
+        + """
     export function render({ model, view }) {
       serverModelsKnown(view)
       const inNotation = (path) => path.some(
@@ -63,9 +65,10 @@ class Shortcuts(JSComponent):
       return el
     }
     """
+    )
 
     @classmethod
-    def for_editor(cls, state: ModelState, apply_notation) -> "Shortcuts":
+    def for_editor(cls, state: ModelState, apply_notation) -> Shortcuts:
         """Shortcuts wired to ``state``'s undo and redo and to ``apply_notation()``."""
         keys = cls(width=0, height=0, margin=0, visible=True, sizing_mode="fixed")
         keys.param.watch(in_one_message(lambda _: state.undo()), "undo_presses")
@@ -76,5 +79,8 @@ class Shortcuts(JSComponent):
 
 def shortcut_hint() -> pn.pane.HTML:
     """The line that tells users the shortcuts exist."""
-    return pn.pane.HTML("<small>Enter applies the notation (Shift+Enter: new line); "
-                        "Ctrl+Z / Ctrl+Y undo and redo outside text boxes.</small>", margin=(0, 5))
+    return pn.pane.HTML(
+        "<small>Enter applies the notation (Shift+Enter: new line); "
+        "Ctrl+Z / Ctrl+Y undo and redo outside text boxes.</small>",
+        margin=(0, 5),
+    )

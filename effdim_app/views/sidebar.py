@@ -24,17 +24,27 @@ class ModelPanel(Viewer):
         self.preset = pn.widgets.Select(
             label="Preset",
             groups={"On screen": [presets.CUSTOM], **{g: list(items) for g, items in presets.PRESET_GROUPS.items()}},
-            value=presets.menu_entry(state.model), sizing_mode="stretch_width", css_classes=["effdim-preset"],
+            value=presets.menu_entry(state.model),
+            sizing_mode="stretch_width",
+            css_classes=["effdim-preset"],
         )
-        self.load_preset = pn.widgets.Button(label="Load preset", color="primary", sizing_mode="stretch_width",
-                                             disabled=self.preset.value == presets.CUSTOM)
+        self.load_preset = pn.widgets.Button(
+            label="Load preset",
+            color="primary",
+            sizing_mode="stretch_width",
+            disabled=self.preset.value == presets.CUSTOM,
+        )
         self.load_preset.on_click(in_one_message(lambda _: state.load_preset(self.preset.value)))
         # the menu names the model on screen: a preset while it is one, "custom" once another model is loaded
-        state.param.watch(lambda e: setattr(self.preset, "value", presets.menu_entry(e.new, self.preset.value)),
-                          "model")
+        state.param.watch(
+            lambda e: setattr(self.preset, "value", presets.menu_entry(e.new, self.preset.value)), "model"
+        )
         self.preset.param.watch(lambda e: setattr(self.load_preset, "disabled", e.new == presets.CUSTOM), "value")
         self.notation = pn.widgets.TextAreaInput(
-            label="Model notation", value=state.notation, height=90, sizing_mode="stretch_width",
+            label="Model notation",
+            value=state.notation,
+            height=90,
+            sizing_mode="stretch_width",
             placeholder="3:2,2,2,2  or  5(3(2,2),2,3(2,2))  or  H1:5(H2:3(O1:2,O2:2),O3:2)",
             css_classes=["effdim-notation"],
             # one character over the limit: a longer paste is cut there and refused for its length, not
@@ -46,14 +56,18 @@ class ModelPanel(Viewer):
         state.param.watch(lambda e: setattr(self.notation, "value", e.new), "notation")
 
         self.export = pn.widgets.FileDownload(
-            label="Export JSON", callback=lambda: io.StringIO(state.to_json()), filename="model.json",
-            sizing_mode="stretch_width", embed=False,
+            label="Export JSON",
+            callback=lambda: io.StringIO(state.to_json()),
+            filename="model.json",
+            sizing_mode="stretch_width",
+            embed=False,
         )
         self.import_json = pn.widgets.FileInput(accept=".json,application/json", sizing_mode="stretch_width")
         self.import_json.param.watch(in_one_message(self._import), ["value", "filename"])
 
-        self.auto = pn.widgets.Switch.from_param(state.param.auto_regularize, label="", margin=(8, 5),
-                                                 css_classes=["effdim-auto"])
+        self.auto = pn.widgets.Switch.from_param(
+            state.param.auto_regularize, label="", margin=(8, 5), css_classes=["effdim-auto"]
+        )
         self.undo = pn.widgets.Button(label="↶ Undo", sizing_mode="stretch_width", disabled=not state.can_undo)
         self.redo = pn.widgets.Button(label="↷ Redo", sizing_mode="stretch_width", disabled=not state.can_redo)
         self.undo.on_click(in_one_message(lambda _: state.undo()))

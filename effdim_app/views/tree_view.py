@@ -41,14 +41,14 @@ __all__ = ["TreeView", "TreeFigure", "PALETTE", "tree_data", "model_data", "tree
 
 LEGEND_HTML = f"""
 <div class="effdim-legend">
-<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE['hidden']}"/></svg> hidden</span>
-<span><svg width="14" height="14"><rect x="1" y="1" width="12" height="12" fill="{PALETTE['observed']}"
- stroke="{PALETTE['observed_line']}" stroke-width="2"/></svg> observed</span>
-<span><svg width="14" height="14"><circle cx="7" cy="7" r="5" fill="none" stroke="{PALETTE['selected']}"
+<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE["hidden"]}"/></svg> hidden</span>
+<span><svg width="14" height="14"><rect x="1" y="1" width="12" height="12" fill="{PALETTE["observed"]}"
+ stroke="{PALETTE["observed_line"]}" stroke-width="2"/></svg> observed</span>
+<span><svg width="14" height="14"><circle cx="7" cy="7" r="5" fill="none" stroke="{PALETTE["selected"]}"
  stroke-width="3"/></svg> selected</span>
-<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE['changed']}"/></svg>
+<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE["changed"]}"/></svg>
  changed by regularization</span>
-<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE['highlight']}"/></svg>
+<span><svg width="14" height="14"><circle cx="7" cy="7" r="6" fill="{PALETTE["highlight"]}"/></svg>
  local LC model of the table row</span>
 </div>
 """
@@ -67,10 +67,20 @@ def tree_data(state: ModelState, mode: str = "edited", scale: float = 1.0) -> di
         if note == "removed":
             labels[n] = f"{n} : {drawn.card(n)} ✕"
         elif note:
-            labels[n] = (f"{n} : {drawn.card(n)} (was {model.card(n)})" if regular_view
-                         else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}")
-    return model_data(drawn, selected=state.selected, changed=changed, labels=labels, centre=state.highlight,
-                      highlight=state.highlight_nodes or (), scale=scale)
+            labels[n] = (
+                f"{n} : {drawn.card(n)} (was {model.card(n)})"
+                if regular_view
+                else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}"
+            )
+    return model_data(
+        drawn,
+        selected=state.selected,
+        changed=changed,
+        labels=labels,
+        centre=state.highlight,
+        highlight=state.highlight_nodes or (),
+        scale=scale,
+    )
 
 
 class TreeFigure:
@@ -90,26 +100,59 @@ class TreeFigure:
         # figure() made those (eleven models) and a selection and muted glyph per renderer, which
         # every session paid for on opening the page (docs/robustness.md, "Opening a page")
         fig = Plot(
-            name=name, height=height, sizing_mode="stretch_width", x_range=self._x, y_range=self._y, title=None,
-            toolbar=Toolbar(autohide=True, logo=None), toolbar_location="right", outline_line_color=None,
+            name=name,
+            height=height,
+            sizing_mode="stretch_width",
+            x_range=self._x,
+            y_range=self._y,
+            title=None,
+            toolbar=Toolbar(autohide=True, logo=None),
+            toolbar_location="right",
+            outline_line_color=None,
             min_border=5,
         )
         # the toolbar's save button writes the drawing as a PNG file
         fig.add_tools(SaveTool(filename=filename))
-        fig.add_glyph(self._edges, Segment(x0="x0", y0="y0", x1="x1", y1="y1", line_color=field("color"),
-                                           line_width=field("width")))
-        fig.add_glyph(self._halo, Scatter(x="x", y="y", size=48, fill_color=PALETTE["highlight"], fill_alpha=0.9,
-                                          line_color=None))
-        nodes = fig.add_glyph(self._nodes, Scatter(x="x", y="y", marker=field("marker"), size=field("size"),
-                                                   fill_color=field("fill"), line_color=field("line"),
-                                                   line_width=field("lw")))
+        fig.add_glyph(
+            self._edges,
+            Segment(x0="x0", y0="y0", x1="x1", y1="y1", line_color=field("color"), line_width=field("width")),
+        )
+        fig.add_glyph(
+            self._halo, Scatter(x="x", y="y", size=48, fill_color=PALETTE["highlight"], fill_alpha=0.9, line_color=None)
+        )
+        nodes = fig.add_glyph(
+            self._nodes,
+            Scatter(
+                x="x",
+                y="y",
+                marker=field("marker"),
+                size=field("size"),
+                fill_color=field("fill"),
+                line_color=field("line"),
+                line_width=field("lw"),
+            ),
+        )
         self._labels = Text(
-            x="x", y="y", text=field("label"), y_offset=LABEL_OFFSET, text_align=field("align"), angle=field("angle"),
-            text_baseline="top", text_font_size=f"{LABEL_PT}pt", text_font_style="bold", text_color=PALETTE["text"],
-            background_fill_color="white", background_fill_alpha=0.85, border_radius=4)
+            x="x",
+            y="y",
+            text=field("label"),
+            y_offset=LABEL_OFFSET,
+            text_align=field("align"),
+            angle=field("angle"),
+            text_baseline="top",
+            text_font_size=f"{LABEL_PT}pt",
+            text_font_style="bold",
+            text_color=PALETTE["text"],
+            background_fill_color="white",
+            background_fill_alpha=0.85,
+            border_radius=4,
+        )
         fig.add_glyph(self._nodes, self._labels)
-        fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"),
-                                                             ("states", "@states"), ("", "@note")]))
+        fig.add_tools(
+            HoverTool(
+                renderers=[nodes], tooltips=[("node", "@node"), ("kind", "@kind"), ("states", "@states"), ("", "@note")]
+            )
+        )
         self.figure = fig
         self._height = height
         self.pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
@@ -121,7 +164,7 @@ class TreeFigure:
         with pn.io.unlocked():
             if self._labels.y_offset != LABEL_OFFSET * scale:  # larger labels need taller layers
                 self._labels.update(text_font_size=f"{LABEL_PT * scale:g}pt", y_offset=LABEL_OFFSET * scale)
-                self.figure.height = round(self._height * scale ** 0.5)
+                self.figure.height = round(self._height * scale**0.5)
             self._edges.data = data["edges"]
             self._halo.data = data["halo"]
             self._nodes.data = data["nodes"]
@@ -141,23 +184,33 @@ class TreeView(Viewer):
         self.state = state
         self.positions: dict[str, tuple[float, float]] = {}
         self._mode = pn.widgets.RadioButtonGroup.from_param(
-            self.param.mode, options={"As edited": "edited", "Regular equivalent": "regular"}, margin=(0, 10),
-            color="primary", label="", stylesheets=[TOGGLE_CSS], css_classes=["effdim-tree-mode"],
+            self.param.mode,
+            options={"As edited": "edited", "Regular equivalent": "regular"},
+            margin=(0, 10),
+            color="primary",
+            label="",
+            stylesheets=[TOGGLE_CSS],
+            css_classes=["effdim-tree-mode"],
         )
         self._drawing = TreeFigure("effdim-tree", height, "effdim-tree")
         # two clicks within Bokeh's double-tap interval arrive as one DoubleTap:
         # the second one selects too
         for event in (Tap, DoubleTap):
             self._drawing.figure.on_event(event, in_one_message(self._on_tap))
-        self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width",
-                                    stylesheets=[HTML_CSS])
+        self._legend = pn.pane.HTML(LEGEND_HTML, margin=(0, 10), sizing_mode="stretch_width", stylesheets=[HTML_CSS])
         # beside the toolbar's PNG: the same drawing as vector graphics
         self.svg = pn.widgets.FileDownload(
-            label="Download the tree (SVG)", filename="effdim-tree.svg", embed=False, width=200, margin=(0, 10),
+            label="Download the tree (SVG)",
+            filename="effdim-tree.svg",
+            embed=False,
+            width=200,
+            margin=(0, 10),
             callback=lambda: io.StringIO(tree_svg(tree_data(self.state, self.mode))),
-            css_classes=["effdim-tree-svg"])
+            css_classes=["effdim-tree-svg"],
+        )
         self._mode_row = pn.Row(
-            pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode,
+            pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)),
+            self._mode,
             visible=state.regularization is not None,
         )
         state.param.watch(self._redraw, ["revision"])
@@ -174,5 +227,6 @@ class TreeView(Viewer):
         self._drawing.draw(data, self.font_scale)
 
     def __panel__(self):
-        return pn.Column(self._mode_row, self._drawing.pane, self._legend, self.svg, sizing_mode="stretch_width",
-                         margin=0)
+        return pn.Column(
+            self._mode_row, self._drawing.pane, self._legend, self.svg, sizing_mode="stretch_width", margin=0
+        )

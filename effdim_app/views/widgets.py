@@ -88,9 +88,14 @@ class JobLine(Viewer):
         self.state, self.attr = state, name
         self.text = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-job", f"effdim-{name}"])
         self.bar = pn.indicators.Progress(value=-1, max=100, active=True, width=120, height=14, margin=(6, 5))
-        self.cancel = pn.widgets.Button(label="■ Cancel", color="danger", width=90, margin=(0, 5),
-                                        css_classes=["effdim-job-cancel", f"effdim-{name}-cancel"],
-                                        stylesheets=[BUTTON_CSS])
+        self.cancel = pn.widgets.Button(
+            label="■ Cancel",
+            color="danger",
+            width=90,
+            margin=(0, 5),
+            css_classes=["effdim-job-cancel", f"effdim-{name}-cancel"],
+            stylesheets=[BUTTON_CSS],
+        )
         self.cancel.on_click(lambda _: self._job() and self._job().cancel())
         self.row = pn.Row(self.bar, self.text, self.cancel, sizing_mode="stretch_width", margin=0, visible=False)
         self._watcher = None

@@ -18,8 +18,10 @@ CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 VIEWPORT = {"width": 1366, "height": 768}
 #: Why the browser tests do not run here, and how to make them run.
-NO_CHROMIUM = (f"browser tests skipped: no Chromium at {CHROMIUM} (install it: apt-get install chromium, "
-               "or set EFFDIM_CHROMIUM to its path)")
+NO_CHROMIUM = (
+    f"browser tests skipped: no Chromium at {CHROMIUM} (install it: apt-get install chromium, "
+    "or set EFFDIM_CHROMIUM to its path)"
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -32,8 +34,9 @@ def pytest_collection_modifyitems(config, items):
     if not browser_tests:
         return
     if os.environ.get("CI"):
-        raise pytest.UsageError(f"{NO_CHROMIUM.replace('browser tests skipped: ', '')}: "
-                                "CI must run the browser tests (.ci/run installs it)")
+        raise pytest.UsageError(
+            f"{NO_CHROMIUM.replace('browser tests skipped: ', '')}: CI must run the browser tests (.ci/run installs it)"
+        )
     for item in browser_tests:
         item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM))
 
@@ -66,8 +69,13 @@ def app_url():
     from effdim_app import serve
 
     port = free_port()
-    server = serve(port=port, address="127.0.0.1", threaded=True, show=False,
-                   websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
+    server = serve(
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
+    )
     wait_for(port)
     yield f"http://127.0.0.1:{port}/effdim"
     server.stop()
@@ -85,8 +93,14 @@ def inline_url():
         return create_app()
 
     port = free_port()
-    server = pn.serve({"inline": inline}, port=port, address="127.0.0.1", threaded=True, show=False,
-                      websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"])
+    server = pn.serve(
+        {"inline": inline},
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
+    )
     wait_for(port)
     yield f"http://127.0.0.1:{port}/inline"
     server.stop()

@@ -20,8 +20,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 #: JupyterLab settings of the server: no news or update pop-up over the notebook.
-LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-                {"fetchNews": "false", "checkForUpdates": False}}
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False}
+}
 
 
 #: A page function: true once the kernel of JupyterLab's current notebook is idle.
@@ -96,18 +97,36 @@ def jupyterlab(notebook: Path, home: Path):
         path = home / "settings" / name
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(settings))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR": str(home / "data"),
-           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "IPYTHONDIR": str(home / "ipython"),
-           "JUPYTER_PATH": os.pathsep.join([*lab_extension_dirs(), os.environ.get("JUPYTER_PATH", "")])}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "IPYTHONDIR": str(home / "ipython"),
+        "JUPYTER_PATH": os.pathsep.join([*lab_extension_dirs(), os.environ.get("JUPYTER_PATH", "")]),
+    }
     port = free_port()
     log_path = home / "server.log"
     with log_path.open("w") as log:
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-             "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-             "--LabApp.expose_app_in_browser=True"],
-            env=env, stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--allow-root",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                "--IdentityProvider.token=",
+                "--ServerApp.password=",
+                f"--ServerApp.root_dir={root}",
+                "--LabApp.expose_app_in_browser=True",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             try:
                 wait_for(port, server=server)

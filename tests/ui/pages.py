@@ -50,14 +50,18 @@ const deep = (selector, within) => {
 def css(page: Page, selector: str, prop: str, within: str = "") -> list[str]:
     """The computed ``prop`` of every element matching ``selector`` (inside shadow roots too; with
     ``within``, inside the components matching it only)."""
-    return page.evaluate(f"([s, p, w]) => {{ {DEEP} return deep(s, w).map((e) => getComputedStyle(e)[p]); }}",
-                         [selector, prop, within])
+    return page.evaluate(
+        f"([s, p, w]) => {{ {DEEP} return deep(s, w).map((e) => getComputedStyle(e)[p]); }}", [selector, prop, within]
+    )
 
 
 def box(page: Page, selector: str) -> dict:
     """The bounding box of the first element matching ``selector`` (inside shadow roots too)."""
-    return page.evaluate(f"(s) => {{ {DEEP} const r = deep(s)[0].getBoundingClientRect(); "
-                         "return {x: r.x, y: r.y, right: r.right, bottom: r.bottom}; }", selector)
+    return page.evaluate(
+        f"(s) => {{ {DEEP} const r = deep(s)[0].getBoundingClientRect(); "
+        "return {x: r.x, y: r.y, right: r.right, bottom: r.bottom}; }",
+        selector,
+    )
 
 
 def cut_off(page: Page) -> dict:
@@ -105,8 +109,7 @@ def data_tab(page: Page) -> None:
 
 
 def upload(page: Page, name: str, content: bytes) -> None:
-    page.locator("input.filepond--browser").set_input_files(
-        {"name": name, "mimeType": "text/csv", "buffer": content})
+    page.locator("input.filepond--browser").set_input_files({"name": name, "mimeType": "text/csv", "buffer": content})
 
 
 def sweep_stouffer_toby(page: Page, up_to: int) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from pages import TIMEOUT, box, css, cut_off, open_app, stat
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim_app.presets import IRREGULAR, PRESETS
-from pages import TIMEOUT, box, css, cut_off, open_app, stat
 
 pytestmark = pytest.mark.browser
 
@@ -29,6 +29,7 @@ def sizes(page: Page) -> tuple[float, float, float]:
 def below_lead(page: Page, selector: str) -> float:
     """How far below the first sentence ``selector`` starts (the page may scroll to a focused box),
     once the layout has settled (two reads 300 ms apart agree)."""
+
     def read():
         return box(page, selector)["y"] - box(page, ".effdim-lead")["y"]
 
@@ -72,7 +73,10 @@ def test_projector_mode_reflows_without_cutting_anything_off(page: Page, app_url
     # under it, before the table
     tree, log, totals = box(page, ".bk-Canvas"), box(page, ".effdim-steps"), box(page, ".effdim-totals")
     assert totals["bottom"] <= tree["y"] < tree["bottom"] < log["y"] < box(page, ".effdim-dims")["y"], (
-        totals, tree, log)
+        totals,
+        tree,
+        log,
+    )
     page.screenshot(path=str(shots / f"17-projector-{width}.png"))
 
 
@@ -109,7 +113,15 @@ def test_tree_as_svg_beside_the_png(page: Page, app_url, tmp_path):
     ns = "{http://www.w3.org/2000/svg}"
     assert svg.tag == f"{ns}svg"
     assert sorted(t.text for t in svg.iter(f"{ns}text")) == [
-        "H1 : 5", "H2 : 3", "H3 : 3", "O1 : 2", "O2 : 2", "O3 : 2", "O4 : 2", "O5 : 2"]  # Figure 2
+        "H1 : 5",
+        "H2 : 3",
+        "H3 : 3",
+        "O1 : 2",
+        "O2 : 2",
+        "O3 : 2",
+        "O4 : 2",
+        "O5 : 2",
+    ]  # Figure 2
     assert len(svg.findall(f"{ns}circle")) == 3 and len(svg.findall(f"{ns}line")) == 7
     # a browser opens it: it draws as an image of its own size
     saved = tmp_path / "effdim-tree.svg"

@@ -6,11 +6,22 @@ Each test opens a fresh browser page, hence a fresh server session.
 from __future__ import annotations
 
 import pytest
+from pages import (
+    FIG2,
+    TIMEOUT,
+    apply_notation,
+    click_node,
+    data_tab,
+    open_app,
+    stat,
+    sweep_stouffer_toby,
+    table_rows,
+    upload,
+)
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim.dimensions import dimensions
-from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, stat, table_rows, sweep_stouffer_toby, upload
 
 pytestmark = pytest.mark.browser
 

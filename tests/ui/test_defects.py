@@ -8,11 +8,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from pages import FIG2, TIMEOUT, apply_notation, click_node, css, cut_off, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
-
-from pages import FIG2, TIMEOUT, apply_notation, click_node, css, cut_off, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -78,8 +77,8 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     page.get_by_role("button", name="Load data set").click()
     expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
     # long enough to still run after the tree edit below (SQUAREM made 30 starts finish too soon)
-    for css, value in ((".effdim-card-max input", "4"), (".effdim-restarts input", "200")):
-        box = page.locator(css)
+    for selector, value in ((".effdim-card-max input", "4"), (".effdim-restarts input", "200")):
+        box = page.locator(selector)
         box.fill(value)
         box.press("Enter")
     page.get_by_role("button", name="▶ Sweep cardinality").click()
@@ -149,8 +148,9 @@ def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(pa
     page.locator(".effdim-past-saturation input").check()
     page.get_by_role("button", name="▶ Sweep cardinality").click()
     # on to the largest regular |H| (16): seen running or done, whichever comes first
-    expect(page.locator(".effdim-status")).to_contain_text(re.compile(r"of 16 fits|16 cardinalities scored"),
-                                                           timeout=TIMEOUT)
+    expect(page.locator(".effdim-status")).to_contain_text(
+        re.compile(r"of 16 fits|16 cardinalities scored"), timeout=TIMEOUT
+    )
 
 
 def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
@@ -158,8 +158,11 @@ def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
     chooser = page.locator("input[type=file][accept*=json]")
     chooser.set_input_files({"name": "empty.json", "mimeType": "application/json", "buffer": b""})
     expect(message(page)).to_contain_text("the file is empty", timeout=TIMEOUT)
-    saved = {"name": "lc.json", "mimeType": "application/json",
-             "buffer": json.dumps(model_to_json(parse_model("3:2,2,2"))).encode()}
+    saved = {
+        "name": "lc.json",
+        "mimeType": "application/json",
+        "buffer": json.dumps(model_to_json(parse_model("3:2,2,2"))).encode(),
+    }
     chooser.set_input_files(saved)
     expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
     apply_notation(page, FIG2)
@@ -201,8 +204,14 @@ def test_the_states_of_a_column_can_be_reordered(page: Page, app_url, shots):
 
 
 def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
-    labels = ["1 Extremely well", "2 Very well", "3 Moderately well", "4 Not very well", "5 Not at all well",
-              "6 Refused to answer"]
+    labels = [
+        "1 Extremely well",
+        "2 Very well",
+        "3 Moderately well",
+        "4 Not very well",
+        "5 Not at all well",
+        "6 Refused to answer",
+    ]
     open_app(page, app_url)
     data_tab(page)
     rows = "".join(f"{label},{region}\n" for label in labels for region in ("north", "south"))
@@ -214,8 +223,9 @@ def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
 
 
 def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(page: Page, app_url, shots):
-    rows = ["id;Fréquence;Qualité"] + [f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}"
-                                        for i in range(1, 61)]
+    rows = ["id;Fréquence;Qualité"] + [
+        f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}" for i in range(1, 61)
+    ]
     open_app(page, app_url)
     data_tab(page)
     upload(page, "enquête.csv", "\n".join(rows).encode("latin-1"))

@@ -2,7 +2,6 @@
 
 import pytest
 from playwright.sync_api import Page, expect
-
 from test_dashboard import TIMEOUT, open_app
 
 pytestmark = pytest.mark.browser
@@ -49,8 +48,9 @@ def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
         expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
     expect(page.get_by_text("Takeaway:")).to_have_count(2)
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
-    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))",
-                           timeout=TIMEOUT)
+    page.wait_for_function(
+        f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))", timeout=TIMEOUT
+    )
     assert len(frames_drawn(page)) == 3
     page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
     page.wait_for_function(f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT)

@@ -2,9 +2,8 @@
 posterior download (a click on the BVR heatmap: test_proposal.py)."""
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
@@ -14,8 +13,10 @@ VIEWS = """
   const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
   for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
 """
-TITLES = f"() => {{ {VIEWS} return views.filter((v) => v.model && v.model.title && v.model.title.text)" \
-         ".map((v) => v.model.title.text); }"
+TITLES = (
+    f"() => {{ {VIEWS} return views.filter((v) => v.model && v.model.title && v.model.title.text)"
+    ".map((v) => v.model.title.text); }"
+)
 # Screen position of the cell (x, y) of the categorical plot whose title starts with ``prefix``.
 CELL_XY = f"""
 ([prefix, x, y]) => {{
@@ -36,8 +37,9 @@ def test_fitted_view_shows_the_fit_and_downloads_posteriors(page: Page, app_url,
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")
     expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
-    page.wait_for_function(f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))",
-                           timeout=TIMEOUT)
+    page.wait_for_function(
+        f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))", timeout=TIMEOUT
+    )
     # the 3-class fit: de < ds, and the view says so
     page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
     expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)

@@ -24,8 +24,9 @@ NAME = "<img src=z onerror=alert(4)>.csv"
 
 def hostile_csv(rows: int) -> bytes:
     """A CSV whose header and category labels carry markup: ``rows`` data lines."""
-    lines = [f'"{IMG}",{SCRIPT},c'] + [f"{LABEL if i % 2 else 'plain'},{'yes' if i % 3 else 'no'},{i % 2}"
-                                       for i in range(rows)]
+    lines = [f'"{IMG}",{SCRIPT},c'] + [
+        f"{LABEL if i % 2 else 'plain'},{'yes' if i % 3 else 'no'},{i % 2}" for i in range(rows)
+    ]
     return ("\n".join(lines) + "\n").encode()
 
 

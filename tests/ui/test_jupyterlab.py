@@ -13,14 +13,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
+from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 from playwright.sync_api import Browser, Page, expect
 
 from effdim import parse_model
 from effdim_app.state import ModelState
 from effdim_app.views.tree_view import tree_data
-
-from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
-from pages import DEEP, FIG2, TIMEOUT, click_node, stat
 
 pytestmark = pytest.mark.browser
 
@@ -103,8 +102,9 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
     expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation)
     # the Run All race: the tree showed the model before the last cell's edit
-    page.wait_for_function(f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}",
-                           timeout=TIMEOUT)
+    page.wait_for_function(
+        f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}", timeout=TIMEOUT
+    )
 
     output = page.locator(".jp-OutputArea-output").filter(has=stat(page, "ds"))
     output.scroll_into_view_if_needed()
@@ -118,8 +118,10 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     assert blank <= BLANK_BELOW, f"{blank:.0f} px blank below the dashboard"
     page.locator(".jp-Cell").filter(has=output).evaluate("(el) => el.scrollIntoView({block: 'start'})")
     box = output.bounding_box()
-    page.screenshot(path=shots / "dashboard-jupyterlab.png",
-                    clip={"x": 0, "y": 0, "width": LAB_VIEWPORT["width"], "height": box["y"] + box["height"] + 8})
+    page.screenshot(
+        path=shots / "dashboard-jupyterlab.png",
+        clip={"x": 0, "y": 0, "width": LAB_VIEWPORT["width"], "height": box["y"] + box["height"] + 8},
+    )
 
     # Enter in the States box applies (JupyterLab must not swallow it)
     click_node(page, expected.notation, "O3")

@@ -7,11 +7,11 @@ import re
 import time
 
 import pytest
+from pages import DATA, TIMEOUT, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim.distribution import random_parameters, sample
-from pages import DATA, TIMEOUT, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -53,8 +53,7 @@ def test_learn_structure_runs_as_a_job_and_opens_the_tree_in_the_editor(page: Pa
     expect(stat(page, "ds")).not_to_have_text("41")
 
 
-def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_the_editor(page: Page, app_url,
-                                                                                         shots):
+def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_the_editor(page: Page, app_url, shots):
     data = sample(random_parameters(parse_model(TRUTH), 7), 5000, 8)
     csv = data.to_frame().to_csv(index=False).encode()
     open_app(page, app_url)
@@ -89,6 +88,7 @@ def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_th
     expect(notation).to_have_value(re.compile(r"\bA:3\b"))
     in_editor = parse_model(notation.input_value())
     # the final drawing is the tree now in the editor, its leaves the data's columns
-    assert sorted(map(tuple, final)) == sorted((n, "hidden" if in_editor.is_hidden(n) else "observed")
-                                               for n in in_editor.nodes)
+    assert sorted(map(tuple, final)) == sorted(
+        (n, "hidden" if in_editor.is_hidden(n) else "observed") for n in in_editor.nodes
+    )
     assert set(in_editor.observed) == set(data.columns)

@@ -2,10 +2,9 @@
 request to another host refused, and none was attempted (no web font, no CDN)."""
 
 import pytest
-from playwright.sync_api import Page
-
 from jupyterlab_server import refuse_other_hosts
 from pages import open_app
+from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

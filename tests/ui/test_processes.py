@@ -17,14 +17,13 @@ import time
 
 import psutil
 import pytest
+from conftest import VIEWPORT
+from jupyterlab_session import free_port, wait_for
+from pages import TIMEOUT, apply_notation, open_app, stat
 from playwright.sync_api import expect
 
 from effdim import parse_model
 from effdim.bounds import standard_dimension
-
-from conftest import VIEWPORT
-from jupyterlab_session import free_port, wait_for
-from pages import TIMEOUT, apply_notation, open_app, stat
 
 pytestmark = pytest.mark.browser
 
@@ -33,9 +32,25 @@ pytestmark = pytest.mark.browser
 def two_process_url():
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--processes", "2", "--port", str(port),
-         "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "effdim.cli",
+            "app",
+            "--no-show",
+            "--processes",
+            "2",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            "--allow-websocket-origin",
+            f"127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     wait_for(port, 60)
     yield f"http://127.0.0.1:{port}/effdim", server
     os.killpg(server.pid, signal.SIGTERM)

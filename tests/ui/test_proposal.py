@@ -2,9 +2,8 @@
 brings the earlier sweep back with the model (effdim_app.views.proposal_view)."""
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page, expect
 from test_fitted_view import CELL_XY
 
 pytestmark = pytest.mark.browser
@@ -40,5 +39,4 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(page.locator(".effdim-results")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
     page.get_by_text("Model & dimensions", exact=True).click()
-    expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))",
-                                                                        timeout=TIMEOUT)
+    expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)

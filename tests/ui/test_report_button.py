@@ -2,9 +2,8 @@
 worker, with the uploaded file's name, the model, the sweep and the fit shown."""
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 

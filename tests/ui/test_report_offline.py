@@ -7,11 +7,12 @@ import datetime
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page
+
 from effdim import datasets
 from effdim.report import command_line, write_report
 from effdim.scores import best
 from effdim.search import fit, sweep
-from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
@@ -41,8 +42,10 @@ def reports(tmp_path_factory) -> dict[str, Path]:
 
 
 #: Per report: its items, hidden nodes, classes per node, and the title of its selection section.
-EXPECTED = {"stouffer-toby": ("ABCD", {"X": 2}, "Sweep"),
-            "hlc-figure2": (["O1", "O2", "O3", "O4", "O5"], {"H1": 5, "H2": 3, "H3": 3}, "Scores")}
+EXPECTED = {
+    "stouffer-toby": ("ABCD", {"X": 2}, "Sweep"),
+    "hlc-figure2": (["O1", "O2", "O3", "O4", "O5"], {"H1": 5, "H2": 3, "H3": 3}, "Scores"),
+}
 
 
 def open_offline(page: Page, path: Path) -> tuple[list[str], list[str], list[str]]:
@@ -82,8 +85,15 @@ def test_report_opens_offline_and_its_figures_render(page: Page, reports: dict[s
         .map(svg => [...svg.querySelectorAll('rect')].map(r => r.getBoundingClientRect().height))""")
     assert [len(h) for h in heights] == [2 * k for k in hidden.values() for _ in items]
     assert all(sum(x > 0 for x in panel) >= len(panel) // 2 for panel in heights)
-    for section in ("Command", "Data", "Model", selection, "Classes and profiles", "Fit statistics",
-                    "Bivariate residuals"):
+    for section in (
+        "Command",
+        "Data",
+        "Model",
+        selection,
+        "Classes and profiles",
+        "Fit statistics",
+        "Bivariate residuals",
+    ):
         assert page.get_by_role("heading", name=section, exact=True).is_visible()
 
 

@@ -14,14 +14,13 @@ import time
 
 import numpy as np
 import pytest
+from conftest import VIEWPORT
+from pages import TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim import HLCModel, model_to_json, parse_model
 from effdim.bounds import standard_dimension
 from effdim_app.views.widgets import compact
-
-from conftest import VIEWPORT
-from pages import TIMEOUT, apply_notation, data_tab, open_app, stat, upload
 
 pytestmark = pytest.mark.browser
 
@@ -81,14 +80,17 @@ def ten_binary_columns(rows: int = 2000) -> bytes:
     """A CSV of ten binary items: a sweep with 'to' = 0 runs until |X| reaches de = dc = 1,023."""
     rng = np.random.default_rng(5)
     cells = rng.integers(0, 2, size=(rows, 10))
-    return ("\n".join([",".join(f"Q{i}" for i in range(10))] + [",".join(map(str, r)) for r in cells])
-            + "\n").encode()
+    return ("\n".join([",".join(f"Q{i}" for i in range(10))] + [",".join(map(str, r)) for r in cells]) + "\n").encode()
 
 
 def wide_csv(columns: int = 22_000) -> bytes:
     """231 kB with 22,000 columns: once read on the server's loop (31 s of another student's edit)."""
-    return (",".join(f"c{i}" for i in range(columns)) + "\n"
-            + "\n".join(",".join("01"[(i + r) % 2] for i in range(columns)) for r in range(2)) + "\n").encode()
+    return (
+        ",".join(f"c{i}" for i in range(columns))
+        + "\n"
+        + "\n".join(",".join("01"[(i + r) % 2] for i in range(columns)) for r in range(2))
+        + "\n"
+    ).encode()
 
 
 def test_another_students_edit_round_trips_within_a_second_during_each_heavy_action(browser, app_url):
@@ -129,8 +131,9 @@ def test_another_students_edit_round_trips_within_a_second_during_each_heavy_act
     waits["huge notation"] = [edit_root(b, 2)]
     apply_notation(a, "9:" + ",".join(["3"] * 198))  # 199 leaves, the most a model may have here
     waits["largest model"] = [edit_root(b, 4), edit_root(b, 3)]
-    expect(stat(a, "ds")).to_have_text(str(standard_dimension(parse_model("9:" + ",".join(["3"] * 198)))),
-                                       timeout=TIMEOUT)
+    expect(stat(a, "ds")).to_have_text(
+        str(standard_dimension(parse_model("9:" + ",".join(["3"] * 198)))), timeout=TIMEOUT
+    )
     slowest = {what: max(times) for what, times in waits.items()}
     print("another student's edit during each heavy action (s):", {k: round(v, 2) for k, v in slowest.items()})
     # 0.3-1.0 s each with the machine's load at 14 on 2 cores (Chromium's two pages compete for them);

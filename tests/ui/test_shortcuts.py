@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import TIMEOUT, open_app, stat
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 

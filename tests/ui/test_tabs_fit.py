@@ -5,9 +5,8 @@ statistics show aligned numbers, and a fit that no longer matches the model on s
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
-
 from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
