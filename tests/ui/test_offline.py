@@ -2,7 +2,7 @@
 request to another host refused, and none was attempted (no web font, no CDN)."""
 
 import pytest
-from jupyterlab_server import refuse_other_hosts
+from jupyterlab_session import refuse_other_hosts
 from pages import open_app
 from playwright.sync_api import Page
 
