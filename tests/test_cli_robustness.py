@@ -138,8 +138,6 @@ def test_csv_cell_of_4400_digits(capsys, tmp_path, command):
         status = main([command[0], str(path), *command[1:], "--restarts", "1", "--quiet", "--max-iter", "20"])
     out, err = capsys.readouterr()
     assert status == 0 and err == "", err
-    if command[0] == "learn":  # its fits stop at --max-iter 20: said as lines of the output
-        assert "warning: " in out and "without converging" in out
 
 
 def test_count_column_of_1e308_names_the_column(capsys, tmp_path):
