@@ -31,6 +31,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 import traceback
 from collections import deque
@@ -274,7 +275,9 @@ class JobRunner:
             return
         fn, args, kwargs = job._call
         receive, send = self._ctx.Pipe(duplex=False)
-        proc = self._ctx.Process(target=_worker, args=(send, fn, args, kwargs, self.max_bytes), daemon=True)
+        proc = self._ctx.Process(
+            target=_worker, args=(send, fn, args, kwargs, self.max_bytes, os.getpid()), daemon=True
+        )
         start = time.monotonic()
         job.param.update(state="running", position=0)
         try:
@@ -386,8 +389,30 @@ def _cap_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
-def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int) -> None:
-    """Body of a worker process: run ``fn``, send progress and the outcome up the pipe."""
+def _end_with(server: int, every: float = 0.5) -> None:
+    """End this process (at once, as a killed process would) when process ``server`` has ended."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # the pid is taken by another user's process: ours is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="effdim-end-with-server", daemon=True).start()
+
+
+def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, server: int) -> None:
+    """Body of a worker process: run ``fn``, send progress and the outcome up the pipe.
+
+    The worker's parent is the forkserver, which outlives a server killed with ``kill -9``,
+    so the worker watches the ``server`` process itself and ends with it: no job computes on
+    for a server that is gone.
+    """
+    _end_with(server)
     _cap_memory(max_bytes)
 
     def progress(done: int, total: int, note: str = "", detail: str = "") -> None:

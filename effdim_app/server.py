@@ -10,10 +10,11 @@ parent (docs/robustness.md).
 from __future__ import annotations
 
 import os
-import sys
 
 import panel as pn
 import tornado.process
+
+from effdim.executor import die_with_parent
 
 from .config import ServerLimits
 from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
@@ -21,8 +22,6 @@ from .jobs import JobRunner
 from .server_memory import release_after_session, tune_collector
 
 __all__ = ["serve", "session_page", "show"]
-
-PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def session_page(limits=None, jobs=None, model=None, workers=None):
@@ -71,7 +70,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     kwargs.setdefault("check_unused_sessions_milliseconds", 2000)
     kwargs.setdefault("unused_session_lifetime_milliseconds", 5000)
     if num_procs > 1:
-        os.register_at_fork(after_in_child=_end_with_parent)
+        os.register_at_fork(after_in_child=die_with_parent)  # forked servers end with the parent
         share = max(1, limits.workers // num_procs)
         page = lambda: session_page(limits, workers=share)  # noqa: E731 - one runner per forked process
         kwargs["num_procs"] = num_procs
@@ -93,16 +92,6 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     server.start()
     server.io_loop.start()
     return server
-
-
-def _end_with_parent() -> None:
-    """In a forked server process: end when the parent ends (Linux), so stopping the parent
-    (``kill PID``, a service manager) does not leave the forked servers running."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def show(model=None, port: int = 0):

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from waiting import run_in_fresh_loop, until
@@ -24,6 +28,11 @@ def sleepy(seconds, *, progress=None):
         time.sleep(seconds / steps)
         progress(i + 1, steps)
     return os.getpid()
+
+
+def silent(seconds, *, progress=None):
+    """A long computation that reports no progress (a progress call to a dead server would end it)."""
+    time.sleep(seconds)
 
 
 def hog(n_bytes, *, progress=None):
@@ -160,3 +169,46 @@ def test_jobs_can_be_submitted_and_cancelled_from_another_thread(runner):
 
     job, total = run(go())
     assert job.state == "cancelled" and total == 3
+
+
+SERVER_WITH_A_LONG_JOB = """
+import asyncio, sys, time
+sys.path.insert(0, {tests!r})
+from effdim_app.jobs import JobRunner
+from test_jobs import silent
+
+async def main():
+    runner = JobRunner(workers=1, timeout=120, max_bytes=256 * 1024**2)
+    runner.submit(silent, 60, label="Sleeping")
+    print("submitted", flush=True)
+    await asyncio.sleep(120)
+
+if __name__ == "__main__":  # the forkserver imports this file again, as __mp_main__
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_job_workers_die_with_a_killed_server(tmp_path):
+    """kill -9 of the server: its forkserver ends, and so does the job's worker (it asked to end with its parent)."""
+    from test_executor import alive, children
+
+    script = tmp_path / "server.py"
+    script.write_text(SERVER_WITH_A_LONG_JOB.format(tests=str(Path(__file__).parent)))
+    server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == "submitted"
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while time.monotonic() < deadline and not workers:  # forkserver -> worker
+            workers = {w for forkserver in children(server.pid) for w in children(forkserver)}
+            time.sleep(0.2)
+        assert workers, "the job's worker did not start"
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(alive(w) for w in workers):
+            time.sleep(0.2)
+        assert not any(alive(w) for w in workers), f"workers {sorted(workers)} outlived the server"
+    finally:
+        server.kill()
