@@ -77,7 +77,8 @@ def test_tiny_lc_study_end_to_end(tmp_path):
 
 
 def test_plots_of_a_tiny_study(tmp_path):
-    pytest.importorskip("holoviews")
+    import holoviews  # noqa: F401 - a dependency of effdim: missing, the test fails rather than skips
+
     study = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200, 800)})
     result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
     paths, notes = write_outputs(result, tmp_path / "out", plots=True, png=find_chromium() is not None)
@@ -217,7 +218,8 @@ def test_process_pool_resume_with_the_real_jobs(tmp_path):
 
 # ---------------------------------------------------------------------- Dask
 def test_dask_scheduler_path_on_an_in_process_cluster(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed  # in the test extra: CI runs the Dask path
+
     study = HLCStudy(**{**TINY_HLC, "replicates": 1})
     serial = study.run(cache_dir=None, executor="serial", progress=False)
     with distributed.LocalCluster(
@@ -338,7 +340,8 @@ def test_cli_experiment_bad_input(capsys):
 
 
 def test_cli_experiment_on_a_dask_scheduler(tmp_path, capsys):
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     with distributed.LocalCluster(
         processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
     ) as cluster:

@@ -243,7 +243,8 @@ def survey_frame() -> pd.DataFrame:
 
 
 def test_spss_value_labels_become_the_categories(tmp_path):
-    pyreadstat = pytest.importorskip("pyreadstat")
+    import pyreadstat  # a dependency of effdim: missing, the test fails rather than skips
+
     path = tmp_path / "survey.sav"
     labels = {"q1": {1.0: "never", 2.0: "sometimes", 3.0: "often"}, "q2": {0.0: "no", 1.0: "yes"}}
     pyreadstat.write_sav(survey_frame(), str(path), variable_value_labels=labels)
@@ -275,8 +276,6 @@ def test_stata_value_labels_become_the_categories(tmp_path):
 
 
 def test_excel_and_parquet(tmp_path):
-    pytest.importorskip("openpyxl")
-    pytest.importorskip("pyarrow")
     frame = survey_frame()
     frame.loc[2, "q2"] = None
     expected = read_data(frame.to_csv(index=False).encode(), name="x.csv").dataset
@@ -301,7 +300,6 @@ def test_bad_files_of_each_format_get_one_line(tmp_path, suffix):
 
 
 def test_other_formats_follow_the_same_rules(tmp_path):
-    pytest.importorskip("pyarrow")
     frame = pd.DataFrame({"id": range(100), "a": [i % 2 for i in range(100)], "b": [i % 3 for i in range(100)]})
     path = tmp_path / "ids.parquet"
     frame.to_parquet(path)
