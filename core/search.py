@@ -148,17 +148,27 @@ class FitResult:
 
         return pattern_table(self.params, self._data(), self.labels)
 
-    def bivariate_residuals(self):
-        """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`)."""
+    @functools.cached_property
+    def _residuals(self):
         from .diagnostics import bivariate_residuals
 
         return bivariate_residuals(self.params, self._data(), self.labels)
 
-    def identification(self):
-        """Jacobian rank at the estimate against de (:func:`effdim.diagnostics.identification`)."""
+    def bivariate_residuals(self):
+        """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`);
+        computed once per fit (the dashboard asks again at every change of the node shown)."""
+        return self._residuals
+
+    @functools.cached_property
+    def _identification(self):
         from .diagnostics import identification
 
         return identification(self.params, de=self.de, labels=self.labels)
+
+    def identification(self):
+        """Jacobian rank at the estimate against de (:func:`effdim.diagnostics.identification`); computed
+        once per fit, as the residuals (an SVD of the Jacobian)."""
+        return self._identification
 
     @property
     def unique(self) -> bool:
