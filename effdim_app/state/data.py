@@ -10,8 +10,8 @@ from __future__ import annotations
 import param
 
 from .. import tasks
-from ..jobs import Job, JobRunner
-from .shared import MESSAGE_KINDS, error_text
+from ..jobs import Job
+from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
 
 __all__ = ["DataState"]
 
@@ -28,16 +28,8 @@ class DataState(param.Parameterized):
     max_columns = param.Integer(default=2_000, bounds=(2, None), doc="Most columns an upload may have.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
-    load_job = param.ClassSelector(
-        class_=Job, default=None, allow_None=True, instantiate=False, doc="The job reading an upload, while it runs."
-    )
-    jobs = param.ClassSelector(
-        class_=JobRunner,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="Reads uploads in a worker process; None: in this process.",
-    )
+    load_job = job_parameter("The job reading an upload, while it runs.")
+    jobs = runner_parameter("Reads uploads in a worker process; None: in this process.")
 
     def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
         """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:

@@ -32,9 +32,18 @@ from effdim.dimensions import bounds_report
 
 from .. import presets, tasks
 from ..config import ServerLimits
-from ..jobs import Job, JobRunner
+from ..jobs import Job
 from ..logs import swallowed
-from .shared import MESSAGE_KINDS, REPORTS, cached_regularize, cached_standard_dimension, cached_violations, error_text
+from .shared import (
+    MESSAGE_KINDS,
+    REPORTS,
+    cached_regularize,
+    cached_standard_dimension,
+    cached_violations,
+    error_text,
+    job_parameter,
+    runner_parameter,
+)
 
 __all__ = ["ModelState"]
 
@@ -75,20 +84,8 @@ class ModelState(param.Parameterized):
     drawn_ds = param.Integer(default=0, doc="ds of the model as edited (differs from report.ds when regularized).")
     report_error = param.String(default="", doc="Why the report could not be computed.")
     de_note = param.String(default="", doc="Plain words on the exact de when the report lacks it.")
-    de_job = param.ClassSelector(
-        class_=Job,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="The job computing the exact de, while it runs.",
-    )
-    direct_job = param.ClassSelector(
-        class_=Job,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="The job computing the whole-tree rank, while it runs.",
-    )
+    de_job = job_parameter("The job computing the exact de, while it runs.")
+    direct_job = job_parameter("The job computing the whole-tree rank, while it runs.")
     changed = param.Dict(default={}, doc="node -> what regularization did to it.")
     highlight_nodes = param.List(default=[], doc="`highlight` and its neighbours.")
     can_undo = param.Boolean(default=False)
@@ -103,13 +100,7 @@ class ModelState(param.Parameterized):
 
     max_history = param.Integer(default=200, bounds=(1, None))
     limits = param.ClassSelector(class_=ServerLimits, instantiate=False, doc="The server's size and time limits.")
-    jobs = param.ClassSelector(
-        class_=JobRunner,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="Runs heavy work in worker processes; None: compute in this process.",
-    )
+    jobs = runner_parameter("Runs heavy work in worker processes; None: compute in this process.")
 
     def __init__(self, model: HLCModel | str | None = None, **params):
         if model is None:

@@ -21,10 +21,10 @@ from effdim.scores import PAPER_SCORES, SCORES, best
 from effdim.search import pick_caveats
 
 from .. import tasks
-from ..jobs import Job, JobRunner
+from ..jobs import JobRunner
 from .data import DataState
 from .model import ModelState
-from .shared import MESSAGE_KINDS, error_text
+from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
 
@@ -79,13 +79,7 @@ class ScoresState(param.Parameterized):
     leaf_map = param.List(default=[], doc="Rows (leaf, column, leaf states, column states) of the matching.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
-    job = param.ClassSelector(
-        class_=Job,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="The sweep or climb job, while it waits or runs.",
-    )
+    job = job_parameter("The sweep or climb job, while it waits or runs.")
     learned_tree = param.ClassSelector(
         class_=HLCModel,
         default=None,
@@ -95,13 +89,7 @@ class ScoresState(param.Parameterized):
         "or it was cancelled or failed, or the data changed since).",
     )
     learned_note = param.String(default="", doc="What learned_tree is, in words.")
-    jobs = param.ClassSelector(
-        class_=JobRunner,
-        default=None,
-        allow_None=True,
-        instantiate=False,
-        doc="Runs sweeps and climbs in worker processes (default: one of its own).",
-    )
+    jobs = runner_parameter("Runs sweeps and climbs in worker processes (default: one of its own).")
 
     def __init__(self, models: ModelState, data: DataState, **params):
         super().__init__(models=models, data=data, **params)

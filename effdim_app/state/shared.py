@@ -11,7 +11,11 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
+import param
+
 from effdim import HLCModel
+
+from ..jobs import Job, JobRunner
 
 #: The kinds of a state's ``message`` (the views colour it by kind).
 MESSAGE_KINDS = ["info", "success", "warning", "danger"]
@@ -72,3 +76,13 @@ def cached_standard_dimension(model: HLCModel) -> int:
     from effdim.bounds import standard_dimension
 
     return standard_dimension(model)
+
+
+def job_parameter(doc: str) -> param.ClassSelector:
+    """A state's parameter holding one of its running jobs (None when none runs)."""
+    return param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False, doc=doc)
+
+
+def runner_parameter(doc: str) -> param.ClassSelector:
+    """A state's parameter holding the job runner its heavy work goes to."""
+    return param.ClassSelector(class_=JobRunner, default=None, allow_None=True, instantiate=False, doc=doc)
