@@ -74,7 +74,9 @@ def test_user_text_shows_literally_and_never_runs(page: Page, app_url, dialogs, 
     apply_notation(page, f"3:2,{IMG}")
     expect(message(page)).to_contain_text("near '3:2,<img src=x o'", timeout=TIMEOUT)  # the notation echoed
     click_node(page, FIG2, "O3")
-    page.locator(".effdim-name-input input").fill(IMG)
+    name_box = page.locator(".effdim-name-input input")
+    expect(name_box).to_have_value("O3", timeout=TIMEOUT)  # the selection has filled the box: replace, not append
+    name_box.fill(IMG)
     page.get_by_role("button", name="Rename").click()
     expect(message(page)).to_contain_text(f"Rename O3 to '{IMG}'", timeout=TIMEOUT)
     time.sleep(0.5)  # an onerror handler runs as soon as the image fails to load
