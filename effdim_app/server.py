@@ -21,7 +21,10 @@ from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
 from .jobs import JobRunner
 from .server_memory import release_after_session, tune_collector
 
-__all__ = ["serve", "session_page", "show"]
+__all__ = ["serve", "session_page", "show", "keep_until_connected"]
+
+#: How long a page's session waits for its browser to connect before it may expire unused.
+CONNECT_GRACE_SECONDS = 60
 
 
 def session_page(limits=None, jobs=None, model=None, workers=None):
@@ -51,7 +54,46 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
         release_after_session()
 
     pn.state.on_session_destroyed(closed)
-    return dashboard.template()
+    page = dashboard.template()
+    keep_until_connected(pn.state.curdoc)
+    return page
+
+
+def keep_until_connected(doc) -> None:
+    """Keep ``doc``'s session alive until its page has loaded in the browser, or for
+    :data:`CONNECT_GRACE_SECONDS`.
+
+    The page request builds the session; the browser connects its websocket
+    only once it has loaded the page's scripts. ``effdim app`` lets an
+    unconnected session expire after 5 s (:func:`serve`, meant for closed
+    pages), and on a busy server a page's websocket came later than that:
+    its session was destroyed unused and built a second time for the
+    websocket, the destroyed one collected at once, all on the event loop
+    that was already behind (docs/robustness.md, "Opening a page"). Bokeh's
+    own expiration block holds the session until Panel's page-loaded event
+    (``pn.state.onload``), or until the grace has passed for a page that
+    never connects.
+    """
+    if doc is None or doc.session_context is None:
+        return
+    held = {"blocked": False, "released": False}
+
+    def release() -> None:
+        session = doc.session_context.session
+        if held["blocked"] and not held["released"] and session is not None:
+            session.unblock_expiration()
+        held["released"] = True
+
+    def hold() -> None:
+        session = doc.session_context.session  # exists once the page's build has returned
+        if session is None or held["released"]:
+            return
+        session.block_expiration()
+        held["blocked"] = True
+        doc.add_timeout_callback(release, int(CONNECT_GRACE_SECONDS * 1000))
+
+    doc.add_next_tick_callback(hold)
+    pn.state.onload(release)
 
 
 def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, num_procs: int = 1, **kwargs):

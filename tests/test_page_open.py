@@ -7,14 +7,21 @@ over (docs/robustness.md, "Opening a page").
 
 from __future__ import annotations
 
+import asyncio
+import re
+import time
 from unittest import mock
 
 import panel as pn
+import pytest
 from bokeh.document import Document
 from bokeh.document.models import DocumentModelManager
 from bokeh.models import Axis, Grid, Title
 from panel.io.state import set_curdoc
+from ui.jupyterlab_session import free_port, wait_for
+from waiting import BOUND, until
 
+from effdim_app import server as served
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
 #: Bokeh models of the first screen on Figure 2 (229 before the tree lost figure()'s axes and the hidden
@@ -64,3 +71,65 @@ def test_the_step_table_and_the_demo_bar_are_built_when_first_shown():
 def test_a_page_opened_on_an_irregular_model_shows_its_steps_at_once():
     app, doc, _ = _page("9(2,2)")
     assert "effdim-steps" in _classes(doc) and app.regularity.regular_equivalent.visible
+
+
+async def _late_browser(url: str, late: float) -> str:
+    """Request the page, connect its websocket ``late`` seconds later (a browser still loading scripts);
+    the type of the server's first message."""
+    from tornado.httpclient import AsyncHTTPClient
+    from tornado.websocket import websocket_connect
+
+    page = (await AsyncHTTPClient().fetch(url, request_timeout=60)).body.decode()
+    token = re.search(r'"token":\s*"([^"]+)"', page).group(1)
+    await asyncio.sleep(late)
+    connection = await websocket_connect(url.replace("http://", "ws://") + "/ws", subprotocols=["bokeh", token])
+    header = await connection.read_message()
+    connection.close()
+    return header
+
+
+@pytest.fixture(scope="module")
+def quick_expiry():
+    """``effdim app`` in a thread, unconnected sessions expiring after 0.3 s and a page's grace of 3 s; the
+    pages it built and the sessions it destroyed, counted."""
+    port = free_port()
+    builds = mock.patch.object(served, "create_app", autospec=True, side_effect=create_app)
+    destroyed = mock.patch.object(served, "release_after_session")
+    with builds as create, destroyed as released, mock.patch.object(served, "CONNECT_GRACE_SECONDS", 3):
+        server = served.serve(
+            port=port,
+            address="127.0.0.1",
+            threaded=True,
+            show=False,
+            websocket_origin=[f"127.0.0.1:{port}"],
+            check_unused_sessions_milliseconds=100,
+            unused_session_lifetime_milliseconds=300,
+        )
+        try:
+            wait_for(port)
+            yield f"http://127.0.0.1:{port}/effdim", create, released
+        finally:
+            server.stop()
+
+
+def test_a_page_whose_browser_connects_late_is_built_once(quick_expiry):
+    url, create, _ = quick_expiry
+    before = create.call_count
+    header = asyncio.run(asyncio.wait_for(_late_browser(url, late=1.5), BOUND))
+    assert '"ACK"' in header
+    assert create.call_count == before + 1  # the websocket found the page's session, not a new one
+
+
+def test_a_page_that_never_connects_expires_after_its_grace(quick_expiry):
+    from tornado.httpclient import HTTPClient
+
+    url, create, released = quick_expiry
+    _wait(lambda: released.call_count == create.call_count, "the other tests' sessions to expire")
+    HTTPClient().fetch(url, request_timeout=60)
+    time.sleep(1.5)
+    assert released.call_count == create.call_count - 1  # still waiting for its browser
+    _wait(lambda: released.call_count == create.call_count, "the unconnected page's session to expire")
+
+
+def _wait(condition, what: str) -> None:
+    asyncio.run(until(condition, what, every=0.1))
