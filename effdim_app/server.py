@@ -13,6 +13,7 @@ import os
 
 import panel as pn
 import tornado.process
+from bokeh.settings import settings
 
 from effdim.executor import die_with_parent
 
@@ -123,6 +124,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     if threaded:  # a notebook's or a test's process
         return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
     tune_collector()
+    skip_authoring_checks()
     # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
     # and only the first opens the browser tab (Panel's show would open one per process)
     server = pn.serve({"effdim": page}, port=port, show=False, start=False, title=TITLE, verbose=False, **kwargs)
@@ -134,6 +136,20 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     server.start()
     server.io_loop.start()
     return server
+
+
+def skip_authoring_checks() -> None:
+    """Turn off, in this server process, two of Bokeh's checks meant for a page's author (public Bokeh settings).
+
+    Bokeh validated every new session's document (layout warnings, one walk
+    of the models per root) and checked the signature of every callback Panel
+    registered on a model (``inspect.signature``, some 350 per page): a sixth
+    of the server's CPU per page open, repeated for every student
+    (docs/robustness.md, "Opening a page"). The tests build the same page
+    with both checks on (``tests/test_page_open.py``).
+    """
+    settings.validate_doc.set_value(False)
+    settings.perform_error_diagnostics.set_value(False)
 
 
 def show(model=None, port: int = 0):

@@ -8,19 +8,24 @@ over (docs/robustness.md, "Opening a page").
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import re
 import time
 from unittest import mock
 
 import panel as pn
 import pytest
+from bokeh.core.validation.check import check_integrity
 from bokeh.document import Document
 from bokeh.document.models import DocumentModelManager
 from bokeh.models import Axis, Grid, Title
+from bokeh.protocol import Protocol
 from panel.io.state import set_curdoc
 from ui.jupyterlab_session import free_port, wait_for
 from waiting import BOUND, until
 
+from effdim_app import dashboard
 from effdim_app import server as served
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
@@ -40,6 +45,28 @@ def _page(model=None):
         with walks as recompute:
             template.server_doc(doc)
     return app, doc, recompute.call_count
+
+
+def _shape(doc) -> str:
+    """``doc`` as the browser receives it, without what differs between two builds of the same page (model ids
+    and names, random keys, the time the dimensions took)."""
+    text = json.dumps(json.loads(Protocol().create("PULL-DOC-REPLY", "0", doc).content_json), sort_keys=True)
+    text = re.sub(r"computed in \d+ ms", "", text)
+    return re.sub(r"\bp\d+\b|[0-9a-f]{24,}|\d{5,}", "#", text)
+
+
+def test_the_page_is_the_same_without_the_checks_its_build_skips():
+    """Bokeh's check of every value Panel sets converts nothing on this page (dashboard.py skips it)."""
+    _, unchecked, _ = _page()
+    with mock.patch.object(dashboard, "validate", lambda _on: contextlib.nullcontext()):
+        _, checked, _ = _page()
+    assert len(checked.models) == len(unchecked.models)
+    assert _shape(checked) == _shape(unchecked)
+
+
+def test_the_first_screen_passes_the_document_checks_the_server_skips():
+    _, doc, _ = _page()
+    assert not check_integrity(doc.models).error  # effdim app does not run them per page (server.py)
 
 
 def _classes(doc):
