@@ -148,7 +148,7 @@ def skip_authoring_checks() -> None:
     (docs/robustness.md, "Opening a page"). The tests build the same page
     with both checks on (``tests/test_page_open.py``).
     """
-    settings.validate_doc.set_value(False)
+    settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
 
 

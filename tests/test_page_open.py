@@ -21,6 +21,7 @@ from bokeh.document import Document
 from bokeh.document.models import DocumentModelManager
 from bokeh.models import Axis, Grid, Title
 from bokeh.protocol import Protocol
+from bokeh.settings import settings
 from panel.io.state import set_curdoc
 from ui.jupyterlab_session import free_port, wait_for
 from waiting import BOUND, until
@@ -67,6 +68,17 @@ def test_the_page_is_the_same_without_the_checks_its_build_skips():
 def test_the_first_screen_passes_the_document_checks_the_server_skips():
     _, doc, _ = _page()
     assert not check_integrity(doc.models).error  # effdim app does not run them per page (server.py)
+
+
+def test_the_server_process_turns_the_authoring_checks_off():
+    checks = (settings.perform_document_validation, settings.perform_error_diagnostics)
+    try:
+        served.skip_authoring_checks()
+        assert not any(check() for check in checks)
+    finally:
+        for check in checks:
+            check.unset_value()
+    assert all(check() for check in checks)
 
 
 def _classes(doc):
