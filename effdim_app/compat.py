@@ -12,8 +12,11 @@ the same reason: raise the bound once ``tests/test_compat.py`` passes on it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import types
 from collections.abc import Iterable, Iterator
 
+from bokeh.core.has_props import HasProps
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet, Model
 from panel.io.notebook import block_comm, push_on_root
@@ -26,6 +29,7 @@ __all__ = [
     "DIST_DIR",
     "DIRECT_COMM_JS",
     "SERVER_MODELS_KNOWN_JS",
+    "cache_class_defaults",
     "document_stylesheets",
     "is_notebook_output",
     "model_of",
@@ -48,6 +52,27 @@ def document_stylesheets(doc: Document | None) -> Iterable[ImportedStyleSheet]:
     if doc is None:
         return ()
     return state._stylesheets.get(doc, {}).values()
+
+
+def cache_class_defaults() -> None:
+    """Keep, per Bokeh model class, the property defaults its class and base classes override.
+
+    Bokeh merges them along the class's MRO at every read of a default value
+    (``HasProps._overridden_defaults``, a classmethod; some 4,000 reads per
+    page open, docs/robustness.md, "Opening a page"). Each class sets its own
+    overrides when it is created (``__overridden_defaults__``) and never
+    changes them, so one merge per class gives the same answer; it is
+    returned read-only, as its one caller only reads it.
+    """
+    merge = HasProps._overridden_defaults
+    if hasattr(merge, "cache_info"):
+        return  # already kept
+
+    @functools.lru_cache(maxsize=None)
+    def overridden_defaults(cls):
+        return types.MappingProxyType(merge.__func__(cls))
+
+    HasProps._overridden_defaults = classmethod(overridden_defaults)
 
 
 def model_of(viewable, root: Model) -> Model | None:
