@@ -68,7 +68,7 @@ def cache_class_defaults() -> None:
     if hasattr(merge, "cache_info"):
         return  # already kept
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def overridden_defaults(cls):
         return types.MappingProxyType(merge.__func__(cls))
 
