@@ -17,7 +17,7 @@ from bokeh.settings import settings
 
 from effdim.executor import die_with_parent
 
-from .compat import cache_class_defaults
+from .compat import cache_class_defaults, serialize_set_values_only
 from .config import ServerLimits
 from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
 from .jobs import JobRunner
@@ -110,6 +110,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     """
     limits = limits or ServerLimits()
     cache_class_defaults()  # every session's models read them (effdim_app/compat.py)
+    serialize_set_values_only()  # and every session's document is sent
     # a closed page's session is destroyed 5 s after its websocket closed (Bokeh's default: 15 s,
     # checked every 17 s), so a class coming and going keeps few dead sessions in memory
     kwargs.setdefault("check_unused_sessions_milliseconds", 2000)

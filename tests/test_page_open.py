@@ -16,6 +16,7 @@ from unittest import mock
 
 import panel as pn
 import pytest
+from bokeh.core.has_props import HasProps
 from bokeh.core.validation.check import check_integrity
 from bokeh.document import Document
 from bokeh.document.models import DocumentModelManager
@@ -26,7 +27,7 @@ from panel.io.state import set_curdoc
 from ui.jupyterlab_session import free_port, wait_for
 from waiting import BOUND, until
 
-from effdim_app import dashboard
+from effdim_app import compat, dashboard
 from effdim_app import server as served
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
@@ -64,6 +65,15 @@ def test_the_page_is_the_same_without_the_checks_its_build_skips():
         _, checked, _ = _page()
     assert len(checked.models) == len(unchecked.models)
     assert _shape(checked) == _shape(unchecked)
+
+
+def test_the_page_is_sent_the_same_without_the_defaults_serialization_leaves_out():
+    _, doc, _ = _page()
+    with mock.patch.object(HasProps, "query_properties_with_values", compat.BOKEH_QUERY):
+        compat.serialize_set_values_only()
+        quick = _shape(doc)  # first: Bokeh's own would compute (and keep) defaults this one skips
+    with mock.patch.object(HasProps, "query_properties_with_values", compat.BOKEH_QUERY):
+        assert _shape(doc) == quick
 
 
 def test_the_first_screen_passes_the_document_checks_the_server_skips():
