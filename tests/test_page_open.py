@@ -32,9 +32,8 @@ from effdim_app import server as served
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
 #: Bokeh models of the first screen on Figure 2 (229 before the tree lost figure()'s axes and the hidden
-#: step table and demo bar were built on first use; 190 before the job lines, the selected row's card and the
-#: drawing's edited/regular choice were).
-MODEL_BUDGET = 178
+#: step table and demo bar were built on first use; 190 before the job lines and the selected row's card were).
+MODEL_BUDGET = 180
 
 
 def _page(model=None):
@@ -108,13 +107,13 @@ def test_the_first_screen_stays_within_its_model_budget():
     assert not [m for m in doc.models if isinstance(m, (Axis, Grid, Title))]  # the tree shows none
 
 
-def test_the_step_table_the_demo_bar_and_the_drawing_s_choice_are_built_when_first_shown():
+def test_the_step_table_and_the_demo_bar_are_built_when_first_shown():
     app, doc, _ = _page()
-    assert {"effdim-steps", "effdim-demo", "effdim-tree-mode"}.isdisjoint(_classes(doc))
+    assert {"effdim-steps", "effdim-demo"}.isdisjoint(_classes(doc))
     with set_curdoc(doc):
         app.demo.go(0)
-        assert app.models.load_notation("9(2,2)")  # irregular: the step log and the drawing's choice appear
-    assert {"effdim-steps", "effdim-demo", "effdim-tree-mode"} <= _classes(doc)
+        assert app.models.load_notation("9(2,2)")  # irregular: the step log appears
+    assert {"effdim-steps", "effdim-demo"} <= _classes(doc)
     assert app.regularity.regular_equivalent.visible and len(app.regularity.steps.value) >= 1 and app.demo.bar.visible
 
 
@@ -138,7 +137,7 @@ def _classes_count(doc, css_class: str) -> int:
 
 def test_a_page_opened_on_an_irregular_model_shows_its_steps_at_once():
     app, doc, _ = _page("9(2,2)")
-    assert {"effdim-steps", "effdim-tree-mode"} <= _classes(doc) and app.regularity.regular_equivalent.visible
+    assert "effdim-steps" in _classes(doc) and app.regularity.regular_equivalent.visible
 
 
 async def _late_browser(url: str, late: float) -> str:

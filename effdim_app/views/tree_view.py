@@ -208,9 +208,11 @@ class TreeView(Viewer):
             callback=lambda: io.StringIO(tree_svg(tree_data(self.state, self.mode))),
             css_classes=["effdim-tree-svg"],
         )
-        # filled the first time the model is irregular: a page opening on a regular model does not
-        # build the choice it does not show (docs/robustness.md, "Opening a page")
-        self._mode_row = pn.Row(visible=False)
+        self._mode_row = pn.Row(
+            pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)),
+            self._mode,
+            visible=state.regularization is not None,
+        )
         state.param.watch(self._redraw, ["revision"])
         self.param.watch(self._redraw, ["mode", "font_scale"])
         self._redraw()
@@ -221,10 +223,7 @@ class TreeView(Viewer):
     def _redraw(self, *_) -> None:
         data = tree_data(self.state, self.mode, self.font_scale)
         self.positions = data["positions"]
-        irregular = self.state.regularization is not None  # every change of the model is a revision
-        if irregular and not self._mode_row.objects:
-            self._mode_row.objects = [pn.pane.HTML("<b>Draw</b>", margin=(8, 0, 0, 10)), self._mode]
-        self._mode_row.visible = irregular
+        self._mode_row.visible = self.state.regularization is not None  # every change of the model is a revision
         self._drawing.draw(data, self.font_scale)
 
     def __panel__(self):
