@@ -112,7 +112,8 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     cache_class_defaults()  # every session's models read them (effdim_app/compat.py)
     serialize_set_values_only()  # and every session's document is sent
     # a closed page's session is destroyed 5 s after its websocket closed (Bokeh's default: 15 s,
-    # checked every 17 s), so a class coming and going keeps few dead sessions in memory
+    # checked every 17 s), so a class coming and going keeps few dead sessions in memory; a page whose
+    # browser has not connected yet is kept longer (keep_until_connected)
     kwargs.setdefault("check_unused_sessions_milliseconds", 2000)
     kwargs.setdefault("unused_session_lifetime_milliseconds", 5000)
     if num_procs > 1:
@@ -146,8 +147,8 @@ def skip_authoring_checks() -> None:
 
     Bokeh validated every new session's document (layout warnings, one walk
     of the models per root) and checked the signature of every callback Panel
-    registered on a model (``inspect.signature``, some 350 per page): a sixth
-    of the server's CPU per page open, repeated for every student
+    registered on a model (``inspect.signature``, some 350 per page): about
+    15 % of the Python calls of a page open, repeated for every student
     (docs/robustness.md, "Opening a page"). The tests build the same page
     with both checks on (``tests/test_page_open.py``).
     """
