@@ -15,6 +15,10 @@ from dataclasses import dataclass
 
 __all__ = ["LinkView", "read_link"]
 
+#: Longest tab number read: anything longer is no tab of the page (and ``int()`` refuses a number of
+#: more than 4,300 digits: ``?tab=<5,000 nines>`` stopped the page from opening).
+_TAB_DIGITS = 3
+
 @dataclass(frozen=True)
 class LinkView:
     """What a link asks for: ``model`` notation ("" for none), ``tab`` index (None: the first), ``projector``."""
@@ -28,7 +32,13 @@ def read_link(args: dict[str, list[bytes]], tabs: int) -> LinkView:
     """The view a page's query arguments ask for (``args``: name -> values, as the server passes them;
     the first value of each counts), with ``tabs`` tabs on the page."""
 
-    model = args.get("model", [b""])[0].decode("utf-8", "replace")
-    tab_text = args.get("tab", [b""])[0].decode("ascii", "replace")
-    tab = int(tab_text) if tab_text.isdigit() and int(tab_text) < tabs else None
-    return LinkView(model=model, tab=tab, projector=args.get("projector", [b""])[0] in (b"1", b"true", b"on"))
+    def first(name: str) -> bytes:
+        values = args.get(name) or [b""]
+        return values[0] if isinstance(values[0], bytes) else b""
+
+    model = first("model").decode("utf-8", "replace")
+    tab_text = first("tab").decode("ascii", "replace")
+    tab = None
+    if 0 < len(tab_text) <= _TAB_DIGITS and all("0" <= c <= "9" for c in tab_text) and int(tab_text) < tabs:
+        tab = int(tab_text)
+    return LinkView(model=model, tab=tab, projector=first("projector") in (b"1", b"true", b"on"))
