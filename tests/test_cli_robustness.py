@@ -208,3 +208,13 @@ def test_on_a_terminal_the_error_line_replaces_the_progress_bar(monkeypatch):
 def test_progress_bars_are_drawn_on_terminals_only(capsys):
     assert main(["sweep", "stouffer-toby", "--max-card", "2", "--restarts", "1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_file_name_with_a_line_break_is_quoted_in_the_one_line(capsys, tmp_path):
+    """The reader's messages begin with the file's name; one with a line break made them two lines
+    (the CLI kept the first: the name's first half, without the reason)."""
+    empty = tmp_path / "survey\n2024.csv"
+    empty.write_bytes(b"")
+    assert one_line_error(capsys, "fit", str(empty), "--model", "2:2,2") == "effdim: 'survey\\n2024.csv': the file is empty"
+    line = one_line_error(capsys, "sweep", str(tmp_path / "no\nsuch.csv"))
+    assert line.endswith("no\\nsuch.csv': cannot read the file (No such file or directory)"), line
