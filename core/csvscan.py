@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Column, DataError, too_many_values
+from .errors import shown
 
 __all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells"]
 
@@ -149,15 +150,9 @@ def read_cells(
 
 
 # ------------------------------------------------------------------ bytes and text
-def shown_name(name: str) -> str:
-    """A file's name as messages and a data set's ``source`` show it: as it is, or quoted with escapes
-    when it holds a line break or another character that does not print (an error is one line)."""
-    return name if name.isprintable() else repr(name)
-
-
 def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
     """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``; and the
-    file's name as messages show it (:func:`shown_name`)."""
+    file's name as messages show it (:func:`effdim.errors.shown`)."""
 
     def too_big(size, src):
         return DataError(
@@ -172,20 +167,20 @@ def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
         return raw, "data"
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
-        source = shown_name(os.path.basename(path) or path)
+        source = shown(os.path.basename(path) or path)
         try:
             size = os.path.getsize(path)
         except OSError as exc:
-            raise DataError(f"{shown_name(path)}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
         if size > max_bytes:
             raise too_big(size, source)
         try:
             with open(path, "rb") as fh:
                 return fh.read(), source
         except OSError as exc:
-            raise DataError(f"{shown_name(path)}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
     if hasattr(obj, "read"):
-        source = shown_name(os.path.basename(str(getattr(obj, "name", ""))) or "data")
+        source = shown(os.path.basename(str(getattr(obj, "name", ""))) or "data")
         chunk = obj.read(max_bytes + 1)
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8")

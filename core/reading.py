@@ -49,6 +49,7 @@ from .data import (
     column_of,
     from_columns,
 )
+from .errors import shown as shown_text
 
 __all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv", "read_data"]
 
@@ -132,12 +133,12 @@ def read_data(
         and list it in :attr:`Loaded.dropped` (the dashboard lets the user
         pick the columns).
     """
-    from .csvscan import read_bytes, read_cells, shown_name
+    from .csvscan import read_bytes, read_cells
 
     if too_many_states not in ("refuse", "drop"):
         raise DataError(f"too_many_states must be 'refuse' or 'drop', got {too_many_states!r}")
     raw, file_name = read_bytes(source, max_bytes)
-    shown = shown_name(name) if name else file_name
+    shown = shown_text(name) if name else file_name
     kind = format or _format(raw, name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""))
     if kind not in FORMATS:
         raise DataError(f"{shown}: unknown data format {kind!r}; use one of {', '.join(FORMATS)}")
