@@ -227,9 +227,10 @@ _STDERR = _Stderr()
 def _load_data(args: argparse.Namespace):
     """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
 
-    What was detected (format, encoding, separator) is a note on stderr
-    (:class:`_Stderr`: after the results, or in the error line), without
-    ``--quiet`` or ``--json`` only once the command succeeded.
+    What was detected (format, encoding, separator) is a note
+    (:class:`_Stderr`): one line on stderr after the results once the
+    command has succeeded, or in brackets in its error line; none with
+    ``--quiet`` or ``--json``.
     """
     from . import datasets
     from .reading import read_data
