@@ -19,6 +19,7 @@ __all__ = ["LinkView", "read_link"]
 #: more than 4,300 digits: ``?tab=<5,000 nines>`` stopped the page from opening).
 _TAB_DIGITS = 3
 
+
 @dataclass(frozen=True)
 class LinkView:
     """What a link asks for: ``model`` notation ("" for none), ``tab`` index (None: the first), ``projector``."""
