@@ -796,7 +796,8 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             executor="serial" if args.workers == 1 else "processes",
             workers=args.workers,
             scheduler=args.scheduler,
-            progress=not (args.quiet or args.cached_only),  # reading the cache is quick; and it may end in an error line
+            # reading the cache is quick, and it may end in an error line: no progress bar then
+            progress=not (args.quiet or args.cached_only),
             cached_only=args.cached_only,
         )
     except ExperimentError as err:

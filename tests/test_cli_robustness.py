@@ -215,6 +215,9 @@ def test_a_file_name_with_a_line_break_is_quoted_in_the_one_line(capsys, tmp_pat
     (the CLI kept the first: the name's first half, without the reason)."""
     empty = tmp_path / "survey\n2024.csv"
     empty.write_bytes(b"")
-    assert one_line_error(capsys, "fit", str(empty), "--model", "2:2,2") == "effdim: 'survey\\n2024.csv': the file is empty"
+    assert (
+        one_line_error(capsys, "fit", str(empty), "--model", "2:2,2")
+        == "effdim: 'survey\\n2024.csv': the file is empty"
+    )
     line = one_line_error(capsys, "sweep", str(tmp_path / "no\nsuch.csv"))
     assert line.endswith("no\\nsuch.csv': cannot read the file (No such file or directory)"), line
