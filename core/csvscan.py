@@ -418,18 +418,22 @@ def _parse(
 ) -> tuple[list[str], list[Column | None]]:
     """The header and the coded columns, parsed by pandas' C parser in chunks of about a million cells."""
     rows = 0
-    with pd.read_csv(
-        io.BytesIO(raw),
-        sep=sep,
-        header=None,
-        dtype=object,
-        na_filter=False,
-        quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
-        skip_blank_lines=True,
-        engine="c",
-        encoding=encoding,
-        iterator=True,
-    ) as reader:
+    try:
+        reader = pd.read_csv(
+            io.BytesIO(raw),
+            sep=sep,
+            header=None,
+            dtype=object,
+            na_filter=False,
+            quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
+            skip_blank_lines=True,
+            engine="c",
+            encoding=encoding,
+            iterator=True,
+        )
+    except pd.errors.EmptyDataError:  # a byte-order mark and nothing else: the scan saw a record, pandas none
+        raise DataError(f"{source}: the file is empty") from None
+    with reader:
         header = [str(v) for v in reader.get_chunk(1).iloc[0].tolist()]
         coders: list[_Coder | None] = list(_coders(header, limits))
         size = max(1000, _CHUNK_CELLS // max(len(header), 1))

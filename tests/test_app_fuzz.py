@@ -198,7 +198,7 @@ uploads = st.tuples(
         st.tuples(
             st.just("bytes"),
             st.tuples(
-                st.sampled_from([b"", b"$FL2", b"PAR1", b"PK\x03\x04", b"<stata_dta>", b"\xff\xfe"]),
+                st.sampled_from([b"", b"$FL2", b"PAR1", b"PK\x03\x04", b"<stata_dta>", b"\xff\xfe", b"\xef\xbb\xbf"]),
                 st.binary(max_size=300),
             ).map(b"".join),
         ),

@@ -221,3 +221,12 @@ def test_a_file_name_with_a_line_break_is_quoted_in_the_one_line(capsys, tmp_pat
     )
     line = one_line_error(capsys, "sweep", str(tmp_path / "no\nsuch.csv"))
     assert line.endswith("no\\nsuch.csv': cannot read the file (No such file or directory)"), line
+
+
+@pytest.mark.parametrize("content", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \n"])
+def test_a_file_holding_only_a_byte_order_mark_is_empty(capsys, tmp_path, content):
+    """The structure scan counted the mark as a record, pandas saw no columns: an EmptyDataError traceback
+    (found by tests/test_cli_fuzz.py)."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(content)
+    assert one_line_error(capsys, "sweep", str(path)) == "effdim: bom.csv: the file is empty"
