@@ -230,3 +230,12 @@ def test_a_file_holding_only_a_byte_order_mark_is_empty(capsys, tmp_path, conten
     path = tmp_path / "bom.csv"
     path.write_bytes(content)
     assert one_line_error(capsys, "sweep", str(path)) == "effdim: bom.csv: the file is empty"
+
+
+def test_column_names_with_a_line_break_are_quoted_in_the_one_line(capsys, tmp_path):
+    """Messages listing the columns joined their names as they are: one with a line break made two lines
+    (found by tests/test_app_fuzz.py in an uploaded Parquet file)."""
+    path = tmp_path / "header.csv"
+    path.write_bytes(b'"first\nname",second\n')
+    line = one_line_error(capsys, "sweep", str(path))
+    assert line == "effdim: header.csv: no data rows (only a header: 'first\\nname', second)"
