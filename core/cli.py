@@ -176,12 +176,61 @@ def _cmd_gaps(args: argparse.Namespace) -> None:
     )
 
 
+# ---------------------------------------------------------- stderr
+class _Stderr:
+    """Everything a command writes to stderr besides its results, so that a failing command writes one
+    line: notes (what was detected in a data file, cached jobs computed again) wait until the command
+    has succeeded and are folded into the error line otherwise; the progress bar is drawn on a terminal
+    only, and an error line replaces it."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.status = False
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def show(self, line: str) -> None:
+        """Draw ``line`` in place of the status line (on a terminal; elsewhere nothing)."""
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r\x1b[K{line}")
+            sys.stderr.flush()
+            self.status = True
+
+    def end_status(self) -> None:
+        if self.status:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.status = False
+
+    def succeeded(self) -> None:
+        self.end_status()
+        for text in self.notes:
+            print(f"effdim: {text}", file=sys.stderr)
+
+    def fail(self, message: str, notes: bool = True) -> None:
+        """Print ``message`` (its first line) as the one line of a failed command, the notes in brackets."""
+        line = message.splitlines()[0] if message else "effdim: error"
+        if notes and self.notes:
+            more = f"; {len(self.notes) - 1} more" if len(self.notes) > 1 else ""
+            line = f"{line} ({self.notes[0]}{more})"
+        if self.status:
+            sys.stderr.write("\r\x1b[K")
+            self.status = False
+        print(line, file=sys.stderr)
+
+
+_STDERR = _Stderr()
+
+
 # ---------------------------------------------------------- learning
 def _load_data(args: argparse.Namespace):
     """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
 
-    What was detected (format, encoding, separator) goes to stderr in one
-    line, unless ``--quiet`` or ``--json``.
+    What was detected (format, encoding, separator) is a note
+    (:class:`_Stderr`): one line on stderr after the results once the
+    command has succeeded, or in brackets in its error line; none with
+    ``--quiet`` or ``--json``.
     """
     from . import datasets
     from .reading import read_data
@@ -195,18 +244,18 @@ def _load_data(args: argparse.Namespace):
         return datasets.load(args.data)
     loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
     if not (args.quiet or args.json):
-        print(f"effdim: read {loaded.dataset.source} as {loaded.description()}", file=sys.stderr)
+        _STDERR.note(f"read {loaded.dataset.source} as {loaded.description()}")
     return loaded.dataset
 
 
 class _Progress:
-    """A one-line progress bar on stderr (``--quiet`` turns it off)."""
+    """A one-line progress bar on stderr, on a terminal (``--quiet`` turns it off); :meth:`close` ends
+    it once the work has succeeded (after a failure the error line replaces it)."""
 
     def __init__(self, quiet: bool, label: str, unit: str = "fits"):
         self.quiet = quiet
         self.label = label
         self.unit = unit
-        self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
         if total <= 0:
@@ -217,16 +266,11 @@ class _Progress:
 
     def show(self, line: str) -> None:
         """Overwrite the status line with ``line`` (nothing with ``--quiet``)."""
-        if self.quiet:
-            return
-        sys.stderr.write(f"\r{line}")
-        sys.stderr.flush()
-        self.shown = True
+        if not self.quiet:
+            _STDERR.show(line)
 
     def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        _STDERR.end_status()
 
 
 def _n(value: float) -> str:
@@ -291,20 +335,18 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         from .bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
-        try:
-            boot = bootstrap_g2(
-                result,
-                args.bootstrap,
-                seed=args.seed,
-                restarts=args.restarts,
-                tol=args.tol,
-                max_iter=args.max_iter,
-                prior=args.prior,
-                progress=bar,
-                **_executor_kwargs(args),
-            )
-        finally:
-            bar.close()
+        boot = bootstrap_g2(
+            result,
+            args.bootstrap,
+            seed=args.seed,
+            restarts=args.restarts,
+            tol=args.tol,
+            max_iter=args.max_iter,
+            prior=args.prior,
+            progress=bar,
+            **_executor_kwargs(args),
+        )
+        bar.close()
     try:
         ident = result.identification()
     except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
@@ -505,10 +547,8 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
     options = _em_kwargs(args)
     with _convergence_notes() as notes:
-        try:
-            result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar, **_executor_kwargs(args))
-        finally:
-            bar.close()
+        result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar, **_executor_kwargs(args))
+        bar.close()
     if args.json:
         _emit_json({**result.to_json(), "convergence": notes})
         return
@@ -527,18 +567,16 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
     data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
-    try:
-        results = sweep(
-            data,
-            model,
-            node=args.node,
-            max_card=args.max_card,
-            progress=bar,
-            until_saturated=args.until_saturated,
-            **_em_kwargs(args),
-        )
-    finally:
-        bar.close()
+    results = sweep(
+        data,
+        model,
+        node=args.node,
+        max_card=args.max_card,
+        progress=bar,
+        until_saturated=args.until_saturated,
+        **_em_kwargs(args),
+    )
+    bar.close()
     _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
     if args.json:
         _emit_json([_json_fit(r) for r in results])
@@ -570,10 +608,8 @@ def _cmd_search(args: argparse.Namespace) -> None:
     data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
-    try:
-        climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
-    finally:
-        bar.close()
+    climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
+    bar.close()
     _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
     if args.json:
         _emit_json(climb.to_json())
@@ -602,12 +638,10 @@ def _cmd_learn(args: argparse.Namespace) -> None:
         bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
 
     with _convergence_notes() as notes:
-        try:
-            result = learn_structure(
-                data, score=args.score, start=args.start, max_time=args.max_time, progress=report, **options
-            )
-        finally:
-            bar.close()
+        result = learn_structure(
+            data, score=args.score, start=args.start, max_time=args.max_time, progress=report, **options
+        )
+        bar.close()
     if args.json:
         _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance(), "convergence": notes})
         return
@@ -762,14 +796,15 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             executor="serial" if args.workers == 1 else "processes",
             workers=args.workers,
             scheduler=args.scheduler,
-            progress=not args.quiet,
+            # reading the cache is quick, and it may end in an error line: no progress bar then
+            progress=not (args.quiet or args.cached_only),
             cached_only=args.cached_only,
         )
     except ExperimentError as err:
         print(f"effdim: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
-        print(f"effdim: cached job {line}; {'not used' if args.cached_only else 'computed again'}", file=sys.stderr)
+        _STDERR.note(f"cached job {line}; {'not used' if args.cached_only else 'computed again'}")
     if not result.records:
         raise UsageError(
             f"effdim experiment: none of the {result.stats.total} jobs of this design is in the cache "
@@ -1143,6 +1178,8 @@ def _positive_float(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``effdim`` command; returns the exit status."""
+    global _STDERR
+    _STDERR = _Stderr()
     try:
         args = build_parser().parse_args(argv)
         args.run(args)
@@ -1150,12 +1187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (EffdimError, OSError) as err:
-        message = str(err) if isinstance(err, UsageError) else f"effdim: {err}"
-        print(message.splitlines()[0] if message else "effdim: error", file=sys.stderr)
+        _STDERR.fail(str(err) if isinstance(err, UsageError) else f"effdim: {err}")
         return 2
     except KeyboardInterrupt:
-        print("effdim: interrupted", file=sys.stderr)
+        _STDERR.fail("effdim: interrupted", notes=False)
         return 130
+    _STDERR.succeeded()
     return 0
 
 

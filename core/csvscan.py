@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Column, DataError, too_many_values
+from .errors import shown
 
 __all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells"]
 
@@ -150,7 +151,8 @@ def read_cells(
 
 # ------------------------------------------------------------------ bytes and text
 def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
-    """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``."""
+    """The raw bytes of a path, open file or bytes object, refusing more than ``max_bytes``; and the
+    file's name as messages show it (:func:`effdim.errors.shown`)."""
 
     def too_big(size, src):
         return DataError(
@@ -165,20 +167,20 @@ def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
         return raw, "data"
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
-        source = os.path.basename(path) or path
+        source = shown(os.path.basename(path) or path)
         try:
             size = os.path.getsize(path)
         except OSError as exc:
-            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
         if size > max_bytes:
             raise too_big(size, source)
         try:
             with open(path, "rb") as fh:
                 return fh.read(), source
         except OSError as exc:
-            raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
     if hasattr(obj, "read"):
-        source = os.path.basename(str(getattr(obj, "name", ""))) or "data"
+        source = shown(os.path.basename(str(getattr(obj, "name", ""))) or "data")
         chunk = obj.read(max_bytes + 1)
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8")
@@ -416,18 +418,22 @@ def _parse(
 ) -> tuple[list[str], list[Column | None]]:
     """The header and the coded columns, parsed by pandas' C parser in chunks of about a million cells."""
     rows = 0
-    with pd.read_csv(
-        io.BytesIO(raw),
-        sep=sep,
-        header=None,
-        dtype=object,
-        na_filter=False,
-        quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
-        skip_blank_lines=True,
-        engine="c",
-        encoding=encoding,
-        iterator=True,
-    ) as reader:
+    try:
+        reader = pd.read_csv(
+            io.BytesIO(raw),
+            sep=sep,
+            header=None,
+            dtype=object,
+            na_filter=False,
+            quoting=csv.QUOTE_MINIMAL if has_quotes else csv.QUOTE_NONE,
+            skip_blank_lines=True,
+            engine="c",
+            encoding=encoding,
+            iterator=True,
+        )
+    except pd.errors.EmptyDataError:  # a byte-order mark and nothing else: the scan saw a record, pandas none
+        raise DataError(f"{source}: the file is empty") from None
+    with reader:
         header = [str(v) for v in reader.get_chunk(1).iloc[0].tolist()]
         coders: list[_Coder | None] = list(_coders(header, limits))
         size = max(1000, _CHUNK_CELLS // max(len(header), 1))

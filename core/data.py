@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import EffdimError
+from .errors import EffdimError, shown
 
 __all__ = [
     "DataError",
@@ -213,7 +213,7 @@ class Dataset:
         try:
             return self.columns.index(column)
         except ValueError:
-            raise DataError(f"no column named {column!r}; columns are {', '.join(self.columns)}") from None
+            raise DataError(f"no column named {column!r}; columns are {', '.join(map(shown, self.columns))}") from None
 
     def decode(self, column: str | int, code: int) -> Any:
         """The value that ``code`` stands for in ``column``; ``None`` for ``-1`` (missing)."""
@@ -514,7 +514,7 @@ def resolve_mapping(dataset: Dataset, model: Any, mapping: Mapping[str, str] | N
             else ""
         )
         raise DataError(
-            f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(columns)}){hint}; "
+            f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(map(shown, columns))}){hint}; "
             "name the leaves after the columns, or map them (mapping={leaf: column} in Python, --map LEAF=COLUMN in the CLI)"
         )
     mapping = dict(mapping)
@@ -626,7 +626,7 @@ def _column_for(names: Sequence[str], leaf: str, trained: str) -> str:
         return trained
     if leaf in names:
         return leaf
-    raise DataError(f"the data have no column {trained!r} (for leaf {leaf!r}); columns: {', '.join(names)}")
+    raise DataError(f"the data have no column {trained!r} (for leaf {leaf!r}); columns: {', '.join(map(shown, names))}")
 
 
 def _lookup(states: tuple) -> dict:
@@ -710,7 +710,7 @@ def _build(
 ) -> Dataset:
     """Shared core of every reader: counts, states, then the pattern table (no rows x columns matrix)."""
     if n == 0:
-        raise DataError(f"{source}: no data rows (only a header: {', '.join(header)})")
+        raise DataError(f"{source}: no data rows (only a header: {', '.join(map(shown, header))})")
     weights, used = _counts(header, columns, count_column, label, source)
     data_idx = [j for j in range(len(header)) if j != used]
     if len(data_idx) < 2:
@@ -783,7 +783,9 @@ def _counts(
         j, numbers = found[0]
     else:
         if count_column not in header:
-            raise DataError(f"{source}: count column {count_column!r} not found; columns are {', '.join(header)}")
+            raise DataError(
+                f"{source}: count column {count_column!r} not found; columns are {', '.join(map(shown, header))}"
+            )
         j = header.index(count_column)
         numbers = _numbers(columns[j])
         if not (np.isfinite(numbers) & (numbers >= 0)).all():

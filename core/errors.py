@@ -36,7 +36,7 @@ NotationError
 
 from __future__ import annotations
 
-__all__ = ["EffdimError", "InvalidArgument"]
+__all__ = ["EffdimError", "InvalidArgument", "shown"]
 
 
 class EffdimError(Exception):
@@ -45,3 +45,13 @@ class EffdimError(Exception):
 
 class InvalidArgument(EffdimError, ValueError):
     """An argument outside what the function accepts (see :mod:`effdim.validation`)."""
+
+
+def shown(text: str) -> str:
+    """User text (a file name, a category label, typed text) as a one-line message shows it: as it is,
+    or quoted with its escapes when it holds a line break or another character that does not print.
+
+    >>> shown("survey.csv"), shown("survey\\n2024.csv")
+    ('survey.csv', "'survey\\\\n2024.csv'")
+    """
+    return text if text.isprintable() else repr(text)

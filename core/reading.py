@@ -49,6 +49,7 @@ from .data import (
     column_of,
     from_columns,
 )
+from .errors import shown as shown_text
 
 __all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv", "read_data"]
 
@@ -137,7 +138,7 @@ def read_data(
     if too_many_states not in ("refuse", "drop"):
         raise DataError(f"too_many_states must be 'refuse' or 'drop', got {too_many_states!r}")
     raw, file_name = read_bytes(source, max_bytes)
-    shown = name or file_name
+    shown = shown_text(name) if name else file_name
     kind = format or _format(raw, name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""))
     if kind not in FORMATS:
         raise DataError(f"{shown}: unknown data format {kind!r}; use one of {', '.join(FORMATS)}")

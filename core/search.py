@@ -288,7 +288,10 @@ def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) ->
       among them: the score might rise further beyond the range ("top of the
       swept range"), unless that card is also the largest regular one
       (:func:`~effdim.regularity.largest_regular_card`), where the search
-      space ends ("largest regular cardinality").
+      space ends ("largest regular cardinality"). A saturated pick at the top
+      gets no "top of the swept range": every larger cardinality is saturated
+      too, fits the data no better and has the same ``de``, so no score can
+      rise beyond it (a sweep ``until_saturated`` stops exactly there).
     * Without ``swept`` (a hill climb's pick), every hidden node at its
       regular maximum: the climb stopped because it could not grow.
     * ``de = dc`` (:func:`effdim.bounds.complete_dimension`): the model is
@@ -298,16 +301,19 @@ def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) ->
     """
     notes = []
     model = chosen.model
+    dc = complete_dimension(model)
+    saturated = chosen.de >= dc
     if swept:
         top = max(f.card for f in swept if f.card is not None)
         if chosen.card == top:
             node = next((h for h in model.hidden if swept[0].model.card(h) != swept[-1].model.card(h)), model.root)
-            at_limit = top >= largest_regular_card(model, node)
-            notes.append("largest regular cardinality" if at_limit else "top of the swept range")
+            if top >= largest_regular_card(model, node):
+                notes.append("largest regular cardinality")
+            elif not saturated:
+                notes.append("top of the swept range")
     elif all(model.card(h) >= largest_regular_card(model, h) for h in model.hidden):
         notes.append("every hidden node at its regular maximum")
-    dc = complete_dimension(model)
-    if chosen.de >= dc:
+    if saturated:
         notes.append(f"saturated (de = dc = {dc})")
     return notes
 

@@ -17,6 +17,7 @@ from effdim import HLCModel
 
 from .config import ServerLimits
 from .jobs import JobRunner
+from .links import read_link
 from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
 from .state import DataState, FittedState, ModelState, ProposalState, ScoresState
@@ -275,14 +276,12 @@ class EffdimApp(Viewer):
         location = pn.state.location
         if location is None:
             return
-        args = pn.state.session_args or {}
-        model = args.get("model", [b""])[0].decode("utf-8", "replace")
-        if model and not self.models.open_link(model):
-            self.model_panel.notation.value = model
-        tab = args.get("tab", [b""])[0].decode("ascii", "replace")
-        if tab.isdigit() and int(tab) < len(self.tabs):
-            self.tabs.active = int(tab)
-        self.projector = args.get("projector", [b""])[0] in (b"1", b"true", b"on")
+        link = read_link(pn.state.session_args or {}, tabs=len(self.tabs))
+        if link.model and not self.models.open_link(link.model):
+            self.model_panel.notation.value = link.model
+        if link.tab is not None:
+            self.tabs.active = link.tab
+        self.projector = link.projector
         self.models.param.watch(lambda e: location.update_query(model=e.new), "notation")
         self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
         self.param.watch(lambda e: location.update_query(projector=int(e.new)), "projector")

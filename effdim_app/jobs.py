@@ -31,7 +31,6 @@ import asyncio
 import logging
 import multiprocessing
 import os
-import threading
 import time
 import traceback
 from collections import deque
@@ -43,6 +42,7 @@ import param
 from effdim.errors import EffdimError
 from effdim.limits import format_bytes
 
+from .lifeline import end_with_server
 from .logs import LOG, current_session, swallowed
 
 __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
@@ -51,8 +51,9 @@ __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
 JOB_STATES = ["waiting", "running", "done", "failed", "cancelled", "timed out"]
 #: States a job never leaves.
 FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
-#: Modules the forkserver imports once, so a worker starts in milliseconds.
-PRELOAD = ["effdim_app.tasks"]
+#: Modules the forkserver imports once: its watch on the server (it ends with it), and the engine, so a
+#: worker starts in milliseconds.
+PRELOAD = ["effdim_app.lifeline", "effdim_app.tasks"]
 _POLL_SECONDS = 0.05
 
 
@@ -389,30 +390,13 @@ def _cap_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
-def _end_with(server: int, every: float = 0.5) -> None:
-    """End this process (at once, as a killed process would) when process ``server`` has ended."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            try:
-                os.kill(server, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:  # the pid is taken by another user's process: ours is gone
-                os._exit(1)
-
-    threading.Thread(target=watch, name="effdim-end-with-server", daemon=True).start()
-
-
 def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, server: int) -> None:
     """Body of a worker process: run ``fn``, send progress and the outcome up the pipe.
 
-    The worker's parent is the forkserver, which outlives a server killed with ``kill -9``,
-    so the worker watches the ``server`` process itself and ends with it: no job computes on
-    for a server that is gone.
+    The worker ends with the ``server`` (:func:`effdim_app.lifeline.end_with_server`): no job
+    computes on for a server that is gone.
     """
-    _end_with(server)
+    end_with_server(server)
     _cap_memory(max_bytes)
 
     def progress(done: int, total: int, note: str = "", detail: str = "") -> None:

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for random LC and HLC models."""
+"""Hypothesis strategies: random LC and HLC models, and the random or hostile input every face of effdim is
+fed (notations, JSON models, data files, user text) by tests/test_cli_fuzz.py and tests/test_app_fuzz.py."""
 
 from hypothesis import strategies as st
 
@@ -40,3 +41,109 @@ def regular_hlc_models(draw, **kwargs):
 def lc_models(draw, max_observed: int = 5, max_card: int = 4, max_hidden_card: int = 6):
     cards = draw(st.lists(st.integers(2, max_card), min_size=2, max_size=max_observed))
     return HLCModel.lc(draw(st.integers(1, max_hidden_card)), cards)
+
+
+# ------------------------------------------------------------------ notations
+_cards = st.one_of(st.integers(0, 5).map(str), st.integers(6, 10**120).map(str), st.just("9" * 5000))
+_names = st.sampled_from(["", "H:", "A:", "x1:", "_:", "1a:", "a b:", "é:"])
+
+
+@st.composite
+def notation_like(draw, depth: int = 0) -> str:
+    """Mostly-plausible notation: nested groups of named or unnamed cardinalities, sometimes broken."""
+    head = draw(_names) + draw(_cards)
+    if depth < 4 and draw(st.booleans()):
+        kids = draw(st.lists(notation_like(depth + 1), min_size=0, max_size=4))
+        return head + "(" + ",".join(kids) + draw(st.sampled_from([")", ")", ")", "", "))", ",)"]))
+    return head
+
+
+notations = st.one_of(
+    notation_like(),
+    st.builds(lambda r, leaves: f"{r}:{','.join(leaves)}", _cards, st.lists(_cards, max_size=6)),
+    st.text(alphabet="0123456789(),:HOX_ .-", max_size=60),
+    st.text(max_size=40),
+    st.one_of(st.integers(1, 30), st.integers(201, 3000)).map(lambda d: "2(" * d + "2,2" + ",2)" * d),
+)
+
+
+# ---------------------------------------------------------------- JSON models
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10, 10**50), st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@st.composite
+def json_models(draw):
+    """A valid model's JSON with one part replaced by a random value, or random JSON altogether."""
+    from effdim import model_to_json
+
+    if draw(st.integers(0, 4)) == 0:
+        return draw(json_values)
+    data = model_to_json(draw(hlc_models(max_hidden=3, max_card=3)))
+    where = draw(st.sampled_from(["root", "nodes", "edges", "node", "edge", "card", "none"]))
+    if where in ("root", "nodes", "edges"):
+        data[where] = draw(json_values)
+    elif where == "node":
+        data["nodes"][0][draw(st.sampled_from(["name", "card", "hidden"]))] = draw(json_values)
+    elif where == "edge" and data["edges"]:
+        data["edges"][0] = draw(json_values)
+    elif where == "card":
+        data["nodes"][-1]["card"] = draw(st.integers(-2, 10**200))
+    return data
+
+
+# ------------------------------------------------------------------ CSV files
+_cells = st.one_of(
+    st.sampled_from(
+        ["0", "1", "2", "yes", "no", "", "NA", "?", " 1 ", '"a,b"', '"x""y"', "é", "1e308", "-1", "9" * 4400, "\t", ";"]
+    ),
+    st.text(alphabet='ab01,;"\t \n\r', max_size=5),
+)
+
+
+@st.composite
+def csv_files(draw) -> bytes:
+    """A small table written with a random separator and encoding, or random bytes."""
+    if draw(st.integers(0, 5)) == 0:
+        return draw(st.binary(max_size=200))
+    sep = draw(st.sampled_from([",", ";", "\t", "|"]))
+    width = draw(st.integers(1, 5))
+    header = draw(
+        st.lists(st.sampled_from(["a", "b", "c", "count", "n", "", "a", "x y"]), min_size=width, max_size=width)
+    )
+    rows = draw(st.lists(st.lists(_cells, min_size=width, max_size=width + draw(st.integers(0, 1))), max_size=25))
+    text = "\n".join(sep.join(r) for r in [header, *rows]) + draw(st.sampled_from(["", "\n", "\r\n"]))
+    encoding = draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "utf-16"]))
+    return text.encode(encoding, errors="replace")
+
+
+# ------------------------------------------------------------------ hostile user text
+#: Markup that runs if a page renders it as HTML (each raises a dialog), and text that breaks naive code.
+MARKUP = [
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(2)</script>",
+    "<svg onload=alert(3)>",
+    '"><img src=y onerror=alert(4)>',
+    "<a href='javascript:alert(5)'>x</a>",
+    "&lt;b&gt;",
+    "*bold* _under_ `code` $x$",
+    "{{7*7}}",
+]
+_awkward = st.sampled_from(["", " ", "\t", "\n", "\r\n", "\x00", "\u202e", "\ufeff", "é", "²", "٣", "💥", "9" * 5000])
+
+
+@st.composite
+def hostile_text(draw, max_size: int = 40) -> str:
+    """User text: markup, awkward characters, plausible names and numbers, glued together."""
+    parts = st.one_of(
+        st.sampled_from(MARKUP),
+        _awkward,
+        st.sampled_from(["H1", "O1", "X", "a b", "x_1", "2", "-1", "3.5", "1e9", "0x10", "(", ")", ",", ":"]),
+        st.text(max_size=max_size),
+    )
+    return "".join(draw(st.lists(parts, min_size=1, max_size=3)))

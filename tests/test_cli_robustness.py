@@ -148,3 +148,94 @@ def test_count_column_of_1e308_names_the_column(capsys, tmp_path):
         "effdim: c.csv: the counts in column 'count' sum to inf, more than 1e+15; "
         "no survey is that large: is it a count column?"
     )
+
+
+# ------------------------------------------------------- one line, whatever was said before
+def test_a_data_command_that_fails_after_reading_says_how_in_its_one_line(capsys, tmp_path):
+    """What was detected in the file is folded into the error line (it printed as a line of its own
+    before the error); a command that succeeds prints it as before, after its results."""
+    path = tmp_path / "survey.csv"
+    path.write_text("a;b;c\n1;2;1\n2;1;1\n1;1;2\n", encoding="latin-1")
+    line = one_line_error(capsys, "fit", str(path), "--model", "2:2,2", "--map", "O1=zz", "--restarts", "1")
+    assert line == (
+        "effdim: mapping gives no column for leaves 'O2' (read survey.csv as CSV, UTF-8, fields separated by semicolons)"
+    )
+    line = one_line_error(capsys, "sweep", str(path), "--node", "Q")
+    assert line.startswith("effdim: 'Q' is not a hidden node") and line.endswith("separated by semicolons)")
+    assert main(["sweep", str(path), "--max-card", "2", "--restarts", "1"]) == 0
+    assert capsys.readouterr().err == "effdim: read survey.csv as CSV, UTF-8, fields separated by semicolons\n"
+
+
+class _Terminal:
+    """A stand-in for stderr on a terminal: what was written, ``isatty()`` true."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_error_line_replaces_the_progress_bar(monkeypatch):
+    """A sweep that fails after its first fit: the bar is wiped and the error line written in its
+    place (the bar stayed, and the error line began at its end); off a terminal there is no bar."""
+    import effdim.search
+    from effdim.errors import EffdimError
+
+    real_fit, calls = effdim.search.fit, []
+
+    def fit_then_fail(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise EffdimError("the second fit failed")
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(effdim.search, "fit", fit_then_fail)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main(["sweep", "stouffer-toby", "--max-card", "3", "--restarts", "1"]) == 2
+    assert "sweep [" in terminal.text  # the bar was drawn
+    assert terminal.text.endswith("\r\x1b[Keffdim: the second fit failed\n")  # and the error line replaced it
+
+
+def test_progress_bars_are_drawn_on_terminals_only(capsys):
+    assert main(["sweep", "stouffer-toby", "--max-card", "2", "--restarts", "1"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_file_name_with_a_line_break_is_quoted_in_the_one_line(capsys, tmp_path):
+    """The reader's messages begin with the file's name; one with a line break made them two lines
+    (the CLI kept the first: the name's first half, without the reason)."""
+    empty = tmp_path / "survey\n2024.csv"
+    empty.write_bytes(b"")
+    assert (
+        one_line_error(capsys, "fit", str(empty), "--model", "2:2,2")
+        == "effdim: 'survey\\n2024.csv': the file is empty"
+    )
+    line = one_line_error(capsys, "sweep", str(tmp_path / "no\nsuch.csv"))
+    assert line.endswith("no\\nsuch.csv': cannot read the file (No such file or directory)"), line
+
+
+@pytest.mark.parametrize("content", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \n"])
+def test_a_file_holding_only_a_byte_order_mark_is_empty(capsys, tmp_path, content):
+    """The structure scan counted the mark as a record, pandas saw no columns: an EmptyDataError traceback
+    (found by tests/test_cli_fuzz.py)."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(content)
+    assert one_line_error(capsys, "sweep", str(path)) == "effdim: bom.csv: the file is empty"
+
+
+def test_column_names_with_a_line_break_are_quoted_in_the_one_line(capsys, tmp_path):
+    """Messages listing the columns joined their names as they are: one with a line break made two lines
+    (found by tests/test_app_fuzz.py in an uploaded Parquet file)."""
+    path = tmp_path / "header.csv"
+    path.write_bytes(b'"first\nname",second\n')
+    line = one_line_error(capsys, "sweep", str(path))
+    assert line == "effdim: header.csv: no data rows (only a header: 'first\\nname', second)"

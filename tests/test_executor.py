@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from effdim.executor import run_each
@@ -35,20 +36,6 @@ def test_run_each_finishes_and_fails_each_job(executor):
     )
     assert done == {"2": 4, "3": 9} and failed == {"-1": "negative"}
     assert (used, workers) == ((executor, 1) if executor == "serial" else (executor, 2))
-
-
-def children(pid: int) -> set[int]:
-    """Processes whose parent is ``pid`` (Linux /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
 
 
 def alive(pid: int) -> bool:
@@ -81,17 +68,17 @@ def test_experiment_workers_die_with_a_killed_parent(tmp_path):
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(workers) < 2:
-            workers = children(proc.pid)
+            workers = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}  # all it started
             time.sleep(0.2)
         assert len(workers) >= 2, "the experiment did not start its workers"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        os.kill(proc.pid, signal.SIGKILL)  # and not reaped until the end: a zombie parent is gone all the same
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(alive(w) for w in workers):
             time.sleep(0.1)
         survivors = [w for w in workers if alive(w)]
     finally:
         proc.kill()
+        proc.wait(timeout=10)
         for pid in workers:  # whatever survived, so that a failure leaves nothing behind
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from waiting import run_in_fresh_loop, until
 
@@ -188,27 +189,40 @@ if __name__ == "__main__":  # the forkserver imports this file again, as __mp_ma
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and reparenting are Linux's")
 def test_job_workers_die_with_a_killed_server(tmp_path):
-    """kill -9 of the server: its forkserver ends, and so does the job's worker (it asked to end with its parent)."""
-    from test_executor import alive, children
-
+    """kill -9 of the server while a job runs: nothing it started lives on (the worker, the forkserver,
+    multiprocessing's resource tracker), even while the killed server is not reaped yet (a zombie still
+    answers ``kill(pid, 0)``, which is all the worker used to watch: all three lived on)."""
     script = tmp_path / "server.py"
     script.write_text(SERVER_WITH_A_LONG_JOB.format(tests=str(Path(__file__).parent)))
     server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    tree: list[psutil.Process] = []
     try:
         assert server.stdout.readline().strip() == "submitted"
         deadline = time.monotonic() + 60
-        workers: set[int] = set()
-        while time.monotonic() < deadline and not workers:  # forkserver -> worker
-            workers = {w for forkserver in children(server.pid) for w in children(forkserver)}
+        while time.monotonic() < deadline and not any(p.ppid() != server.pid for p in tree):
+            tree = psutil.Process(server.pid).children(recursive=True)  # tracker, forkserver, then its worker
             time.sleep(0.2)
-        assert workers, "the job's worker did not start"
-        os.kill(server.pid, signal.SIGKILL)
-        server.wait(timeout=10)
+        assert len(tree) >= 3, f"the job's worker did not start: {[p.cmdline()[-1][:40] for p in tree]}"
+        os.kill(server.pid, signal.SIGKILL)  # and not reaped until the end
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(alive(w) for w in workers):
+        while time.monotonic() < deadline and _alive(tree):
             time.sleep(0.2)
-        assert not any(alive(w) for w in workers), f"workers {sorted(workers)} outlived the server"
+        survivors = [f"{p.pid} {' '.join(p.cmdline())[:80]}" for p in _alive(tree)]
     finally:
         server.kill()
+        server.wait(timeout=10)
+        for p in _alive(tree):  # whatever survived, so that a failure leaves nothing behind
+            p.kill()
+    assert survivors == [], f"outlived the server: {survivors}"
+
+
+def _alive(processes) -> list:
+    def running(p) -> bool:
+        try:
+            return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    return [p for p in processes if running(p)]

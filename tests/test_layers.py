@@ -45,6 +45,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "effdim_app.config",
             "effdim_app.tasks",
             "effdim_app.jobs",
+            "effdim_app.lifeline",
+            "effdim_app.links",
             "effdim_app.server_memory",
             "effdim_app.logs",
         ),

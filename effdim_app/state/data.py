@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import param
 
+from effdim.errors import shown
+
 from .. import tasks
 from ..jobs import Job
 from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
@@ -84,7 +86,7 @@ class DataState(param.Parameterized):
         self.param.update(
             full=full,
             dataset=dataset,
-            message=f"Column {column!r}: states in the order {', '.join(order)}.",
+            message=f"Column {column!r}: states in the order {', '.join(map(shown, order))}.",
             message_kind="success",
         )
         return True

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from effdim import HLCModel, ModelError, model_from_json, model_to_json, parse_model
+from effdim.errors import shown
 
 from .. import presets
 
@@ -121,13 +122,12 @@ class ModelEdits:
         node = node or self._need_selection()
         if node is None:
             return False
-        what = f"Set |{node}| = {str(card).strip()}"
+        typed = str(card).strip()
+        what = f"Set |{node}| = {shown(typed)}"
         try:
             number = _whole_number(card)
         except ValueError:
-            return self._refuse(
-                ValueError(f"the number of states must be a whole number, not {str(card).strip()!r}"), what
-            )
+            return self._refuse(ValueError(f"the number of states must be a whole number, not {typed!r}"), what)
         return self._edit(what, lambda: self.model.with_card(node, number))
 
     def rename(self, new: str, node: str | None = None) -> bool:

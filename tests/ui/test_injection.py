@@ -11,8 +11,11 @@ import time
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, upload
 from playwright.sync_api import Page, expect
+from strategies import MARKUP, hostile_text
 
 pytestmark = pytest.mark.browser
 
@@ -88,3 +91,29 @@ def test_a_link_with_markup_in_its_model_shows_it_literally(page: Page, app_url,
     expect(message(page)).to_contain_text("near '<img src=x o'", timeout=TIMEOUT)
     time.sleep(0.5)
     assert dialogs == [], dialogs
+
+
+def _with_markup(pair: tuple[list[str], list[str]]) -> list[str]:
+    """Each text with another markup string of strategies.MARKUP put in its middle."""
+    markups, texts = pair
+    return [t[: len(t) // 2] + m + t[len(t) // 2 :] for m, t in zip(markups, texts)]
+
+
+@settings(max_examples=1, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(
+    texts=st.tuples(st.permutations(MARKUP), st.lists(hostile_text(max_size=12), min_size=5, max_size=5)).map(
+        _with_markup
+    )
+)
+def test_hostile_text_from_hypothesis_runs_nothing_in_the_page(page: Page, app_url, dialogs, texts):
+    """Five hypothesis-made strings, each carrying markup: the first in a ``?model=`` link, the others
+    applied in the notation box; each is refused with a message, and nothing runs (one page load)."""
+    page.goto(f"{app_url}?model={quote(texts[0], safe='')}")
+    expect(message(page)).to_contain_text("Model from the link refused", timeout=TIMEOUT)
+    for i, text in enumerate(texts[1:]):
+        apply_notation(page, f"{2 + i % 2}:2,2")  # another model each time: a message of its own
+        expect(message(page)).to_have_text("Model from notation.", timeout=TIMEOUT)
+        apply_notation(page, text)
+        expect(message(page)).to_contain_text("Model from notation refused", timeout=TIMEOUT)
+    time.sleep(0.5)  # an onerror handler runs as soon as the image fails to load
+    assert dialogs == [], (texts, dialogs)
