@@ -313,8 +313,9 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
             def edge(b):
                 return (b == code) | (b == 10) | (b == 34)
 
-            if not np.all(edge(before) | edge(after)):
-                return None
+            opening = np.arange(at.size) % 2 == 0  # the block starts outside quotes
+            if not np.all(np.where(opening, edge(before), edge(after))):
+                return None  # a quote opens after, or closes before, something other than a field's edge
             outside = (np.cumsum(quote, dtype=np.int32) & 1) == 0
             newline = (arr == 10) & outside
         else:
@@ -329,8 +330,8 @@ def _scan(raw: bytes, code: int, source: str, limits: _Limits) -> tuple[np.ndarr
         else:
             cut = arr.size
             if outside is not None and at.size % 2:
-                opening = at[np.arange(at.size) % 2 == 0][-1]
-                line = newlines_before + int(np.count_nonzero(arr[:opening] == 10)) + 1
+                last_opening = at[opening][-1]
+                line = newlines_before + int(np.count_nonzero(arr[:last_opening] == 10)) + 1
                 raise DataError(f"{source}: line {line}: a quoted field is never closed (unbalanced '\"')")
             if ends.size == 0 or ends[-1] != arr.size - 1:
                 ends = np.append(ends, arr.size - 1)

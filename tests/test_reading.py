@@ -146,6 +146,10 @@ def test_bad_csv_bytes_stay_one_line_errors():
     for raw, pattern in [
         (b"A,B\n\x00\x01,2\n", r"not a text file \(NUL byte at offset 4, line 2\)"),
         (b'A,B\n"x,1\n', r"line 2: a quoted field is never closed"),
+        # a quote closing an unquoted field, then one opening a field that never closes (found by hypothesis:
+        # the scan paired the two quotes and pandas' ParserError escaped as a traceback)
+        (b'A\n0"\n"\n', r"only 1 column"),
+        (b'A,B\n0",1\n",2\n', r"line 3 has 1 field, expected 2"),
     ]:
         with pytest.raises(DataError, match=pattern):
             read_data(raw, name="bad.csv")
