@@ -86,7 +86,7 @@ def _json_safe(obj: Any) -> Any:
 
 # ----------------------------------------------------------------- commands
 def _cmd_dims(args: argparse.Namespace) -> None:
-    from .dimensions import bounds_report, dimensions
+    from .dimensions import LocalDimensions, bounds_report, dimensions
     from .notation import load_model
 
     model = load_model(args.model)
@@ -116,28 +116,8 @@ def _cmd_dims(args: argparse.Namespace) -> None:
     if report.singular_gap is not None:
         print(f"float   SVD rank {report.float_rank}, singular-value gap {report.singular_gap:.3g}")
     print()
-    rows = [
-        (
-            r.hidden,
-            r.lc,
-            r.ds,
-            "?" if r.de is None else r.de,
-            r.dc,
-            r.dp,
-            r.db,
-            r.binding,
-            "?" if r.deficit is None else r.deficit,
-            r.de_status,
-        )
-        for r in report.local
-    ]
-    print(
-        format_table(
-            ["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds-de", "de status"],
-            rows,
-            right=[False, False, True, True, True, True, True, False, True, False],
-        )
-    )
+    headers, numeric = zip(*LocalDimensions.TABLE_COLUMNS)
+    print(format_table(list(headers), [r.table_row() for r in report.local], right=list(numeric)))
     if len(report.local) > 1 and report.de is not None:
         print(
             f"\nsum of local deficits {n(report.deficit_sum)}"

@@ -106,6 +106,37 @@ class LocalDimensions:
     split: tuple[str, ...] | None
     dp_exact: bool
 
+    #: The local LC table's columns (the CLI's ``dims`` and the HTML report):
+    #: header and whether the column holds numbers (right-aligned).
+    TABLE_COLUMNS = (
+        ("hidden", False),
+        ("local LC", False),
+        ("ds", True),
+        ("de", True),
+        ("dc", True),
+        ("dp", True),
+        ("db", True),
+        ("binding", False),
+        ("ds-de", True),
+        ("de status", False),
+    )
+
+    def table_row(self) -> tuple:
+        """This row of the local LC table, in :attr:`TABLE_COLUMNS` order ("?" where not computed)."""
+        unknown = "?"
+        return (
+            self.hidden,
+            self.lc,
+            self.ds,
+            unknown if self.de is None else self.de,
+            self.dc,
+            self.dp,
+            self.db,
+            self.binding,
+            unknown if self.deficit is None else self.deficit,
+            self.de_status,
+        )
+
 
 @dataclass(frozen=True)
 class DimensionReport:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from .charts import profile_panel, share_bars
+from .dimensions import LocalDimensions
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
 from .notation import format_model
@@ -287,26 +288,12 @@ def _model_section(fit: Any) -> str:
     body += "".join(_p(f"irregular: {v}", "warn") for v in dims.violations)
     if dims.regularized:
         body += _p(f"regular equivalent: {dims.regularized}", "note")
-    rows = [
-        (
-            r.hidden,
-            r.lc,
-            r.ds,
-            "?" if r.de is None else r.de,
-            r.dc,
-            r.dp,
-            r.db,
-            r.binding,
-            "?" if r.deficit is None else r.deficit,
-            r.de_status,
-        )
-        for r in dims.local
-    ]
+    headers, numeric = zip(*LocalDimensions.TABLE_COLUMNS)
     body += "<h3>Local LC models</h3>"
     body += _table(
-        ["hidden", "local LC", "ds", "de", "dc", "dp", "db", "binding", "ds − de", "de status"],
-        rows,
-        numeric=[False, False, True, True, True, True, True, False, True, False],
+        list(headers),
+        [r.table_row() for r in dims.local],
+        numeric=list(numeric),
         cls="local",
     )
     if len(dims.local) > 1 and dims.de is not None and dims.regular:
