@@ -8,6 +8,7 @@ here); ``.ci/run`` installs it when missing. Screenshots go to
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -63,9 +64,10 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": VIEWPORT}
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """The dashboard served as ``effdim app`` serves it (one job runner, default limits), in a thread."""
+@contextmanager
+def served(limits=None):
+    """The dashboard served as ``effdim app`` serves it (one job runner, ``limits`` or the defaults), in a
+    thread; yields its URL."""
     from effdim_app import serve
 
     port = free_port()
@@ -74,11 +76,21 @@ def app_url():
         address="127.0.0.1",
         threaded=True,
         show=False,
+        limits=limits,
         websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
     )
     wait_for(port)
-    yield f"http://127.0.0.1:{port}/effdim"
-    server.stop()
+    try:
+        yield f"http://127.0.0.1:{port}/effdim"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The dashboard served as ``effdim app`` serves it, default limits (:func:`served`)."""
+    with served() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
