@@ -241,8 +241,9 @@ class ScoresState(param.Parameterized):
         job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
 
         def show(*_):
-            text = job.describe()
-            self.param.update(progress=int(100 * job.progress), status=text)
+            if job.state == "done":  # "done" is said below, with the results: not before the chart has them
+                return
+            self.param.update(progress=int(100 * job.progress), status=job.describe())
 
         watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
         if on_detail is not None:

@@ -121,3 +121,27 @@ def sweep_stouffer_toby(page: Page, up_to: int) -> None:
     to.fill(str(up_to))
     to.press("Enter")
     page.get_by_role("button", name="▶ Sweep cardinality").click()
+
+
+# The number of cardinalities the score curves show on screen: the scores plot (the Bokeh figure whose
+# title starts "Scores against") drawn with a visible frame, and the most points a curve's view draws (not
+# only its data source); 0 while the plot is missing, hidden or still being built.
+CURVE_POINTS = """() => {
+  const views = [];
+  const walk = (v) => {
+    views.push(v);
+    for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const plot = views.find((v) => v.model && v.model.title && v.model.title.text
+                                 && v.model.title.text.startsWith("Scores against"));
+  if (!plot || !plot.el.isConnected) return 0;
+  const box = plot.canvas_view.el.getBoundingClientRect();
+  if (box.height < 100 || box.width < 100 || plot.el.offsetParent === null) return 0;
+  let most = 0;
+  for (const v of plot.renderer_views.values()) {
+    const g = v.model && v.model.glyph;
+    if (g && g.type === "Line" && v.glyph) most = Math.max(most, v.glyph.data_size);  // the data the view draws
+  }
+  return most;
+}"""
