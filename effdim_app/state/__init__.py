@@ -3,7 +3,7 @@
 One module per state of a session:
 
 * :mod:`.model`: :class:`ModelState`, the edited model, its selection and
-  history, and the engine's verdicts on it.
+  history, and the engine's verdicts on it; its edits are :mod:`.model_edits`.
 * :mod:`.data`: :class:`DataState`, the loaded data set.
 * :mod:`.scores`: :class:`ScoresState`, sweeps, hill climbs and the
   structure search of the model on the data, and their results.

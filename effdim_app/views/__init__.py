@@ -5,7 +5,8 @@ Every view is a :class:`panel.viewable.Viewer` over the param classes of
 themselves: the state asks the engine, the views show the answers.
 
 * :mod:`.sidebar`: the model controls beside every tab;
-* :mod:`.model_tab`: the "Model & dimensions" tab, with the tree editor :mod:`.tree_view`;
+* :mod:`.model_tab`: the "Model & dimensions" tab's controls, with the tree editor :mod:`.tree_view`
+  and the dimensions :mod:`.dimensions_view`;
 * :mod:`.data_tab`: the "Data & scores" tab, with the fitted model :mod:`.fitted_view`
   and its proposals :mod:`.proposal_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
@@ -15,9 +16,10 @@ themselves: the state asks the engine, the views show the answers.
 
 from .data_tab import DataPanel, ScoresPanel
 from .demo import GuidedDemo
+from .dimensions_view import DimensionsPanel
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedView
-from .model_tab import DimensionsPanel, RegularizationPanel, SelectionPanel
+from .model_tab import RegularizationPanel, SelectionPanel
 from .proposal_view import ProposalView
 from .sidebar import ModelPanel
 from .tree_view import TreeView
