@@ -58,9 +58,9 @@ def test_the_step_table_and_the_demo_bar_are_built_when_first_shown():
         app.demo.go(0)
         assert app.models.load_notation("9(2,2)")  # irregular: the step log appears
     assert {"effdim-steps", "effdim-demo"} <= _classes(doc)
-    assert app.regularity.regular_equivalent.visible and len(app.regularity.steps.value) >= 1 and app.demo.bar.visible
+    assert app.regularity.log_shown and len(app.regularity.steps.value) >= 1 and app.demo.bar.visible
 
 
 def test_a_page_opened_on_an_irregular_model_shows_its_steps_at_once():
     app, doc, _ = _page("9(2,2)")
-    assert "effdim-steps" in _classes(doc) and app.regularity.regular_equivalent.visible
+    assert "effdim-steps" in _classes(doc) and app.regularity.log_shown
