@@ -12,8 +12,12 @@ the same reason: raise the bound once ``tests/test_compat.py`` passes on it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import types
 from collections.abc import Iterable, Iterator
 
+from bokeh.core.has_props import HasProps
+from bokeh.core.property.wrappers import PropertyValueContainer
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet, Model
 from panel.io.notebook import block_comm, push_on_root
@@ -27,6 +31,8 @@ __all__ = [
     "DIRECT_COMM_JS",
     "SERVER_MODELS_KNOWN_JS",
     "TOOLTIPS_IN_VIEWPORT_JS",
+    "cache_class_defaults",
+    "serialize_set_values_only",
     "document_stylesheets",
     "is_notebook_output",
     "model_of",
@@ -49,6 +55,67 @@ def document_stylesheets(doc: Document | None) -> Iterable[ImportedStyleSheet]:
     if doc is None:
         return ()
     return state._stylesheets.get(doc, {}).values()
+
+
+def cache_class_defaults() -> None:
+    """Keep, per Bokeh model class, the property defaults its class and base classes override.
+
+    Bokeh merges them along the class's MRO at every read of a default value
+    (``HasProps._overridden_defaults``, a classmethod; some 4,000 reads per
+    page open, docs/robustness.md, "Opening a page"). Each class sets its own
+    overrides when it is created (``__overridden_defaults__``) and never
+    changes them, so one merge per class gives the same answer; it is
+    returned read-only, as its one caller only reads it.
+    """
+    merge = HasProps._overridden_defaults
+    if hasattr(merge, "cache_info"):
+        return  # already kept
+
+    @functools.cache
+    def overridden_defaults(cls):
+        return types.MappingProxyType(merge.__func__(cls))
+
+    HasProps._overridden_defaults = classmethod(overridden_defaults)
+
+
+#: Bokeh's own ``HasProps.query_properties_with_values`` (kept for :func:`serialize_set_values_only` and its test).
+BOKEH_QUERY = HasProps.query_properties_with_values
+
+
+def _query_set_values(self, query, *, include_defaults=True, include_undefined=False):
+    """``HasProps.query_properties_with_values`` without reading the values it then leaves out.
+
+    With ``include_defaults=False`` (how Bokeh serializes a model) Bokeh's
+    own version reads every property's value, computing and checking each
+    default, and then keeps only the properties set on the model, its
+    mutable defaults and its theme's values: some 25 reads per model sent,
+    most of them defaults it drops (a TODO in Bokeh 3.9's ``has_props.py``).
+    This one decides first, and keeps the same values.
+    """
+    if include_defaults or include_undefined:
+        return BOKEH_QUERY(self, query, include_defaults=include_defaults, include_undefined=include_undefined)
+    themed = self.themed_values() or {}
+    kept = set(self._property_values) | set(self._unstable_default_values) | set(themed)
+    result = {}
+    for key in self.properties(_with_props=True):
+        descriptor = self.lookup(key)
+        if key not in kept or not query(descriptor):
+            continue
+        value = descriptor.get_value(self)
+        if key not in themed and isinstance(value, PropertyValueContainer) and key in self._unstable_default_values:
+            continue  # a mutable default left as it was: the browser has it
+        result[key] = value
+    return result
+
+
+def serialize_set_values_only() -> None:
+    """Serialize Bokeh models without computing the defaults serialization leaves out (:func:`_query_set_values`).
+
+    About a tenth of a page open's Python calls (docs/robustness.md,
+    "Opening a page"); ``tests/test_page_open.py`` checks that the page's
+    document is sent the same.
+    """
+    HasProps.query_properties_with_values = _query_set_values
 
 
 def model_of(viewable, root: Model) -> Model | None:

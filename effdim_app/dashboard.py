@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import panel as pn
 import param
+from bokeh.core.properties import validate
 from panel.viewable import Viewer
 
 from effdim import HLCModel
@@ -288,13 +289,18 @@ class EffdimApp(Viewer):
 
 
 def _add_to_document_at_once(template: pn.template.BaseTemplate) -> None:
-    """Let ``template`` add its page to the session's document under one freeze of the document's models.
+    """Let ``template`` add its page to the session's document under one freeze of the document's models,
+    without checking each property value Panel sets.
 
     Panel adds the page's parts (sidebar, main, header, modal, location...) as
     separate roots, and Bokeh walked every model of the document again after
     each one: a sixth of the CPU of opening a page went to those walks.
-    Frozen, Bokeh walks the models once at the end. ``_init_doc`` is the
-    private method ``server_doc`` calls with the session's document.
+    Frozen, Bokeh walks the models once at the end. Bokeh also checked each of
+    the thousands of values Panel gives the page's new models against its
+    property's type (Bokeh's public ``validate(False)`` turns that off);
+    ``tests/test_page_open.py`` checks that the page's document is the same
+    with the checks. ``_init_doc`` is the private method ``server_doc`` calls
+    with the session's document.
     """
     init_doc = template._init_doc
 
@@ -302,7 +308,7 @@ def _add_to_document_at_once(template: pn.template.BaseTemplate) -> None:
         document = doc if doc is not None else pn.state.curdoc
         if document is None:
             return init_doc(doc, *args, **kwargs)
-        with document.models.freeze():
+        with document.models.freeze(), validate(False):
             return init_doc(document, *args, **kwargs)
 
     template._init_doc = init_doc_frozen

@@ -13,15 +13,20 @@ import os
 
 import panel as pn
 import tornado.process
+from bokeh.settings import settings
 
 from effdim.executor import die_with_parent
 
+from .compat import cache_class_defaults, serialize_set_values_only
 from .config import ServerLimits
 from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
 from .jobs import JobRunner
 from .server_memory import release_after_session, tune_collector
 
-__all__ = ["serve", "session_page", "show"]
+__all__ = ["serve", "session_page", "show", "keep_until_connected"]
+
+#: How long a page's session waits for its browser to connect before it may expire unused.
+CONNECT_GRACE_SECONDS = 60
 
 
 def session_page(limits=None, jobs=None, model=None, workers=None):
@@ -51,7 +56,46 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
         release_after_session()
 
     pn.state.on_session_destroyed(closed)
-    return dashboard.template()
+    page = dashboard.template()
+    keep_until_connected(pn.state.curdoc)
+    return page
+
+
+def keep_until_connected(doc) -> None:
+    """Keep ``doc``'s session alive until its page has loaded in the browser, or for
+    :data:`CONNECT_GRACE_SECONDS`.
+
+    The page request builds the session; the browser connects its websocket
+    only once it has loaded the page's scripts. ``effdim app`` lets an
+    unconnected session expire after 5 s (:func:`serve`, meant for closed
+    pages), and on a busy server a page's websocket came later than that:
+    its session was destroyed unused and built a second time for the
+    websocket, the destroyed one collected at once, all on the event loop
+    that was already behind (docs/robustness.md, "Opening a page"). Bokeh's
+    own expiration block holds the session until Panel's page-loaded event
+    (``pn.state.onload``), or until the grace has passed for a page that
+    never connects.
+    """
+    if doc is None or doc.session_context is None:
+        return
+    held = {"blocked": False, "released": False}
+
+    def release() -> None:
+        session = doc.session_context.session
+        if held["blocked"] and not held["released"] and session is not None:
+            session.unblock_expiration()
+        held["released"] = True
+
+    def hold() -> None:
+        session = doc.session_context.session  # exists once the page's build has returned
+        if session is None or held["released"]:
+            return
+        session.block_expiration()
+        held["blocked"] = True
+        doc.add_timeout_callback(release, int(CONNECT_GRACE_SECONDS * 1000))
+
+    doc.add_next_tick_callback(hold)
+    pn.state.onload(release)
 
 
 def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None, num_procs: int = 1, **kwargs):
@@ -65,8 +109,11 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     of the workers (docs/robustness.md).
     """
     limits = limits or ServerLimits()
+    cache_class_defaults()  # every session's models read them (effdim_app/compat.py)
+    serialize_set_values_only()  # and every session's document is sent
     # a closed page's session is destroyed 5 s after its websocket closed (Bokeh's default: 15 s,
-    # checked every 17 s), so a class coming and going keeps few dead sessions in memory
+    # checked every 17 s), so a class coming and going keeps few dead sessions in memory; a page whose
+    # browser has not connected yet is kept longer (keep_until_connected)
     kwargs.setdefault("check_unused_sessions_milliseconds", 2000)
     kwargs.setdefault("unused_session_lifetime_milliseconds", 5000)
     if num_procs > 1:
@@ -81,6 +128,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     if threaded:  # a notebook's or a test's process
         return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
     tune_collector()
+    skip_authoring_checks()
     # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
     # and only the first opens the browser tab (Panel's show would open one per process)
     server = pn.serve({"effdim": page}, port=port, show=False, start=False, title=TITLE, verbose=False, **kwargs)
@@ -92,6 +140,20 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     server.start()
     server.io_loop.start()
     return server
+
+
+def skip_authoring_checks() -> None:
+    """Turn off, in this server process, two of Bokeh's checks meant for a page's author (public Bokeh settings).
+
+    Bokeh validated every new session's document (layout warnings, one walk
+    of the models per root) and checked the signature of every callback Panel
+    registered on a model (``inspect.signature``, some 350 per page): about
+    15 % of the Python calls of a page open, repeated for every student
+    (docs/robustness.md, "Opening a page"). The tests build the same page
+    with both checks on (``tests/test_page_open.py``).
+    """
+    settings.perform_document_validation.set_value(False)
+    settings.perform_error_diagnostics.set_value(False)
 
 
 def show(model=None, port: int = 0):

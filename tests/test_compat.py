@@ -140,3 +140,23 @@ def test_bokehjs_counts_models_from_the_server_as_new_until_the_browser_sends_a_
     assert re.search(r"for\(const \w+ of this\._all_models\.values\(\)\)this\._new_models\.has\(\w+\)\|\|", bundle), (
         broken("BokehJS's create_json_patch no longer sends the models of Document._new_models in full")
     )
+
+
+def test_a_bokeh_class_s_overridden_defaults_merge_along_its_mro_and_can_be_kept():
+    from bokeh.core.has_props import HasProps
+    from bokeh.model import Model
+
+    def merged(cls):
+        defaults = {}
+        for c in reversed(cls.__mro__):
+            defaults.update(getattr(c, "__overridden_defaults__", {}))
+        return defaults
+
+    classes = [cls for cls in Model.model_class_reverse_map.values() if issubclass(cls, HasProps)]
+    assert classes, broken("Model.model_class_reverse_map lists no model classes")
+    assert isinstance(HasProps.__dict__["_overridden_defaults"], classmethod), broken(
+        "HasProps._overridden_defaults is no longer a classmethod"
+    )
+    compat.cache_class_defaults()
+    for cls in classes:
+        assert dict(cls._overridden_defaults()) == merged(cls), broken(f"{cls.__name__}'s overridden defaults differ")

@@ -71,11 +71,6 @@ class DimensionsPanel(Viewer):
         )
         self.corollary = html("", sizing_mode="stretch_width", margin=(0, 5))
         self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.row_note = pn.pane.Markdown(
-            "*Click a row of the table to see where its numbers come from, and to "
-            "highlight the hidden node and its neighbours in the tree.*",
-            sizing_mode="stretch_width",
-        )
         # The notes are written only while the card is open: a collapsed Card
         # hides its children from the browser side, so updating a hidden child
         # made browser and server toggle its visibility back and forth after
@@ -88,14 +83,11 @@ class DimensionsPanel(Viewer):
             margin=(5, 5),
         )
         self.explain_card.param.watch(self._update_notes, "collapsed")
-        self.row_card = pn.Card(
-            self.row_note,
-            title="The selected row, explained",
-            collapsed=False,
-            sizing_mode="stretch_width",
-            margin=(5, 5),
-            visible=False,
-        )
+        # the selected row's card is made when a row is first selected (most pages never select one):
+        # until then its place in the layout is an empty column (docs/robustness.md, "Opening a page")
+        self.row_note: pn.pane.Markdown | None = None
+        self.row_card: pn.Card | None = None
+        self._row_place = pn.Column(margin=0, sizing_mode="stretch_width")
         self.row_hint = html(
             "<small><i>Click a row to highlight its hidden node and neighbours in the tree "
             "and to see where each of its numbers comes from.</i></small>",
@@ -297,12 +289,23 @@ class DimensionsPanel(Viewer):
                 self._syncing = False
         if node is not None and report is not None:
             row = next(r for r in report.local if r.hidden == node)
-            self.row_note.object = explain.local_markdown(self.state.effective, row)
+            self._row_explained().object = explain.local_markdown(self.state.effective, row)
             self.row_card.param.update(title=f"Row {node} explained", visible=True)
             self.row_hint.visible = False
         else:
-            self.row_card.visible = False
+            if self.row_card is not None:
+                self.row_card.visible = False
             self.row_hint.visible = True
+
+    def _row_explained(self) -> pn.pane.Markdown:
+        """The selected row's note, in its card (made the first time a row is selected)."""
+        if self.row_note is None:
+            self.row_note = pn.pane.Markdown(sizing_mode="stretch_width")
+            self.row_card = pn.Card(
+                self.row_note, collapsed=False, sizing_mode="stretch_width", margin=(5, 5), visible=False
+            )
+            self._row_place.objects = [self.row_card]
+        return self.row_note
 
     def __panel__(self):
         return pn.Column(
@@ -321,7 +324,7 @@ class DimensionsPanel(Viewer):
             pn.Row(self.verify, self.download, margin=0),
             self.direct_job,
             self.direct_note,
-            self.row_card,
+            self._row_place,
             self.explain_card,
             sizing_mode="stretch_width",
         )

@@ -81,11 +81,26 @@ def message(obj: param.Parameterized) -> pn.pane.HTML:
 
 
 class JobLine(Viewer):
-    """The job in ``state.<name>`` while it waits or runs: what it does, progress, a Cancel button."""
+    """The job in ``state.<name>`` while it waits or runs: what it does, progress, a Cancel button.
+
+    The line's parts are made when its first job starts: most pages never
+    run one, and each part is a model every page open would build and send
+    (docs/robustness.md, "Opening a page").
+    """
 
     def __init__(self, state: param.Parameterized, name: str, **params):
         super().__init__(**params)
         self.state, self.attr = state, name
+        self.text: pn.pane.HTML | None = None
+        self.bar: pn.indicators.Progress | None = None
+        self.cancel: pn.widgets.Button | None = None
+        self.row = pn.Row(sizing_mode="stretch_width", margin=0, visible=False)
+        self._watcher = None
+        state.param.watch(self._job_changed, [name])
+        self._job_changed()
+
+    def _build(self) -> None:
+        name = self.attr
         self.text = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-job", f"effdim-{name}"])
         self.bar = pn.indicators.Progress(value=-1, max=100, active=True, width=120, height=14, margin=(6, 5))
         self.cancel = pn.widgets.Button(
@@ -97,10 +112,7 @@ class JobLine(Viewer):
             stylesheets=[BUTTON_CSS],
         )
         self.cancel.on_click(lambda _: self._job() and self._job().cancel())
-        self.row = pn.Row(self.bar, self.text, self.cancel, sizing_mode="stretch_width", margin=0, visible=False)
-        self._watcher = None
-        state.param.watch(self._job_changed, [name])
-        self._job_changed()
+        self.row.objects = [self.bar, self.text, self.cancel]
 
     def _job(self):
         return getattr(self.state, self.attr)
@@ -119,6 +131,8 @@ class JobLine(Viewer):
         if job is None or job.finished:
             self.row.visible = False
             return
+        if self.bar is None:
+            self._build()
         self.text.object = f"<small>{plain(job.describe())}</small>"
         self.bar.param.update(value=int(100 * job.progress) if job.total else -1, active=job.total == 0)
         self.row.visible = True
