@@ -30,6 +30,7 @@ __all__ = [
     "DIST_DIR",
     "DIRECT_COMM_JS",
     "SERVER_MODELS_KNOWN_JS",
+    "TOOLTIPS_IN_VIEWPORT_JS",
     "cache_class_defaults",
     "serialize_set_values_only",
     "document_stylesheets",
@@ -202,6 +203,63 @@ function serverModelsKnown(view) {
         if (!before.has(model)) {
           doc._new_models.delete(model)
         }
+      }
+    }
+  }
+}
+"""
+
+
+#: BokehJS places a tooltip on the side its model names (Panel's help icons and widget descriptions: the right)
+#: and keeps it inside the window only along the other axis, so a tooltip of a control near the window's right
+#: edge ran past it (the Regularity "?", the Learn structure button at 1366 and 1024 px). After BokehJS has
+#: placed one (``TooltipView._reposition``, private), this moves a tooltip that does not fit to the left of its
+#: target, or below it when the left has no room either, its arrow with it, and keeps it inside the window.
+#: Defines ``tooltipsInViewport()``; run once per page.
+TOOLTIPS_IN_VIEWPORT_JS = """
+function tooltipsInViewport() {
+  const Tooltip = window.Bokeh && Bokeh.Models && Bokeh.Models.get("Tooltip")
+  const View = Tooltip && Tooltip.prototype.default_view
+  if (View == null || View.prototype.effdimInViewport) {
+    return
+  }
+  View.prototype.effdimInViewport = true
+  const place = View.prototype._reposition
+  View.prototype._reposition = function (...args) {
+    place.apply(this, args)
+    const el = this.el
+    const target = this.target
+    if (!el.isConnected || target == null || target.getBoundingClientRect == null) {
+      return
+    }
+    const box = el.getBoundingClientRect()
+    const [width, height] = [window.innerWidth, window.innerHeight]
+    if (box.width === 0 || (box.left >= 0 && box.right <= width && box.top >= 0 && box.bottom <= height)) {
+      return
+    }
+    const at = target.getBoundingClientRect()
+    const gap = 8
+    const sides = ["bk-left", "bk-right", "bk-above", "bk-below"]
+    let left, top, side, arrow
+    if (box.right > width && at.left - box.width - gap >= 0) {
+      // to the left of the target, the arrow on the tooltip's right side
+      [left, top, side, arrow] = [at.left - box.width - gap, box.top, "bk-right", [at.left, at.top + at.height / 2]]
+    } else if (box.right > width || box.left < 0) {
+      // below the target, the arrow on the tooltip's top side
+      left = Math.min(Math.max(0, at.left + at.width / 2 - box.width / 2), width - box.width)
+      ;[top, side, arrow] = [at.bottom + gap, "bk-above", [at.left + at.width / 2, at.bottom]]
+    } else {
+      [left, top, side, arrow] = [box.left, box.top, null, null]
+    }
+    top = Math.min(Math.max(0, top), Math.max(0, height - box.height))
+    el.style.left = `${Math.max(0, left)}px`
+    el.style.top = `${top}px`
+    if (side != null) {
+      el.classList.remove(...sides)
+      el.classList.add(side)
+      if (this.arrow_el != null) {
+        this.arrow_el.style.left = `${arrow[0]}px`
+        this.arrow_el.style.top = `${arrow[1]}px`
       }
     }
   }

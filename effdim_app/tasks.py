@@ -79,6 +79,7 @@ def read_upload_task(
     )
 
 
-def report_task(fit, *, data, sweep, climb, pick, progress=None) -> str:
-    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from."""
-    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick)
+def report_task(fit, *, data, sweep, climb, pick, command, progress=None) -> str:
+    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, and the
+    command that reproduces it."""
+    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command)

@@ -54,3 +54,40 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
     assert proposal.undo()
     assert models.model == before and scores.mapping == mapping and scores.results == swept
     assert not proposal.applied and "back" in proposal.text
+
+
+def _command(html: str) -> str:
+    """The command of a report (its Command section), unescaped."""
+    import html as html_lib
+    import re
+
+    return html_lib.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', html, re.S).group(1))
+
+
+def test_the_report_carries_the_command_that_writes_it_again(tmp_path, monkeypatch):
+    import shlex
+
+    from effdim.cli import main
+
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    state = FittedState(scores, models)
+    data.load_bundled("stouffer-toby")
+    scores.param.update(card_max=3, restarts=3, seed=11)
+    run(scores.run_sweep())
+    scores.seed = 12  # changed after the sweep: the command keeps the sweep's seed
+    command = _command(run(state.report()))
+    assert command.startswith("effdim sweep stouffer-toby --max-card 3 --restarts 3 --seed 11 --cs-prior ")
+    assert command.endswith("--pick bic+ --report effdim-report.html")
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(command)[1:] + ["--quiet"]) == 0
+    again = (tmp_path / "effdim-report.html").read_text(encoding="utf-8")
+    assert f"loglik {state.fit.loglik:.4f}" in again and _command(again).startswith("effdim sweep stouffer-toby")
+
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 3)  # not a pick: a refit of the model shown
+    refit = _command(run(state.report())).splitlines()
+    assert refit[0].startswith("# refits the model shown")
+    assert refit[-1] == (
+        f"effdim fit stouffer-toby --model 'X:3(A:2,B:2,C:2,D:2)' --restarts 3 --seed 11 --cs-prior {scores.cs_prior} "
+        "--report effdim-report.html"
+    )

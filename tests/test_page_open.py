@@ -114,7 +114,7 @@ def test_the_step_table_and_the_demo_bar_are_built_when_first_shown():
         app.demo.go(0)
         assert app.models.load_notation("9(2,2)")  # irregular: the step log appears
     assert {"effdim-steps", "effdim-demo"} <= _classes(doc)
-    assert app.regularity.regular_equivalent.visible and len(app.regularity.steps.value) >= 1 and app.demo.bar.visible
+    assert app.regularity.log_shown and len(app.regularity.steps.value) >= 1 and app.demo.bar.visible
 
 
 def test_the_job_lines_and_the_row_card_are_built_when_first_needed():
@@ -137,7 +137,7 @@ def _classes_count(doc, css_class: str) -> int:
 
 def test_a_page_opened_on_an_irregular_model_shows_its_steps_at_once():
     app, doc, _ = _page("9(2,2)")
-    assert "effdim-steps" in _classes(doc) and app.regularity.regular_equivalent.visible
+    assert "effdim-steps" in _classes(doc) and app.regularity.log_shown
 
 
 async def _late_browser(url: str, late: float) -> str:

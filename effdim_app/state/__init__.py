@@ -12,7 +12,8 @@ One module per state of a session:
 * :mod:`.proposal`: :class:`ProposalState`, a model proposed from a bivariate
   residual, applied on confirmation and undone with its results.
 
-:mod:`.shared` holds what they share (message kinds, the engine's answers
+:mod:`.reproduce` writes the ``effdim`` command that reproduces a sweep's or
+climb's result (for its report); :mod:`.shared` holds what they share (message kinds, the engine's answers
 cached across sessions). The views (``effdim_app.views``) only display these
 parameters and call these methods, so everything here is testable without a
 browser.

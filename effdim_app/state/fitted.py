@@ -21,6 +21,7 @@ from effdim.scores import best
 from .. import tasks
 from ..logs import swallowed
 from .model import ModelState
+from .reproduce import reproducing_command
 from .scores import ScoresState
 
 __all__ = ["FittedState", "ShownFit", "DEFAULT_SCORE", "STALE"]
@@ -76,7 +77,7 @@ class FittedState(param.Parameterized):
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
-        self._analysis: tuple[Any, list | None, Any] = (None, None, None)  # (data, sweep, climb) of the fits
+        self._analysis: tuple[Any, list | None, Any, Any] = (None, None, None, None)  # (data, sweep, climb, settings)
         scores.param.watch(self._results_changed, ["results", "climb"])
         self.param.watch(self._show, ["fits", "chosen", "node"])  # one watcher: one computation per change
 
@@ -97,7 +98,7 @@ class FittedState(param.Parameterized):
                 self.stale = STALE
             return
         chosen = next(label for label, f in fits.items() if f is shown)
-        self._analysis = (scores.data.full, list(scores.results) or None, scores.climb)
+        self._analysis = (scores.data.full, list(scores.results) or None, scores.climb, scores.settings_of_results)
         self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="", stale="")
 
     @property
@@ -137,18 +138,20 @@ class FittedState(param.Parameterized):
 
     async def report(self) -> str | None:
         """The HTML report (:mod:`effdim.report`) of the shown fit, with the data (its file name), the sweep or
-        climb the fit came from and the criterion it is the pick of; written in a worker
+        climb the fit came from, the criterion it is the pick of and the command that reproduces it
+        (:mod:`.reproduce`); written in a worker
         (:func:`effdim_app.tasks.report_task`). ``None`` (and :attr:`proposal` says why) when it failed."""
         fit = self.fit
         if fit is None:
             return None
-        data, sweep, climb = self._analysis
+        data, sweep, climb, settings = self._analysis
         if sweep is not None:
             pick = DEFAULT_SCORE if best(sweep, DEFAULT_SCORE) is fit else None
         else:
             pick = climb.score if climb is not None and climb.best is fit else None
+        command = None if settings is None else reproducing_command(settings, data.source or "DATA", fit, pick)
         job = self.scores.jobs.submit(
-            tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick, label="Report"
+            tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, label="Report"
         )
         self.proposal = "Writing the report…"
         html = await job

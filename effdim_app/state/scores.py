@@ -24,6 +24,7 @@ from .. import tasks
 from ..jobs import JobRunner
 from .data import DataState
 from .model import ModelState
+from .reproduce import RunSettings, run_settings
 from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
@@ -98,6 +99,7 @@ class ScoresState(param.Parameterized):
                 workers=models.limits.workers, timeout=models.limits.time_limit, max_bytes=models.limits.job_bytes
             )
         self._key_of_results = None
+        self.settings_of_results: RunSettings | None = None  # what the results were run with (their report's command)
         self._scored = None  # (mapping, scored model, data, CS prior) the last inputs check saw
         models.param.watch(self._inputs_changed, ["effective"])
         data.param.watch(self._inputs_changed, ["dataset"])
@@ -239,8 +241,9 @@ class ScoresState(param.Parameterized):
         job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
 
         def show(*_):
-            text = job.describe()
-            self.param.update(progress=int(100 * job.progress), status=text)
+            if job.state == "done":  # "done" is said below, with the results: not before the chart has them
+                return
+            self.param.update(progress=int(100 * job.progress), status=job.describe())
 
         watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
         if on_detail is not None:
@@ -271,6 +274,20 @@ class ScoresState(param.Parameterized):
             return None
         return outcome
 
+    def _settings(self, task: str, **options) -> RunSettings:
+        """What a run of ``task`` starting now runs with (:mod:`.reproduce`)."""
+        data = self.data
+        return run_settings(
+            task,
+            model=self.scored_model(),
+            dataset=data.dataset,
+            full=data.full,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+            **options,
+        )
+
     async def run_sweep(self) -> list | None:
         if not self._ready():
             return None
@@ -280,6 +297,9 @@ class ScoresState(param.Parameterized):
             self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
             return None
         self.param.update(results=[], climb=None)
+        settings = self._settings(
+            "sweep", node=self.node, cards=None if cards is None else tuple(cards), until_saturated=until_saturated
+        )
         results = await self._run(
             "sweep",
             tasks.sweep_task,
@@ -294,6 +314,7 @@ class ScoresState(param.Parameterized):
         )
         if results is not None:
             self._key_of_results = self.key()
+            self.settings_of_results = settings
             last = results[-1]
             saturated = until_saturated and last.de >= complete_dimension(last.model)
             note = (
@@ -317,6 +338,7 @@ class ScoresState(param.Parameterized):
             )
             return None
         self.param.update(results=[], climb=None)
+        settings = self._settings("climb", score=self.climb_score)
         climb = await self._run(
             "climb",
             tasks.climb_task,
@@ -329,6 +351,7 @@ class ScoresState(param.Parameterized):
         )
         if climb is not None:
             self._key_of_results = self.key()
+            self.settings_of_results = settings
             notes = pick_caveats(climb.best)
             self.param.update(
                 climb=climb,
@@ -460,14 +483,14 @@ class ScoresState(param.Parameterized):
 
     def snapshot(self) -> tuple:
         """The results and the inputs they belong to, for :meth:`restore` after an undone model change."""
-        return self.mapping, list(self.results), self.climb, self.status, self._key_of_results
+        return self.mapping, list(self.results), self.climb, self.status, self._key_of_results, self.settings_of_results
 
     def restore(self, snapshot: tuple) -> None:
         """Show again the results of :meth:`snapshot` (the caller has put back the model they belong to)."""
-        mapping, results, climb, status, key = snapshot
+        mapping, results, climb, status, key, settings = snapshot
         self.mapping = mapping
+        self._key_of_results, self.settings_of_results = key, settings
         self.param.update(results=results, climb=climb, status=status)
-        self._key_of_results = key
 
     def results_csv(self) -> str:
         if not self.results:

@@ -401,7 +401,10 @@ class ScoresPanel(Viewer):
             keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in scored.columns]
             frame = scored[keep].rename(columns={"card": "|H|", **labels})
             floats = {c: TWO_DECIMALS for c in ["loglik", *labels.values()] if c in frame.columns}
-            self.table.param.update(value=frame, formatters=floats, visible=True)
+            # shown before its rows arrive: Tabulator draws no rows into a hidden table, and showing it again with
+            # the same rows (Undo bringing a sweep back) does not draw them
+            self.table.visible = True
+            self.table.param.update(value=frame, formatters=floats)
             self.download.visible = True
             notes = state.pick_notes()
             cells = "".join(

@@ -115,24 +115,40 @@ class SelectionPanel(Viewer):
         )
 
 
+#: Inline styles of a box kept in the layout but not shown (a change of `visible` re-lays out the page), and
+#: of the same box shown (BokehJS removes an inline style set to "", and keeps one left out).
+HIDDEN, SHOWN = {"display": "none"}, {"display": ""}
+
+
+def _alert_colours(kind: str) -> dict[str, str]:
+    """Inline styles giving an alert the colours of the alert type ``kind`` (Panel's alert variables)."""
+    return {
+        "color": f"var(--{kind}-text-color)",
+        "background-color": f"var(--{kind}-bg-subtle)",
+        "border-color": f"var(--{kind}-border-subtle)",
+    }
+
+
 class RegularizationPanel(Viewer):
     """Regular or not; with auto-regularize, the regular equivalent and the step log."""
 
     def __init__(self, state: ModelState, **params):
         super().__init__(**params)
         self.state = state
+        # Turning regular or irregular changes no layout property (visible, css_classes, sizes): each such
+        # change re-lays out the whole page in BokehJS, which made those edits the slowest (docs/dashboard.md).
+        # The summary's colour is set by inline styles (its alert type stays), and the box of the step log and
+        # the Replace button is hidden by an inline style, not by `visible`.
         self.summary = pn.pane.Alert(
             "", alert_type="success", sizing_mode="stretch_width", margin=(5, 5), stylesheets=[ALERT_CSS]
         )
         self.adopt = pn.widgets.Button(label="Replace the edited model by its regular equivalent", color="warning")
         self.adopt.on_click(in_one_message(lambda _: state.adopt_regular()))
-        # the step log and the button show or hide together, as one box: each visibility change
-        # re-lays out the whole page in the browser (docs/dashboard.md). The log exists only for an
-        # irregular model: built the first time one is shown, so a page opening on a regular model
-        # does not make its table (docs/robustness.md, "Opening a page").
+        # The log exists only for an irregular model: built the first time one is shown, so a page opening on
+        # a regular model does not make its table (docs/robustness.md, "Opening a page").
         self.steps: pn.widgets.Tabulator | None = None
         self._steps_layout = "fit_data_stretch"  # set_font_scale: measured again in projector mode
-        self.regular_equivalent = pn.Column(self.adopt, margin=0, sizing_mode="stretch_width", visible=False)
+        self.regular_equivalent = pn.Column(self.adopt, margin=0, sizing_mode="stretch_width", styles=HIDDEN)
         state.param.watch(self._update, ["regularization", "violations", "auto_regularize"])
         self._update()
 
@@ -164,38 +180,51 @@ class RegularizationPanel(Viewer):
             self.regular_equivalent.objects = [self.steps, self.adopt]
         return self.steps
 
+    @property
+    def log_shown(self) -> bool:
+        """Whether the step log and the Replace button are on screen."""
+        return self.regular_equivalent.styles != HIDDEN
+
+    def _say(self, kind: str, text: str, log: bool) -> None:
+        """The summary in the colours of the alert ``kind`` ('success', 'warning', 'danger'), the log shown
+        if ``log``."""
+        self.summary.param.update(object=text, styles=_alert_colours(kind))
+        self.regular_equivalent.styles = SHOWN if log else HIDDEN
+
     def _update(self, *_) -> None:
         state = self.state
         if state.is_regular:
-            self.summary.param.update(
-                alert_type="success",
-                object="**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
+            self._say(
+                "success",
+                "**Regular.** Every hidden node H has |H| ≤ Π|Ne(H)| / max|Ne(H)| (Lemma 4.1), strictly "
                 "where H has two neighbours one of which is hidden; Corollary 4.1 applies.",
+                log=False,
             )
-            self.regular_equivalent.visible = False
             return
         reasons = "\n".join(f"- {plain(v.message)}" for v in state.violations)
         reg = state.regularization
         if state.auto_regularize:
-            self.summary.param.update(
-                alert_type="warning",
-                object=f"**Irregular; dimensions are those of the regular equivalent** "
-                f"`{reg.model}` (same distributions over the observed variables, so the same de; "
-                f"Lemma 4.1). Why:\n{reasons}",
-            )
             rows = [
                 {"step": i + 1, "node": s.node, "rule": s.rule, "old → new": f"{s.old} → {s.new}"}
                 for i, s in enumerate(reg.steps)
             ]
-            self._steps_table().value = pd.DataFrame(rows)
-            self.regular_equivalent.visible = True
-        else:
-            self.summary.param.update(
-                alert_type="danger",
-                object=f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
-                f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
+            table = self._steps_table()
+            self._say(
+                "warning",
+                f"**Irregular; dimensions are those of the regular equivalent** "
+                f"`{reg.model}` (same distributions over the observed variables, so the same de; "
+                f"Lemma 4.1). Why:\n{reasons}",
+                log=True,
             )
-            self.regular_equivalent.visible = False
+            # its rows after the box is shown: Tabulator draws no rows into a hidden table (nor when shown again)
+            table.value = pd.DataFrame(rows)
+        else:
+            self._say(
+                "danger",
+                f"**The model is irregular** (auto-regularize is off; dimensions are of the model as "
+                f"edited, and Corollary 4.1 need not hold). Why:\n{reasons}",
+                log=False,
+            )
 
     def __panel__(self):
         return pn.Column(

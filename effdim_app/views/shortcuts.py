@@ -13,7 +13,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from ..compat import SERVER_MODELS_KNOWN_JS
+from ..compat import SERVER_MODELS_KNOWN_JS, TOOLTIPS_IN_VIEWPORT_JS
 from ..state import ModelState
 from .widgets import in_one_message
 
@@ -28,12 +28,15 @@ class Shortcuts(JSComponent):
     redo_presses = param.Integer(default=0)
     apply_presses = param.Integer(default=0)
 
-    # it also keeps the models the server sends known to it (effdim_app/compat.py): it is on every page
+    # it also keeps the models the server sends known to it and the tooltips inside the window
+    # (effdim_app/compat.py): it is on every page
     _esm = (
         SERVER_MODELS_KNOWN_JS
+        + TOOLTIPS_IN_VIEWPORT_JS
         + """
     export function render({ model, view }) {
       serverModelsKnown(view)
+      tooltipsInViewport()
       const inNotation = (path) => path.some(
         (n) => n.classList && n.classList.contains("effdim-notation"))
       const isText = (n) => n && (n.tagName === "TEXTAREA" ||

@@ -121,3 +121,37 @@ def sweep_stouffer_toby(page: Page, up_to: int) -> None:
     to.fill(str(up_to))
     to.press("Enter")
     page.get_by_role("button", name="▶ Sweep cardinality").click()
+
+
+# Defines `views` (every Bokeh view of the page), `walk(view)` (adds a view and those under it, renderers
+# included) and `plot`: the view of the scores plot (the figure whose title starts "Scores against"), or
+# undefined. The tab also holds the fitted model's plots (effdim_app.views.fitted_view).
+SCORES_PLOT = """
+  const views = [];
+  const walk = (v) => {
+    views.push(v);
+    for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
+  };
+  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+  const plot = views.find((v) => v.model && v.model.title && v.model.title.text
+                                 && v.model.title.text.startsWith("Scores against"));
+"""
+
+# The number of cardinalities the score curves show on screen: the scores plot drawn with a visible canvas,
+# and the most points a curve's view draws (not only its data source); 0 while the plot is missing, hidden
+# or still being built.
+CURVE_POINTS = (
+    "() => {"
+    + SCORES_PLOT
+    + """
+  if (!plot || !plot.el.isConnected) return 0;
+  const box = plot.canvas_view.el.getBoundingClientRect();
+  if (box.height < 100 || box.width < 100 || plot.el.offsetParent === null) return 0;
+  let most = 0;
+  for (const v of plot.renderer_views.values()) {
+    const g = v.model && v.model.glyph;
+    if (g && g.type === "Line" && v.glyph) most = Math.max(most, v.glyph.data_size);  // the data the view draws
+  }
+  return most;
+}"""
+)

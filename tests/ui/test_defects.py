@@ -8,7 +8,19 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from pages import FIG2, TIMEOUT, apply_notation, click_node, css, cut_off, data_tab, open_app, stat, upload
+from pages import (
+    FIG2,
+    SCORES_PLOT,
+    TIMEOUT,
+    apply_notation,
+    click_node,
+    css,
+    cut_off,
+    data_tab,
+    open_app,
+    stat,
+    upload,
+)
 from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
@@ -106,17 +118,11 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     expect(mapping.locator(".bk-active")).to_have_text("LC model over all columns", timeout=TIMEOUT)
 
 
-# Line styles of the score curves (the Bokeh plot whose y axis reads "score ...").
-CURVE_STYLES = """() => {
-  const views = [];
-  const walk = (v) => {
-    views.push(v);
-    for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
-  };
-  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
-  // only the scores plot: the tab also holds the fitted model's profile plot (effdim_app.views.fitted_view)
-  const plot = views.find((v) => v.model && v.model.title && v.model.title.text
-                                 && v.model.title.text.startsWith("Scores against"));
+# Line styles of the score curves (the Bokeh plot whose title starts "Scores against").
+CURVE_STYLES = (
+    "() => {"
+    + SCORES_PLOT
+    + """
   if (!plot) return [];
   views.length = 0;
   walk(plot);
@@ -128,6 +134,7 @@ CURVE_STYLES = """() => {
   }
   return out;
 }"""
+)
 
 
 def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(page: Page, app_url, shots):

@@ -1,8 +1,8 @@
 """A click on a bivariate residual proposes a model; nothing changes until it is applied, and Undo
-brings the earlier sweep back with the model (effdim_app.views.proposal_view)."""
+brings the earlier sweep back with the model, its table's rows and its curves (effdim_app.views.proposal_view)."""
 
 import pytest
-from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from pages import CURVE_POINTS, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 from test_fitted_view import CELL_XY
 
@@ -38,5 +38,7 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(proposal).to_contain_text("previous model and its results are back", timeout=TIMEOUT)
     expect(page.locator(".effdim-results")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
+    expect(results).to_have_count(3, timeout=TIMEOUT)  # every row of the sweep table back ...
+    page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT)  # ... and the curves
     page.get_by_text("Model & dimensions", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)

@@ -1,5 +1,5 @@
 """The dashboard's report button: the HTML report of the analysis on screen (effdim.report), written in a
-worker, with the uploaded file's name, the model, the sweep and the fit shown."""
+worker, with the uploaded file's name, the model, the sweep, the fit shown and the command that reproduces it."""
 
 import pytest
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
@@ -25,3 +25,6 @@ def test_report_button_downloads_the_analysis_on_screen(page: Page, app_url, tmp
     assert "<h2>Sweep</h2>" in text and "|X| = 1" in text and "|X| = 3" in text  # the sweep, every cardinality
     assert "the BIC+ pick, detailed below" in text
     assert "2.7199" in text  # the fit's G2
+    # the command that writes this report again, the file named as uploaded, the sweep's settings
+    assert "effdim sweep stouffer-toby.csv --max-card 3 --restarts 5 --seed 0 --cs-prior" in text
+    assert "--pick bic+ --report effdim-report.html" in text

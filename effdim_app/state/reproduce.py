@@ -1,0 +1,101 @@
+"""The ``effdim`` command that reproduces a result of the dashboard, for its HTML report.
+
+The dashboard's sweep and hill climb run the engine functions behind
+``effdim sweep`` and ``effdim search`` (:mod:`effdim_app.tasks`), so the
+settings of a run (:class:`RunSettings`, kept by :class:`ScoresState` with
+its results) say which command gives the same numbers:
+
+* a sweep from ``|H| = 1`` whose shown fit is the pick of ``pick``:
+  ``effdim sweep FILE [--model M --node H] [--max-card K | --until-saturated]
+  --restarts R --seed S --cs-prior P --pick pick``, the whole report again;
+* a hill climb whose shown fit is its best: ``effdim search FILE --model M
+  --score C ...``;
+* anything else (a sweep started above 1 or past the largest regular
+  cardinality, a fit that is not the pick): ``effdim fit FILE --model
+  <the shown fit's model> ...``. The sweep started each cardinality from its
+  own random stream and from the fit one below, so that refit can end at
+  another local optimum; a comment line says so.
+
+The data is named as the file was uploaded (``Dataset.source``), to be run
+where that file is. Leaves are matched to columns by name in both, so no
+``--map`` is needed; a column subset is written as the LC model over the
+columns in use. No Panel import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from effdim import HLCModel
+from effdim.notation import format_model
+from effdim.regularity import largest_regular_card
+from effdim.report import command_line
+from effdim.search import lc_model_for
+
+__all__ = ["RunSettings", "REPORT_FILE", "reproducing_command", "run_settings"]
+
+#: The name the report downloads as; the reproducing command writes the same file.
+REPORT_FILE = "effdim-report.html"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a sweep or hill climb ran with (what its results depend on beyond the data)."""
+
+    task: str  #: "sweep" or "climb"
+    model: HLCModel  #: the model scored (the LC model over the columns in use when the mapping is 'lc')
+    lc_over_all_columns: bool  #: the model is the LC model over every column of the file (no --model needed)
+    node: str | None  #: the swept node (sweep)
+    cards: tuple[int, ...] | None  #: the swept cardinalities (None: 1 .. the largest regular one)
+    until_saturated: bool
+    score: str | None  #: the criterion climbed (climb)
+    restarts: int
+    seed: int
+    cs_prior: str
+
+
+def _em_options(settings: RunSettings) -> dict:
+    return {"--restarts": settings.restarts, "--seed": settings.seed, "--cs-prior": settings.cs_prior}
+
+
+def _sweep_options(settings: RunSettings, pick: str | None) -> dict | None:
+    """``effdim sweep``'s options for ``settings``, or None when that command sweeps other cardinalities."""
+    model, node = settings.model, settings.node or settings.model.root
+    if pick is None:
+        return None
+    if settings.cards is None:
+        reach = {"--until-saturated": settings.until_saturated}
+    elif settings.cards[0] == 1 and settings.cards[-1] <= largest_regular_card(model, node):
+        reach = {"--max-card": settings.cards[-1]}
+    else:
+        return None
+    where = {} if settings.lc_over_all_columns else {"--model": format_model(model), "--node": settings.node}
+    return {**where, **reach, **_em_options(settings), "--pick": pick}
+
+
+def reproducing_command(settings: RunSettings, source: str, fit, pick: str | None) -> str:
+    """The command (POSIX shell) that writes this report again from the file ``source``: ``fit`` shown,
+    the pick of ``pick`` (None: not a pick) in the run of ``settings``."""
+    report = {"--report": REPORT_FILE}
+    if settings.task == "sweep":
+        options = _sweep_options(settings, pick)
+        if options is not None:
+            return command_line("sweep", source, {**options, **report})
+    elif settings.task == "climb" and pick is not None:
+        options = {"--model": format_model(settings.model), "--score": settings.score, **_em_options(settings)}
+        return command_line("search", source, {**options, **report})
+    what = "sweep" if settings.task == "sweep" else "hill climb"
+    return (
+        f"# refits the model shown; the {what} it came from started each fit from its own random stream,\n"
+        "# so EM can end at another local optimum (compare the log-likelihood)\n"
+        + command_line("fit", source, {"--model": format_model(fit.model), **_em_options(settings), **report})
+    )
+
+
+def run_settings(task: str, *, model: HLCModel | None, dataset, full, **options) -> RunSettings:
+    """:class:`RunSettings` of a run on ``dataset`` (the columns in use of ``full``, the file as loaded) of
+    ``model`` (None: the LC model over the columns in use); ``options`` as :class:`RunSettings`'s fields."""
+    scored = model if model is not None else lc_model_for(dataset)
+    every_column = model is None and list(dataset.columns) == list(full.columns)
+    defaults = {"node": None, "cards": None, "until_saturated": False, "score": None}
+    return RunSettings(task=task, model=scored, lc_over_all_columns=every_column, **{**defaults, **options})
