@@ -20,7 +20,7 @@ from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
     EXPANSION,
-    KICK,
+    ESCAPE,
     START_STEPS_ON_TIME,
     LocalDe,
     candidate_moves,
@@ -58,7 +58,7 @@ def test_loglik_never_decreases_on_accepted_moves(clear_data, score):
         assert step.loglik >= step.local_loglik - 1e-6  # full EM starts from the local estimate
         if _nests(before, step):  # SI, and NI with as many states as the parent, nest the current model
             assert step.loglik >= previous - 1e-6
-        if step.operator != KICK:  # a kick jumps out of an optimum: it may score lower, the climb after it not
+        if step.operator != ESCAPE:  # a kick jumps out of an optimum: it may score lower, the climb after it not
             assert step.gain > 0
         previous, before = step.loglik, step.model
     assert result.fit.loglik >= result.steps[-1].loglik - 1e-6
@@ -196,7 +196,7 @@ def test_cli_learn_json_names_leaves_after_columns(capsys, tmp_path, clear_data)
     assert set(learned.observed) == {"first", *"BCDEFGHI"}
     for key in ("loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "steps"):
         assert key in data
-    assert all(step["gain"] > 0 for step in data["steps"] if step["operator"] != KICK)
+    assert all(step["gain"] > 0 for step in data["steps"] if step["operator"] != ESCAPE)
 
 
 @pytest.mark.parametrize("body, culprit", [("A,B,C\n1,2,3\n4,5\n", "line 3"), ("A,B,C\n", "no data rows")])
