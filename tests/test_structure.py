@@ -58,7 +58,7 @@ def test_loglik_never_decreases_on_accepted_moves(clear_data, score):
         assert step.loglik >= step.local_loglik - 1e-6  # full EM starts from the local estimate
         if _nests(before, step):  # SI, and NI with as many states as the parent, nest the current model
             assert step.loglik >= previous - 1e-6
-        if step.operator != ESCAPE:  # a kick jumps out of an optimum: it may score lower, the climb after it not
+        if step.operator != ESCAPE:  # an escape leaves an optimum downhill; the climb after it does not
             assert step.gain > 0
         previous, before = step.loglik, step.model
     assert result.fit.loglik >= result.steps[-1].loglik - 1e-6
