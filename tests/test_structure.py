@@ -19,8 +19,8 @@ from effdim.experiments.structure import separated_parameters
 from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
-    EXPANSION,
     ESCAPE,
+    EXPANSION,
     START_STEPS_ON_TIME,
     LocalDe,
     candidate_moves,

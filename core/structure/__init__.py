@@ -62,7 +62,15 @@ from __future__ import annotations
 
 from ..em import Cancelled
 from .compare import leaf_bipartitions, robinson_foulds, shape
-from .learn import ESCAPE, SEARCH_VERSION, START_STEPS_ON_TIME, Step, StructureProgress, StructureResult, learn_structure
+from .learn import (
+    ESCAPE,
+    SEARCH_VERSION,
+    START_STEPS_ON_TIME,
+    Step,
+    StructureProgress,
+    StructureResult,
+    learn_structure,
+)
 from .local_de import LocalDe
 from .local_em import (
     LocalCounts,
