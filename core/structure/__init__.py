@@ -48,12 +48,12 @@ Acceptance
     ranked by restricted score gain; when none is accepted, the expansions
     (NI, SI), ranked by EAST's improvement ratio (gain per added parameter).
     Of each operator the best few are refit by full EM (every family free)
-    warm-started from their restricted estimate, whatever the sign of their
-    restricted gain (for ND and NR it is often far too pessimistic), those
-    whose restricted gain already wins first; the first that wins against
-    the current model under the one tie rule of
-    :func:`effdim.scores.best_index` is accepted. When none does, a kick
-    (two random moves) and a new climb from there; the better end is kept.
+    warm-started from their restricted estimate: those whose restricted gain
+    already wins first, and when none of either phase wins, the others too
+    (for ND and NR the restricted gain is often far too pessimistic); the
+    first that wins against the current model under the one tie rule of
+    :func:`effdim.scores.best_index` is accepted. When none does, escapes: a
+    new climb from the least bad of those refits; a better end is kept.
     ``max_time`` covers every phase; the search also stops when ``cancel``
     is set (:class:`effdim.em.Cancelled`).
 """
@@ -62,7 +62,15 @@ from __future__ import annotations
 
 from ..em import Cancelled
 from .compare import leaf_bipartitions, robinson_foulds, shape
-from .learn import KICK, SEARCH_VERSION, START_STEPS_ON_TIME, Step, StructureProgress, StructureResult, learn_structure
+from .learn import (
+    ESCAPE,
+    SEARCH_VERSION,
+    START_STEPS_ON_TIME,
+    Step,
+    StructureProgress,
+    StructureResult,
+    learn_structure,
+)
 from .local_de import LocalDe
 from .local_em import (
     LocalCounts,
@@ -83,7 +91,7 @@ __all__ = [
     "StructureProgress",
     "StructureResult",
     "EXPANSION",
-    "KICK",
+    "ESCAPE",
     "SEARCH_VERSION",
     "START_STEPS_ON_TIME",
     "OPERATORS",

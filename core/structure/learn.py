@@ -31,7 +31,6 @@ from ..regularity import is_regular
 from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from ..search import FitResult
 from ..validation import as_dataset, as_seed, check_int
-from .compare import shape
 from .local_de import LocalDe
 from .local_em import LocalCounts, LocalFit, Messages, local_fit
 from .moves import EXPANSION, OPERATORS, iter_candidate_moves
@@ -207,10 +206,10 @@ class _OutOfTime(Exception):
 
 #: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
 #: cached studies of an older search are not mixed with new results.
-SEARCH_VERSION = 2
+SEARCH_VERSION = 3
 
-#: The operator of a :class:`Step` that is an escape from a local optimum: two random moves at once.
-KICK = "kick"
+#: The operator of a :class:`Step` that leaves a local optimum: its best neighbour by full EM, which scores lower.
+ESCAPE = "escape"
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
@@ -249,7 +248,7 @@ def learn_structure(
     max_time: float | None = None,
     tries: int = 2,
     screen_iter: int = 200,
-    kicks: int = 1,
+    escapes: int = 2,
     local_starts: int = 2,
     local_iter: int = 96,
     local_tol: float = 1e-6,
@@ -287,10 +286,10 @@ def learn_structure(
         Candidates of each operator refit by full EM per step, the best by
         local score whatever its sign (the local score of ``ND`` and ``NR`` is
         often far too low), and the E-steps of each such refit.
-    kicks:
-        Escapes from a local optimum once the climb stops: the best model
-        changed by two random moves, refit and climbed from again; the better
-        end is kept.
+    escapes:
+        Climbs out of a local optimum once the climb stops, from its least bad
+        neighbours by full EM (the refit candidates that lost there), best
+        first; an end that scores higher becomes the optimum escaped from next.
     local_starts, local_iter:
         Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
         of each candidate.
@@ -320,7 +319,7 @@ def learn_structure(
     for name, value, low in (
         ("tries", tries, 1),
         ("screen_iter", screen_iter, 1),
-        ("kicks", kicks, 0),
+        ("escapes", escapes, 0),
         ("local_starts", local_starts, 1),
         ("local_iter", local_iter, 1),
     ):
@@ -511,81 +510,78 @@ def learn_structure(
         short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[:tries]]
         return sorted(short, key=lambda e: -e[0])
 
-    def refit_best(cur: _Position, shortlist: list) -> _Position | None:
-        """Refit the shortlist by full EM in the order of its local rank, first the candidates whose local
-        score already wins, then the others (whose local score may mislead); the first that wins against
-        ``cur`` under the one tie rule, or ``None``."""
+    def refit_best(cur: _Position, shortlist: list, downhill: list) -> _Position | None:
+        """Refit the shortlist by full EM in its order; the first that wins against ``cur`` under the one tie
+        rule, or ``None``. Those that lose go to ``downhill`` as ``(score, move, full, local, ds, de)``."""
         cur_ds = cur.dims.dims(cur.model)[0]
-        promising = [e for e in shortlist if e[1] > -tie]
-        for _, _, move, local, ds, de in promising + [e for e in shortlist if e[1] <= -tie]:
+        for _, _, move, local, ds, de in shortlist:
             clock.check()
             full = em_fit(move.model, local.params, screen_iter)
             value = scored(full, ds, de)
             if best_index([cur.score, value], [cur_ds, ds], data.n_rows) != 1:
+                downhill.append((value, move, full, local, ds, de))
                 continue
             if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
                 full = em_fit(move.model, full.params, max_iter)
                 value = scored(full, ds, de)
-            step = Step(
-                move.operator, move.text, move.model, value, value - cur.score, full.loglik, local.loglik, ds, de
-            )
-            return position(move.model, full, value, cur.path + (step,))
+            return moved_to(cur, move.operator, move, full, local, value, ds, de)
         return None
 
+    def moved_to(cur: _Position, operator: str, move, full: EMResult, local: LocalFit, value, ds, de) -> _Position:
+        text = move.text if operator == move.operator else f"{move.operator}: {move.text}"
+        step = Step(operator, text, move.model, value, value - cur.score, full.loglik, local.loglik, ds, de)
+        return position(move.model, full, value, cur.path + (step,))
+
     def better(a: _Position, b: _Position) -> bool:
-        """``a`` is another model than ``b`` (not merely renamed) and scores higher beyond a tie."""
-        return a.score > b.score + tie and shape(a.model) != shape(b.model)
+        """``a`` scores higher than ``b`` beyond a tie (perhaps the same model, better fitted: an escape can
+        come back to it by another path, with EM in a higher optimum)."""
+        return a.score > b.score + tie
 
     phases = [tuple(o for o in operators if o not in EXPANSION), tuple(o for o in operators if o in EXPANSION)]
 
-    def climb(cur: _Position) -> _Position:
+    def climb(cur: _Position, visited: set) -> tuple[_Position, list]:
         """EAST's phases (adjustment and simplification first, they never add parameters; then expansion)
-        until no candidate wins; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
-        visited = {cur.model}
+        until no candidate wins. In each phase the candidates whose local score wins are refit first; only
+        when none of any phase wins are those of negative local score refit (their local score may
+        mislead). Returns the end and the refit candidates that lost there, ``(score, move, full, local,
+        ds, de)``; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
+        visited.add(cur.model)
         while True:
-            moved = None
+            moved, shortlists, downhill = None, [], []
             for ops in phases:
                 if ops:
-                    moved = refit_best(cur, screen(cur, ops, visited))
+                    shortlists.append(screen(cur, ops, visited))
+                    moved = refit_best(cur, [e for e in shortlists[-1] if e[1] > -tie], downhill)
                     if moved is not None:
                         break
             if moved is None:
-                return cur
+                moved = refit_best(cur, [e for short in shortlists for e in short if e[1] <= -tie], downhill)
+            if moved is None:
+                return cur, downhill
             cur = moved
             visited.add(cur.model)
             if better(cur, best[0]):
                 best[0] = cur
             report(f"accepted {cur.path[-1].operator}", cur)
 
-    def kicked(cur: _Position) -> _Position:
-        """``cur`` changed by two random moves (structure moves where there are any), each fitted by local
-        EM from the previous one and then by full EM: a start outside the climb's basin."""
-        model, params, texts = cur.model, cur.em.params, []
-        for _ in range(2):
-            moves = [m for m in iter_candidate_moves(model, mi, index, operators=operators)]
-            structural = [m for m in moves if m.operator in ("NI", "NR", "ND")] or moves
-            if not structural:
-                break
-            move = structural[int(rng.integers(len(structural)))]
-            params = local_fit(
-                data, move, params, starts=1, max_iter=local_iter, tol=local_tol, seed=rng, prior=prior, cancel=clock
-            ).params
-            model = move.model
-            texts.append(move.text)
-        full = em_fit(model, params, max_iter)
-        ds, de = LocalDe(model).dims(model)
-        value = scored(full, ds, de)
-        step = Step(KICK, "; ".join(texts), model, value, value - cur.score, full.loglik, full.loglik, ds, de)
-        return position(model, full, value, cur.path + (step,))
+    def escape(cur: _Position, downhill: list) -> _Position:
+        """The next start out of the optimum ``cur``: its least bad losing neighbour by full EM, removed from
+        ``downhill`` (a step with operator :data:`ESCAPE`)."""
+        value, move, full, local, ds, de = downhill.pop(max(range(len(downhill)), key=lambda i: downhill[i][0]))
+        return moved_to(cur, ESCAPE, move, full, local, value, ds, de)
 
     try:
         if stopped == "max_time":
             raise _OutOfTime
-        best[0] = climb(best[0])
-        for _ in range(kicks):
-            end = climb(kicked(best[0]))
+        visited: set = set()
+        best[0], downhill = climb(best[0], visited)
+        for _ in range(escapes):
+            downhill = [e for e in downhill if e[1].model not in visited]
+            if not downhill:
+                break
+            end, there = climb(escape(best[0], downhill), visited)
             if better(end, best[0]):
-                best[0] = end
+                best[0], downhill = end, there
     except _OutOfTime:
         stopped = "max_time"
     except Cancelled:

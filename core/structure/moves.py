@@ -7,7 +7,8 @@
       contains the current model) or 2;
     * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
       neighbours are joined to its hidden neighbour ``H`` (either end of
-      every edge between hidden nodes);
+      every edge between hidden nodes), ``H`` keeping its states or, when
+      ``H'`` has more, taking as many (the two nodes merged);
     * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
       another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
       ``X``; for a leaf, the hidden node whose leaves share most mutual
@@ -125,7 +126,8 @@ def _node_introductions(model: HLCModel, mi, index, per_node: int) -> Iterator[t
 
 
 def _node_deletions(model: HLCModel) -> Iterator[tuple]:
-    """``ND``: either end of an edge between hidden nodes is removed, its other neighbours join the other end."""
+    """``ND``: either end of an edge between hidden nodes is removed, its other neighbours join the other end;
+    when the removed node has more states, also with the kept node taking them (the two merged)."""
     cards = {n: model.card(n) for n in model.nodes}
     for u, v in model.edges:
         if not (model.is_hidden(u) and model.is_hidden(v)):
@@ -135,12 +137,14 @@ def _node_deletions(model: HLCModel) -> Iterator[tuple]:
             others = [x for x in model.neighbors(gone) if x != keep]
             edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
             root = keep if gone == model.root else model.root
-            new_cards = {n: k for n, k in cards.items() if n != gone}
-            yield (
-                "ND",
-                f"delete {gone}, its neighbours join {keep}",
-                HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root),
-            )
+            for k in sorted({cards[keep], max(cards[keep], cards[gone])}):
+                new_cards = {n: k if n == keep else c for n, c in cards.items() if n != gone}
+                states = "" if k == cards[keep] else f" with {k} states"
+                yield (
+                    "ND",
+                    f"delete {gone}, its neighbours join {keep}{states}",
+                    HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root),
+                )
 
 
 def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
