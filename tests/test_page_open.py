@@ -8,6 +8,7 @@ over (docs/robustness.md, "Opening a page").
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -182,7 +183,7 @@ def quick_expiry():
 def test_a_page_whose_browser_connects_late_is_built_once(quick_expiry):
     url, create, _ = quick_expiry
     before = create.call_count
-    header = asyncio.run(asyncio.wait_for(_late_browser(url, late=1.5), BOUND))
+    header = _own_loop(lambda: asyncio.run(asyncio.wait_for(_late_browser(url, late=1.5), BOUND)))
     assert '"ACK"' in header
     assert create.call_count == before + 1  # the websocket found the page's session, not a new one
 
@@ -192,11 +193,18 @@ def test_a_page_that_never_connects_expires_after_its_grace(quick_expiry):
 
     url, create, released = quick_expiry
     _wait(lambda: released.call_count == create.call_count, "the other tests' sessions to expire")
-    HTTPClient().fetch(url, request_timeout=60)
+    _own_loop(lambda: HTTPClient().fetch(url, request_timeout=60))
     time.sleep(1.5)
     assert released.call_count == create.call_count - 1  # still waiting for its browser
     _wait(lambda: released.call_count == create.call_count, "the unconnected page's session to expire")
 
 
 def _wait(condition, what: str) -> None:
-    asyncio.run(until(condition, what, every=0.1))
+    _own_loop(lambda: asyncio.run(until(condition, what, every=0.1)))
+
+
+def _own_loop(call):
+    """``call()`` in a thread of its own: the browser tests' Playwright keeps an event loop running in this one,
+    where ``asyncio.run`` and Tornado's blocking client refuse to start another."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(call).result(timeout=2 * BOUND)
