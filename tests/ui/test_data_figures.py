@@ -3,22 +3,20 @@ sweep and after a hill climb (effdim_app.dashboard's data tab keeps all its figu
 with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame)."""
 
 import pytest
-from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from pages import SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
 # [title, frame width, frame height] of every Bokeh plot on screen
-FRAMES = """() => {
-  const views = [];
-  const walk = (v) => {
-    views.push(v);
-    for (const c of [...(v.child_views || []), ...(v.renderer_views ? v.renderer_views.values() : [])]) walk(c);
-  };
-  for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
+FRAMES = (
+    "() => {"
+    + SCORES_PLOT
+    + """
   return views.filter((v) => v.frame && v.canvas_view && v.is_displayed)
     .map((v) => [v.model.title ? v.model.title.text : v.model.name, v.frame.bbox.width, v.frame.bbox.height]);
 }"""
+)
 
 
 def _shown(page: Page, title: str) -> list:
