@@ -196,7 +196,11 @@ class EffdimApp(Viewer):
     def _data_tab(self):
         # wraps like the model tab: below about 1,200 px the scores go under the data panel; the fitted
         # model takes the whole width below both (beside the scores it left the data panel's column
-        # blank on its left)
+        # blank on its left).
+        # One wrapping box holds all three, the fitted view on a line of its own (flex-basis 100%): with
+        # the fitted view's figures beside the box in the tab's column instead, Bokeh laid that column
+        # out as a grid of its figures and never computed the layout of any figure inside the box (a
+        # FlexBox has no Bokeh layout of its own), so the score curves were drawn with a 0x0 frame.
         fitted = FittedView(self.fitted_state, ProposalView(self.proposal))
         return pn.Column(
             pn.FlexBox(
@@ -204,10 +208,10 @@ class EffdimApp(Viewer):
                 pn.Column(
                     ScoresPanel(self.scores), sizing_mode="stretch_width", styles={"flex": "1 1 520px"}, min_width=360
                 ),
+                pn.Column(fitted, sizing_mode="stretch_width", styles={"flex": "1 1 100%"}),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
-            fitted,
             sizing_mode="stretch_width",
         )
 

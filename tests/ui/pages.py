@@ -137,9 +137,10 @@ SCORES_PLOT = """
                                  && v.model.title.text.startsWith("Scores against"));
 """
 
-# The number of cardinalities the score curves show on screen: the scores plot drawn with a visible canvas,
-# and the most points a curve's view draws (not only its data source); 0 while the plot is missing, hidden
-# or still being built.
+# The number of cardinalities the score curves show on screen: the scores plot drawn with a visible canvas
+# and a laid-out frame (the area inside the axes: a canvas of full size once held a 0x0 frame, every tick at
+# its top left corner), and the most points a curve's view draws (not only its data source); 0 while the
+# plot is missing, hidden, not laid out or still being built.
 CURVE_POINTS = (
     "() => {"
     + SCORES_PLOT
@@ -147,6 +148,7 @@ CURVE_POINTS = (
   if (!plot || !plot.el.isConnected) return 0;
   const box = plot.canvas_view.el.getBoundingClientRect();
   if (box.height < 100 || box.width < 100 || plot.el.offsetParent === null) return 0;
+  if (plot.frame.bbox.height < 100 || plot.frame.bbox.width < 100) return 0;
   let most = 0;
   for (const v of plot.renderer_views.values()) {
     const g = v.model && v.model.glyph;

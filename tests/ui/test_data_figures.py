@@ -1,0 +1,42 @@
+"""Every figure the Data tab shows is laid out: its frame (the area inside the axes) fills its canvas, after a
+sweep and after a hill climb (effdim_app.dashboard's data tab keeps all its figures in one wrapping box;
+with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame)."""
+
+import pytest
+from pages import SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page
+
+pytestmark = pytest.mark.browser
+
+# [title, frame width, frame height] of every Bokeh plot on screen
+FRAMES = (
+    "() => {"
+    + SCORES_PLOT
+    + """
+  return views.filter((v) => v.frame && v.canvas_view && v.is_displayed)
+    .map((v) => [v.model.title ? v.model.title.text : v.model.name, v.frame.bbox.width, v.frame.bbox.height]);
+}"""
+)
+
+
+def _shown(page: Page, title: str) -> list:
+    """The frames on screen, once the plot titled ``title...`` is on screen."""
+    page.wait_for_function(
+        f"(t) => ({FRAMES})().some(([title]) => title && title.startsWith(t))", arg=title, timeout=TIMEOUT
+    )
+    page.wait_for_timeout(500)  # a layout pass after the plot appeared
+    return page.evaluate(FRAMES)
+
+
+def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
+    open_app(page, app_url)
+    notation = page.get_by_label("Model notation")
+    notation.fill("2(2,2,2,2)")  # a model with the data's four columns as leaves: the hill climb can run
+    page.get_by_role("button", name="Apply notation").click()
+    sweep_stouffer_toby(page, up_to=3)
+    frames = _shown(page, "Scores against")
+    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
+    page.get_by_text("Edited model (leaves = columns)").click()
+    page.get_by_role("button", name="Hill climb").click()
+    frames = _shown(page, "Hill climb on")
+    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
