@@ -510,6 +510,34 @@ def test_every_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
     assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
 
 
+def raises_a_library_error(content, *, name, progress=None, **limits):
+    """An upload reader that fails as a format's library may (module level: a worker unpickles it by name)."""
+    raise TypeError("unhashable type: 'numpy.ndarray'")
+
+
+def test_an_upload_that_fails_inside_reads_as_one_effdim_line_naming_the_file(monkeypatch):
+    """Whatever a reader raises in the worker, the user reads the file's name and an effdim line, never
+    the library's words, and keeps her data."""
+    from effdim_app import tasks
+    from effdim_app.jobs import JobRunner
+
+    monkeypatch.setattr(tasks, "read_upload_task", raises_a_library_error)
+
+    async def go():
+        d = DataState(jobs=JobRunner(workers=1))
+        d.load_bundled("stouffer-toby")
+        d.load_upload("survey.parquet", b"PAR1 whatever")
+        await d.load_job
+        return d
+
+    d = run(go())
+    assert d.message == (
+        "Could not load upload 'survey.parquet': an unexpected error inside effdim, not a problem with your "
+        "input (the server's log has the details). Still using bundled data set 'stouffer-toby'."
+    )
+    assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")
+
+
 def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():
     """231 kB, 22,000 columns: once 31 s of another session's edit; now a worker refuses it on its header."""
     from effdim_app.jobs import JobRunner

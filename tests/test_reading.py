@@ -303,6 +303,42 @@ def test_bad_files_of_each_format_get_one_line(tmp_path, suffix):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("suffix", [".sav", ".dta", ".xlsx", ".parquet"])
+def test_a_file_cut_short_is_refused_in_the_users_words(tmp_path, suffix):
+    """A file cut in half: the message says what is wrong with the file, not what the format's library
+    said (a struct's byte count, a zip's directory, a Parquet footer)."""
+    frame = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": ["x", "y", "y"]})
+    whole = tmp_path / f"whole{suffix}"
+    if suffix == ".sav":
+        pyreadstat = pytest.importorskip("pyreadstat")
+        pyreadstat.write_sav(frame, str(whole))
+    elif suffix == ".dta":
+        frame.to_stata(whole, write_index=False)
+    elif suffix == ".xlsx":
+        frame.to_excel(whole, index=False)
+    else:
+        frame.to_parquet(whole, index=False)
+    raw = whole.read_bytes()
+    with pytest.raises(DataError) as info:
+        read_data(raw[: len(raw) // 2], name=f"half{suffix}")
+    kind = {".sav": "SPSS", ".dta": "Stata", ".xlsx": "Excel", ".parquet": "Parquet"}[suffix]
+    assert str(info.value) == (
+        f"half{suffix}: not a readable {kind} file (damaged, cut short, or another format under this name)"
+    )
+
+
+def test_nested_parquet_cells_are_named_not_a_library_error():
+    """Parquet columns of lists or records are no categories: one line naming the column (it was
+    pandas' 'unhashable type' TypeError)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    for cells in ([[1, 2], [3], [1, 2]], [{"x": 1}, {"x": 2}, {"x": 1}]):
+        buffer = io.BytesIO()
+        pq.write_table(pa.table({"nested": cells, "b": [1, 2, 1]}), buffer)
+        with pytest.raises(DataError, match=r"^n.parquet: column 'nested' holds lists or records, not one category"):
+            read_data(buffer.getvalue(), name="n.parquet")
+
+
 def test_other_formats_follow_the_same_rules(tmp_path):
     frame = pd.DataFrame({"id": range(100), "a": [i % 2 for i in range(100)], "b": [i % 3 for i in range(100)]})
     path = tmp_path / "ids.parquet"
