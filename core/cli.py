@@ -1176,6 +1176,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _error_line(err: BaseException) -> str:
+    """A refused input's one line in the CLI's words: a leaf that names no column gets the CLI's remedy
+    (``--map``) instead of the Python argument the engine's message names."""
+    data = sys.modules.get("effdim.data")  # not imported: no data were read, so no such error
+    if data is not None and isinstance(err, data.LeavesWithoutColumns):
+        return f"effdim: {err.problem}; name the leaves after the columns, or map them with --map LEAF=COLUMN"
+    return str(err) if isinstance(err, UsageError) else f"effdim: {err}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``effdim`` command; returns the exit status."""
     global _STDERR
@@ -1187,7 +1196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (EffdimError, OSError) as err:
-        _STDERR.fail(str(err) if isinstance(err, UsageError) else f"effdim: {err}")
+        _STDERR.fail(_error_line(err))
         return 2
     except KeyboardInterrupt:
         _STDERR.fail("effdim: interrupted", notes=False)

@@ -291,6 +291,17 @@ def test_model_mapping_and_hill_climb(scores):
     assert scores.climb is None  # stale: cleared
 
 
+def test_a_leaf_without_a_column_is_told_in_the_dashboards_words(scores):
+    """The remedy names the dashboard's own controls, never a Python argument or a CLI option."""
+    scores.mapping = "model"  # Figure 2's leaves O1..O5, the data's columns A..D
+    (problem,) = scores.mismatch
+    assert problem.startswith("leaves 'O1', 'O2', 'O3', 'O4', 'O5' name no data column (columns: A, B, C, D)")
+    assert problem.endswith(
+        "rename the leaves after the columns (Rename on the Model tab), or score the LC model over all columns"
+    )
+    assert "mapping=" not in problem and "--map" not in problem
+
+
 def test_use_lc_model_in_editor(scores):
     assert scores.use_lc_model_in_editor()
     assert scores.mapping == "model" and scores.models.model.observed == ["A", "B", "C", "D"]
