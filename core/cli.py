@@ -12,13 +12,16 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import EffdimError
 from .limits import DEFAULT_MAX_BYTES, MAX_EXACT_DIGITS, SizeLimitError, number_text
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
+
+if TYPE_CHECKING:
+    from .experiments import ExperimentError
 
 __all__ = ["main", "build_parser", "UsageError", "format_table"]
 
@@ -801,8 +804,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             cached_only=args.cached_only,
         )
     except ExperimentError as err:
-        print(f"effdim: {err}", file=sys.stderr)
-        raise SystemExit(1) from None
+        _experiment_failed(err)
     for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
         _STDERR.note(f"cached job {line}; {'not used' if args.cached_only else 'computed again'}")
     if not result.records:
@@ -811,14 +813,17 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             f"{args.cache_dir}; run it without --cached-only first"
         )
     result.test = args.test
-    paths, notes = write_outputs(
-        result,
-        args.out,
-        plots=not args.no_plots,
-        png=not args.no_png,
-        preset="quick" if args.quick else "full",
-        command=" ".join(sys.argv[1:]),
-    )
+    try:
+        paths, notes = write_outputs(
+            result,
+            args.out,
+            plots=not args.no_plots,
+            png=not args.no_png,
+            preset="quick" if args.quick else "full",
+            command=" ".join(sys.argv[1:]),
+        )
+    except ExperimentError as err:
+        _experiment_failed(err)
     stats = result.stats
     if args.json:
         table = result.table2() if args.study == "hlc" else result.summary()
@@ -841,6 +846,15 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     print("wrote " + ", ".join(str(p) for p in paths))
     for note in notes:
         print(f"note: {note}")
+
+
+def _experiment_failed(err: ExperimentError) -> NoReturn:
+    """A study's failure: a refusal of its settings exits 2 like any bad input (:func:`main`); a failure
+    inside effdim or its tools (``err.inside``) exits 1, so a script can tell the two apart."""
+    if not err.inside:
+        raise err
+    _STDERR.fail(f"effdim: {err}")
+    raise SystemExit(1) from None
 
 
 def _cmd_app(args: argparse.Namespace) -> None:
@@ -1017,7 +1031,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(learn_p)
     learn_p.set_defaults(run=_cmd_learn)
 
-    exp = sub.add_parser("experiment", help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)")
+    exp = sub.add_parser(
+        "experiment",
+        help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)",
+        epilog="Exit status: 0 when every job ran; 2, with one line, when the settings are refused (before "
+        "any job, or by a job, named with its settings); 1 when a job or the plots failed inside effdim or "
+        "its tools (not on your input), the failing job named. Finished jobs stay cached either way.",
+    )
     exp.add_argument(
         "study",
         choices=["lc", "hlc", "structure"],
