@@ -292,9 +292,7 @@ def _from_frame(
         try:
             column = _labelled(frame.iloc[:, j], labels.get(frame.columns[j], {}))
         except TypeError:  # cells that are lists or records (Parquet's nested types) cannot be told apart
-            raise DataError(
-                f"{name}: column {h!r} holds lists or records, not one category per cell"
-            ) from None
+            raise DataError(f"{name}: column {h!r} holds lists or records, not one category per cell") from None
         distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
         if too_many_states == "drop" and h.strip().lower() not in unlimited and distinct > max_states:
             dropped.append((h, distinct))

@@ -142,6 +142,7 @@ def test_engine_errors_and_dead_workers_are_reported(runner):
 
 def test_an_error_that_is_no_engine_refusal_is_not_shown_in_a_librarys_words(runner):
     """The user reads that effdim failed, not her input, and no library's message."""
+
     async def go():
         job = runner.submit(breaks, label="Reading survey.parquet")
         await job
