@@ -789,7 +789,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
     try:
         study = build_study(args.study, quick=args.quick, sizes=args.sizes, **options)
-    except ValueError as err:
+    except EffdimError as err:
         raise UsageError(f"effdim experiment: {err}") from None
     if args.cached_only and args.no_cache:
         raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
@@ -873,7 +873,7 @@ def _cmd_app(args: argparse.Namespace) -> None:
             max_sweep=args.max_sweep,
             max_upload_mb=args.max_upload_mb,
         )
-    except ValueError as err:
+    except EffdimError as err:
         raise UsageError(f"effdim app: {err}") from None
     configure(args.log_level)
     serve(

@@ -141,6 +141,27 @@ def test_app_refuses_a_bad_limits_file_in_one_line(capsys, tmp_path, text, words
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "name, text, words",
+    [
+        ("limits.json", "[1, 2]", "must hold a table of limits"),
+        ("limits.toml", "wrkers = 1\n", "unknown limit 'wrkers'"),
+        ("limits.json", "{", "is not valid JSON"),
+        ("missing.toml", None, "cannot read limits file"),
+    ],
+)
+def test_a_bad_limits_file_is_refused_as_an_effdim_error(tmp_path, name, text, words):
+    """One exception family: a bare ValueError here was caught by the CLI only, by patching over it."""
+    from effdim.errors import EffdimError
+    from effdim_app.config import load_limits
+
+    path = tmp_path / name
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(EffdimError, match=words):
+        load_limits(path)
+
+
 def test_limits_from_json_file_and_options(tmp_path):
     from effdim_app.config import load_limits
 

@@ -230,6 +230,15 @@ def test_a_failed_job_is_named_by_its_settings_and_told_refused_or_failed_inside
     )
 
 
+@pytest.mark.parametrize("sizes", ["1e400", "inf", "nan", "1k,nan"])
+def test_sample_sizes_that_are_no_finite_number_are_refused_in_one_line(capsys, sizes):
+    """int() of an infinite or NaN size escaped as OverflowError or ValueError (a traceback)."""
+    assert main(["experiment", "lc", "--quick", "--sizes", sizes, "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("effdim experiment: sample sizes must be positive whole numbers, got ")
+    assert err.count("\n") == 1
+
+
 def _broken_hlc_job(config: dict) -> dict:
     raise KeyError("fits")
 
