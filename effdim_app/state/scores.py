@@ -29,11 +29,6 @@ from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
 
-#: How a dashboard user matches the model's leaves to the data's columns (the views' words).
-_MATCH_THE_LEAVES = (
-    "rename the leaves after the columns (Rename on the Model tab), or score the LC model over all columns"
-)
-
 #: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
 SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
 #: The CS priors offered, text -> label (effdim.priors; the default first).
@@ -160,12 +155,10 @@ class ScoresState(param.Parameterized):
         model = self.scored_model()
         if dataset is None or model is None:
             return [], []
-        from effdim.data import DataError, LeavesWithoutColumns, check_matches_model, resolve_mapping
+        from effdim.data import DataError, check_matches_model, resolve_mapping
 
         try:
             resolved = resolve_mapping(dataset, model)
-        except LeavesWithoutColumns as err:  # the remedy in the dashboard's words, not Python's or the CLI's
-            return [f"{err.problem}; {_MATCH_THE_LEAVES}"], []
         except DataError as err:
             return [error_text(err)], []
         rows = [
