@@ -338,17 +338,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         from .bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
-        boot = bootstrap_g2(
-            result,
-            args.bootstrap,
-            seed=args.seed,
-            restarts=args.restarts,
-            tol=args.tol,
-            max_iter=args.max_iter,
-            prior=args.prior,
-            progress=bar,
-            **_executor_kwargs(args),
-        )
+        boot = bootstrap_g2(result, args.bootstrap, **_em_settings(args), progress=bar, **_executor_kwargs(args))
         bar.close()
     try:
         ident = result.identification()
@@ -678,15 +668,21 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _em_settings(args: argparse.Namespace) -> dict:
+    """How every EM fit of a command runs (its starts, seed, tolerance, steps, prior): the command's own fits
+    and a bootstrap's refits alike."""
+    return dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+
+
 def _em_kwargs(args: argparse.Namespace) -> dict:
-    """The EM settings and leaf -> column mapping shared by fit, sweep and search."""
+    """The EM settings, CS prior and leaf -> column mapping shared by fit, sweep, blrt and search."""
     mapping = {}
     for item in args.map:
         leaf, sep, column = item.partition("=")
         if not sep or not leaf or not column:
             raise UsageError(f"effdim {args.command}: --map expects LEAF=COLUMN, got {item!r}")
         mapping[leaf] = column
-    options = dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+    options = _em_settings(args)
     if args.cs_prior is not None:
         resolve_cs_prior(args.cs_prior, args.prior)  # refuse a bad prior before any progress bar
         options["cs_prior"] = args.cs_prior
