@@ -302,6 +302,20 @@ def test_a_leaf_without_a_column_is_told_in_the_dashboards_words(scores):
     assert "mapping=" not in problem and "--map" not in problem
 
 
+def test_dimensions_that_fail_for_a_defect_say_so_without_a_librarys_words(monkeypatch):
+    """A model whose dimensions raise something other than an engine refusal: the user reads that effdim
+    failed, not the library's message."""
+
+    def broken(self, model):
+        raise TypeError("unsupported operand type(s) for +: 'NoneType' and 'int'")
+
+    monkeypatch.setattr(ModelState, "quick_report", broken)
+    s = ModelState(parse_model("2:2,2,2"))
+    assert s.report is None and s.report_error == (
+        "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
+    )
+
+
 def test_use_lc_model_in_editor(scores):
     assert scores.use_lc_model_in_editor()
     assert scores.mapping == "model" and scores.models.model.observed == ["A", "B", "C", "D"]

@@ -110,3 +110,26 @@ def test_the_fitted_view_says_when_shares_and_posteriors_are_not_unique():
     assert "class shares, posteriors and entropy R2 are not unique" in html
     state.chosen = next(k for k, f in state.fits.items() if f.card == 2)
     assert "not unique" not in _stats_html(state.shown)
+
+
+def test_a_fit_that_cannot_be_shown_for_a_defect_says_so_without_a_librarys_words(monkeypatch):
+    """An error that is no engine refusal (a defect, a library's error) reads as effdim's failure, not as
+    pandas' message; the server's log has the traceback."""
+    from effdim.search import FitResult
+
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    state = FittedState(scores, models)
+    data.load_bundled("stouffer-toby")
+    scores.card_max = 2
+    run(scores.run_sweep())
+
+    def broken(self, *args, **kwargs):
+        raise TypeError("unhashable type: 'numpy.ndarray'")
+
+    monkeypatch.setattr(FitResult, "class_shares", broken)
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 1)
+    assert state.shown is None and state.error == (
+        "Cannot show this fit: an unexpected error inside effdim, not a problem with your input "
+        "(the server's log has the details)"
+    )

@@ -15,7 +15,7 @@ import param
 
 from effdim import HLCModel
 
-from ..jobs import Job, JobRunner
+from ..jobs import UNEXPECTED, Job, JobRunner
 
 #: The kinds of a state's ``message`` (the views colour it by kind).
 MESSAGE_KINDS = ["info", "success", "warning", "danger"]
@@ -33,6 +33,15 @@ def error_text(err: BaseException) -> str:
         )
     text = str(err).strip()
     return text or type(err).__name__
+
+
+def failure_text(err: BaseException) -> str:
+    """What the user reads of a computation that raised: the engine's refusal in its words (an
+    :class:`effdim.errors.EffdimError`), or, for any other error (a defect or a library's; the caller logs
+    its traceback), that effdim failed, not her input, never the library's words."""
+    from effdim.errors import EffdimError
+
+    return error_text(err) if isinstance(err, EffdimError) else UNEXPECTED
 
 
 @lru_cache(maxsize=512)
