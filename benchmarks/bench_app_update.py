@@ -1,6 +1,6 @@
 """How long the dashboard takes to update after one edit, for trees up to 50 nodes.
 
-The issue asks for under 0.3 s per edit. An edit in the dashboard runs
+The target is under 0.3 s per edit. An edit in the dashboard runs
 ``ModelState._recompute`` (regularity, regularization, the engine's
 ``dimensions``) and then every view's watcher (tree drawing, totals, table,
 notes). This script times both on random HLC trees:

@@ -12,13 +12,16 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import EffdimError
 from .limits import DEFAULT_MAX_BYTES, MAX_EXACT_DIGITS, SizeLimitError, number_text
 from .priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, DirichletPrior, resolve_cs_prior
 from .scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
+
+if TYPE_CHECKING:
+    from .experiments import ExperimentError
 
 __all__ = ["main", "build_parser", "UsageError", "format_table"]
 
@@ -335,17 +338,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         from .bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
-        boot = bootstrap_g2(
-            result,
-            args.bootstrap,
-            seed=args.seed,
-            restarts=args.restarts,
-            tol=args.tol,
-            max_iter=args.max_iter,
-            prior=args.prior,
-            progress=bar,
-            **_executor_kwargs(args),
-        )
+        boot = bootstrap_g2(result, args.bootstrap, **_em_settings(args), progress=bar, **_executor_kwargs(args))
         bar.close()
     try:
         ident = result.identification()
@@ -675,15 +668,21 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _em_settings(args: argparse.Namespace) -> dict:
+    """How every EM fit of a command runs (its starts, seed, tolerance, steps, prior): the command's own fits
+    and a bootstrap's refits alike."""
+    return dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+
+
 def _em_kwargs(args: argparse.Namespace) -> dict:
-    """The EM settings and leaf -> column mapping shared by fit, sweep and search."""
+    """The EM settings, CS prior and leaf -> column mapping shared by fit, sweep, blrt and search."""
     mapping = {}
     for item in args.map:
         leaf, sep, column = item.partition("=")
         if not sep or not leaf or not column:
             raise UsageError(f"effdim {args.command}: --map expects LEAF=COLUMN, got {item!r}")
         mapping[leaf] = column
-    options = dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+    options = _em_settings(args)
     if args.cs_prior is not None:
         resolve_cs_prior(args.cs_prior, args.prior)  # refuse a bad prior before any progress bar
         options["cs_prior"] = args.cs_prior
@@ -786,7 +785,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)
     try:
         study = build_study(args.study, quick=args.quick, sizes=args.sizes, **options)
-    except ValueError as err:
+    except EffdimError as err:
         raise UsageError(f"effdim experiment: {err}") from None
     if args.cached_only and args.no_cache:
         raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
@@ -801,8 +800,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             cached_only=args.cached_only,
         )
     except ExperimentError as err:
-        print(f"effdim: {err}", file=sys.stderr)
-        raise SystemExit(1) from None
+        _experiment_failed(err)
     for line in result.stats.damaged:  # named, and run again (or, with --cached-only, counted as not run)
         _STDERR.note(f"cached job {line}; {'not used' if args.cached_only else 'computed again'}")
     if not result.records:
@@ -811,14 +809,17 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             f"{args.cache_dir}; run it without --cached-only first"
         )
     result.test = args.test
-    paths, notes = write_outputs(
-        result,
-        args.out,
-        plots=not args.no_plots,
-        png=not args.no_png,
-        preset="quick" if args.quick else "full",
-        command=" ".join(sys.argv[1:]),
-    )
+    try:
+        paths, notes = write_outputs(
+            result,
+            args.out,
+            plots=not args.no_plots,
+            png=not args.no_png,
+            preset="quick" if args.quick else "full",
+            command=" ".join(sys.argv[1:]),
+        )
+    except ExperimentError as err:
+        _experiment_failed(err)
     stats = result.stats
     if args.json:
         table = result.table2() if args.study == "hlc" else result.summary()
@@ -843,6 +844,15 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         print(f"note: {note}")
 
 
+def _experiment_failed(err: ExperimentError) -> NoReturn:
+    """A study's failure: a refusal of its settings exits 2 like any bad input (:func:`main`); a failure
+    inside effdim or its tools (``err.inside``) exits 1, so a script can tell the two apart."""
+    if not err.inside:
+        raise err
+    _STDERR.fail(f"effdim: {err}")
+    raise SystemExit(1) from None
+
+
 def _cmd_app(args: argparse.Namespace) -> None:
     from effdim_app import serve
     from effdim_app.config import load_limits
@@ -859,7 +869,7 @@ def _cmd_app(args: argparse.Namespace) -> None:
             max_sweep=args.max_sweep,
             max_upload_mb=args.max_upload_mb,
         )
-    except ValueError as err:
+    except EffdimError as err:
         raise UsageError(f"effdim app: {err}") from None
     configure(args.log_level)
     serve(
@@ -1017,7 +1027,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(learn_p)
     learn_p.set_defaults(run=_cmd_learn)
 
-    exp = sub.add_parser("experiment", help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)")
+    exp = sub.add_parser(
+        "experiment",
+        help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)",
+        epilog="Exit status: 0 when every job ran; 2, with one line, when the settings are refused (before "
+        "any job, or by a job, named with its settings); 1 when a job or the plots failed inside effdim or "
+        "its tools (not on your input), the failing job named. Finished jobs stay cached either way.",
+    )
     exp.add_argument(
         "study",
         choices=["lc", "hlc", "structure"],
@@ -1176,6 +1192,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _error_line(err: BaseException) -> str:
+    """A refused input's one line in the CLI's words: a leaf that names no column gets the CLI's remedy
+    (``--map``) instead of the Python argument the engine's message names."""
+    data = sys.modules.get("effdim.data")  # not imported: no data were read, so no such error
+    if data is not None and isinstance(err, data.LeavesWithoutColumns):
+        return f"effdim: {err.problem}; name the leaves after the columns, or map them with --map LEAF=COLUMN"
+    return str(err) if isinstance(err, UsageError) else f"effdim: {err}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``effdim`` command; returns the exit status."""
     global _STDERR
@@ -1187,7 +1212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (EffdimError, OSError) as err:
-        _STDERR.fail(str(err) if isinstance(err, UsageError) else f"effdim: {err}")
+        _STDERR.fail(_error_line(err))
         return 2
     except KeyboardInterrupt:
         _STDERR.fail("effdim: interrupted", notes=False)
