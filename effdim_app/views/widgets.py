@@ -61,19 +61,22 @@ def html(obj="", **params) -> pn.pane.HTML:
     return pn.pane.HTML(obj, **params)
 
 
-def message(obj: param.Parameterized) -> pn.pane.HTML:
+def message(obj: param.Parameterized, keep_height: bool = True) -> pn.pane.HTML:
     """A line showing ``obj.message`` in the colour of ``obj.message_kind``.
 
     Plain text, never Markdown: messages quote what the user typed (names
-    with underscores, stars, backquotes) and must show it as typed. The line
-    keeps its height when empty, so a message appearing does not push the
-    rest of the page down.
+    with underscores, stars, backquotes) and must show it as typed. With
+    ``keep_height`` the line keeps its height when empty, so a message
+    appearing does not push the rest of the page down (under the tree, where
+    the next click lands); without it an empty line takes no room (above the
+    score curves, which would otherwise sit under a blank band).
     """
     pane = html(sizing_mode="stretch_width", margin=(2, 5), css_classes=["effdim-message"])
+    folds = "" if keep_height else " effdim-msg-folds"
 
     def update(*_):
         text = plain(obj.message)
-        pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}' role='status'>{text}</div>"
+        pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}{folds}' role='status'>{text}</div>"
 
     obj.param.watch(update, ["message", "message_kind"])
     update()
