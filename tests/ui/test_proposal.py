@@ -40,5 +40,8 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
     expect(results).to_have_count(3, timeout=TIMEOUT)  # every row of the sweep table back ...
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT)  # ... and the curves
+    # ... and the fit that was shown before, not the sweep's BIC+ pick (|X| = 2)
+    expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)
+    expect(page.locator(".effdim-fit-choice select")).to_have_value("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
     page.get_by_text("Model & dimensions", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
