@@ -13,7 +13,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import ALERT_CSS, CARD_CSS, TABLE_CSS
-from .widgets import heading, html, in_one_message, message, plain, typed
+from .widgets import SMALL_TABLE, heading, html, in_one_message, message, plain, typed
 
 __all__ = ["SelectionPanel", "RegularizationPanel"]
 
@@ -172,6 +172,7 @@ class RegularizationPanel(Viewer):
                 css_classes=["effdim-steps"],
                 stylesheets=[TABLE_CSS],
                 formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
+                configuration=SMALL_TABLE,
                 header_tooltips={
                     "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
                     "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",

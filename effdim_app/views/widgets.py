@@ -33,6 +33,14 @@ def compact(value: int) -> str:
     return f"{float(mantissa):.3g}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+#: Tabulator options of a table of a few dozen rows at most that an edit refills (the dimension table, the
+#: regularization log): every row drawn at once. Tabulator's default virtual rendering adds, per refill, a
+#: fill pass and a redraw when its own resize observer sees the row count change the table's height; in a
+#: JupyterLab output the two took about a fifth of a shape-changing Apply's time in the browser
+#: (docs/dashboard.md, "Where an edit's time goes").
+SMALL_TABLE = {"renderVertical": "basic"}
+
+
 def typed(**columns: str) -> pd.DataFrame:
     """An empty frame with typed columns: Tabulator picks its formatters from the first dtypes."""
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
