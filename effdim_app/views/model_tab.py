@@ -153,9 +153,11 @@ class RegularizationPanel(Viewer):
         self._update()
 
     def set_font_scale(self, scale: float) -> None:
-        """Projector mode: the step log's columns are measured again for the larger type (Tabulator keeps
-        the widths of its first layout: switched on with a log shown, headers were cut to "s…")."""
-        self._steps_layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+        """Projector mode: the step log's columns are laid out again for the larger type (Tabulator keeps
+        the widths of its first layout: switched on with a log shown, headers were cut to "s…"), sharing
+        the log's width, their text wrapped (sized to their text, a removal's "old → new" ran past the
+        log's right edge, to be scrolled to)."""
+        self._steps_layout = "fit_columns" if scale > 1 else "fit_data_stretch"
         if self.steps is not None:
             self.steps.layout = self._steps_layout
 
