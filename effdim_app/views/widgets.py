@@ -36,8 +36,8 @@ def compact(value: int) -> str:
 #: Tabulator options of a table of a few dozen rows at most that an edit refills (the dimension table, the
 #: regularization log): every row drawn at once. Tabulator's default virtual rendering adds, per refill, a
 #: fill pass and a redraw when its own resize observer sees the row count change the table's height; in a
-#: JupyterLab output the two took about a fifth of a shape-changing Apply's time in the browser
-#: (docs/dashboard.md, "Where an edit's time goes").
+#: JupyterLab output the two were about a third of the browser's time applying a shape-changing Apply
+#: (docs/dashboard.md, "A shape-changing Apply in a JupyterLab cell").
 SMALL_TABLE = {"renderVertical": "basic"}
 
 
