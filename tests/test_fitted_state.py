@@ -53,6 +53,7 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
     assert fitted.fit.card == 3  # ... the view keeps the fit it shows
     assert proposal.undo()
     assert models.model == before and scores.mapping == mapping and scores.results == swept
+    assert fitted.fit.card == 3 and not fitted.stale  # the fit shown before, not the sweep's pick (|X| = 2)
     assert not proposal.applied and "back" in proposal.text
 
 
