@@ -16,7 +16,9 @@ import functools
 import types
 from collections.abc import Iterable, Iterator
 
+import panel as pn
 from bokeh.core.has_props import HasProps
+from bokeh.core.properties import validate
 from bokeh.core.property.wrappers import PropertyValueContainer
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet, Model
@@ -37,6 +39,8 @@ __all__ = [
     "is_notebook_output",
     "model_of",
     "one_notebook_message",
+    "Fast",
+    "add_page_at_once",
 ]
 
 # CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
@@ -265,3 +269,38 @@ function tooltipsInViewport() {
   }
 }
 """
+
+
+class Fast(pn.theme.Fast):
+    """Panel's Fast design without its web font: Fast links Open Sans from a font service on the internet,
+    which failed twice per load offline and sent every classroom page's visit outside. (The class keeps
+    the name ``Fast``: Panel finds a design's own files under its class name.) ``_resources`` is the
+    design's private dict of the files it links, by kind."""
+
+    _resources = {kind: files for kind, files in pn.theme.Fast._resources.items() if kind != "font"}
+
+
+def add_page_at_once(template: pn.template.BaseTemplate) -> None:
+    """Let ``template`` add its page to the session's document under one freeze of the document's models,
+    without checking each property value Panel sets.
+
+    Panel adds the page's parts (sidebar, main, header, modal, location...) as
+    separate roots, and Bokeh walked every model of the document again after
+    each one: a sixth of the CPU of opening a page went to those walks.
+    Frozen, Bokeh walks the models once at the end. Bokeh also checked each of
+    the thousands of values Panel gives the page's new models against its
+    property's type (Bokeh's public ``validate(False)`` turns that off);
+    ``tests/test_page_open.py`` checks that the page's document is the same
+    with the checks. ``_init_doc`` is the private method ``server_doc`` calls
+    with the session's document.
+    """
+    init_doc = template._init_doc
+
+    def init_doc_frozen(doc=None, *args, **kwargs):
+        document = doc if doc is not None else pn.state.curdoc
+        if document is None:
+            return init_doc(doc, *args, **kwargs)
+        with document.models.freeze(), validate(False):
+            return init_doc(document, *args, **kwargs)
+
+    template._init_doc = init_doc_frozen

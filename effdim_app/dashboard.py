@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import panel as pn
 import param
-from bokeh.core.properties import validate
 from panel.viewable import Viewer
 
 from effdim import HLCModel
 
+from .compat import Fast, add_page_at_once
 from .config import ServerLimits
 from .jobs import JobRunner
 from .links import read_link
@@ -53,14 +53,6 @@ FIRST_SENTENCE = (
 INLINE_SIDEBAR_WIDTH = 250
 #: Fonts the user's system has: the page loads no web font (a classroom server may have no internet).
 SYSTEM_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
-
-
-class Fast(pn.theme.Fast):
-    """Panel's Fast design without its web font: Fast links Open Sans from a font service on the internet,
-    which failed twice per load offline and sent every classroom page's visit outside. (The class keeps
-    the name ``Fast``: Panel finds a design's own files under its class name.)"""
-
-    _resources = {kind: files for kind, files in pn.theme.Fast._resources.items() if kind != "font"}
 
 
 #: The served page's design (FastListTemplate's own); session_page makes it every component's.
@@ -266,7 +258,7 @@ class EffdimApp(Viewer):
             busy_indicator=None,
         )
         template.config.raw_css.append(TEMPLATE_CSS)
-        _add_to_document_at_once(template)
+        add_page_at_once(template)
         self._share_in_url()
         return template
 
@@ -289,32 +281,6 @@ class EffdimApp(Viewer):
         self.models.param.watch(lambda e: location.update_query(model=e.new), "notation")
         self.tabs.param.watch(lambda e: location.update_query(tab=e.new), "active")
         self.param.watch(lambda e: location.update_query(projector=int(e.new)), "projector")
-
-
-def _add_to_document_at_once(template: pn.template.BaseTemplate) -> None:
-    """Let ``template`` add its page to the session's document under one freeze of the document's models,
-    without checking each property value Panel sets.
-
-    Panel adds the page's parts (sidebar, main, header, modal, location...) as
-    separate roots, and Bokeh walked every model of the document again after
-    each one: a sixth of the CPU of opening a page went to those walks.
-    Frozen, Bokeh walks the models once at the end. Bokeh also checked each of
-    the thousands of values Panel gives the page's new models against its
-    property's type (Bokeh's public ``validate(False)`` turns that off);
-    ``tests/test_page_open.py`` checks that the page's document is the same
-    with the checks. ``_init_doc`` is the private method ``server_doc`` calls
-    with the session's document.
-    """
-    init_doc = template._init_doc
-
-    def init_doc_frozen(doc=None, *args, **kwargs):
-        document = doc if doc is not None else pn.state.curdoc
-        if document is None:
-            return init_doc(doc, *args, **kwargs)
-        with document.models.freeze(), validate(False):
-            return init_doc(document, *args, **kwargs)
-
-    template._init_doc = init_doc_frozen
 
 
 def create_app(

@@ -162,10 +162,9 @@ def test_a_bokeh_class_s_overridden_defaults_merge_along_its_mro_and_can_be_kept
         assert dict(cls._overridden_defaults()) == merged(cls), broken(f"{cls.__name__}'s overridden defaults differ")
 
 
-def test_the_internals_the_served_page_uses_outside_this_module_still_exist():
-    """Two private accesses of ``effdim_app/dashboard.py`` (not yet in compat.py): the Fast theme's
-    ``_resources`` (its files, the font left out for an offline classroom) and a template's ``_init_doc``
-    (wrapped so that the page is added to its document under one freeze)."""
+def test_the_served_pages_design_and_page_freeze_still_find_their_internals():
+    """The Fast theme's ``_resources`` (:class:`effdim_app.compat.Fast`) (its files, the font left out for an offline classroom) and a template's ``_init_doc``
+    (:func:`effdim_app.compat.add_page_at_once`: wrapped so that the page is added to its document under one freeze)."""
     from panel.template import FastListTemplate
 
     resources = getattr(pn.theme.Fast, "_resources", None)

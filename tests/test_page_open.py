@@ -28,7 +28,7 @@ from panel.io.state import set_curdoc
 from ui.jupyterlab_session import free_port, wait_for
 from waiting import BOUND, until
 
-from effdim_app import compat, dashboard
+from effdim_app import compat
 from effdim_app import server as served
 from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
 
@@ -59,9 +59,9 @@ def _shape(doc) -> str:
 
 
 def test_the_page_is_the_same_without_the_checks_its_build_skips():
-    """Bokeh's check of every value Panel sets converts nothing on this page (dashboard.py skips it)."""
+    """Bokeh's check of every value Panel sets converts nothing on this page (compat.add_page_at_once skips it)."""
     _, unchecked, _ = _page()
-    with mock.patch.object(dashboard, "validate", lambda _on: contextlib.nullcontext()):
+    with mock.patch.object(compat, "validate", lambda _on: contextlib.nullcontext()):
         _, checked, _ = _page()
     assert len(checked.models) == len(unchecked.models)
     assert _shape(checked) == _shape(unchecked)
