@@ -163,8 +163,9 @@ def test_a_bokeh_class_s_overridden_defaults_merge_along_its_mro_and_can_be_kept
 
 
 def test_the_served_pages_design_and_page_freeze_still_find_their_internals():
-    """The Fast theme's ``_resources`` (:class:`effdim_app.compat.Fast`) (its files, the font left out for an offline classroom) and a template's ``_init_doc``
-    (:func:`effdim_app.compat.add_page_at_once`: wrapped so that the page is added to its document under one freeze)."""
+    """The Fast theme's ``_resources`` (:class:`effdim_app.compat.Fast`: its files, the font left out for
+    an offline classroom) and a template's ``_init_doc`` (:func:`effdim_app.compat.add_page_at_once`:
+    wrapped so that the page is added to its document under one freeze)."""
     from panel.template import FastListTemplate
 
     resources = getattr(pn.theme.Fast, "_resources", None)
