@@ -187,7 +187,7 @@ def test_jobs_can_be_submitted_and_cancelled_from_another_thread(runner):
 SERVER_WITH_A_LONG_JOB = """
 import asyncio, sys, time
 sys.path.insert(0, {tests!r})
-from effdim_app.jobs import WORKER_NICENESS, JobRunner
+from effdim_app.jobs import JobRunner
 from test_jobs import silent
 
 async def main():
