@@ -1,4 +1,4 @@
-"""Speed of the dimension engine (issue: dimension engine, Speed section).
+"""Speed of the dimension engine (README, "Performance").
 
 Run:  python benchmarks/bench_dimensions.py [--runs 5]
 

@@ -1,4 +1,4 @@
-"""Speed of the structure search (issue 11, item 2).
+"""Speed of the structure search (docs/structure.md).
 
 1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
    on 10,000 rows sampled from a random latent tree over 20 observed

@@ -69,6 +69,7 @@ from .errors import EffdimError, shown
 
 __all__ = [
     "DataError",
+    "LeavesWithoutColumns",
     "Dataset",
     "from_frame",
     "from_patterns",
@@ -92,6 +93,22 @@ MISSING_TOKENS = ("", "NA", "NaN", "nan", "?")
 
 class DataError(EffdimError, ValueError):
     """Data that cannot be used; the message names the culprit (column, line, value)."""
+
+
+class LeavesWithoutColumns(DataError):
+    """Leaves of a model that name no data column and no mapping given (:func:`resolve_mapping`).
+
+    ``str(err)`` says how to match them in Python (``mapping={leaf: column}``); each other face
+    adds its own remedy to :attr:`problem` in its own words (the CLI its ``--map`` option, the
+    dashboard its Model tab), never another face's option names.
+    """
+
+    def __init__(self, problem: str):
+        self.problem = problem
+        super().__init__(f"{problem}; name the leaves after the columns, or pass mapping={{leaf: column}}")
+
+    def __reduce__(self):  # pickles as it was raised (a worker process sends it back)
+        return type(self), (self.problem,)
 
 
 # --------------------------------------------------------------------------- Dataset
@@ -513,9 +530,8 @@ def resolve_mapping(dataset: Dataset, model: Any, mapping: Mapping[str, str] | N
             if len(columns) != len(leaves)
             else ""
         )
-        raise DataError(
-            f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(map(shown, columns))}){hint}; "
-            "name the leaves after the columns, or map them (mapping={leaf: column} in Python, --map LEAF=COLUMN in the CLI)"
+        raise LeavesWithoutColumns(
+            f"leaves {', '.join(map(repr, absent))} name no data column (columns: {', '.join(map(shown, columns))}){hint}"
         )
     mapping = dict(mapping)
     for leaf in mapping:

@@ -241,8 +241,11 @@ def _read_frame(raw: bytes, kind: str, name: str) -> tuple[pd.DataFrame, dict[st
             f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; install it with pip"
         ) from None
     except Exception as err:  # noqa: BLE001 - each library has its own errors for a damaged file
-        reason = " ".join(str(err).split())[:120] or type(err).__name__
-        raise DataError(f"{name}: not a readable {FORMATS[kind]} file ({reason})") from None
+        # the library's own words (a struct's byte count, a zip's directory) mean nothing to the user: say what
+        # is wrong with the file in hers; the library's error stays chained for a log or a debugger
+        raise DataError(
+            f"{name}: not a readable {FORMATS[kind]} file (damaged, cut short, or another format under this name)"
+        ) from err
 
 
 def _read_sav(raw: bytes, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
@@ -286,7 +289,10 @@ def _from_frame(
     dropped = []
     ignore = set(missing)
     for j, h in enumerate(header):
-        column = _labelled(frame.iloc[:, j], labels.get(frame.columns[j], {}))
+        try:
+            column = _labelled(frame.iloc[:, j], labels.get(frame.columns[j], {}))
+        except TypeError:  # cells that are lists or records (Parquet's nested types) cannot be told apart
+            raise DataError(f"{name}: column {h!r} holds lists or records, not one category per cell") from None
         distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
         if too_many_states == "drop" and h.strip().lower() not in unlimited and distinct > max_states:
             dropped.append((h, distinct))

@@ -106,6 +106,17 @@ class ServerLimits:
                 f"at most {self.max_nodes:,} nodes needs"
             )
 
+    def check_sweep(self, low: int, high: int) -> None:
+        """Raise :class:`LimitError` when a sweep of the cardinalities ``low..high`` goes beyond this server's
+        limits (``high`` 0: up to where the model saturates, bounded by a closed form)."""
+        if high > self.max_card:
+            raise LimitError(f"the largest cardinality {high:,} is above this server's limit of {self.max_card:,}")
+        if high >= low and high - low + 1 > self.max_sweep:
+            raise LimitError(
+                f"the range {low}..{high} has {high - low + 1:,} cardinalities; this server sweeps at most "
+                f"{self.max_sweep} at a time"
+            )
+
     def plan(self, model: HLCModel, *, direct: bool) -> tuple[str, str]:
         """How to compute the dimensions of ``model``: ``("now" | "job" | "refuse", reason)``.
 
@@ -139,7 +150,7 @@ def _duration(seconds: float) -> str:
 def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLimits:
     """Limits from a TOML or JSON file (by extension), then ``overrides`` (``None`` values ignored).
 
-    Raises ``ValueError`` naming the file and the key for unknown keys or bad values.
+    Raises :class:`effdim.errors.InvalidArgument` naming the file and the key for unknown keys or bad values.
     """
     values: dict = {}
     if path is not None:
@@ -147,7 +158,7 @@ def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLim
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as err:
-            raise ValueError(f"cannot read limits file {str(path)!r}: {err.strerror}") from None
+            raise InvalidArgument(f"cannot read limits file {str(path)!r}: {err.strerror}") from None
         try:
             if path.suffix.lower() == ".json":
                 values = json.loads(text)
@@ -157,13 +168,13 @@ def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLim
                 values = tomllib.loads(text)
         except (ValueError, UnicodeDecodeError) as err:
             kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-            raise ValueError(f"limits file {str(path)!r} is not valid {kind}: {err}") from None
+            raise InvalidArgument(f"limits file {str(path)!r} is not valid {kind}: {err}") from None
         if not isinstance(values, dict):
-            raise ValueError(f"limits file {str(path)!r} must hold a table of limits")
+            raise InvalidArgument(f"limits file {str(path)!r} must hold a table of limits")
         known = {f.name for f in fields(ServerLimits)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(
+            raise InvalidArgument(
                 f"limits file {str(path)!r}: unknown limit {unknown[0]!r} (known: {', '.join(sorted(known))})"
             )
     values.update({k: v for k, v in overrides.items() if v is not None})

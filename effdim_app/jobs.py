@@ -58,6 +58,8 @@ PRELOAD = ["effdim_app.lifeline", "effdim_app.tasks"]
 #: server's event loop takes a core before a sweep does (docs/robustness.md, "Opening a page").
 WORKER_NICENESS = 10
 _POLL_SECONDS = 0.05
+#: A job's error when it raised something other than an engine refusal (:class:`effdim.errors.EffdimError`).
+UNEXPECTED = "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
 
 
 class Job(param.Parameterized):
@@ -419,9 +421,12 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, serve
         result = fn(*args, progress=progress, **kwargs)
     except MemoryError:
         send.send(("memory",))
-    except Exception as err:  # the engine's messages name the culprit; pass them on, the server logs the traceback
-        text = str(err).strip() or type(err).__name__
-        send.send(("error", text, traceback.format_exc(), isinstance(err, EffdimError)))
+    except Exception as err:  # the server logs the traceback
+        refused = isinstance(err, EffdimError)
+        # the engine's refusals name the culprit in the user's words; any other error is a library's or a
+        # defect's message (e.g. pandas' "unhashable type: 'numpy.ndarray'"), which means nothing to the user
+        text = (str(err).strip() or type(err).__name__) if refused else UNEXPECTED
+        send.send(("error", text, traceback.format_exc(), refused))
     else:
         send.send(("done", result))
     finally:

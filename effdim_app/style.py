@@ -51,6 +51,7 @@ code, .effdim-code { word-break: break-all; }
 .effdim-msg { box-sizing: border-box; min-height: calc(2.7em + 12px); line-height: 1.35em; padding: 5px 12px;
   border-radius: 5px; border: 1px solid transparent; white-space: pre-wrap; overflow-wrap: anywhere; }
 .effdim-msg:empty { border-color: transparent; background: none; }
+.effdim-msg-folds:empty { min-height: 0; padding: 0; border: 0; }
 .effdim-msg-info { background: #e7f1fb; border-color: #b6d4f2; color: #0b3d6b; }
 .effdim-msg-success { background: #e3f4e7; border-color: #b7e0c1; color: #1e5631; }
 .effdim-msg-warning { background: #fff4d6; border-color: #f3d98b; color: #6b4e00; }

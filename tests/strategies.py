@@ -1,6 +1,12 @@
 """Hypothesis strategies: random LC and HLC models, and the random or hostile input every face of effdim is
 fed (notations, JSON models, data files, user text) by tests/test_cli_fuzz.py and tests/test_app_fuzz.py."""
 
+import io
+import tempfile
+import warnings
+from pathlib import Path
+
+import pandas as pd
 from hypothesis import strategies as st
 
 from effdim import HLCModel
@@ -120,6 +126,65 @@ def csv_files(draw) -> bytes:
     text = "\n".join(sep.join(r) for r in [header, *rows]) + draw(st.sampled_from(["", "\n", "\r\n"]))
     encoding = draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "utf-16"]))
     return text.encode(encoding, errors="replace")
+
+
+# ------------------------------------------------------------------ data files of every format
+FILE_KINDS = ["csv", "sav", "dta", "xlsx", "parquet"]
+
+
+@st.composite
+def tables(draw) -> pd.DataFrame:
+    """A small table of text with hostile column names and values."""
+    width = draw(st.integers(1, 4))
+    names = draw(st.lists(hostile_text(max_size=8), min_size=width, max_size=width))
+    values = st.one_of(st.sampled_from(["yes", "no", "1", "2", "", "NA", "a\nb", MARKUP[0]]), hostile_text(max_size=6))
+    rows = draw(st.integers(0, 12))
+    return pd.DataFrame(
+        {f"{n}{i}"[-30:]: draw(st.lists(values, min_size=rows, max_size=rows)) for i, n in enumerate(names)}
+    )
+
+
+def written(frame: pd.DataFrame, kind: str) -> bytes | None:
+    """``frame`` as a file of ``kind`` (sav, dta, xlsx, parquet), or None when the writer refuses it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the writers' notes on the names and values they changed
+        try:
+            return _write(frame, kind)
+        except Exception:  # noqa: BLE001 - each writer has its own rules for names and values
+            return None
+
+
+def _write(frame: pd.DataFrame, kind: str) -> bytes:
+    if kind == "sav":
+        import pyreadstat
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "upload.sav"
+            pyreadstat.write_sav(frame, str(path))
+            return path.read_bytes()
+    buffer = io.BytesIO()
+    if kind == "dta":
+        frame.to_stata(buffer, write_index=False, version=118)
+    elif kind == "xlsx":
+        frame.to_excel(buffer, index=False)
+    else:
+        frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+#: (kind, content): a CSV file, a random table written as another format (content None when its writer
+#: refuses the table), or random bytes after another format's first bytes.
+data_files = st.one_of(
+    csv_files().map(lambda content: ("csv", content)),
+    st.tuples(st.sampled_from(FILE_KINDS[1:]), tables()).map(lambda t: (t[0], written(t[1], t[0]))),
+    st.tuples(
+        st.just("bytes"),
+        st.tuples(
+            st.sampled_from([b"", b"$FL2", b"PAR1", b"PK\x03\x04", b"<stata_dta>", b"\xff\xfe", b"\xef\xbb\xbf"]),
+            st.binary(max_size=300),
+        ).map(b"".join),
+    ),
+)
 
 
 # ------------------------------------------------------------------ hostile user text

@@ -17,19 +17,15 @@ each example takes milliseconds.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import tempfile
 from html.parser import HTMLParser
-from pathlib import Path
 
-import pandas as pd
 import panel as pn
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import MARKUP, csv_files, hostile_text, json_models, notations
+from strategies import FILE_KINDS, MARKUP, data_files, hostile_text, json_models, notations, tables, written
 
 from effdim_app.config import ServerLimits
 from effdim_app.dashboard import EffdimApp
@@ -154,55 +150,10 @@ def test_renaming_a_node_and_the_states_box(dashboard, name, card, node):
 
 
 # ------------------------------------------------------------------ the data
-@st.composite
-def tables(draw) -> pd.DataFrame:
-    """A small table of text with hostile column names and values."""
-    width = draw(st.integers(1, 4))
-    names = draw(st.lists(hostile_text(max_size=8), min_size=width, max_size=width))
-    values = st.one_of(st.sampled_from(["yes", "no", "1", "2", "", "NA", "a\nb", MARKUP[0]]), hostile_text(max_size=6))
-    rows = draw(st.integers(0, 12))
-    return pd.DataFrame(
-        {f"{n}{i}"[-30:]: draw(st.lists(values, min_size=rows, max_size=rows)) for i, n in enumerate(names)}
-    )
-
-
-def written(frame: pd.DataFrame, kind: str) -> bytes | None:
-    """``frame`` as a file of ``kind`` (sav, dta, xlsx, parquet), or None when the writer refuses it."""
-    buffer = io.BytesIO()
-    try:
-        if kind == "sav":
-            import pyreadstat
-
-            with tempfile.TemporaryDirectory() as folder:
-                path = Path(folder) / "upload.sav"
-                pyreadstat.write_sav(frame, str(path))
-                return path.read_bytes()
-        if kind == "dta":
-            frame.to_stata(buffer, write_index=False, version=118)
-        elif kind == "xlsx":
-            frame.to_excel(buffer, index=False)
-        else:
-            frame.to_parquet(buffer, index=False)
-    except Exception:  # noqa: BLE001 - each writer has its own rules for names and values
-        return None
-    return buffer.getvalue()
-
-
-FILE_KINDS = ["csv", "sav", "dta", "xlsx", "parquet"]
-#: (file name, (kind, content)): a CSV file, a table to write as another format, or random bytes.
+#: (file name, (kind, content)): a data file of any format (tests/strategies.py) under a hostile name.
 uploads = st.tuples(
     st.tuples(hostile_text(max_size=12), st.sampled_from([*FILE_KINDS, "txt"])).map(lambda t: f"{t[0]}.{t[1]}"),
-    st.one_of(
-        csv_files().map(lambda content: ("csv", content)),
-        st.tuples(st.sampled_from(FILE_KINDS[1:]), tables()),
-        st.tuples(
-            st.just("bytes"),
-            st.tuples(
-                st.sampled_from([b"", b"$FL2", b"PAR1", b"PK\x03\x04", b"<stata_dta>", b"\xff\xfe", b"\xef\xbb\xbf"]),
-                st.binary(max_size=300),
-            ).map(b"".join),
-        ),
-    ),
+    data_files,
 )
 
 
@@ -211,8 +162,7 @@ uploads = st.tuples(
 def test_a_data_upload(dashboard, upload):
     """Every format the upload reads, written from a random table with hostile names and labels, or
     random bytes under any name (the format is told by the first bytes, else by the name)."""
-    name, (kind, body) = upload
-    content = written(body, kind) if isinstance(body, pd.DataFrame) else body
+    name, (_, content) = upload
     if content is None:
         return
     data = dashboard.data

@@ -291,6 +291,31 @@ def test_model_mapping_and_hill_climb(scores):
     assert scores.climb is None  # stale: cleared
 
 
+def test_a_leaf_without_a_column_is_told_in_the_dashboards_words(scores):
+    """The remedy names the dashboard's own controls, never a Python argument or a CLI option."""
+    scores.mapping = "model"  # Figure 2's leaves O1..O5, the data's columns A..D
+    (problem,) = scores.mismatch
+    assert problem.startswith("leaves 'O1', 'O2', 'O3', 'O4', 'O5' name no data column (columns: A, B, C, D)")
+    assert problem.endswith(
+        "rename the leaves after the columns (Rename on the Model tab), or score the LC model over all columns"
+    )
+    assert "mapping=" not in problem and "--map" not in problem
+
+
+def test_dimensions_that_fail_for_a_defect_say_so_without_a_librarys_words(monkeypatch):
+    """A model whose dimensions raise something other than an engine refusal: the user reads that effdim
+    failed, not the library's message."""
+
+    def broken(self, model):
+        raise TypeError("unsupported operand type(s) for +: 'NoneType' and 'int'")
+
+    monkeypatch.setattr(ModelState, "quick_report", broken)
+    s = ModelState(parse_model("2:2,2,2"))
+    assert s.report is None and s.report_error == (
+        "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
+    )
+
+
 def test_use_lc_model_in_editor(scores):
     assert scores.use_lc_model_in_editor()
     assert scores.mapping == "model" and scores.models.model.observed == ["A", "B", "C", "D"]
@@ -508,6 +533,34 @@ def test_every_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
     assert small and had_job and "Reading upload 'big.csv'" in reading
     assert loaded.columns == ("A", "B", "C") and loaded.n_rows == 50_000
     assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
+
+
+def raises_a_library_error(content, *, name, progress=None, **limits):
+    """An upload reader that fails as a format's library may (module level: a worker unpickles it by name)."""
+    raise TypeError("unhashable type: 'numpy.ndarray'")
+
+
+def test_an_upload_that_fails_inside_reads_as_one_effdim_line_naming_the_file(monkeypatch):
+    """Whatever a reader raises in the worker, the user reads the file's name and an effdim line, never
+    the library's words, and keeps her data."""
+    from effdim_app import tasks
+    from effdim_app.jobs import JobRunner
+
+    monkeypatch.setattr(tasks, "read_upload_task", raises_a_library_error)
+
+    async def go():
+        d = DataState(jobs=JobRunner(workers=1))
+        d.load_bundled("stouffer-toby")
+        d.load_upload("survey.parquet", b"PAR1 whatever")
+        await d.load_job
+        return d
+
+    d = run(go())
+    assert d.message == (
+        "Could not load upload 'survey.parquet': an unexpected error inside effdim, not a problem with your "
+        "input (the server's log has the details). Still using bundled data set 'stouffer-toby'."
+    )
+    assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")
 
 
 def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():

@@ -88,7 +88,8 @@ def test_installed_command_exits_2_without_traceback():
 def test_map_joins_model_leaves_to_data_columns(capsys):
     argv = ["fit", "stouffer-toby", "--model", "X:2(P:2,Q:2,R:2,S:2)", "--quiet", "--json", "--seed", "0"]
     status, out, err = run(capsys, *argv)
-    assert status == 2 and "--map LEAF=COLUMN" in err
+    assert status == 2 and err.endswith("name the leaves after the columns, or map them with --map LEAF=COLUMN\n")
+    assert "mapping=" not in err  # the Python argument means nothing on the command line
     status, out, _ = run(capsys, *argv, "--map", "P=A", "--map", "Q=B", "--map", "R=C", "--map", "S=D")
     assert status == 0 and json.loads(out)["n"] == 216
     status, _, err = run(capsys, *argv, "--map", "P")
@@ -138,6 +139,27 @@ def test_app_refuses_a_bad_limits_file_in_one_line(capsys, tmp_path, text, words
     path.write_text(text)
     status, out, err = run(capsys, "app", "--config", str(path), "--no-show")
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "name, text, words",
+    [
+        ("limits.json", "[1, 2]", "must hold a table of limits"),
+        ("limits.toml", "wrkers = 1\n", "unknown limit 'wrkers'"),
+        ("limits.json", "{", "is not valid JSON"),
+        ("missing.toml", None, "cannot read limits file"),
+    ],
+)
+def test_a_bad_limits_file_is_refused_as_an_effdim_error(tmp_path, name, text, words):
+    """One exception family: a bare ValueError here was caught by the CLI only, by patching over it."""
+    from effdim.errors import EffdimError
+    from effdim_app.config import load_limits
+
+    path = tmp_path / name
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(EffdimError, match=words):
+        load_limits(path)
 
 
 def test_limits_from_json_file_and_options(tmp_path):

@@ -1,4 +1,5 @@
-"""Random notations, JSON models and CSV files fed to the CLI: exit 0 or 2, never a traceback.
+"""Random notations, JSON models and data files of every format fed to the CLI (every command that reads
+data): exit 0 or 2, never a traceback.
 
 In process through :func:`effdim.cli.main` (an exception escaping it is what a
 traceback would be), plus a few real subprocess runs of the ``effdim`` command.
@@ -12,7 +13,8 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import csv_files, json_models, notations
+from hypothesis import strategies as st
+from strategies import csv_files, data_files, json_models, notations
 
 from effdim.cli import main
 
@@ -61,15 +63,41 @@ def _cards_at_most(data, limit: int) -> bool:
     return not any(isinstance(e, dict) and isinstance(e.get("card"), int) and e["card"] > limit for e in entries)
 
 
+def data_commands(path: str) -> list[list[str]]:
+    """Every command that reads a data file, each with the least work that still reads and fits."""
+    em = ["--restarts", "1", "--max-iter", "5"]
+    return [
+        # without --quiet: what was detected in the file is said too, and a failure is still one line
+        ["fit", path, "--model", "2:2,2", "--map", "O1=a", "--map", "O2=b", *em],
+        ["sweep", path, "--max-card", "2", *em, "--quiet"],
+        ["blrt", path, "--model", "2:2,2", "--map", "O1=a", "--map", "O2=b", "--bootstrap", "2", "--workers", "1"]
+        + [*em, "--quiet"],
+        ["search", path, "--model", "2:2,2", "--map", "O1=a", "--map", "O2=b", "--score", "bic", *em, "--quiet"],
+        ["learn", path, "--max-time", "2", *em, "--quiet"],
+    ]
+
+
 @FUZZ
 @given(content=csv_files())
 def test_random_csv_files(capsys, tmp_path, content):
     path = tmp_path / "data.csv"
     path.write_bytes(content)
-    options = ["--restarts", "1", "--max-iter", "5"]
-    # without --quiet: what was detected in the file is said too, and a failure is still one line
-    run(capsys, ["fit", str(path), "--model", "2:2,2", "--map", "O1=a", "--map", "O2=b", *options])
-    run(capsys, ["sweep", str(path), "--max-card", "2", *options, "--quiet"])
+    for argv in data_commands(str(path)):
+        run(capsys, argv)
+
+
+@settings(FUZZ, max_examples=40)
+@given(data=data_files, extension=st.sampled_from([".sav", ".dta", ".xlsx", ".parquet", ".csv"]))
+def test_random_files_of_every_format(capsys, tmp_path, data, extension):
+    """SPSS, Stata, Excel and Parquet files written from random tables, and random bytes after each
+    format's first bytes, under any of the names the reader knows."""
+    _, content = data
+    if content is None:  # the format's writer refused the table
+        return
+    path = tmp_path / f"data{extension}"
+    path.write_bytes(content)
+    for argv in data_commands(str(path)):
+        run(capsys, argv)
 
 
 # ---------------------------------------------------------- the real command

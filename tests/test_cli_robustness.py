@@ -103,7 +103,7 @@ def test_dims_of_an_lc_model_with_15000_binary_leaves(capsys):
 
 
 def test_json_output_of_numbers_too_long_to_print(capsys):
-    from effdim.cli import _emit_json
+    from effdim.cli.output import _emit_json
 
     _emit_json({"dc": 2**15000 - 1, "local": [{"dp": 10**5000, "ds": 7}], "pair": (1, 2)})
     assert json.loads(capsys.readouterr().out) == {

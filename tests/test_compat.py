@@ -160,3 +160,18 @@ def test_a_bokeh_class_s_overridden_defaults_merge_along_its_mro_and_can_be_kept
     compat.cache_class_defaults()
     for cls in classes:
         assert dict(cls._overridden_defaults()) == merged(cls), broken(f"{cls.__name__}'s overridden defaults differ")
+
+
+def test_the_internals_the_served_page_uses_outside_this_module_still_exist():
+    """Two private accesses of ``effdim_app/dashboard.py`` (not yet in compat.py): the Fast theme's
+    ``_resources`` (its files, the font left out for an offline classroom) and a template's ``_init_doc``
+    (wrapped so that the page is added to its document under one freeze)."""
+    from panel.template import FastListTemplate
+
+    resources = getattr(pn.theme.Fast, "_resources", None)
+    assert isinstance(resources, dict) and "font" in resources, broken(
+        "panel.theme.Fast._resources is no longer a dict of resource kinds holding 'font'"
+    )
+    assert callable(getattr(FastListTemplate, "_init_doc", None)), broken(
+        "a Panel template no longer has the _init_doc(doc) method its server_doc calls"
+    )

@@ -399,8 +399,10 @@ def test_match_positionally_for_default_names():
 def test_match_with_mapping_and_errors():
     ds = load_csv(STOUFFER)
     model = HLCModel.parse("2:2,2,2")
-    with pytest.raises(DataError, match=r"leaves 'O1', 'O2', 'O3' name no data column.*4 columns"):
+    with pytest.raises(DataError, match=r"leaves 'O1', 'O2', 'O3' name no data column.*4 columns") as info:
         check_matches_model(ds, model)
+    assert str(info.value).endswith("name the leaves after the columns, or pass mapping={leaf: column}")
+    assert "--map" not in str(info.value)  # a CLI option means nothing in Python (the CLI says its own)
     matched = check_matches_model(ds, model, mapping={"O1": "C", "O2": "A", "O3": "B"})
     assert matched.columns == ("O1", "O2", "O3") and matched.n_patterns == 8
     with pytest.raises(DataError, match=r"column 'A' is mapped to two leaves"):

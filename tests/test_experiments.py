@@ -13,6 +13,7 @@ import pytest
 
 from effdim.cli import main
 from effdim.distribution import observed_distribution
+from effdim.errors import InvalidArgument
 from effdim.experiments import (
     HLCStudy,
     LCStudy,
@@ -203,6 +204,62 @@ def _fails_on_two(config: dict) -> dict:
     if config["x"] == 2:
         raise ValueError("boom")
     return {"y": config["x"]}
+
+
+def _refuses_two(config: dict) -> dict:
+    if config["x"] == 2:
+        raise InvalidArgument("x = 2 is out of range")
+    return {"y": config["x"]}
+
+
+def test_a_failed_job_is_named_by_its_settings_and_told_refused_or_failed_inside():
+    """A refusal of the study's settings (an EffdimError) and a failure inside effdim are told apart."""
+    configs = [{"x": 1}, {"x": 2}, {"x": 3}]
+    with pytest.raises(ExperimentError) as refused:
+        run_jobs(_refuses_two, configs, cache_dir=None, executor="serial", progress=False)
+    assert not refused.value.inside
+    assert str(refused.value) == (
+        "1 of 3 jobs refused the study's settings (the others ran); first: job x=2: x = 2 is out of range"
+    )
+    with pytest.raises(ExperimentError) as inside:
+        run_jobs(_fails_on_two, configs, cache_dir=None, executor="serial", progress=False)
+    assert inside.value.inside
+    assert str(inside.value) == (
+        "1 of 3 jobs failed, 1 of them inside effdim, not on the study's settings (the others ran; please "
+        "report it); first: job x=2: ValueError: boom"
+    )
+
+
+@pytest.mark.parametrize("sizes", ["1e400", "inf", "nan", "1k,nan"])
+def test_sample_sizes_that_are_no_finite_number_are_refused_in_one_line(capsys, sizes):
+    """int() of an infinite or NaN size escaped as OverflowError or ValueError (a traceback)."""
+    assert main(["experiment", "lc", "--quick", "--sizes", sizes, "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("effdim experiment: sample sizes must be positive whole numbers, got ")
+    assert err.count("\n") == 1
+
+
+def _broken_hlc_job(config: dict) -> dict:
+    raise KeyError("fits")
+
+
+def test_experiment_exits_2_on_refused_settings_and_1_on_a_failure_inside(tmp_path, capsys, monkeypatch):
+    """One line each; a job that cannot fit the model it is given is the user's input (exit 2, as any bad
+    input), a job that breaks is effdim's (exit 1)."""
+    argv = ["experiment", "hlc", "--quick", "--replicates", "1", "--sizes", "100", "--workers", "1"]
+    argv += ["--no-cache", "--no-plots", "--quiet", "--out", str(tmp_path)]
+    assert main([*argv, "--model", "2:2,2,100000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "effdim: 1 of 1 job refused the study's settings; first: job model=2:2,2,100000, n=100, replicate=0: "
+        "fitting 2:2,2,100000 by EM would need about"
+    )
+    monkeypatch.setattr(HLCStudy, "job", staticmethod(_broken_hlc_job))
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--model", "2:2,2,2"])
+    err = capsys.readouterr().err
+    assert info.value.code == 1 and err.count("\n") == 1
+    assert err.startswith("effdim: 1 of 1 job failed, 1 of them inside effdim") and "job model=2:2,2,2" in err
 
 
 def test_process_pool_resume_with_the_real_jobs(tmp_path):

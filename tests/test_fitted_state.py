@@ -53,6 +53,7 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
     assert fitted.fit.card == 3  # ... the view keeps the fit it shows
     assert proposal.undo()
     assert models.model == before and scores.mapping == mapping and scores.results == swept
+    assert fitted.fit.card == 3 and not fitted.stale  # the fit shown before, not the sweep's pick (|X| = 2)
     assert not proposal.applied and "back" in proposal.text
 
 
@@ -90,4 +91,47 @@ def test_the_report_carries_the_command_that_writes_it_again(tmp_path, monkeypat
     assert refit[-1] == (
         f"effdim fit stouffer-toby --model 'X:3(A:2,B:2,C:2,D:2)' --restarts 3 --seed 11 --cs-prior {scores.cs_prior} "
         "--report effdim-report.html"
+    )
+
+
+def swept_stouffer_toby(card_max: int) -> FittedState:
+    """The fitted state after an LC sweep of 1..card_max classes on the Stouffer-Toby data."""
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    state = FittedState(scores, models)
+    data.load_bundled("stouffer-toby")
+    scores.card_max = card_max
+    run(scores.run_sweep())
+    return state
+
+
+def test_the_fitted_view_says_when_shares_and_posteriors_are_not_unique():
+    """de < ds (three classes on Stouffer-Toby: ds 14, de 13): the view's notes say which fitted quantities
+    are not unique; with de = ds (two classes) they say nothing of it."""
+    from effdim_app.views.fitted_view import _stats_html
+
+    state = swept_stouffer_toby(3)
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 3)
+    html = _stats_html(state.shown)
+    assert "not unique: de = 13 &lt; ds = 14" in html and "1-dimensional set" in html
+    assert "class shares, posteriors and entropy R2 are not unique" in html
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 2)
+    assert "not unique" not in _stats_html(state.shown)
+
+
+def test_a_fit_that_cannot_be_shown_for_a_defect_says_so_without_a_librarys_words(monkeypatch):
+    """An error that is no engine refusal (a defect, a library's error) reads as effdim's failure, not as
+    pandas' message; the server's log has the traceback."""
+    from effdim.search import FitResult
+
+    state = swept_stouffer_toby(2)
+
+    def broken(self, *args, **kwargs):
+        raise TypeError("unhashable type: 'numpy.ndarray'")
+
+    monkeypatch.setattr(FitResult, "class_shares", broken)
+    state.chosen = next(k for k, f in state.fits.items() if f.card == 1)
+    assert state.shown is None and state.error == (
+        "Cannot show this fit: an unexpected error inside effdim, not a problem with your input "
+        "(the server's log has the details)"
     )

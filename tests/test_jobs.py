@@ -45,7 +45,14 @@ def hog(n_bytes, *, progress=None):
 
 
 def fails(*, progress=None):
-    raise ValueError("node 'H9' does not exist")
+    from effdim.model import ModelError
+
+    raise ModelError("node 'H9' does not exist")
+
+
+def breaks(*, progress=None):
+    """A library's error, not an engine refusal (pandas on a column of lists)."""
+    raise TypeError("unhashable type: 'numpy.ndarray'")
 
 
 def dies(*, progress=None):
@@ -143,6 +150,22 @@ def test_engine_errors_and_dead_workers_are_reported(runner):
     a, b = run(go())
     assert a.state == "failed" and "'H9' does not exist" in a.error
     assert b.state == "failed" and "exit status 3" in b.error
+
+
+def test_an_error_that_is_no_engine_refusal_is_not_shown_in_a_librarys_words(runner):
+    """The user reads that effdim failed, not her input, and no library's message."""
+
+    async def go():
+        job = runner.submit(breaks, label="Reading survey.parquet")
+        await job
+        return job
+
+    job = run(go())
+    assert job.state == "failed" and "unhashable" not in job.error
+    assert job.describe() == (
+        "Reading survey.parquet: an unexpected error inside effdim, not a problem with your input "
+        "(the server's log has the details)"
+    )
 
 
 def test_at_most_workers_run_and_the_rest_wait_in_order(runner):

@@ -11,7 +11,7 @@ from waiting import run_in_fresh_loop
 
 from effdim import parse_model
 from effdim_app import logs
-from effdim_app.jobs import JobRunner
+from effdim_app.jobs import UNEXPECTED, JobRunner
 from effdim_app.state import ModelState
 from effdim_app.state import model as model_state
 
@@ -48,7 +48,7 @@ def test_a_failure_the_model_tab_shows_is_logged_with_traceback_and_session(monk
     monkeypatch.setattr(model_state.tasks, "dimensions_task", broken_engine)
     monkeypatch.setattr(model_state.REPORTS, "get", lambda key: None)
     state = ModelState(parse_model("3(2,2,2)"))
-    assert "the engine broke" in state.report_error  # shown to the user, the app goes on
+    assert state.report_error == UNEXPECTED  # shown to the user as effdim's failure, the app goes on
     (record,) = [r for r in log.records if "the engine broke" in r.getMessage()]
     assert record.levelno == logging.ERROR
     assert record.session == "browser-session-7"
@@ -66,9 +66,10 @@ def test_a_job_failed_in_its_worker_is_logged_with_the_workers_traceback_and_the
         return job
 
     job = run_in_fresh_loop(go())
-    assert job.state == "failed" and job.error == "the worker broke"
+    assert job.state == "failed" and job.error == UNEXPECTED  # the user reads effdim's failure ...
     (record,) = [r for r in log.records if "Breaking failed" in r.getMessage()]
     assert record.levelno == logging.ERROR and record.session == "browser-session-7"
+    assert "RuntimeError: the worker broke" in record.getMessage()  # ... the log the worker's own words
     assert "Traceback (most recent call last)" in record.getMessage()
     assert "fails_in_worker" in record.getMessage()
 

@@ -50,7 +50,7 @@ def parse_sizes(text: str) -> tuple[int, ...]:
             value = float(part) * mult
         except ValueError:
             raise InvalidArgument(f"sample size {part!r} is not a number") from None
-        if value < 1 or value != int(value):
+        if not math.isfinite(value) or value < 1 or value != int(value):
             raise InvalidArgument(f"sample sizes must be positive whole numbers, got {value:g}")
         sizes.append(int(value))
     if not sizes:

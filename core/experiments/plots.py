@@ -261,7 +261,9 @@ def render_png(
         ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0 or not path.exists():
-        raise ExperimentError(f"chromium could not render {path.name}: {proc.stderr.strip()[-300:]}")
+        raise ExperimentError(
+            f"chromium could not render {path.name}: {' '.join(proc.stderr.split())[-300:]}", inside=True
+        )
     return path
 
 

@@ -58,7 +58,40 @@ JobFn = Callable[[dict], dict]
 
 
 class ExperimentError(EffdimError, RuntimeError):
-    """One or more jobs failed (the finished ones are cached all the same)."""
+    """One or more jobs failed (the finished ones are cached all the same), or a study's outputs could not
+    be written.
+
+    ``inside`` tells the two kinds of failure apart: ``False`` when the engine refused what the study
+    asked of it (an :class:`EffdimError` in a job: the user's input), ``True`` when something failed
+    inside effdim or its environment (any other error: a defect or a broken tool). The CLI exits 2 on
+    the first, 1 on the second.
+    """
+
+    def __init__(self, message: str, *, inside: bool = False):
+        super().__init__(message)
+        self.inside = inside
+
+    def __reduce__(self):
+        return type(self), (str(self),), {"inside": self.inside}
+
+
+#: The settings that name a job to its user, in this order, when its configuration has them.
+_NAMING_KEYS = ("generator", "model", "kind", "leaves", "hidden", "n", "replicate")
+
+
+def _job_name(config: dict) -> str:
+    """A job as its user knows it: ``'generator=3:2,2,2,2, n=200, replicate=1'`` (every setting when
+    none of the naming ones is there).
+
+    >>> _job_name({"x": 1, "seed": 0})
+    'x=1, seed=0'
+    """
+    keys = [k for k in _NAMING_KEYS if k in config] or list(config)
+
+    def text(value: Any) -> str:
+        return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+    return ", ".join(f"{k}={text(config[k])}" for k in keys)
 
 
 @dataclass(frozen=True)
@@ -360,16 +393,30 @@ def run_jobs(
         stats.executed += 1
         bar.update(len(records))
 
+    inside: list[str] = []  # failures that are no refusal of the study's input
+
     def fail(k: str, err: BaseException) -> None:
-        stats.failures.append(f"{json.dumps(unique[k], sort_keys=True)}: {type(err).__name__}: {err}")
+        if isinstance(err, EffdimError):
+            stats.failures.append(f"job {_job_name(unique[k])}: {err}")
+        else:
+            stats.failures.append(f"job {_job_name(unique[k])}: {type(err).__name__}: {err}")
+            inside.append(stats.failures[-1])
 
     stats.executor, stats.workers = run_each(
         fn, unique, pending, finish, fail, executor=executor, workers=workers, scheduler=scheduler
     )
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
+    failed = f"{len(stats.failures)} of {len(unique)} job{'s' if len(unique) != 1 else ''}"
+    others = "" if len(stats.failures) == len(unique) else "the others are cached; " if cache else "the others ran; "
+    if inside:  # a defect outweighs a refusal: name it first
+        raise ExperimentError(
+            f"{failed} failed, {len(inside)} of them inside effdim, not on the study's settings "
+            f"({others}please report it); first: {inside[0]}",
+            inside=True,
+        )
     if stats.failures:
         raise ExperimentError(
-            f"{len(stats.failures)} of {len(unique)} jobs failed (the others are cached); first: {stats.failures[0]}"
+            f"{failed} refused the study's settings{f' ({others[:-2]})' if others else ''}; first: {stats.failures[0]}"
         )
     return [records[k] for k in keys if k in records], stats

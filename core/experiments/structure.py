@@ -1,4 +1,4 @@
-"""Do de-corrected scores learn better latent trees? (issue 11; docs/structure.md)
+"""Do de-corrected scores learn better latent trees? (docs/structure.md)
 
 The design:
 
@@ -194,7 +194,7 @@ def structure_job(config: dict) -> dict:
 
 @dataclass(frozen=True)
 class StructureStudy(Study):
-    """Configuration of the structure study (issue 11, item 4)."""
+    """Configuration of the structure study (docs/structure.md)."""
 
     replicates: int = 20
     sizes: tuple[int, ...] = (1000, 3000, 10000, 30000, 100000)

@@ -9,10 +9,12 @@ folder:
   |X| = 1..3 (the controls); ``sweep-W.png``: the curves and the sweep table; ``fitted-W.png``: the
   fitted view of the pick;
 * ``experiments-W.png``: the Experiments tab once its plots are drawn;
-* ``projector-W.png``: projector mode on an irregular model (the regularization log shown);
+* ``projector-W.png``: projector mode switched on with an irregular model (the regularization log shown);
 
 then ``dashboard-jupyterlab.png`` (one folder up, as the README and docs/dashboard.md show it): the example
-notebook run in JupyterLab, every request off this machine refused (``tests/ui/jupyterlab_session.py``).
+notebook run in JupyterLab, every request off this machine refused (``tests/ui/jupyterlab_session.py``);
+and ``jupyterlab-TAB-W.png``: the same tabs in a JupyterLab notebook cell (``effdim_app.app()``, offline) at
+each width, JupyterLab's bars and file browser around it.
 
 Run: ``python docs/screenshots/take_screenshots.py [--widths 1366 1024] [--no-jupyterlab]``
 """
@@ -24,7 +26,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -32,7 +33,7 @@ sys.path[:0] = [str(REPO / "tests" / "ui"), str(REPO / "benchmarks")]  # the bro
 
 from bench_classroom import start_server, stop_server  # noqa: E402
 from jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts  # noqa: E402
-from pages import CURVE_POINTS, TIMEOUT, open_app, sweep_stouffer_toby  # noqa: E402
+from pages import CURVE_POINTS, TIMEOUT, apply_notation, open_app, sweep_stouffer_toby  # noqa: E402
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
@@ -56,41 +57,99 @@ def _settle(page: Page) -> None:
 
 
 def _to_top(page: Page, selector: str) -> None:
-    """Scroll the page so that the first element matching ``selector`` is at the top of the window."""
+    """Scroll the page so that the first element matching ``selector`` is at the top of its scrolling area
+    (the served page's main area, the notebook), the window itself left at its top (the page's header whole)."""
     page.locator(selector).first.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    page.evaluate("() => window.scrollTo(0, 0)")
 
 
-def served(url: str, page: Page, width: int) -> list[Path]:
-    """The screenshots of the served page at ``width`` x 768."""
+def every_tab(page: Page, width: int, prefix: str, home) -> list[Path]:
+    """The screenshots of every tab of the dashboard drawn on ``page`` (``width`` x 768), named
+    ``{prefix}{tab}-{width}.png``; ``home()`` scrolls the dashboard's top into view."""
     shots = []
 
     def shot(name: str) -> None:
         _settle(page)
-        path = HERE / f"{name}-{width}.png"
+        path = HERE / f"{prefix}{name}-{width}.png"
         page.screenshot(path=str(path))
         shots.append(path)
 
-    open_app(page, url)
+    home()
     shot("model")
     sweep_stouffer_toby(page, up_to=3)
     expect(page.locator(".effdim-results .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT)
     expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
-    page.evaluate("() => window.scrollTo(0, 0)")
+    home()
     shot("data")
     _to_top(page, ".effdim-curves")
     shot("sweep")
     _to_top(page, ".effdim-fit-choice")
     shot("fitted")
-    page.evaluate("() => window.scrollTo(0, 0)")
+    home()
     page.get_by_text("Experiments", exact=True).click()
     expect(page.get_by_text("Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score")).to_be_visible(timeout=TIMEOUT)
     page.wait_for_function(FRAMES_DRAWN, timeout=TIMEOUT)
+    home()
     shot("experiments")
-    open_app(page, f"{url}?projector=1&model={quote(IRREGULAR)}")
+    page.get_by_text("Model & dimensions", exact=True).click()
+    apply_notation(page, IRREGULAR)
     expect(page.locator(".effdim-steps .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    page.get_by_role("button", name="Projector: off").click()
+    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
+    home()
     shot("projector")
     return shots
+
+
+def served(url: str, page: Page, width: int) -> list[Path]:
+    """The screenshots of the served page at ``width`` x 768."""
+    open_app(page, url)
+    return every_tab(page, width, "", lambda: page.evaluate("() => window.scrollTo(0, 0)"))
+
+
+#: The notebook the JupyterLab screenshots are taken in: the dashboard as a user opens it, in the first cell.
+LAB_NOTEBOOK = {
+    "cells": [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "dashboard",
+            "metadata": {},
+            "outputs": [],
+            "source": "import effdim_app\n\neffdim_app.app()",
+        }
+    ],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def _run_notebook(page: Page, url: str) -> None:
+    """Open JupyterLab's notebook at ``url`` offline, run it, and wait for the dashboard and the kernel."""
+    refuse_other_hosts(page, [])
+    page.goto(url)
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    expect(page.locator("[data-stat=ds]")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+
+
+def in_jupyterlab_tabs(browser, width: int) -> list[Path]:
+    """Every tab of ``effdim_app.app()`` in a JupyterLab notebook cell at ``width`` x 768, offline
+    (``jupyterlab-{tab}-{width}.png``): JupyterLab's bars and file browser as a user sees them."""
+    import json
+
+    with tempfile.TemporaryDirectory() as home:
+        notebook = Path(home) / "effdim.ipynb"
+        notebook.write_text(json.dumps(LAB_NOTEBOOK))
+        with jupyterlab(notebook, Path(home) / "lab") as url:
+            page = browser.new_context(viewport={"width": width, "height": 768}).new_page()
+            _run_notebook(page, url)
+            # the tabs' top: at 1024 px the output is too narrow for the sidebar beside the tabs, which
+            # then come under it
+            return every_tab(page, width, "jupyterlab-", lambda: _to_top(page, ".effdim-tabs"))
 
 
 def in_jupyterlab(browser) -> Path:
@@ -99,13 +158,8 @@ def in_jupyterlab(browser) -> Path:
     path = HERE.parent / "dashboard-jupyterlab.png"
     with tempfile.TemporaryDirectory() as home, jupyterlab(notebook, Path(home)) as url:
         page = browser.new_context(viewport={"width": 1366, "height": 1400}).new_page()
-        refuse_other_hosts(page, [])
-        page.goto(url)
-        page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        _run_notebook(page, url)
         output = page.locator(".jp-OutputArea-output").filter(has=page.locator("[data-stat=ds]"))
-        expect(output).to_be_visible(timeout=TIMEOUT)
-        page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
         page.locator(".jp-Cell").filter(has=output).evaluate("(el) => el.scrollIntoView({block: 'start'})")
         _settle(page)
         box = output.bounding_box()
@@ -129,6 +183,9 @@ def main() -> None:
                 page.close()
             if not args.no_jupyterlab:
                 print(in_jupyterlab(browser).relative_to(REPO))
+                for width in args.widths:
+                    for path in in_jupyterlab_tabs(browser, width):
+                        print(path.relative_to(REPO))
             browser.close()
     finally:
         stop_server(process)

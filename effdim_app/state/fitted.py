@@ -23,6 +23,7 @@ from ..logs import swallowed
 from .model import ModelState
 from .reproduce import reproducing_command
 from .scores import ScoresState
+from .shared import failure_text
 
 __all__ = ["FittedState", "ShownFit", "DEFAULT_SCORE", "STALE"]
 
@@ -132,7 +133,7 @@ class FittedState(param.Parameterized):
             )
         except Exception as err:  # noqa: BLE001 - say why in the view, keep the session alive
             swallowed(f"fitted model {fit.model}, node {node}", err)
-            self.param.update(shown=None, error=f"Cannot show this fit: {err}")
+            self.param.update(shown=None, error=f"Cannot show this fit: {failure_text(err)}")
             return
         self.param.update(shown=shown, error="")
 

@@ -40,6 +40,7 @@ from .shared import (
     cached_standard_dimension,
     cached_violations,
     error_text,
+    failure_text,
     job_parameter,
     runner_parameter,
 )
@@ -173,7 +174,7 @@ class ModelState(ModelEdits, param.Parameterized):
             return report, "", f"Computing the exact de ({why})…"
         except Exception as err:  # the engine names the problem; show it, keep the app alive
             swallowed(f"dimensions of {model}", err)
-            return None, error_text(err), ""
+            return None, failure_text(err), ""
 
     def _show(self, model: HLCModel, selected: str | None = None, **extra) -> None:
         """Make ``model`` current: one update with everything derived from it."""
@@ -264,7 +265,7 @@ class ModelState(ModelEdits, param.Parameterized):
             except Exception as err:  # shown to the user; the interactive report stays
                 swallowed(f"direct rank of {model}", err)
                 self.param.update(direct_running=False)
-                self._say(f"The direct rank could not be computed: {error_text(err)}", "danger")
+                self._say(f"The direct rank could not be computed: {failure_text(err)}", "danger")
                 return None
         else:
             job = self.jobs.submit(

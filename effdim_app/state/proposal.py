@@ -9,7 +9,8 @@ that very model is already among the fits shown, the change of the shown score.
 Applying it puts the model into the editor (undoable there) and scores it next,
 which clears the sweep or climb as any model change does. Undo of that edit
 (anywhere: the editor's Undo or this proposal's) brings the earlier sweep or
-climb back with the model, as results of the model now shown again.
+climb back with the model, as results of the model now shown again, and the
+fitted view back to the fit and node that were shown.
 
 No Panel import (as the rest of :mod:`effdim_app.state`).
 """
@@ -37,7 +38,8 @@ class ProposalState(param.Parameterized):
 
     def __init__(self, fitted: FittedState, **params):
         super().__init__(fitted=fitted, **params)
-        self._before: tuple[Any, tuple] | None = None  # (model, ScoresState.snapshot()) before applying
+        # (model, ScoresState.snapshot(), the fitted view's fits, chosen fit and node) before applying
+        self._before: tuple[Any, tuple, tuple] | None = None
         # registered after ScoresState's own watcher, so it runs after the results were cleared
         self.models.param.watch(self._model_changed, ["effective"])
 
@@ -97,7 +99,8 @@ class ProposalState(param.Parameterized):
         moved = self.pending
         if moved is None:
             return False
-        before = (self.models.model, self.scores.snapshot())
+        fitted = self.fitted
+        before = (self.models.model, self.scores.snapshot(), (fitted.fits, fitted.chosen, fitted.node))
         self._before = None  # the watcher must not restore while the model changes to the proposal
         if not self.models.set_model(moved, "New hidden node from a bivariate residual"):
             self.text = f"The editor refused {moved}."
@@ -122,10 +125,11 @@ class ProposalState(param.Parameterized):
         before = self._before
         if before is None:
             return
-        model, snapshot = before
+        model, snapshot, (fits, chosen, node) = before
         self._before = None
         self.applied = False
         if self.models.model != model:  # another edit: the results stay cleared
             return
-        self.scores.restore(snapshot)
+        self.scores.restore(snapshot)  # shows the results' default pick ...
+        self.fitted.param.update(fits=fits, chosen=chosen, node=node)  # ... back to the fit the analyst had chosen
         self.text = "Undone: the previous model and its results are back."

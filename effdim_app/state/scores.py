@@ -14,7 +14,7 @@ from typing import Any
 
 import param
 
-from effdim import HLCModel, ModelError, parse_model
+from effdim import EffdimError, HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import PAPER_SCORES, SCORES, best
@@ -205,11 +205,7 @@ class ScoresState(param.Parameterized):
         ``past_saturation``: no dimension is computed here, on the server's
         event loop.
         """
-        limits = self.models.limits
-        if self.card_max > limits.max_card:
-            raise ValueError(
-                f"the largest cardinality {self.card_max:,} is above this server's limit of {limits.max_card:,}"
-            )
+        self.models.limits.check_sweep(self.card_min, self.card_max)
         if self.card_max == 0:
             if self.card_min == 1:
                 return None, not self.past_saturation
@@ -221,12 +217,6 @@ class ScoresState(param.Parameterized):
             return list(range(self.card_min, max(top, self.card_min) + 1)), not self.past_saturation
         if self.card_max < self.card_min:
             return None, False
-        count = self.card_max - self.card_min + 1
-        if count > limits.max_sweep:
-            raise ValueError(
-                f"the range {self.card_min}..{self.card_max} has {count:,} cardinalities; this "
-                f"server sweeps at most {limits.max_sweep} at a time"
-            )
         return list(range(self.card_min, self.card_max + 1)), False
 
     async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None, **kwargs) -> Any:
@@ -293,7 +283,7 @@ class ScoresState(param.Parameterized):
             return None
         try:
             cards, until_saturated = self._sweep_range()
-        except ValueError as err:
+        except EffdimError as err:  # a server limit (LimitError), or the engine's refusal of the model or data
             self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
             return None
         self.param.update(results=[], climb=None)

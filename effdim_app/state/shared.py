@@ -15,16 +15,33 @@ import param
 
 from effdim import HLCModel
 
-from ..jobs import Job, JobRunner
+from ..jobs import UNEXPECTED, Job, JobRunner
 
 #: The kinds of a state's ``message`` (the views colour it by kind).
 MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 
 
 def error_text(err: BaseException) -> str:
-    """The error's message for the user (its class name when it has none)."""
+    """The error's message for the user (its class name when it has none); a model leaf that names no data
+    column gets the dashboard's remedy in place of the Python argument the engine's message names."""
+    from effdim.data import LeavesWithoutColumns
+
+    if isinstance(err, LeavesWithoutColumns):
+        return (
+            f"{err.problem}; rename the leaves after the columns (Rename on the Model tab), or score the LC "
+            "model over all columns"
+        )
     text = str(err).strip()
     return text or type(err).__name__
+
+
+def failure_text(err: BaseException) -> str:
+    """What the user reads of a computation that raised: the engine's refusal in its words (an
+    :class:`effdim.errors.EffdimError`), or, for any other error (a defect or a library's; the caller logs
+    its traceback), that effdim failed, not her input, never the library's words."""
+    from effdim.errors import EffdimError
+
+    return error_text(err) if isinstance(err, EffdimError) else UNEXPECTED
 
 
 @lru_cache(maxsize=512)

@@ -274,7 +274,7 @@ class ScoresPanel(Viewer):
             value=0, max=100, active=False, sizing_mode="stretch_width", height=18, margin=(10, 10)
         )
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
-        self.message = message(state)
+        self.message = message(state, keep_height=False)
         self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
         self.learned_note = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-learned"])
         self.learned_box = pn.Column(

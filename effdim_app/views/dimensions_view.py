@@ -15,7 +15,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import TABLE_CSS
-from .widgets import BIG, JobLine, compact, heading, html, in_one_message, plain, typed
+from .widgets import BIG, SMALL_TABLE, JobLine, compact, heading, html, in_one_message, plain, typed
 
 __all__ = ["DimensionsPanel"]
 
@@ -63,7 +63,7 @@ class DimensionsPanel(Viewer):
             formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
             # stuck on screen after a row re-render; the row note spells out the full LC model.)
-            configuration={"columnDefaults": {"resizable": False}},
+            configuration={"columnDefaults": {"resizable": False}, **SMALL_TABLE},
             css_classes=["effdim-dims"],
             height=None,
             min_height=80,

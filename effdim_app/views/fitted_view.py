@@ -1,4 +1,4 @@
-"""The "Fitted model" view of the Data & scores tab (issue 10).
+"""The "Fitted model" view of the Data & scores tab.
 
 After a sweep or a hill climb, pick one of the fits and see what an analyst
 coming from poLCA or StepMix looks at first:

@@ -13,7 +13,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import ALERT_CSS, CARD_CSS, TABLE_CSS
-from .widgets import heading, html, in_one_message, message, plain, typed
+from .widgets import SMALL_TABLE, heading, html, in_one_message, message, plain, typed
 
 __all__ = ["SelectionPanel", "RegularizationPanel"]
 
@@ -153,9 +153,11 @@ class RegularizationPanel(Viewer):
         self._update()
 
     def set_font_scale(self, scale: float) -> None:
-        """Projector mode: the step log's columns are measured again for the larger type (Tabulator keeps
-        the widths of its first layout: switched on with a log shown, headers were cut to "s…")."""
-        self._steps_layout = "fit_data_fill" if scale > 1 else "fit_data_stretch"
+        """Projector mode: the step log's columns are laid out again for the larger type (Tabulator keeps
+        the widths of its first layout: switched on with a log shown, headers were cut to "s…"), sharing
+        the log's width, their text wrapped (sized to their text, a removal's "old → new" ran past the
+        log's right edge, to be scrolled to)."""
+        self._steps_layout = "fit_columns" if scale > 1 else "fit_data_stretch"
         if self.steps is not None:
             self.steps.layout = self._steps_layout
 
@@ -172,6 +174,7 @@ class RegularizationPanel(Viewer):
                 css_classes=["effdim-steps"],
                 stylesheets=[TABLE_CSS],
                 formatters={"old → new": {"type": "textarea"}},  # a removal's long text wraps, not cut off
+                configuration=SMALL_TABLE,
                 header_tooltips={
                     "rule": "shrink: |H| to Π|Ne(H)|/max|Ne(H)| (Lemma 4.1). remove: a hidden node with two "
                     "neighbours, one hidden, and |H| ≥ the smaller one copies it and is removed.",

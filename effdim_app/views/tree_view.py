@@ -6,8 +6,8 @@ lifetime of the view): an edit replaces the data of four
 one) and the axis ranges. The first version used a HoloViews
 ``DynamicMap`` with a ``SingleTap`` stream (the HoloViews recipe for clicks); measured
 with ``benchmarks/bench_app_update.py`` every edit re-rendered the whole
-overlay through HoloViews, 200-380 ms on this machine, above the issue's
-0.3 s budget with the rest of the page still to update. Updating the data
+overlay through HoloViews, 200-380 ms on this machine, above the
+0.3 s budget of an edit with the rest of the page still to update. Updating the data
 sources costs a few milliseconds. The click works like the ``SingleTap``
 recipe: the plot's ``tap`` event gives data coordinates and the state picks
 the nearest node (``ModelState.select_nearest``); no glyph hit-testing.

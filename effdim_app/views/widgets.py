@@ -33,6 +33,14 @@ def compact(value: int) -> str:
     return f"{float(mantissa):.3g}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+#: Tabulator options of a table of a few dozen rows at most that an edit refills (the dimension table, the
+#: regularization log): every row drawn at once. Tabulator's default virtual rendering adds, per refill, a
+#: fill pass and a redraw when its own resize observer sees the row count change the table's height; in a
+#: JupyterLab output the two were about a third of the browser's time applying a shape-changing Apply
+#: (docs/dashboard.md, "A shape-changing Apply in a JupyterLab cell").
+SMALL_TABLE = {"renderVertical": "basic"}
+
+
 def typed(**columns: str) -> pd.DataFrame:
     """An empty frame with typed columns: Tabulator picks its formatters from the first dtypes."""
     return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
@@ -61,19 +69,22 @@ def html(obj="", **params) -> pn.pane.HTML:
     return pn.pane.HTML(obj, **params)
 
 
-def message(obj: param.Parameterized) -> pn.pane.HTML:
+def message(obj: param.Parameterized, keep_height: bool = True) -> pn.pane.HTML:
     """A line showing ``obj.message`` in the colour of ``obj.message_kind``.
 
     Plain text, never Markdown: messages quote what the user typed (names
-    with underscores, stars, backquotes) and must show it as typed. The line
-    keeps its height when empty, so a message appearing does not push the
-    rest of the page down.
+    with underscores, stars, backquotes) and must show it as typed. With
+    ``keep_height`` the line keeps its height when empty, so a message
+    appearing does not push the rest of the page down (under the tree, where
+    the next click lands); without it an empty line takes no room (above the
+    score curves, which would otherwise sit under a blank band).
     """
     pane = html(sizing_mode="stretch_width", margin=(2, 5), css_classes=["effdim-message"])
+    folds = "" if keep_height else " effdim-msg-folds"
 
     def update(*_):
         text = plain(obj.message)
-        pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}' role='status'>{text}</div>"
+        pane.object = f"<div class='effdim-msg effdim-msg-{obj.message_kind}{folds}' role='status'>{text}</div>"
 
     obj.param.watch(update, ["message", "message_kind"])
     update()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import TIMEOUT, box, css, cut_off, open_app, stat
+from pages import DEEP, TIMEOUT, box, css, cut_off, open_app, stat
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -160,3 +160,25 @@ def test_guided_demo_steps_through_the_papers_cases_with_the_engines_numbers(pag
     expect(notation).to_have_value(str(parse_model(PRESETS[IRREGULAR])), timeout=TIMEOUT)
     page.get_by_role("button", name="End demo").click()
     expect(bar).to_be_hidden()
+
+
+# [scrollWidth, clientWidth] of the regularization log's rows area: wider content scrolls sideways, hiding
+# the end of its last column.
+LOG_WIDTHS = f"""() => {{ {DEEP} const log = deep('.effdim-steps')[0];
+  const holder = log && log.shadowRoot && log.shadowRoot.querySelector('.tabulator-tableholder');
+  return holder ? [holder.scrollWidth, holder.clientWidth] : null; }}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_projector_log_shows_its_whole_width(page: Page, app_url, width):
+    page.set_viewport_size({"width": width, "height": 768})
+    open_app(page, app_url)
+    notation = page.locator(".effdim-notation textarea")
+    notation.fill("4(3(2,2,2),3(2,2))")  # irregular: the log's removal step reads "H2 - H1:3 - H3 → H2 - H3"
+    page.get_by_role("button", name="Apply notation").click()
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(2, timeout=TIMEOUT)
+    page.get_by_role("button", name="Projector: off").click()
+    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # the log's new layout
+    content, shown = page.evaluate(LOG_WIDTHS)
+    assert content <= shown + 1, f"the regularization log is {content} px wide in {shown} px"

@@ -1,4 +1,4 @@
-"""The dashboard in headless Chromium: the issue's list of browser checks.
+"""The dashboard in headless Chromium: the browser checks of every tab.
 
 Each test opens a fresh browser page, hence a fresh server session.
 """

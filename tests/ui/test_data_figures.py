@@ -3,7 +3,7 @@ sweep and after a hill climb (effdim_app.dashboard's data tab keeps all its figu
 with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame)."""
 
 import pytest
-from pages import SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
+from pages import DEEP, SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -40,3 +40,19 @@ def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
     page.get_by_role("button", name="Hill climb").click()
     frames = _shown(page, "Hill climb on")
     assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
+
+
+# Blank px between the bottom of the sweep's status line and the top of the score curves.
+GAP_ABOVE_CURVES = f"""() => {{ {DEEP}
+  return deep('.effdim-curves')[0].getBoundingClientRect().top - deep('.effdim-status')[0].getBoundingClientRect().bottom;
+}}"""
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_no_blank_band_above_the_score_curves(page: Page, app_url, width):
+    page.set_viewport_size({"width": width, "height": 768})
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=3)
+    _shown(page, "Scores against")
+    gap = page.evaluate(GAP_ABOVE_CURVES)
+    assert gap < 20, f"{gap:.0f} px blank between the sweep's status and its curves"  # an empty message took 50

@@ -1,4 +1,4 @@
-"""The "Fitted model" view in headless Chromium (issue 10): profiles, fit statistics,
+"""The "Fitted model" view in headless Chromium: profiles, fit statistics,
 posterior download (a click on the BVR heatmap: test_proposal.py)."""
 
 import pytest

@@ -32,7 +32,9 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     page.get_by_role("button", name="Apply proposed model").click()
     expect(proposal).to_contain_text("Applied", timeout=TIMEOUT)
     expect(results.first).to_be_hidden(timeout=TIMEOUT)  # a new model: its own sweep is still to run
-    expect(stats).to_contain_text("df = dc − de")  # the fit shown stays
+    expect(stats).to_contain_text("df = dc − de")  # the fit shown stays, marked as not of the model on screen
+    stale = page.get_by_text("This fit no longer matches the model on screen")
+    expect(stale.last).to_be_visible(timeout=TIMEOUT)
 
     page.get_by_role("button", name="Undo", exact=True).click()
     expect(proposal).to_contain_text("previous model and its results are back", timeout=TIMEOUT)
@@ -40,5 +42,9 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
     expect(results).to_have_count(3, timeout=TIMEOUT)  # every row of the sweep table back ...
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT)  # ... and the curves
+    # ... and the fit that was shown before, not the sweep's BIC+ pick (|X| = 2), no longer marked
+    expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)
+    expect(stale).to_have_count(0)
+    expect(page.locator(".effdim-fit-choice select")).to_have_value("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
     page.get_by_text("Model & dimensions", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)

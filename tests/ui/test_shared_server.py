@@ -1,4 +1,4 @@
-"""Two students on one server (issue 8): page A's huge and heavy inputs never delay page B's edits.
+"""Two students on one server: page A's huge and heavy inputs never delay page B's edits.
 
 Page A applies ``3:1000000000,2`` (once killed the server), ``61:50,50,50``
 (once blocked it for 87 s), a heavy model whose exact de runs as a job, and

@@ -1,0 +1,408 @@
+"""The commands that read data: ``fit``, ``blrt``, ``sweep``, ``search`` and ``learn`` (what each prints,
+its JSON and its report); the engine does the work."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+
+from ..errors import EffdimError
+from ..priors import DirichletPrior
+from ..scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
+from .arguments import SEPARATOR_NAMES, UsageError, _em_kwargs, _em_settings, _executor_kwargs
+from .output import _STDERR, _emit_json, _n, _Progress, format_table
+
+
+def _load_data(args: argparse.Namespace):
+    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
+
+    What was detected (format, encoding, separator) is a note
+    (:class:`_Stderr`): one line on stderr after the results once the
+    command has succeeded, or in brackets in its error line; none with
+    ``--quiet`` or ``--json``.
+    """
+    from .. import datasets
+    from ..reading import read_data
+
+    if args.data in datasets.names():
+        if args.sep is not None or args.encoding is not None:
+            raise UsageError(
+                f"effdim {args.command}: --sep and --encoding apply to data files, "
+                f"not to the bundled data set {args.data!r}"
+            )
+        return datasets.load(args.data)
+    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
+    if not (args.quiet or args.json):
+        _STDERR.note(f"read {loaded.dataset.source} as {loaded.description()}")
+    return loaded.dataset
+
+
+def _criteria(args: argparse.Namespace) -> list[str]:
+    """The criteria a printed table shows: the paper's four and AIC, or all with ``--criteria all``."""
+    return list(SCORES) if args.criteria == "all" else [*PAPER_SCORES, "aic"]
+
+
+def _score_headers(args: argparse.Namespace) -> list[str]:
+    first = "-2LL" if args.deviance else "loglik"
+    return [first, *(SCORES[c].label for c in _criteria(args)), "ds", "de"]
+
+
+def _score_row(f, args: argparse.Namespace) -> list:
+    if args.deviance:
+        values = [-2 * f.loglik, *(SCORES[c].deviance(f.score(c)) for c in _criteria(args))]
+    else:
+        values = [f.loglik, *(f.score(c) for c in _criteria(args))]
+    return [*values, f.ds, f.de]
+
+
+def _scale_note(args: argparse.Namespace, fit) -> str:
+    prior = DirichletPrior.parse(fit.scores.cs_prior).label
+    if args.deviance:
+        scale = "scale: -2 log-likelihood + penalty, as poLCA and Mplus print it (lower is better)"
+    else:
+        scale = "scale: log-likelihood - penalty, as in the paper (higher is better); --deviance for -2LL"
+    return f"{scale}\nCS and CS+ use the Dirichlet prior {prior} (--cs-prior)"
+
+
+def _caveats(fit, swept=None) -> str:
+    """The pick's caveats (:func:`effdim.search.pick_caveats`) in brackets, or nothing."""
+    from ..search import pick_caveats
+
+    notes = pick_caveats(fit, swept)
+    return f"   [{'; '.join(notes)}]" if notes else ""
+
+
+def _json_fit(result) -> dict:
+    """A fit's JSON: every score (higher is better) and the same on the -2LL scale under ``deviance``."""
+    payload = result.to_json()
+    payload["deviance"] = result.scores.deviance()
+    return payload
+
+
+def _cmd_fit(args: argparse.Namespace) -> None:
+    from ..notation import load_model
+    from ..search import fit
+
+    _prepare_report(args)
+    data = _load_data(args)
+    model = load_model(args.model)
+    result = fit(data, model, warn=False, **_em_kwargs(args))
+    for node, order in _orders(args, model):
+        result = result.relabeled(node, order)
+    stats = result.fit_statistics()
+    boot = None
+    if args.bootstrap:
+        from ..bootstrap import bootstrap_g2
+
+        bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
+        boot = bootstrap_g2(result, args.bootstrap, **_em_settings(args), progress=bar, **_executor_kwargs(args))
+        bar.close()
+    try:
+        ident = result.identification()
+    except EffdimError as err:  # too many parameters for the SVD: say so, show the rest
+        ident = err
+    equivalent = None
+    if not result.unique and args.equivalent_fits:
+        equivalent = result.equivalent_share_ranges(args.equivalent_fits, seed=args.seed)
+    bvr = result.bivariate_residuals()
+    if args.posteriors:
+        result.posteriors().to_csv(args.posteriors, index=False)
+    _write_report(args, result, data=data, bootstrap=boot)
+    notes = result.em.convergence_notes()
+    if args.json:
+        payload = _json_fit(result)
+        payload["params"] = result.parameters_json()
+        payload["fit"] = stats.to_json()
+        if boot is not None:
+            payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
+        payload["identification"] = {"text": str(ident)} if isinstance(ident, EffdimError) else ident.to_json()
+        if equivalent is not None:
+            payload["equivalent_fits"] = equivalent
+        payload["bvr"] = _bvr_pairs(bvr)
+        # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
+        payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
+        payload["convergence"] = notes
+        _emit_json(payload)
+        return
+    print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
+    print(format_table(_score_headers(args), [_score_row(result, args)]))
+    print(_scale_note(args, result))
+    info = result.restarts
+    print(
+        f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
+        f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
+    )
+    print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
+    for line in notes:
+        print(f"warning: {line}")
+    for line in result.degenerate:
+        print(f"degenerate: {line}")
+    shares = result.class_shares()
+    for node in model.hidden:
+        rows = shares[shares["node"] == result.labels.name(node)]
+        print(f"\nshares of {node} (states by decreasing share; reorder with --order)")
+        print(format_table(["state", "share"], [(r.state, r.share) for r in rows.itertuples()]))
+    root = model.root
+    prof = result.profiles(root)
+    wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
+    print(f"\nP(item = category | {root})")
+    print(
+        format_table(
+            ["item", "category", *[f"{root}={c}" for c in wide.columns]],
+            [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())],
+        )
+    )
+    print("\nfit (complete table of response patterns)")
+    p = lambda v: "n/a" if v is None or v != v else f"{v:.4f}"  # noqa: E731  (None, NaN: not defined)
+    print(
+        f"G2 {p(stats.g2)}   X2 {p(stats.x2)}   df = dc - de = {stats.df}   "
+        f"p(G2) {p(stats.p_g2)}   p(X2) {p(stats.p_x2)}"
+        + (f"   bootstrap p(G2) {boot.p_value:.4f} (B = {boot.B})" if boot is not None else "")
+    )
+    for note in stats.to_json()["notes"]:
+        print(f"  {note}")
+    avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
+    print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
+    if isinstance(ident, EffdimError):
+        print(f"identification: {ident}")
+        if not result.unique:
+            print(result.non_unique_sentence())
+    else:
+        print(ident.sentence())
+    if equivalent is not None:
+        ranges = "; ".join(
+            f"{result.labels.name(node)} " + ", ".join(f"{i + 1}: {lo:.3f}-{hi:.3f}" for i, (lo, hi) in enumerate(rows))
+            for node, rows in equivalent["shares"].items()
+        )
+        print(f"class shares over {equivalent['fits']} equally good fits (--equivalent-fits): {ranges}")
+    pairs = _bvr_pairs(bvr)[:3]
+    if pairs:
+        print(
+            "largest bivariate residuals (above 1: local dependence): "
+            + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs))
+        )
+    if args.posteriors:
+        print(f"posteriors written to {args.posteriors}")
+    if args.report:
+        print(f"report written to {args.report}")
+
+
+#: ``effdim fit --json`` lists this many response patterns under ``worst_patterns``.
+WORST_PATTERNS = 20
+
+
+def _bvr_pairs(bvr) -> list[dict]:
+    """The bivariate residuals as a list of pairs, largest first (pairs never answered together left out)."""
+    names = list(bvr.index)
+    pairs = [
+        {"items": [a, b], "bvr": float(bvr.iloc[i, j])}
+        for i, a in enumerate(names)
+        for j, b in enumerate(names)
+        if i < j and bvr.iloc[i, j] == bvr.iloc[i, j]
+    ]
+    return sorted(pairs, key=lambda q: -q["bvr"])
+
+
+def _prepare_report(args: argparse.Namespace) -> None:
+    """Before any work for ``--report``: refuse a file that cannot be written, and fix a seed so the
+    command in the report reproduces the numbers."""
+    if not args.report:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if not os.path.isdir(folder):
+        raise UsageError(f"effdim {args.command}: --report {args.report}: the folder {folder} does not exist")
+    if args.seed is None:
+        args.seed = int.from_bytes(os.urandom(4), "big") >> 1
+
+
+def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
+    """Write the HTML report (:mod:`effdim.report`) with the command that reproduces it, if ``--report``."""
+    if not args.report:
+        return
+    from ..report import command_line, write_report
+
+    sep = next((name for name, char in SEPARATOR_NAMES.items() if char == args.sep), args.sep)
+    options = {
+        "--sep": sep,
+        "--encoding": args.encoding,
+        "--model": args.model,
+        "--node": getattr(args, "node", None),
+        "--max-card": getattr(args, "max_card", None),
+        "--score": getattr(args, "score", None),
+        "--pick": getattr(args, "pick", None),
+        "--map": args.map,
+        "--order": getattr(args, "order", None),
+        "--restarts": args.restarts,
+        "--seed": args.seed,
+        "--tol": args.tol,
+        "--max-iter": args.max_iter,
+        "--prior": args.prior,
+        "--cs-prior": args.cs_prior,
+        "--bootstrap": getattr(args, "bootstrap", None),
+        "--report": args.report,
+    }
+    write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
+
+
+def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
+    """``--order NODE=3,1,2`` (1-based, as printed) as ``(node, 0-based order)``."""
+    out = []
+    for item in args.order:
+        node, sep, text = item.partition("=")
+        try:
+            order = [int(t) - 1 for t in text.split(",")]
+        except ValueError:
+            order = None
+        if not sep or not node or order is None:
+            raise UsageError(f"effdim fit: --order expects NODE=STATE,STATE,... (e.g. X=2,1,3), got {item!r}")
+        out.append((node, order))
+    return out
+
+
+@contextlib.contextmanager
+def _convergence_notes():
+    """Collect the fits' ConvergenceWarnings into a list (printed as ``warning:`` lines, or in the JSON)
+    instead of Python's warning lines with a file name and a line of source."""
+    import warnings
+
+    from ..em import ConvergenceWarning
+
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            yield notes
+        finally:
+            notes.extend(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
+            for w in caught:  # anything else is shown as it would have been
+                if not issubclass(w.category, ConvergenceWarning):
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _cmd_blrt(args: argparse.Namespace) -> None:
+    from ..bootstrap import blrt
+    from ..notation import load_model
+
+    data = _load_data(args)
+    model = load_model(args.model)
+    bar = _Progress(args.quiet or args.json, "blrt", "replicates")
+    options = _em_kwargs(args)
+    with _convergence_notes() as notes:
+        result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar, **_executor_kwargs(args))
+        bar.close()
+    if args.json:
+        _emit_json({**result.to_json(), "convergence": notes})
+        return
+    print(f"bootstrap likelihood-ratio test: {result.null_model} (null) against {result.alternative}")
+    print(f"LR = 2 (LL_k - LL_k-1) = {result.statistic:.4f}   bootstrap p = {result.p_value:.4f}   (B = {result.B})")
+    print("a small p favours the model with more states")
+    for note in notes:
+        print(f"warning: {note}")
+
+
+def _cmd_sweep(args: argparse.Namespace) -> None:
+    from ..notation import load_model
+    from ..search import sweep
+
+    _prepare_report(args)
+    data = _load_data(args)
+    model = load_model(args.model) if args.model else None
+    bar = _Progress(args.quiet or args.json, "sweep")
+    results = sweep(
+        data,
+        model,
+        node=args.node,
+        max_card=args.max_card,
+        progress=bar,
+        until_saturated=args.until_saturated,
+        **_em_kwargs(args),
+    )
+    bar.close()
+    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
+    if args.json:
+        _emit_json([_json_fit(r) for r in results])
+        return
+    node = args.node or results[0].model.root
+    shown = model if model is not None else results[-1].model
+    print(
+        f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
+        f"data {data.source or args.data}: n = {_n(results[0].n)}"
+    )
+    rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
+    print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
+    print(_scale_note(args, results[0]))
+    print()
+    width = max(len(SCORES[c].label) for c in _criteria(args))
+    for c in _criteria(args):
+        pick = best(results, c)
+        print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
+    print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if args.report:
+        print(f"report of the {SCORES[args.pick].label} pick written to {args.report}")
+
+
+def _cmd_search(args: argparse.Namespace) -> None:
+    from ..notation import load_model
+    from ..search import hill_climb
+
+    _prepare_report(args)
+    data = _load_data(args)
+    model = load_model(args.model)
+    bar = _Progress(args.quiet or args.json, f"search ({args.score})")
+    climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
+    bar.close()
+    _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
+    if args.json:
+        _emit_json(climb.to_json())
+        return
+    print(
+        f"hill climbing by {args.score} over the hidden cardinalities of {model}   "
+        f"data {data.source or args.data}: n = {_n(climb.best.n)}"
+    )
+    rows = [[i, str(f.model), *_score_row(f, args)] for i, f in enumerate(climb.path)]
+    print(format_table(["step", "model", *_score_headers(args)], rows))
+    print(_scale_note(args, climb.best))
+    print(f"\nbest: {climb.best.model}   ({len(climb.tried)} models fitted){_caveats(climb.best)}")
+    if args.report:
+        print(f"report written to {args.report}")
+
+
+def _cmd_learn(args: argparse.Namespace) -> None:
+    """``effdim learn``: structure search (logic in :mod:`effdim.structure`)."""
+    from ..structure import learn_structure
+
+    data = _load_data(args)
+    options = _em_kwargs(args)
+    bar = _Progress(args.quiet or args.json, "learn")
+
+    def report(p) -> None:
+        bar.show(f"learn: {p.steps} steps, {p.candidates} candidates, score {p.score:.2f}, {p.elapsed:.0f} s  ")
+
+    with _convergence_notes() as notes:
+        result = learn_structure(
+            data, score=args.score, start=args.start, max_time=args.max_time, progress=report, **options
+        )
+        bar.close()
+    if args.json:
+        _emit_json({**result.to_json(), "deviance": result.fit.scores.deviance(), "convergence": notes})
+        return
+    print(
+        f"structure search by {result.score} from {args.start} ({result.start.model})   "
+        f"data {data.source or args.data}: n = {_n(result.fit.n)}"
+    )
+    rows = [
+        [0, "start", "", result.start.score(result.score), "", result.start.loglik, result.start.ds, result.start.de]
+    ]
+    rows += [[i + 1, s.operator, s.text, s.score, s.gain, s.loglik, s.ds, s.de] for i, s in enumerate(result.steps)]
+    print(format_table(["step", "op", "move", result.score, "gain", "loglik", "ds", "de"], rows))
+    print(f"\nlearned: {result.model}")
+    print(format_table(_score_headers(args), [_score_row(result.fit, args)]))
+    print(_scale_note(args, result.fit))
+    print(
+        f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
+        f"{result.seconds:.1f} s; stopped: {result.stopped}"
+    )
+    for note in notes:
+        print(f"warning: {note}")
