@@ -258,6 +258,7 @@ async def student(url: str, seconds: float, seed: int, out: dict, delay: float =
         out["open_errors"].append(repr(err))
         return
     out["opens"].append(client.open_seconds)
+    out["open_starts"].append(time.time() - client.open_seconds - out["start_wall"])
     totals, box = client.find(css="effdim-totals"), client.find(css="effdim-card-input")
     shown = asyncio.Event()
     expected = [""]
@@ -420,14 +421,20 @@ def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
     log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
     # its own process group: with --processes N the forked servers go with it (see stop_server)
     server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for_server(server, port, log.name)
+    return server, f"http://127.0.0.1:{port}/effdim"
+
+
+def wait_for_server(server: subprocess.Popen, port: int, log: str = "its output") -> None:
+    """Wait until ``server`` accepts connections on ``port`` (60 s at most; then stop it and raise)."""
     deadline = time.time() + 60
     while time.time() < deadline:
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return server, f"http://127.0.0.1:{port}/effdim"
+                return
         time.sleep(0.3)
-    server.kill()
-    raise RuntimeError(f"the server did not start; see {log.name}")
+    stop_server(server)
+    raise RuntimeError(f"the server did not start; see {log}")
 
 
 async def classroom(url: str, pid: int | None, args):
@@ -439,7 +446,8 @@ async def classroom(url: str, pid: int | None, args):
     warm.close()
     await asyncio.sleep(2)
     base = memory(pid) if pid else (float("nan"), float("nan"))
-    out = {"opens": [], "open_errors": [], "edits": [], "errors": [], "lost": 0, "sweeps": [], "attacks": 0}
+    out = {"opens": [], "open_starts": [], "open_errors": [], "edits": [], "errors": [], "lost": 0, "sweeps": []}
+    out.update(attacks=0, start_wall=time.time())  # open_starts: seconds after start_wall
     seconds = 60 * args.minutes
     tasks = [sweeper(url, seconds, out), attacker(url, seconds, out)]
     tasks += [

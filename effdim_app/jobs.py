@@ -54,6 +54,9 @@ FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
 #: Modules the forkserver imports once: its watch on the server (it ends with it), and the engine, so a
 #: worker starts in milliseconds.
 PRELOAD = ["effdim_app.lifeline", "effdim_app.tasks"]
+#: How much lower a worker's CPU priority is than the server's (``os.nice``): a page open or an edit on the
+#: server's event loop takes a core before a sweep does (docs/robustness.md, "Opening a page").
+WORKER_NICENESS = 10
 _POLL_SECONDS = 0.05
 #: A job's error when it raised something other than an engine refusal (:class:`effdim.errors.EffdimError`).
 UNEXPECTED = "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
@@ -392,6 +395,15 @@ def _cap_memory(max_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
+def _yield_cpu_to_server() -> None:
+    """Lower this worker's CPU priority by :data:`WORKER_NICENESS`: with every core busy with jobs, the
+    server's one event loop (every student's page and edits) would otherwise get only its equal share."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # no nice (Windows) or not allowed: the job still runs
+        pass
+
+
 def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, server: int) -> None:
     """Body of a worker process: run ``fn``, send progress and the outcome up the pipe.
 
@@ -400,6 +412,7 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, serve
     """
     end_with_server(server)
     _cap_memory(max_bytes)
+    _yield_cpu_to_server()
 
     def progress(done: int, total: int, note: str = "", detail: str = "") -> None:
         send.send(("progress", done, total, str(note), str(detail)))

@@ -21,7 +21,7 @@ from .compat import cache_class_defaults, serialize_set_values_only
 from .config import ServerLimits
 from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
 from .jobs import JobRunner
-from .server_memory import release_after_session, tune_collector
+from .server_memory import release_after_session, settle_session, tune_collector
 
 __all__ = ["serve", "session_page", "show", "keep_until_connected"]
 
@@ -128,6 +128,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     if threaded:  # a notebook's or a test's process
         return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
     tune_collector()
+    page = settled(page)
     skip_authoring_checks()
     # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
     # and only the first opens the browser tab (Panel's show would open one per process)
@@ -140,6 +141,20 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     server.start()
     server.io_loop.start()
     return server
+
+
+def settled(build):
+    """``build`` (a page's function) followed, once the session's document is built, by
+    :func:`effdim_app.server_memory.settle_session`: the new session's objects leave the collector's sight."""
+
+    def page():
+        template = build()
+        doc = pn.state.curdoc
+        if doc is not None:
+            doc.add_next_tick_callback(settle_session)  # runs once the page's Bokeh models exist
+        return template
+
+    return page
 
 
 def skip_authoring_checks() -> None:

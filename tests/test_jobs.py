@@ -14,7 +14,7 @@ import psutil
 import pytest
 from waiting import run_in_fresh_loop, until
 
-from effdim_app.jobs import JobRunner
+from effdim_app.jobs import WORKER_NICENESS, JobRunner
 
 
 # Worker functions: module level so they pickle by name.
@@ -34,6 +34,10 @@ def sleepy(seconds, *, progress=None):
 def silent(seconds, *, progress=None):
     """A long computation that reports no progress (a progress call to a dead server would end it)."""
     time.sleep(seconds)
+
+
+def niceness(*, progress=None):
+    return os.nice(0)
 
 
 def hog(n_bytes, *, progress=None):
@@ -76,6 +80,14 @@ def test_result_and_progress(runner):
     assert (job.done, job.total) == (1, 1) and job.progress == 1.0
     assert (job.note, job.detail) == ("added", "2+3")  # words and detail both cross the pipe
     assert "done in" in job.describe()
+
+
+def test_workers_yield_the_cpu_to_the_server(runner):
+    # a sweep on every core must not slow the event loop that serves every page
+    async def go():
+        return await runner.submit(niceness, label="Niceness")
+
+    assert run(go()) == min(19, os.nice(0) + WORKER_NICENESS)
 
 
 def test_runs_in_another_process_and_progress_arrives_while_running(runner):
