@@ -14,7 +14,9 @@ folder:
 then ``dashboard-jupyterlab.png`` (one folder up, as the README and docs/dashboard.md show it): the example
 notebook run in JupyterLab, every request off this machine refused (``tests/ui/jupyterlab_session.py``);
 and ``jupyterlab-TAB-W.png``: the same tabs in a JupyterLab notebook cell (``effdim_app.app()``, offline) at
-each width, JupyterLab's bars and file browser around it.
+each width, JupyterLab's bars and file browser around it; and ``report-example.png`` (one folder up,
+as docs/report.md shows it): the report of ``effdim sweep stouffer-toby --seed 1 --report``, opened offline
+at 1366 px.
 
 Run: ``python docs/screenshots/take_screenshots.py [--widths 1366 1024] [--no-jupyterlab]``
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -167,6 +170,21 @@ def in_jupyterlab(browser) -> Path:
     return path
 
 
+def report_example(browser) -> Path:
+    """The report ``effdim sweep stouffer-toby --seed 1 --report`` writes, opened from its file (1366 px)."""
+    path = HERE.parent / "report-example.png"
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "stouffer-toby-report.html"
+        command = [sys.executable, "-m", "effdim.cli", "sweep", "stouffer-toby", "--seed", "1", "--report", report.name]
+        subprocess.run(command, cwd=folder, check=True, capture_output=True)
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(report.as_uri())
+        _settle(page)
+        page.screenshot(path=str(path), full_page=True)
+        page.close()
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--widths", type=int, nargs="+", default=[1366, 1024], help="window widths (768 high)")
@@ -181,6 +199,7 @@ def main() -> None:
                 for path in served(url, page, width):
                     print(path.relative_to(REPO))
                 page.close()
+            print(report_example(browser).relative_to(REPO))
             if not args.no_jupyterlab:
                 print(in_jupyterlab(browser).relative_to(REPO))
                 for width in args.widths:

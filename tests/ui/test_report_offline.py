@@ -1,5 +1,5 @@
 """The HTML report (effdim.report) in headless Chromium, with every request off the file refused: nothing is
-requested, every SVG figure renders, the page fits 1366 and 1024 px, and docs/report-example.png is its picture."""
+requested, every SVG figure renders, the page fits 1366 and 1024 px."""
 
 from __future__ import annotations
 
@@ -16,15 +16,13 @@ from effdim.search import fit, sweep
 
 pytestmark = pytest.mark.browser
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-
 
 STAMP = datetime.datetime(2026, 11, 26, 12, 0, tzinfo=datetime.UTC)
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict[str, Path]:
-    """Two reports, with a fixed time stamp so docs/report-example.png changes only when the report does:
+    """Two reports, with a fixed time stamp:
     a Stouffer-Toby sweep as `effdim sweep stouffer-toby --seed 1 --report ...` writes it, and the
     Figure 2 model fitted to hlc-figure2 (three hidden nodes, so three sets of profiles)."""
     folder = tmp_path_factory.mktemp("report")
@@ -103,6 +101,3 @@ def test_report_fits_the_window(page: Page, reports: dict[str, Path], width: int
     for name, path in reports.items():
         open_offline(page, path)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width, name
-        if width == 1366 and name == "stouffer-toby":
-            DOCS.mkdir(exist_ok=True)
-            page.screenshot(path=str(DOCS / "report-example.png"), full_page=True)
