@@ -277,7 +277,7 @@ def test_structure_job_reports_every_metric_per_score():
     assert timeless(again["runs"][0]) == timeless(out["runs"][0])
 
 
-def _run_row(score, learned, rf, kl, *, card_errors=0, hidden=2, ds=20, de=20):
+def _run_row(score, learned, rf, kl, *, card_errors=0, hidden=2, ds=20, de=20, stopped="converged"):
     return {
         "score": score,
         "learned": learned,
@@ -290,7 +290,7 @@ def _run_row(score, learned, rf, kl, *, card_errors=0, hidden=2, ds=20, de=20):
         "exact": rf == 0 and card_errors == 0,
         "steps": 3,
         "seconds": 1.0,
-        "stopped": "converged",
+        "stopped": stopped,
         "ds": ds,
         "de": de,
         "score_learned": -100.0 - rf,
@@ -308,6 +308,43 @@ def test_study_jobs_are_keyed_by_the_search_version():
     config = StructureStudy(replicates=1, sizes=(1000,)).jobs()[0]
     assert config["search"] == SEARCH_VERSION
     assert job_key("structure", config) != job_key("structure", {**config, "search": SEARCH_VERSION - 1})
+
+
+def test_a_search_stopped_by_time_is_not_counted_as_stopping_below_the_truth():
+    """The study's gap table counts a run more than 1 nat below the truth as a local optimum only when its
+    search converged; one cut short by the time limit is reported apart."""
+    from effdim.experiments import StructureStudy
+    from effdim.experiments.runner import JobRecord, RunStats
+
+    study = StructureStudy(replicates=3, sizes=(1000,), scores=("bic",))
+    stops = ["converged", "max_time", "max_time"]
+    records = [
+        JobRecord(
+            {"replicate": rep, "n": 1000},
+            {"truth": "t", "leaves": 8, "runs": [_run_row("bic", "a", rf, 0.001, stopped=stop)]},
+            1.0,
+            True,
+        )
+        for rep, (rf, stop) in enumerate(zip([5, 5, 0], stops))
+    ]
+    result = study.result(records, RunStats())
+    row = result.summary().iloc[0]
+    assert (row["below_truth"], row["timed_out_below"], row["timed_out"]) == (1, 1, 2)
+    assert "1 below (+1 stopped by time)" in result.markdown()
+
+
+def test_study_limits_each_search_in_cpu_seconds():
+    """The study's time limit counts CPU seconds, so where a search stops does not depend on the load: a
+    search that waits (here in its progress callback, as a loaded machine makes it wait) is not cut short."""
+    from effdim.experiments import StructureStudy
+
+    assert StructureStudy(replicates=1, sizes=(1000,)).jobs()[0]["clock"] == "cpu"
+    data = sample(separated_parameters(parse_model("2(2,2,2,2(2,2,2))")), 2000, 1)
+    waiting = lambda progress: time.sleep(0.02)  # noqa: E731
+    t = time.perf_counter()
+    result = learn_structure(data, seed=0, max_time=1.0, cpu_time=True, progress=waiting)
+    assert time.perf_counter() - t > 1.0 and result.stopped == "converged"
+    assert learn_structure(data, seed=0, max_time=1.0, progress=waiting).stopped == "max_time"
 
 
 def test_paired_comparison_of_each_de_score_with_its_ds_twin():
