@@ -2,7 +2,9 @@
 
 1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
    on 10,000 rows sampled from a random latent tree over 20 observed
-   variables (target: under 60 s) and over 50 (target: under 10 minutes).
+   variables (target: under 60 s), over 50 (target: under 10 minutes) and
+   over 100 (no target; about an hour of CPU by the cost curve of
+   docs/structure.md).
    Also reported: steps, candidates, the Robinson-Foulds distance to the
    generating tree and the score gap to the generating structure's own fit.
 2. ``local``: the cost of scoring one candidate move by local EM (the
@@ -34,12 +36,19 @@ Usage::
     .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 50 --repeats 1
     .venv/bin/python benchmarks/bench_structure.py --only local --leaves 20 --leaves 50
     .venv/bin/python benchmarks/bench_structure.py --only truth
+    .venv/bin/python benchmarks/bench_structure.py --only curve --max-cpu 1500
+
+4. ``curve``: the cost curve, CPU seconds of one search at 10, 20 and 50
+   variables (10,000 rows) and at 3,000, 10,000 and 30,000 rows (20
+   variables), and the exponents of time in variables and in rows (a
+   least-squares fit on the log-log scale).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -90,12 +99,15 @@ def make_data(n_leaves: int, n_rows: int, seed: int):
     return truth, sample(params, n_rows, rng)
 
 
-def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int) -> dict:
+def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int, max_cpu: float | None = None) -> dict:
+    """The search on one generated data set, ``repeats`` times (seeds 0, 1, ...); with ``max_cpu`` each
+    search stops after that many CPU seconds with its best model (``stopped``: ``max_time``)."""
     truth, data = make_data(n_leaves, n_rows, seed)
     runs, cpu = [], []
+    load = [round(x, 2) for x in os.getloadavg()]
     for r in range(repeats):
         t, c = time.perf_counter(), time.process_time()
-        result = learn_structure(data, score="bic+", seed=r)
+        result = learn_structure(data, score="bic+", seed=r, max_time=max_cpu, cpu_time=max_cpu is not None)
         runs.append((time.perf_counter() - t, result))
         cpu.append(time.process_time() - c)
     seconds = [s for s, _ in runs]
@@ -120,7 +132,33 @@ def bench_learn(n_leaves: int, n_rows: int, repeats: int, seed: int) -> dict:
         "bic_plus_learned": result.fit.score("bic+"),
         "bic_plus_truth_structure": reference.score("bic+"),
         "stopped": result.stopped,
+        "load_before_after": [load, [round(x, 2) for x in os.getloadavg()]],
     }
+
+
+def exponent(sizes: list[float], seconds: list[float]) -> float:
+    """The least-squares slope of log(seconds) on log(size): time grows as size^exponent."""
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def bench_curve(leaves: list[int], rows: list[int], seed: int, max_cpu: float | None) -> dict:
+    """The cost curve: one search per number of variables (at 10,000 rows) and per number of rows (at 20
+    variables), CPU seconds, and the exponents of CPU time in each. A search stopped by ``max_cpu`` gives
+    only a lower bound and is left out of the fit."""
+    by_leaves = [bench_learn(n, 10_000, 1, seed, max_cpu) for n in leaves]
+    by_rows = [bench_learn(20, n, 1, seed, max_cpu) for n in rows]
+
+    def fitted(runs: list[dict], size: str) -> dict:
+        done = [r for r in runs if r["stopped"] == "converged"]
+        return {
+            "points": {r[size]: round(r["cpu_seconds"][0], 1) for r in runs},
+            "stopped_by_the_limit": [r[size] for r in runs if r["stopped"] != "converged"],
+            "exponent": exponent([r[size] for r in done], [r["cpu_seconds"][0] for r in done])
+            if len(done) >= 2
+            else None,
+        }
+
+    return {"variables_at_10k_rows": fitted(by_leaves, "leaves"), "rows_at_20_variables": fitted(by_rows, "rows")}
 
 
 def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
@@ -191,20 +229,25 @@ def bench_truth(spec: str, n_rows: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=["learn", "local", "truth"], default=None)
+    parser.add_argument("--only", choices=["learn", "local", "truth", "curve"], default=None)
     parser.add_argument("--leaves", type=int, action="append", default=None, help="observed variables (repeatable)")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--candidates", type=int, default=12, help="local: candidates timed per size")
+    parser.add_argument("--max-cpu", type=float, default=None, help="learn, curve: CPU seconds per search")
+    parser.add_argument("--curve-leaves", type=int, nargs="+", default=[10, 20, 50])
+    parser.add_argument("--curve-rows", type=int, nargs="+", default=[3000, 10_000, 30_000])
     args = parser.parse_args()
     out = {}
     if args.only in (None, "learn"):
-        out["learn"] = [bench_learn(n, args.rows, args.repeats, args.seed) for n in (args.leaves or [20])]
+        out["learn"] = [bench_learn(n, args.rows, args.repeats, args.seed, args.max_cpu) for n in (args.leaves or [20])]
     if args.only in (None, "local"):
         out["local"] = [bench_local(n, args.rows, args.seed, args.candidates) for n in (args.leaves or [20])]
     if args.only in (None, "truth"):
         out["truth"] = [bench_truth(spec, 20_000) for spec in KNOWN_TREES]
+    if args.only == "curve":  # not part of the default run: it takes tens of minutes
+        out["curve"] = bench_curve(args.curve_leaves, args.curve_rows, args.seed, args.max_cpu)
     print(json.dumps(out, indent=2))
 
 

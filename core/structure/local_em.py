@@ -246,6 +246,7 @@ class _Region:
             log_ev[x] = e
         self.scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
         self.ev = {x: np.exp(e - e.max(axis=0)) for x, e in log_ev.items()}
+        self.ev_w = {x: ev * self.w for x, ev in self.ev.items()}  # the counts' weights of a node without children
 
     def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
         """EM from every start at once, accelerated by SQUAREM (:mod:`effdim.squarem`) as full EM is
@@ -321,20 +322,30 @@ class _Region:
         return out, float(ll[s]), used
 
     def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
-        U, M, logc = {}, {}, self.scale.copy()
+        """Log-likelihood and expected counts of every start, as batched matrix products over the patterns.
+
+        Upward: ``U[x]`` is ``x``'s evidence times its children's messages, rescaled per pattern (the logs of
+        the scales add up in ``logc``); a node without children in the region is its fixed evidence, already
+        at scale 1. Downward, with ``R = post_p / M[x]``: ``counts[x] = theta_x * (R (U[x] w)^T)`` and
+        ``post_x = U[x] * (theta_x^T R)``, the expected counts of EM without the joint table per pattern.
+        """
+        U, M = {}, {}
         S = next(iter(thetas.values())).shape[0] if thetas else 1
-        logc = np.broadcast_to(logc, (S, logc.size)).copy()
+        logc = np.broadcast_to(self.scale, (S, self.scale.size)).copy()
         for x in reversed(self.order):
-            u = np.broadcast_to(self.ev[x], (S, *self.ev[x].shape)).copy()
-            for c in self.kids[x]:
-                u *= M[c]
-            top = u.max(axis=1, keepdims=True)  # rescale per pattern against underflow
-            top = np.maximum(top, 1e-300)
-            u /= top
-            logc += np.log(top[:, 0, :])
+            kids = self.kids[x]
+            if kids:
+                u = self.ev[x] * M[kids[0]]
+                for c in kids[1:]:
+                    u *= M[c]
+                top = np.maximum(u.max(axis=1, keepdims=True), 1e-300)  # rescale per pattern against underflow
+                u /= top
+                logc += np.log(top[:, 0, :])
+            else:  # the same for every start: (k, m), broadcast by the products below
+                u = self.ev[x] if x != self.top else np.broadcast_to(self.ev[x], (S, *self.ev[x].shape))
             U[x] = u
             if x != self.top:
-                M[x] = np.maximum(np.einsum("spk,skm->spm", thetas[x], u), 1e-300)
+                M[x] = np.maximum(thetas[x] @ u, 1e-300)
         root = U[self.top] * thetas[self.top][:, 0, :, None] if self.top_free else U[self.top]
         total = root.sum(axis=1)  # (S, m)
         ll = (np.log(total) + logc) @ self.w
@@ -343,10 +354,11 @@ class _Region:
         if self.top_free:
             counts[self.top] = (post[self.top] @ self.w)[:, None, :]
         for x in self.order[1:]:
-            p = self.parent[x]
-            joint = (post[p] / M[x])[:, :, None, :] * thetas[x][:, :, :, None] * U[x][:, None, :, :]
-            counts[x] = joint @ self.w
-            post[x] = joint.sum(axis=1)
+            ratio = post[self.parent[x]] / M[x]  # (S, k_parent, m)
+            weighted = self.ev_w[x] if U[x].ndim == 2 else U[x] * self.w
+            counts[x] = thetas[x] * (ratio @ np.swapaxes(weighted, -1, -2))
+            if self.kids[x]:  # no node below needs the posterior of one without children in the region
+                post[x] = U[x] * (thetas[x].transpose(0, 2, 1) @ ratio)
         return ll, counts
 
 
