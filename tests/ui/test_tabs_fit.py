@@ -80,6 +80,7 @@ def test_fitted_view_fits_the_page_and_draws_profiles_per_item(page: Page, app_u
     page.screenshot(path=str(shots / f"fitted-{width}.png"))
 
 
+@pytest.mark.exclusive  # waits a fixed second for the applied model to reach the page
 def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, app_url):
     open_app(page, app_url)
     sweep_stouffer_toby(page, up_to=2)
