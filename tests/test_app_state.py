@@ -202,6 +202,7 @@ def test_tidy_layout(text):
     assert min(x for x, _ in pos.values()) == 0
 
 
+@pytest.mark.exclusive  # a bound on seconds
 def test_update_is_fast_for_50_node_trees():
     import time
 
@@ -563,6 +564,7 @@ def test_an_upload_that_fails_inside_reads_as_one_effdim_line_naming_the_file(mo
     assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")
 
 
+@pytest.mark.exclusive  # bounds on seconds and on the event loop's gaps
 def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():
     """231 kB, 22,000 columns: once 31 s of another session's edit; now a worker refuses it on its header."""
     from effdim_app.jobs import JobRunner

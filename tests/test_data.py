@@ -196,6 +196,7 @@ def test_zero_counts_leave_no_pattern(tmp_path):
     assert ds.n_rows == 4 and ds.n_patterns == 2
 
 
+@pytest.mark.exclusive  # a bound on seconds
 def test_compresses_243000_rows_quickly(tmp_path):
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 2, size=(243_000, 5))

@@ -167,6 +167,7 @@ def test_sample_large_space_uses_unique_path():
     assert ds.n_rows == 2000 and ds.cardinalities == (7,) * 25
 
 
+@pytest.mark.exclusive  # a bound on seconds
 def test_sample_243000_rows_is_fast():
     params = random_parameters(HLCModel.parse("5(3(2,2),2,3(2,2))"), 0)
     sample(params, 1000, 0)

@@ -28,6 +28,7 @@ def _limited_address_space():  # pragma: no cover - runs in the child process
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
+@pytest.mark.exclusive  # a bound on seconds
 @pytest.mark.parametrize(
     ("model", "extra", "culprit"),
     [

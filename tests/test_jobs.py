@@ -102,6 +102,7 @@ def test_runs_in_another_process_and_progress_arrives_while_running(runner):
     assert any(0 < s < 20 for s in seen), seen  # intermediate progress reached the loop
 
 
+@pytest.mark.exclusive  # a bound on seconds
 def test_cancel_kills_the_worker_at_once(runner):
     async def go():
         job = runner.submit(sleepy, 30.0, label="Long")
@@ -116,6 +117,7 @@ def test_cancel_kills_the_worker_at_once(runner):
     assert took < 2.0
 
 
+@pytest.mark.exclusive  # a bound on seconds
 def test_time_limit_kills_and_says_so(runner):
     async def go():
         job = runner.submit(sleepy, 30.0, label="Long", timeout=0.5)

@@ -180,6 +180,7 @@ def quick_expiry():
             server.stop()
 
 
+@pytest.mark.exclusive  # a late browser 1.5 s after the page, sessions expiring after 0.3 s and a grace of 3 s
 def test_a_page_whose_browser_connects_late_is_built_once(quick_expiry):
     url, create, _ = quick_expiry
     before = create.call_count
@@ -188,6 +189,7 @@ def test_a_page_whose_browser_connects_late_is_built_once(quick_expiry):
     assert create.call_count == before + 1  # the websocket found the page's session, not a new one
 
 
+@pytest.mark.exclusive  # still waiting 1.5 s into a grace of 3 s
 def test_a_page_that_never_connects_expires_after_its_grace(quick_expiry):
     from tornado.httpclient import HTTPClient
 

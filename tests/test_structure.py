@@ -430,6 +430,7 @@ def _wide_data(leaves: int, rows: int, seed: int):
     return sample(random_parameters(truth, rng, concentration=2.0), rows, rng)
 
 
+@pytest.mark.exclusive  # a bound on seconds
 @pytest.mark.parametrize("max_time", [0.5, 4.0])
 def test_max_time_covers_every_phase_and_returns_a_model(capsys, tmp_path, max_time):
     """200 columns: mutual information, the start fit and one step's candidates each take longer than the

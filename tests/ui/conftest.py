@@ -24,20 +24,22 @@ NO_CHROMIUM = (
     "or set EFFDIM_CHROMIUM to its path)"
 )
 
+# Without Chromium, CI fails the run as soon as it reaches the browser tests (CI must run them; every CI service sets
+# CI): raised while this file loads, the message reaches the run's summary from any pytest-xdist worker too.
+if os.environ.get("CI") and not Path(CHROMIUM).exists():
+    raise pytest.UsageError(
+        f"{NO_CHROMIUM.replace('browser tests skipped: ', '')}: CI must run the browser tests (.ci/run installs it)"
+    )
+
 
 def pytest_collection_modifyitems(config, items):
-    """Without Chromium, the browser tests are skipped on a person's machine (one line in the summary) and
-    fail the run in CI (``CI`` set, as every CI service sets it): CI must run them."""
+    """Without Chromium, the browser tests are skipped on a person's machine (one line in the summary)."""
     if Path(CHROMIUM).exists():
         return
     here = Path(__file__).parent
     browser_tests = [item for item in items if here in Path(str(item.fspath)).parents]
     if not browser_tests:
         return
-    if os.environ.get("CI"):
-        raise pytest.UsageError(
-            f"{NO_CHROMIUM.replace('browser tests skipped: ', '')}: CI must run the browser tests (.ci/run installs it)"
-        )
     for item in browser_tests:
         item.add_marker(pytest.mark.skip(reason=NO_CHROMIUM))
 

@@ -87,6 +87,7 @@ def test_projector_log_beside_the_tree(page: Page, app_url):
     assert log["x"] >= tree["right"] - 5 and log["y"] < tree["bottom"], (tree, log)  # beside it, on screen
 
 
+@pytest.mark.exclusive  # the layout counts as settled when two reads 300 ms apart agree
 def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
     page.set_viewport_size({"width": 1024, "height": 768})  # the message's column sets the row's height
     open_app(page, app_url + f"?projector=1&model={PRESETS[IRREGULAR]}")

@@ -92,6 +92,7 @@ def offline_page(browser: Browser, refused: list[str]) -> Page:
     return page
 
 
+@pytest.mark.exclusive  # a bound on the dashboard's seconds
 def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
     started = time.perf_counter()
     refused, errors = [], []

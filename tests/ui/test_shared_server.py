@@ -22,7 +22,7 @@ from effdim import HLCModel, model_to_json, parse_model
 from effdim.bounds import standard_dimension
 from effdim_app.views.widgets import compact
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.exclusive]  # bounds on seconds
 
 FIG2 = parse_model("5(3(2,2),2,3(2,2))")
 

@@ -5,7 +5,7 @@ statistics show aligned numbers, and a fit that no longer matches the model on s
 import re
 
 import pytest
-from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, sweep_stouffer_toby
+from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -89,7 +89,7 @@ def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, ap
     page.get_by_text("Model & dimensions", exact=True).click()
     apply_notation(page, "X:3(A:2,B:2,C:2,D:2)")  # another model: the fit shown is not of it
     expect(page.locator(".effdim-notation textarea")).to_have_value("X:3(A:2,B:2,C:2,D:2)")
-    page.wait_for_timeout(1000)
+    expect(stat(page, "ds")).to_have_text("14", timeout=TIMEOUT)  # the applied model is the session's
     data_tab(page)
     mapping = page.get_by_text("Edited model (leaves = columns)")
     expect(mapping).to_be_visible(timeout=TIMEOUT)

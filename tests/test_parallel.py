@@ -1,0 +1,84 @@
+"""The suite's parallel run (tests/conftest.py): several workers by default, and an ``exclusive`` test alone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+PROJECT = """
+[tool.pytest.ini_options]
+workers = "2"
+markers = ["exclusive: runs while no other test runs"]
+"""
+
+#: Eight ordinary tests and one exclusive test among them, each writing when it ran.
+TIMED_TESTS = """
+import os, time
+import pytest
+
+def _ran(name, seconds):
+    start = time.monotonic()
+    time.sleep(seconds)
+    with open(os.environ["INTERVALS"], "a") as out:
+        out.write(f"{name} {os.getpid()} {start} {time.monotonic()}\\n")
+
+@pytest.mark.parametrize("n", range(4))
+def test_ordinary(n):
+    _ran(f"ordinary{n}", 0.2)
+
+@pytest.mark.exclusive
+def test_alone():
+    _ran("alone", 0.5)
+
+@pytest.mark.parametrize("n", range(4, 8))
+def test_ordinary_after(n):
+    _ran(f"ordinary{n}", 0.2)
+"""
+
+
+def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
+    """The timed tests run by pytest with ``options`` in a project of their own with this suite's conftest.py;
+    each test's name, process and interval."""
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "pyproject.toml").write_text(PROJECT)
+    (tmp_path / "test_timed.py").write_text(TIMED_TESTS)
+    intervals = tmp_path / "intervals.txt"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "EFFDIM_TESTS_"))}
+    env["INTERVALS"] = str(intervals)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # starts faster without the suite's other plugins
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "9 passed" in result.stdout, result.stdout
+    rows = [line.split() for line in intervals.read_text().splitlines()]
+    return [(name, int(pid), float(start), float(end)) for name, pid, start, end in rows]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: the suite runs in one process")
+def test_by_default_two_workers_and_the_exclusive_test_alone(tmp_path):
+    runs = _run(tmp_path, "-p", "xdist.plugin")
+    assert len({pid for _, pid, _, _ in runs}) == 2, runs  # -n 2 without being asked
+    (alone,) = [run for run in runs if run[0] == "alone"]
+    others = [run for run in runs if run[0] != "alone"]
+    overlapping = [run for run in others if run[2] < alone[3] and alone[2] < run[3]]
+    assert not overlapping, f"ran during the exclusive test: {overlapping}"
+    # the ordinary tests did run side by side
+    assert any(a[1] != b[1] and a[2] < b[3] and b[2] < a[3] for a in others for b in others), runs
+
+
+def test_one_process_without_xdist(tmp_path):
+    runs = _run(tmp_path)
+    assert len({pid for _, pid, _, _ in runs}) == 1, runs
