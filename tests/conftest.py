@@ -43,6 +43,7 @@ def pytest_cmdline_main(config):
     workers = min(int(config.getini("workers")), len(os.sched_getaffinity(0)))
     if workers > 1:
         option.numprocesses = workers
+        option.dist = "worksteal"  # a worker that runs out takes tests queued on the other: no long tail
 
 
 #: In a worker of a parallel run, the lock file shared with the other workers.
