@@ -7,6 +7,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyreadstat
 import pytest
 
 from effdim.data import DataError
@@ -333,7 +336,6 @@ def test_a_file_cut_short_is_refused_in_the_users_words(tmp_path, suffix):
     frame = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": ["x", "y", "y"]})
     whole = tmp_path / f"whole{suffix}"
     if suffix == ".sav":
-        pyreadstat = pytest.importorskip("pyreadstat")
         pyreadstat.write_sav(frame, str(whole))
     elif suffix == ".dta":
         frame.to_stata(whole, write_index=False)
@@ -353,8 +355,6 @@ def test_a_file_cut_short_is_refused_in_the_users_words(tmp_path, suffix):
 def test_nested_parquet_cells_are_named_not_a_library_error():
     """Parquet columns of lists or records are no categories: one line naming the column (it was
     pandas' 'unhashable type' TypeError)."""
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
     for cells in ([[1, 2], [3], [1, 2]], [{"x": 1}, {"x": 2}, {"x": 1}]):
         buffer = io.BytesIO()
         pq.write_table(pa.table({"nested": cells, "b": [1, 2, 1]}), buffer)
