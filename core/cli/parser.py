@@ -25,6 +25,9 @@ from .data_commands import _cmd_blrt, _cmd_fit, _cmd_learn, _cmd_search, _cmd_sw
 from .experiment_command import _cmd_experiment
 from .model_commands import _cmd_dims, _cmd_gaps, _cmd_regularize
 
+#: The DATA argument of the commands that read data (``fit`` spells the formats and data sets out).
+DATA_HELP = "a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name"
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``effdim`` argument parser (subcommands register themselves here)."""
@@ -69,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit_p.set_defaults(run=_cmd_fit)
 
     sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
-    sweep_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
+    sweep_p.add_argument("data", help=DATA_HELP)
     sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
     sweep_p.add_argument(
@@ -125,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_executor_options(fit_p)
 
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
-    blrt_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
+    blrt_p.add_argument("data", help=DATA_HELP)
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
     blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
     blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
@@ -134,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     blrt_p.set_defaults(run=_cmd_blrt)
 
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
-    search_p.add_argument("data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name")
+    search_p.add_argument("data", help=DATA_HELP)
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
     search_p.add_argument(
         "--score",
@@ -147,9 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_p.set_defaults(run=_cmd_search)
 
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
-    learn_p.add_argument(
-        "data", help="a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name; every column is a leaf"
-    )
+    learn_p.add_argument("data", help=f"{DATA_HELP}; every column is a leaf")
     learn_p.add_argument(
         "--score", default="bic+", choices=list(SCORES), help="the score that drives the search (default bic+)"
     )
