@@ -1,0 +1,47 @@
+"""Categorical data: a :class:`Dataset` of unique response patterns, how it is built, matched to a model, and read anew.
+
+* :mod:`effdim.data.dataset` -- the :class:`Dataset` (patterns and their counts) and :class:`DataError`;
+* :mod:`effdim.data.building` -- the loading rules: a Dataset from a reader's columns, a frame or codes;
+* :mod:`effdim.data.matching` -- which column feeds which leaf of a model (:func:`check_matches_model`);
+* :mod:`effdim.data.new_rows` -- new rows in a fitted model's training coding (:func:`encode_rows`).
+
+Reading a file of any format is :mod:`effdim.reading`; checking a CSV file's structure, :mod:`effdim.csvscan`.
+"""
+
+from .building import (
+    COUNT_COLUMN_NAMES,
+    MAX_TOTAL_COUNT,
+    MISSING_TOKENS,
+    Column,
+    column_of,
+    from_columns,
+    from_frame,
+    from_patterns,
+    too_many_values,
+)
+from .dataset import DataError, Dataset, LeavesWithoutColumns
+from .matching import check_matches_model, resolve_mapping
+from .new_rows import encode_rows
+
+# shown in tracebacks and reprs, and pickled, under the path users import them from
+for _public in (DataError, LeavesWithoutColumns, Dataset, Column):
+    _public.__module__ = __name__
+del _public
+
+__all__ = [
+    "DataError",
+    "LeavesWithoutColumns",
+    "Dataset",
+    "from_frame",
+    "from_patterns",
+    "check_matches_model",
+    "resolve_mapping",
+    "encode_rows",
+    "Column",
+    "column_of",
+    "from_columns",
+    "too_many_values",
+    "COUNT_COLUMN_NAMES",
+    "MISSING_TOKENS",
+    "MAX_TOTAL_COUNT",
+]
