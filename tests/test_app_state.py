@@ -698,7 +698,7 @@ def test_learn_structure_needs_data():
 
 def test_demo_numbers_come_from_the_engine():
     from effdim.dimensions import dimensions
-    from effdim_app.views.demo import demo_steps, first_lc_below_bound
+    from effdim_app.demo_script import demo_steps, first_lc_below_bound
 
     lc = first_lc_below_bound()
     row = dimensions(parse_model(lc)).local[0]

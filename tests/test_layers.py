@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "the dashboard's foundations, no Panel: presets, limits, engine tasks, the job runner, the log",
         (
             "effdim_app.presets",
+            "effdim_app.demo_script",
             "effdim_app.config",
             "effdim_app.tasks",
             "effdim_app.jobs",
