@@ -73,8 +73,9 @@ def residual_dependence(model: HLCModel, messages: Messages, node: str) -> tuple
     return kids, out
 
 
-def _hierarchy(dependence: np.ndarray) -> list[tuple[int, ...]]:
-    """The clusters of an average-linkage agglomeration on ``dependence`` (most dependent first), in merge order."""
+def _hierarchy(dependence: np.ndarray, least: float) -> list[tuple[int, ...]]:
+    """The clusters of an average-linkage agglomeration on ``dependence`` (most dependent first), in merge
+    order, while the linkage of the merged pair exceeds ``least``."""
     clusters = [(i,) for i in range(dependence.shape[0])]
     merged = []
     while len(clusters) > 2:
@@ -84,6 +85,8 @@ def _hierarchy(dependence: np.ndarray) -> list[tuple[int, ...]]:
                 link = dependence[np.ix_(clusters[i], clusters[j])].mean()
                 if link > best:
                     best, pair = link, (i, j)
+        if best <= least:
+            break
         i, j = pair
         new = tuple(sorted(clusters[i] + clusters[j]))
         clusters = [c for k, c in enumerate(clusters) if k not in pair] + [new]
@@ -91,14 +94,22 @@ def _hierarchy(dependence: np.ndarray) -> list[tuple[int, ...]]:
     return merged
 
 
-def residual_groups(model: HLCModel, messages: Messages, per_node: int) -> dict[str, list[tuple[str, ...]]]:
+#: The standardized G statistic above which a pair (or, on average, two clusters) of children counts as left
+#: dependent by the fit: about the 0.1% point of the statistic where the fit explains them.
+SIGNIFICANT = 3.0
+
+
+def residual_groups(
+    model: HLCModel, messages: Messages, per_node: int, least: float = SIGNIFICANT
+) -> dict[str, list[tuple[str, ...]]]:
     """Per hidden node with three or more children, the first ``per_node`` clusters of its children by
-    residual dependence (:func:`residual_dependence`, :func:`_hierarchy`), each a tuple of children in the
-    model's order; every size from two to all children but one."""
+    residual dependence (:func:`residual_dependence`, :func:`_hierarchy`) whose members stay dependent (a
+    linkage above ``least``), each a tuple of children in the model's order; any size from two to all
+    children but one. A node whose fit explains its children has none."""
     out = {}
     for h in model.hidden:
         if len(model.children(h)) < 3:
             continue
         names, dependence = residual_dependence(model, messages, h)
-        out[h] = [tuple(names[i] for i in group) for group in _hierarchy(dependence)[:per_node]]
+        out[h] = [tuple(names[i] for i in group) for group in _hierarchy(dependence, least)[:per_node]]
     return out
