@@ -4,10 +4,12 @@ Each candidate inherits every CPT of the current fit that it shares
 (:func:`transfer_parameters`); only the families the move changes
 (:func:`effdim.structure.moves.changed_families`) are re-estimated, by EM on
 the few nodes around them with the rest of the tree entering as fixed
-per-pattern messages (:func:`local_fit`). Three starts: the exact
-inheritance (which reproduces the current distribution for ``NI`` and
-``SI``, so their restricted log-likelihood never falls below the current
-one) and two with the touched families perturbed.
+per-pattern messages (:func:`local_fit`). The starts
+(:func:`candidate_starts`): the exact inheritance (which reproduces the
+current distribution for ``NI`` and ``SI``, so their restricted
+log-likelihood never falls below the current one), then the touched
+families perturbed, or for a node introduced with its parent's states that
+node independent of its parent.
 """
 
 from __future__ import annotations
