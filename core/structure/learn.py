@@ -34,6 +34,7 @@ from ..validation import as_dataset, as_seed, check_int
 from .local_de import LocalDe
 from .local_em import LocalCounts, LocalFit, Messages, local_fit
 from .moves import EXPANSION, OPERATORS, iter_candidate_moves
+from .residual import residual_groups
 from .start import _fresh, islands_model, mutual_information
 
 __all__ = ["Step", "StructureProgress", "StructureResult", "learn_structure"]
@@ -208,7 +209,11 @@ class _OutOfTime(Exception):
 
 #: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
 #: cached studies of an older search are not mixed with new results.
-SEARCH_VERSION = 3
+SEARCH_VERSION = 4
+
+#: Groups of children per hidden node that node introduction takes from the residual dependence (the first
+#: clusters of :func:`effdim.structure.residual.residual_groups`).
+RESIDUAL_GROUPS = 8
 
 #: The operator of a :class:`Step` that leaves a local optimum: its best neighbour by full EM, which scores lower.
 ESCAPE = "escape"
@@ -225,13 +230,19 @@ class _Position:
 
     def __init__(self, model: HLCModel, em: EMResult, score: float, data: Dataset, dims: LocalDe, path: tuple):
         self.model, self.em, self.score, self.dims, self.path = model, em, score, dims, path
-        self._data, self._messages = data, None
+        self._data, self._messages, self._residual = data, None, None
 
     @property
     def messages(self) -> Messages:
         if self._messages is None:
             self._messages = Messages(self.em.params, self._data)
         return self._messages
+
+    def residual(self, per_node: int) -> dict:
+        """The groups of each hidden node's children that this fit leaves dependent (:func:`residual_groups`)."""
+        if self._residual is None:
+            self._residual = residual_groups(self.model, self.messages, per_node)
+        return self._residual
 
 
 def learn_structure(
@@ -483,7 +494,8 @@ def learn_structure(
         added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
         cur_ds = cur.dims.dims(cur.model)[0]
         by_op: dict[str, list] = {}
-        for move in iter_candidate_moves(cur.model, mi, index, operators=ops):
+        residual = cur.residual(RESIDUAL_GROUPS) if "NI" in ops else None
+        for move in iter_candidate_moves(cur.model, mi, index, operators=ops, residual=residual):
             if move.model in visited:  # never go back: ties could otherwise cycle
                 continue
             clock.check()

@@ -4,10 +4,12 @@ Each candidate inherits every CPT of the current fit that it shares
 (:func:`transfer_parameters`); only the families the move changes
 (:func:`effdim.structure.moves.changed_families`) are re-estimated, by EM on
 the few nodes around them with the rest of the tree entering as fixed
-per-pattern messages (:func:`local_fit`). Three starts: the exact
-inheritance (which reproduces the current distribution for ``NI`` and
-``SI``, so their restricted log-likelihood never falls below the current
-one) and two with the touched families perturbed.
+per-pattern messages (:func:`local_fit`). The starts
+(:func:`candidate_starts`): the exact inheritance (which reproduces the
+current distribution for ``NI`` and ``SI``, so their restricted
+log-likelihood never falls below the current one), then the touched
+families perturbed, or for a node introduced with its parent's states that
+node independent of its parent.
 """
 
 from __future__ import annotations
@@ -143,10 +145,26 @@ class Messages:
 def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
     """Starting points of a candidate's EM: the exact transfer of the current fit ``params``
     (:func:`transfer_parameters`), then ``count - 1`` with the changed families half mixed
-    with random Dirichlet(1) rows."""
+    with random Dirichlet(1) rows, the last of which, for a node introduced with its parent's states,
+    is instead that node made independent of its parent (:func:`_decoupled`)."""
     rng = as_seed(seed)
     warm = transfer_parameters(params, move.model)
-    return [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
+    starts = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
+    copies = [x for x in move.model.hidden if x not in params.model and warm.cpts[x].shape[0] == warm.cpts[x].shape[1]]
+    if copies and count > 1:
+        starts[-1] = _decoupled(warm, copies)
+    return starts
+
+
+def _decoupled(params: Parameters, nodes: Iterable[str]) -> Parameters:
+    """``params`` with each of ``nodes`` (introduced as a copy of its parent) independent of its parent:
+    uniform rows. The identity table of the copy is a fixed point of EM; from here the first E-step gives
+    the new node the posterior of its own children alone, and the M-step its table by cross-tabulating that
+    with the parent's posterior from the rest of the tree, so EM can tell the two nodes apart."""
+    cpts = dict(params.cpts)
+    for node in nodes:
+        cpts[node] = np.full_like(cpts[node], 1.0 / cpts[node].shape[-1])
+    return Parameters(params.model, cpts)
 
 
 def local_fit(

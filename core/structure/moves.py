@@ -103,9 +103,12 @@ def _ni_groups(
     return hidden + others[:per_node]
 
 
-def _node_introductions(model: HLCModel, mi, index, per_node: int) -> Iterator[tuple]:
-    """``NI``: a new hidden node between ``H`` and a group of its children (:func:`_ni_groups`), with
-    ``|H|`` states (which contains the current model) and, when ``|H| > 2``, with 2 states."""
+def _node_introductions(
+    model: HLCModel, mi, index, per_node: int, residual: Mapping[str, list[tuple[str, ...]]]
+) -> Iterator[tuple]:
+    """``NI``: a new hidden node between ``H`` and a group of its children (the groups of ``residual[H]``,
+    then :func:`_ni_groups`), with ``|H|`` states (which contains the current model) and, when
+    ``|H| > 2``, with 2 states."""
     taken = set(model.nodes)
     for h in model.hidden:
         kids = model.children(h)
@@ -113,7 +116,9 @@ def _node_introductions(model: HLCModel, mi, index, per_node: int) -> Iterator[t
             continue
         below = {c: _leaves_below(model, c) for c in kids}
         new = _fresh(taken, 1)[0]
-        for group in _ni_groups(model, kids, below, mi, index, per_node):
+        groups = list(residual.get(h, ()))
+        groups += [g for g in _ni_groups(model, kids, below, mi, index, per_node) if g not in groups]
+        for group in groups:
             edges = [(u, v) for u, v in model.edges if v not in group] + [(h, new)] + [(new, c) for c in group]
             for k in sorted({model.card(h), 2}, reverse=True):
                 cards = {n: model.card(n) for n in model.nodes}
@@ -185,18 +190,20 @@ def iter_candidate_moves(
     *,
     operators: Iterable[str] = OPERATORS,
     ni_per_node: int = 8,
+    residual: Mapping[str, list[tuple[str, ...]]] | None = None,
 ) -> Iterator[Move]:
     """Every regular candidate of the chosen operators (see the module docstring), one at a time
     (building a candidate of a large tree takes milliseconds: a search under a time limit stops between them).
 
     ``mi`` is :func:`mutual_information` of the data, ``index`` maps each leaf
     to its column in ``mi``; ``ni_per_node`` bounds the ``NI`` groups of leaves per hidden node
-    (:func:`_ni_groups`).
+    (:func:`_ni_groups`); ``residual`` adds, per hidden node, the groups of its children that the
+    current fit leaves dependent (:func:`effdim.structure.residual.residual_groups`), proposed first.
     """
     operators = set(operators)
     sources = []
     if "NI" in operators:
-        sources.append(_node_introductions(model, mi, index, ni_per_node))
+        sources.append(_node_introductions(model, mi, index, ni_per_node, residual or {}))
     if "NR" in operators:
         sources.append(_node_relocations(model, mi, index))
     if "ND" in operators:
@@ -216,9 +223,12 @@ def candidate_moves(
     *,
     operators: Iterable[str] = OPERATORS,
     ni_per_node: int = 8,
+    residual: Mapping[str, list[tuple[str, ...]]] | None = None,
 ) -> list[Move]:
     """:func:`iter_candidate_moves` as a list."""
-    return list(iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node))
+    return list(
+        iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node, residual=residual)
+    )
 
 
 def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
