@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .design import ModelData
-from .products import batched_matmul, matmul
+from .products import batched_matmul
 from .state import BatchState
 
 __all__ = ["TINY", "EStepStats", "estep"]
@@ -85,10 +85,10 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     axis, so every operation is a long vectorised loop and sums over states
     are additions of whole rows.
     """
-    S, m, K, D = st.S, md.n_patterns, md.n_hidden_states, md.n_leaf_states
+    S, m, K = st.S, md.n_patterns, md.n_hidden_states
     logleaf = np.log(np.maximum(st.leaf, TINY))
     logleaf *= md.leaf_mask_float
-    leaf = md.leaf_messages(logleaf.reshape(S * K, D)).reshape(S, K, m)
+    leaf = md.leaf_messages(logleaf)
     H = md.n_hidden
     up: list = [None] * H
     msg: list = [None] * H
@@ -165,13 +165,7 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         R = np.empty((S, K, m))
         for i in range(H):
             np.multiply(post[i], w, out=R[:, md.hidden_slices[i], :])
-    R2 = R.reshape(S * K, m)
-    bc = md.block_counts(R2)
-    leafc = matmul(bc, md.block_leaf).reshape(S, K, D)
-    if md.has_missing:
-        # a missing leaf o under H: N'(h, o) gains sum_p N(p) P(h | p) P(o | h)
-        gone = matmul(bc, md.block_missing).reshape(S, K, -1)[:, :, md.leaf_column]
-        leafc += st.leaf * gone
+    leafc = md.leaf_counts(R, st.leaf)
     mass = R.sum(axis=2)
     root = mass[:, md.hidden_slices[0]].copy()
     if keep_post:
