@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from ..model import HLCModel
 from .blocks import column_blocks
@@ -133,9 +132,6 @@ class ModelData:
                 seen = digit < self.observed_cards[j]
                 spell[np.flatnonzero(seen), first + digit[seen]] = 1.0
                 missing[np.flatnonzero(~seen), first : first + self.observed_cards[j]] = 1.0
-            by_state = sparse.csr_matrix(
-                (np.ones(self.n_patterns), (code, np.arange(self.n_patterns))), shape=(n_states, self.n_patterns)
-            )
             self.blocks.append(
                 LeafBlock(
                     rows=self.hidden_slices[self.observed_parent[block[0]]],
@@ -144,7 +140,6 @@ class ModelData:
                     spell=spell,
                     spell_t=np.ascontiguousarray(spell.T),
                     missing=missing if self.has_missing else None,
-                    by_state=by_state,
                 )
             )
 
@@ -174,9 +169,11 @@ class ModelData:
         S = weights.shape[0]
         out = np.zeros((S, self.n_hidden_states, self.n_leaf_states))
         for b in self.blocks:
-            w = weights[:, b.rows, :]
-            k = w.shape[1]
-            per_state = (b.by_state @ np.ascontiguousarray(w.reshape(S * k, -1).T)).T.reshape(S, k, -1)
+            n_joint = b.spell.shape[0]
+            states = range(b.rows.start, b.rows.stop)
+            per_state = np.array(
+                [[np.bincount(b.codes, weights=weights[s, h], minlength=n_joint) for h in states] for s in range(S)]
+            )  # (S, k, joint states): the weights summed per joint state
             counts = per_state @ b.spell
             if b.missing is not None:
                 counts += leaf[:, b.rows, b.leaf_states] * (per_state @ b.missing)
@@ -192,7 +189,7 @@ class LeafBlock:
     states (indices into all leaf states); ``codes``: each pattern's joint state; ``spell`` (joint
     states x leaf states): 1 where a joint state has that leaf state, ``spell_t`` its transpose;
     ``missing``: 1 where a joint state leaves that leaf state's column missing (``None`` without
-    missing cells); ``by_state`` (joint states x patterns, sparse): which patterns have each joint state.
+    missing cells).
     """
 
     rows: slice
@@ -201,4 +198,3 @@ class LeafBlock:
     spell: np.ndarray
     spell_t: np.ndarray
     missing: np.ndarray | None
-    by_state: sparse.csr_matrix

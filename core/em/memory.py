@@ -81,7 +81,7 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     design_terms = [
         (1 + FLOAT, ("hidden", "leaf")),  # the leaf mask, as booleans and as floats
         (3 * FLOAT, ("blocks", "leaf")),  # each block's spelling, its transpose and its missing cells
-        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes, the sparse joint state x pattern matrices
+        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes and the gathers of one block
         (FLOAT * (len(radix) + 6), ("blocks", None)),  # the block bookkeeping
     ]
     start_terms = [
