@@ -95,7 +95,7 @@ class HLCModel:
         invalid. The message names the offending node or edge.
     """
 
-    __slots__ = ("_graph", "_root", "_parent", "_order", "_key")
+    __slots__ = ("_graph", "_root", "_parent", "_order", "_key", "_specs")
 
     def __init__(
         self,
@@ -138,6 +138,7 @@ class HLCModel:
         if not graph.nodes[root]["spec"].hidden:
             raise ModelError(f"root {root!r} is observed; the root must be a hidden node")
         self._graph = graph
+        self._specs = {n: graph.nodes[n]["spec"] for n in graph}  # a plain dict: every query reads it
         self._root = root
         self._parent, self._order = _orient(graph, root)
         self._key = (
@@ -407,7 +408,7 @@ class HLCModel:
     # ------------------------------------------------------------- helpers
     def _spec(self, node: str) -> _Node:
         try:
-            return self._graph.nodes[node]["spec"]
+            return self._specs[node]
         except KeyError:
             raise ModelError(f"no node named {node!r}") from None
 
