@@ -95,7 +95,7 @@ class HLCModel:
         invalid. The message names the offending node or edge.
     """
 
-    __slots__ = ("_graph", "_root", "_parent", "_order", "_key")
+    __slots__ = ("_graph", "_root", "_parent", "_order", "_key", "_specs")
 
     def __init__(
         self,
@@ -107,10 +107,11 @@ class HLCModel:
         min_observed_card: int = 2,
     ):
         hidden = list(hidden)
+        hidden_set = set(hidden)
         graph = nx.Graph()
         for name, card in cards.items():
             _check_name(name)
-            is_hidden = name in set(hidden)
+            is_hidden = name in hidden_set
             _check_card(name, card, 1 if is_hidden else min_observed_card, "hidden" if is_hidden else "observed")
             graph.add_node(name, spec=_Node(int(card), is_hidden))
         for name in hidden:
@@ -137,6 +138,7 @@ class HLCModel:
         if not graph.nodes[root]["spec"].hidden:
             raise ModelError(f"root {root!r} is observed; the root must be a hidden node")
         self._graph = graph
+        self._specs = {n: graph.nodes[n]["spec"] for n in graph}  # a plain dict: every query reads it
         self._root = root
         self._parent, self._order = _orient(graph, root)
         self._key = (
@@ -406,7 +408,7 @@ class HLCModel:
     # ------------------------------------------------------------- helpers
     def _spec(self, node: str) -> _Node:
         try:
-            return self._graph.nodes[node]["spec"]
+            return self._specs[node]
         except KeyError:
             raise ModelError(f"no node named {node!r}") from None
 
@@ -454,11 +456,8 @@ def _check_tree(graph: nx.Graph) -> None:
         parts = sorted((sorted(c) for c in nx.connected_components(graph)), key=len)
         shown = " and ".join("{" + ", ".join(p[:4]) + (", ..." if len(p) > 4 else "") + "}" for p in parts[:2])
         raise ModelError(f"the graph is disconnected: {len(parts)} components, e.g. {shown}")
-    try:
+    if graph.number_of_edges() != graph.number_of_nodes() - 1:  # connected: a tree exactly when this holds
         cycle = nx.find_cycle(graph)
-    except nx.NetworkXNoCycle:
-        cycle = None
-    if cycle:
         path = " - ".join([u for u, _ in cycle] + [cycle[0][0]])
         raise ModelError(f"the graph has a cycle: {path}")
     for n in graph:

@@ -72,23 +72,18 @@ def extrapolate(
     :data:`HALVINGS` halvings the start takes ``x2`` itself (``a = 1``).
     """
     alpha = step_length(x0, x1, x2, step_max)
-    r = [b - a for a, b in zip(x0, x1)]
-    v = [c - 2 * b + a for a, b, c in zip(x0, x1, x2)]
+    # every array of a start side by side: the halvings below then cost a few operations, not a few per array
+    n_starts = alpha.shape[0]
+    f0, f1, f2 = (np.concatenate([a.reshape(n_starts, -1) for a in xs], axis=1) for xs in (x0, x1, x2))
+    r = f1 - f0
+    v = f2 - 2 * f1 + f0
 
     def point(al):
-        out = []
-        for a0, ri, vi in zip(x0, r, v):
-            shape = (-1,) + (1,) * (a0.ndim - 1)
-            al_b = al.reshape(shape)
-            out.append(a0 + 2 * al_b * ri + al_b**2 * vi)
-        return out
+        al_b = al[:, None]
+        return f0 + 2 * al_b * r + al_b**2 * v
 
     def bad(x):
-        flags = np.zeros(alpha.shape, dtype=bool)
-        for xi, ei in zip(x, x2):
-            low = (xi < MIN_RATIO * ei).reshape(xi.shape[0], -1).any(axis=1)
-            flags |= low
-        return flags
+        return (x < MIN_RATIO * f2).any(axis=1)
 
     x = point(alpha)
     wrong = bad(x) & (alpha > 1)
@@ -103,10 +98,9 @@ def extrapolate(
     # a = 1 is exactly x2 (no rounding from the formula)
     exact = alpha == 1.0
     x = point(alpha)
-    if exact.any():
-        for xi, ei in zip(x, x2):
-            xi[exact] = ei[exact]
-    return x, alpha
+    x[exact] = f2[exact]
+    ends = np.cumsum([a[0].size for a in x0])[:-1]
+    return [part.reshape(a.shape) for part, a in zip(np.split(x, ends, axis=1), x0)], alpha
 
 
 def adapt_step_max(step_max: np.ndarray, alpha: np.ndarray, accepted: np.ndarray) -> np.ndarray:

@@ -79,6 +79,22 @@ def test_parameters_are_validated():
         random_parameters(model, 0, concentration=0)
 
 
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [(np.nan, "has negative or non-finite entries"), (-0.1, "has negative"), (0.3, "rows must sum to 1")],
+)
+def test_every_table_is_checked_and_the_bad_one_named(bad, message):
+    """All tables are checked at once; the error still names the node, wherever it is in the tree."""
+    model = HLCModel.parse("H1:2(O1:2,H2:3(O2:2,O3:3),O4:2)")
+    good = random_parameters(model, 1).cpts
+    assert Parameters(model, good).cpts.keys() == good.keys()
+    for node in model.nodes:
+        table = good[node].copy()
+        table.flat[-1] = bad if bad != 0.3 else table.flat[-1] + 0.3
+        with pytest.raises(ValueError, match=f"CPT of '{node}'.*{message}"):
+            Parameters(model, {**good, node: table})
+
+
 # ---------------------------------------------------- exact observed distribution
 @pytest.mark.parametrize("text", MODELS)
 def test_observed_distribution_matches_brute_force_and_sums_to_one(text):

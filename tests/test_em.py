@@ -98,7 +98,11 @@ def random_data(model: HLCModel, n_rows: int, rng, missing: float = 0.0) -> Data
 
 
 # ----------------------------------------------------------------- E-step exact
-@pytest.mark.parametrize("text", ["3:2,3,2", FIG2, "H1:3(H2:2(H3:2(O1:2,O2:3),O3:2),O4:2,O5:2)"])
+#: The leaves of H1 come first and last in column order, those of H2 and H3 in between.
+INTERLEAVED = "H1:2(O1:2,H2:3(O2:2,O3:3),H3:2(O4:2,O5:2),O6:3,O7:2)"
+
+
+@pytest.mark.parametrize("text", ["3:2,3,2", FIG2, "H1:3(H2:2(H3:2(O1:2,O2:3),O3:2),O4:2,O5:2)", INTERLEAVED])
 @pytest.mark.parametrize("missing", [0.0, 0.25])
 def test_e_step_matches_enumeration(text, missing):
     rng = np.random.default_rng(7)
@@ -112,6 +116,23 @@ def test_e_step_matches_enumeration(text, missing):
     for node in model.nodes:
         np.testing.assert_allclose(counts[node], counts_ref[node], rtol=1e-9, atol=1e-9)
         assert counts[node].sum() == pytest.approx(data.n_rows)
+
+
+def test_each_block_of_the_design_holds_the_leaves_of_one_hidden_node():
+    """An E-step works in each hidden node's own states: a block of columns never mixes the leaves of two
+    hidden nodes (a shared block costs all hidden states times all blocks), and splits a node's leaves only
+    beyond the joint-state limit."""
+    from effdim.em.blocks import BLOCK_STATES
+    from effdim.em.design import ModelData
+
+    model = HLCModel.parse(INTERLEAVED)
+    md = ModelData(model, random_data(model, 300, np.random.default_rng(0), 0.1))
+    for block in md.blocks:
+        columns = {md.observed[j] for j in md.leaf_column[block.leaf_states]}
+        parents = {model.parent(o) for o in columns}
+        assert len(parents) == 1 and md.hidden_slices[md.hidden_index[parents.pop()]] == block.rows
+        assert block.spell.shape[0] <= BLOCK_STATES
+    assert sorted(len(b.leaf_states) for b in md.blocks) == [4, 5, 7]  # the states of O4+O5, O2+O3, O1+O6+O7
 
 
 def test_posterior_and_pattern_loglik_match_enumeration():

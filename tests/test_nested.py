@@ -125,6 +125,31 @@ def test_extrapolation_stays_inside_the_simplex():
     assert np.all(alpha == 1) and np.array_equal(x[0], x2)
 
 
+def test_extrapolation_of_several_tables_is_that_of_each_table_with_the_shared_step():
+    """The tables of a start are extrapolated side by side: each comes out as ``x0 + 2a r + a^2 v`` with the
+    step ``a`` that keeps every table of that start inside the simplex (halved towards 1 otherwise)."""
+    from effdim.squarem import step_length
+
+    rng = np.random.default_rng(1)
+    shapes = [(5, 3), (5, 2, 4), (5, 3, 2, 2)]
+    rows = lambda s: rng.dirichlet(np.ones(s[-1]), size=s[:-1])  # noqa: E731
+    x0 = [0.5 * rows(s) + 0.5 / s[-1] for s in shapes]
+    r = [0.05 * (rows(s) - rows(s)) for s in shapes]  # EM steps that barely shrink: a long SQUAREM step
+    x1 = [a + b for a, b in zip(x0, r)]
+    x2 = [a + b + 0.002 * (rows(s) - rows(s)) for a, b, s in zip(x1, r, shapes)]
+    step_max = np.array([1.0, 2.0, 1e6, 8.0, 1e6])
+    x, alpha = extrapolate(x0, x1, x2, step_max)
+    start = step_length(x0, x1, x2, step_max)
+    assert np.all((alpha == start) | (alpha < start)) and alpha[0] == 1.0
+    for got, a0, a1, a2 in zip(x, x0, x1, x2):
+        al = alpha.reshape((-1,) + (1,) * (a0.ndim - 1))
+        expected = np.where(al == 1.0, a2, a0 + 2 * al * (a1 - a0) + al**2 * (a2 - 2 * a1 + a0))
+        assert got.shape == a0.shape and np.array_equal(got, expected)
+        assert np.all(got >= MIN_RATIO * a2)
+    shrunk = alpha < start  # a start whose first step left the simplex somewhere, in any of its tables
+    assert shrunk.any()
+
+
 @pytest.mark.parametrize("text", ["4:2,2,2,2", FIG2])
 def test_squarem_reaches_plain_em_optimum_in_fewer_steps(text):
     model = HLCModel.parse(text)

@@ -151,6 +151,26 @@ def test_local_fit_is_the_restricted_likelihood_of_the_whole_tree(model, seed):
         assert fitted.loglik >= loglikelihood(warm, data) - 1e-6, move.text  # EM from the exact start
 
 
+@settings(max_examples=10, deadline=None)
+@given(regular_hlc_models(max_hidden=3, max_card=3), st.integers(0, 2**16))
+def test_candidates_sharing_one_step_messages_fit_as_if_alone(model, seed):
+    """The evidence of the children outside a region is computed once per step and shared: each candidate's
+    local fit is exactly the one it gets with messages of its own."""
+    from effdim.structure import Messages, local_fit
+
+    rng = np.random.default_rng(seed)
+    params = random_parameters(model, rng)
+    data = sample(params, 200, rng)
+    mi = rng.random((len(model.observed),) * 2)
+    shared = Messages(params, data)
+    for move in candidate_moves(model, mi + mi.T, {o: i for i, o in enumerate(model.observed)}):
+        together = local_fit(data, move, params, seed=0, max_iter=8, messages=shared)
+        alone = local_fit(data, move, params, seed=0, max_iter=8, messages=Messages(params, data))
+        assert together.loglik == alone.loglik, move.text
+        for node in move.model.nodes:
+            assert np.array_equal(together.params.cpts[node], alone.params.cpts[node]), (move.text, node)
+
+
 def test_state_deletion_of_the_only_state_a_row_uses_gives_valid_parameters():
     model = parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2,E:2))")
     params = random_parameters(model, np.random.default_rng(0))

@@ -1,25 +1,23 @@
 """The data arranged for one model: patterns, counts and the block one-hot design.
 
 All patterns are handled at once as arrays (patterns along the contiguous
-axis), and all observed leaves at once through the one-hot design
-``Z = B E`` (:meth:`ModelData._design`), so the cost of an E-step
+axis), and the leaves of each hidden node at once through blocks of their
+columns' joint states (:meth:`ModelData._design`), so the cost of an E-step
 (:mod:`effdim.em.estep`) depends on the number of *unique* patterns: 243,000
 rows over 5 binary columns cost what their at most 32 distinct patterns cost.
-Large products avoid multi-threaded BLAS (:mod:`effdim.em.products`).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from ..model import HLCModel
-from .blocks import DENSE_LIMIT, column_blocks
+from .blocks import column_blocks
 from .memory import check_em_memory
-from .products import matmul, small_product
 
 __all__ = ["ModelData"]
 
@@ -97,69 +95,53 @@ class ModelData:
         self._design()
 
     def _design(self) -> None:
-        """Block one-hot design: ``Z = B E`` without forming ``Z``.
+        """The leaves' evidence and counts by column blocks, each block under one hidden node.
 
-        ``Z`` (patterns x leaf states, ``Z[p, off_j + v] = 1`` when pattern
-        ``p`` has value ``v`` in column ``j``) would be read twice per EM step.
-        Instead consecutive columns are grouped into blocks of at most
-        :data:`effdim.em.blocks.BLOCK_STATES` joint states (a missing cell is one more state of
-        its column); ``B`` (patterns x block states) has one 1 per block and
-        row, ``E`` (block states x leaf states) spells each joint state out.
-        ``Em`` marks which block states leave column ``j`` missing.
+        The leaves of each hidden node are grouped into blocks of at most
+        :data:`effdim.em.blocks.BLOCK_STATES` joint states (a missing cell is
+        one more state of its column; :func:`effdim.em.blocks.column_blocks`).
+        A pattern is one joint state per block (``LeafBlock.codes``) and
+        ``LeafBlock.spell`` spells each joint state out into its leaves'
+        states. So a hidden node's leaf evidence is a gather from its own
+        blocks' joint states (:meth:`leaf_messages`) and its expected leaf
+        counts a sum of pattern weights per joint state (:meth:`leaf_counts`):
+        work in each node's own states, where blocks shared by every hidden
+        node cost all hidden states times all blocks.
         """
         patterns = self.patterns
-        ncol = len(self.observed)
-        missing = patterns < 0
-        self.has_missing = bool(missing.any())
+        self.has_missing = bool((patterns < 0).any())
         radix = self.radix
-        blocks = column_blocks(radix)
-        offsets, total = [], 0
-        code_cols = []
-        e_rows, e_cols, m_rows, m_cols = [], [], [], []
-        for block in blocks:
+        self.blocks = []
+        for block in column_blocks(radix, self.observed_parent):
             rad = [radix[j] for j in block]
             n_states = math.prod(rad)
             code = np.zeros(self.n_patterns, dtype=np.int64)
             for j, r in zip(block, rad):
                 digit = np.where(patterns[:, j] < 0, self.observed_cards[j], patterns[:, j])
                 code = code * r + digit
-            code_cols.append(code + total)
-            states = np.arange(n_states)
-            rest = states.copy()
+            leaf_states = np.concatenate(
+                [np.arange(self.observed_offsets[j], self.observed_offsets[j + 1]) for j in block]
+            )
+            spell = np.zeros((n_states, leaf_states.size))
+            missing = np.zeros((n_states, leaf_states.size))
+            rest, first = np.arange(n_states), leaf_states.size
             for j, r in reversed(list(zip(block, rad))):
                 digit = rest % r
                 rest //= r
+                first -= self.observed_cards[j]
                 seen = digit < self.observed_cards[j]
-                e_rows.append(total + states[seen])
-                e_cols.append(self.observed_offsets[j] + digit[seen])
-                m_rows.append(total + states[~seen])
-                m_cols.append(np.full(int((~seen).sum()), j))
-            offsets.append(total)
-            total += n_states
-        self.n_block_states = total
-        E = np.zeros((total, self.n_leaf_states))
-        E[np.concatenate(e_rows), np.concatenate(e_cols)] = 1.0
-        self.block_leaf = E
-        self.block_leaf_t = np.ascontiguousarray(E.T)
-        if self.has_missing:
-            Em = np.zeros((total, ncol))
-            Em[np.concatenate(m_rows), np.concatenate(m_cols)] = 1.0
-            self.block_missing = Em
-        else:
-            self.block_missing = None
-        codes = np.stack(code_cols, axis=1)  # (m, n_blocks)
-        self.block_codes = [np.ascontiguousarray(codes[:, b]) for b in range(codes.shape[1])]
-        rows = np.repeat(np.arange(self.n_patterns), len(blocks))
-        self.pattern_block_sparse = sparse.csr_matrix(
-            (np.ones(rows.size), (rows, codes.reshape(-1))), shape=(self.n_patterns, total)
-        )
-        self.pattern_block_t_sparse = self.pattern_block_sparse.T.tocsr()
-        self.dense = self.n_patterns * total <= DENSE_LIMIT
-        if self.dense:
-            B = np.zeros((self.n_patterns, total))
-            B[rows, codes.reshape(-1)] = 1.0
-            self.pattern_block = B
-            self.pattern_block_t = np.ascontiguousarray(B.T)
+                spell[np.flatnonzero(seen), first + digit[seen]] = 1.0
+                missing[np.flatnonzero(~seen), first : first + self.observed_cards[j]] = 1.0
+            self.blocks.append(
+                LeafBlock(
+                    rows=self.hidden_slices[self.observed_parent[block[0]]],
+                    leaf_states=leaf_states,
+                    codes=code,
+                    spell=spell,
+                    spell_t=np.ascontiguousarray(spell.T),
+                    missing=missing if self.has_missing else None,
+                )
+            )
 
     def leaf_block(self, j: int) -> tuple[slice, slice]:
         """Where leaf ``j``'s CPT ``P(O_j | parent)`` sits in a (hidden states, leaf states) array."""
@@ -168,18 +150,51 @@ class ModelData:
             slice(int(self.observed_offsets[j]), int(self.observed_offsets[j + 1])),
         )
 
-    def leaf_messages(self, x: np.ndarray) -> np.ndarray:
-        """``x Z^T`` = ``(x E^T) B^T``: (rows, D) -> (rows, m), each pattern's sum of leaf entries."""
-        y = matmul(x, self.block_leaf_t)  # (rows, block states)
-        if self.dense and small_product(y.shape[0], self.n_block_states, self.n_patterns):
-            return y @ self.pattern_block_t
-        out = np.take(y, self.block_codes[0], axis=1)
-        for code in self.block_codes[1:]:
-            out += np.take(y, code, axis=1)
+    def leaf_messages(self, log_leaf: np.ndarray) -> np.ndarray:
+        """Each pattern's sum of log leaf entries per hidden state: (S, K, D) -> (S, K, m).
+
+        ``log_leaf[s, h, d]`` is start ``s``'s log ``P(leaf state d | hidden state h)``, read only
+        within the blocks of the mask (:meth:`leaf_block`)."""
+        S = log_leaf.shape[0]
+        out = np.zeros((S, self.n_hidden_states, self.n_patterns))
+        for b in self.blocks:
+            joint = log_leaf[:, b.rows, b.leaf_states] @ b.spell_t  # (S, k, joint states)
+            out[:, b.rows, :] += np.take(joint, b.codes, axis=2)
         return out
 
-    def block_counts(self, r: np.ndarray) -> np.ndarray:
-        """``r B``: (rows, m) -> (rows, block states), pattern weights summed per block state."""
-        if self.dense and small_product(r.shape[0], self.n_patterns, self.n_block_states):
-            return r @ self.pattern_block
-        return np.ascontiguousarray((self.pattern_block_t_sparse @ np.ascontiguousarray(r.T)).T)
+    def leaf_counts(self, weights: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """Expected leaf counts from pattern ``weights`` (S, K, m), ``N(p) P(h | p)``: (S, K, D).
+
+        A missing leaf under ``h`` gains ``sum_p N(p) P(h | p) P(o | h)``, with ``leaf`` the CPTs (S, K, D)."""
+        S = weights.shape[0]
+        out = np.zeros((S, self.n_hidden_states, self.n_leaf_states))
+        for b in self.blocks:
+            n_joint = b.spell.shape[0]
+            states = range(b.rows.start, b.rows.stop)
+            per_state = np.array(
+                [[np.bincount(b.codes, weights=weights[s, h], minlength=n_joint) for h in states] for s in range(S)]
+            )  # (S, k, joint states): the weights summed per joint state
+            counts = per_state @ b.spell
+            if b.missing is not None:
+                counts += leaf[:, b.rows, b.leaf_states] * (per_state @ b.missing)
+            out[:, b.rows, b.leaf_states] = counts
+        return out
+
+
+@dataclass(frozen=True)
+class LeafBlock:
+    """Columns of the leaves of one hidden node, taken together (:meth:`ModelData._design`).
+
+    ``rows``: the hidden node's states (a slice of all hidden states); ``leaf_states``: its leaves'
+    states (indices into all leaf states); ``codes``: each pattern's joint state; ``spell`` (joint
+    states x leaf states): 1 where a joint state has that leaf state, ``spell_t`` its transpose;
+    ``missing``: 1 where a joint state leaves that leaf state's column missing (``None`` without
+    missing cells).
+    """
+
+    rows: slice
+    leaf_states: np.ndarray
+    codes: np.ndarray
+    spell: np.ndarray
+    spell_t: np.ndarray
+    missing: np.ndarray | None

@@ -3,20 +3,19 @@
 For every unique data pattern ``p`` (with count ``N(p)``; see
 :mod:`effdim.data`) and every hidden node ``H`` the upward message is
 
-    lambda_H(h) = log P(evidence below H | H = h)
-                = sum_{O observed child} log P(o_p | h)
-                + sum_{C hidden child} log sum_c P(c | h) exp(lambda_C(c)),
+    lambda_H(h) = P(evidence below H | H = h)
+                = prod_{O observed child} P(o_p | h) prod_{C hidden child} sum_c P(c | h) lambda_C(c),
 
-and the downward (outside) message of a hidden child ``C`` of ``H`` is
+the posterior of a hidden child ``C`` of ``H`` is
 
-    alpha_C(c) = log sum_h exp(alpha_H(h) + lambda_H(h) - mu_C(h)) P(c | h),
+    P(c | p) = lambda_C(c) sum_h P(c | h) P(h | p) / mu_C(h),   mu_C(h) = sum_c P(c | h) lambda_C(c),
 
-with ``alpha_root = log P(root)`` and ``mu_C`` the upward message of ``C``
-into ``H``. Everything is computed in log space, each log-sum-exp shifted by
-its maximum, and logarithms of probabilities floored at ``log(1e-300)``: no
-NaN or infinity arises for any data, zero counts included. A missing cell
-(code ``-1``) contributes ``log 1 = 0``: the leaf is marginalised out (the
-full-information likelihood under missing at random).
+and the expected count of the pair is ``N(p) P(c | h) P(h | p) lambda_C(c) / mu_C(h)``. The leaves'
+evidence is summed in log space (logarithms of probabilities floored at ``log(1e-300)``) and taken out
+of it once per node; the messages are products in linear space, each node's rescaled per pattern so that
+its largest state is 1, the logarithms of the scales adding up (the scaled forward-backward recursion):
+no NaN or infinity arises for any data, zero counts included. A missing cell (code ``-1``) contributes
+``log 1 = 0``: the leaf is marginalised out (the full-information likelihood under missing at random).
 
 All starts of a batch (:class:`~effdim.em.state.BatchState`) and all
 patterns are computed at once (:mod:`effdim.em.design`).
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .design import ModelData
-from .products import batched_matmul, matmul
+from .products import batched_matmul
 from .state import BatchState
 
 __all__ = ["TINY", "EStepStats", "estep"]
@@ -48,8 +47,8 @@ class EStepStats:
     mass: np.ndarray | None = None  # (S, K) expected count of each hidden state
     post: list | None = None  # per hidden index: (S, k_i, m) posteriors
     llp: np.ndarray | None = None  # (S, m) log P(pattern)
-    up: list | None = None  # per hidden index: (S, k_i, m) log P(evidence below i | i)
-    belief: list | None = None  # per hidden index: (S, k_i, m) log P(evidence, i)
+    below: list | None = None  # per hidden index: (S, k_i, m) log P(evidence below i | i)
+    outside: list | None = None  # per hidden index: (S, k_i, m) log P(evidence outside the subtree of i, i)
 
     def select(self, idx: np.ndarray) -> EStepStats:
         """The statistics of the starts ``idx`` (E-step fields only; no posteriors)."""
@@ -83,41 +82,36 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
 
     Arrays are laid out ``(S, states, m)``: patterns along the contiguous
     axis, so every operation is a long vectorised loop and sums over states
-    are additions of whole rows.
+    are additions of whole rows. ``U[i]`` is ``lambda_i`` divided by
+    ``exp(logc[i])`` (per pattern), ``M[i] = theta_i U[i]`` its message to
+    the parent in the same scale.
     """
-    S, m, K, D = st.S, md.n_patterns, md.n_hidden_states, md.n_leaf_states
+    S, m, K = st.S, md.n_patterns, md.n_hidden_states
     logleaf = np.log(np.maximum(st.leaf, TINY))
     logleaf *= md.leaf_mask_float
-    leaf = md.leaf_messages(logleaf.reshape(S * K, D)).reshape(S, K, m)
+    leaf = md.leaf_messages(logleaf)
     H = md.n_hidden
-    up: list = [None] * H
-    msg: list = [None] * H
-    upmax: list = [None] * H
-    upexp: list = [None] * H
+    U: list = [None] * H
+    M: list = [None] * H
+    logc: list = [None] * H
     for i in range(H - 1, -1, -1):  # children before parents
-        u = leaf[:, md.hidden_slices[i], :]
+        own = leaf[:, md.hidden_slices[i], :]
+        scale = own.max(axis=1, keepdims=True)  # (S, 1, m)
+        u = np.exp(own - scale)
         for c in md.hidden_children[i]:
-            u = u + msg[c]
-        up[i] = u
-        if i == 0:
-            break
-        mx = u.max(axis=1, keepdims=True)  # (S, 1, m)
-        e = u - mx
-        np.exp(e, out=e)
-        p = batched_matmul(st.theta[i], e)  # (S, k_parent, k_i) @ (S, k_i, m)
-        np.maximum(p, TINY, out=p)
-        np.log(p, out=p)
-        p += mx
-        msg[i] = p
-        upmax[i], upexp[i] = mx, e
+            u *= M[c]
+            top = np.maximum(u.max(axis=1, keepdims=True), TINY)  # rescale after each product: no underflow
+            u /= top
+            scale += np.log(top)
+            scale += logc[c]
+        U[i], logc[i] = u, scale
+        if i:
+            M[i] = np.maximum(batched_matmul(st.theta[i], u), TINY)  # (S, k_parent, k_i) @ (S, k_i, m)
     logpi = np.log(np.maximum(st.pi, TINY))
-    b0 = up[0] + logpi[:, :, None]  # (S, k_root, m)
-    mx = b0.max(axis=1, keepdims=True)
-    e0 = b0 - mx
-    np.exp(e0, out=e0)
-    tot = e0.sum(axis=1, keepdims=True)  # >= 1: the largest term is exp(0)
+    joint = U[0] * st.pi[:, :, None]  # (S, k_root, m)
+    tot = np.maximum(joint.sum(axis=1, keepdims=True), TINY)
     llp = np.log(tot)
-    llp += mx  # (S, 1, m) log P(pattern)
+    llp += logc[0]  # (S, 1, m) log P(pattern)
     ll = np.einsum("sm,m->s", llp[:, 0, :], md.counts)
     obj = ll
     if prior:
@@ -127,53 +121,27 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         obj = ll + prior * logprior
     if not counts:
         return EStepStats(ll, obj, llp=llp[:, 0, :] if keep_post else None)
-    e0 /= tot
-    post: list = [None] * H
-    post[0] = e0
-    belief: list = [None] * H
-    belief[0] = b0
-    pair: list = [None] * H
     w = md.counts
+    post: list = [None] * H
+    post[0] = joint / tot
+    down: list = [None] * H  # P(evidence outside the subtree of i, i) / P(pattern), per pattern
+    pair: list = [None] * H
     for i in range(H):
         for c in md.hidden_children[i]:
-            b = belief[i] - msg[c]  # log P(evidence outside the subtree of c, H_i = h)
-            mb = b.max(axis=1, keepdims=True)
-            q = batched_matmul(st.theta[c].transpose(0, 2, 1), np.exp(b - mb))  # (S, k_c, m)
-            np.maximum(q, TINY, out=q)
-            np.log(q, out=q)
-            q += mb
-            q += up[c]
-            belief[c] = q
-            post[c] = np.exp(q - llp)
-            # expected family counts sum_p N(p) P(H_i = h, C = c | p), computed as
-            # theta(h, c) * sum_p [N(p) A_p(h)] B_p(c) with each factor scaled
-            log_a = b - llp
-            log_a += upmax[c]
-            shift = log_a.max(axis=2, keepdims=True)  # (S, k_i, 1): over patterns
-            log_a -= shift
-            a = np.exp(log_a, out=log_a)
-            a *= w
-            g = np.einsum("sim,scm->sic", a, upexp[c])  # (S, k_i, k_c)
-            th = st.theta[c]
-            logpair = np.log(th, out=np.full(th.shape, -np.inf), where=th > 0)
-            logpair += shift
-            logpair += np.log(g, out=np.full(g.shape, -np.inf), where=g > 0)
-            pair[c] = np.exp(logpair)
-    if H == 1:
-        R = e0 * w if keep_post else np.multiply(e0, w, out=e0)
-    else:
-        R = np.empty((S, K, m))
-        for i in range(H):
-            np.multiply(post[i], w, out=R[:, md.hidden_slices[i], :])
-    R2 = R.reshape(S * K, m)
-    bc = md.block_counts(R2)
-    leafc = matmul(bc, md.block_leaf).reshape(S, K, D)
-    if md.has_missing:
-        # a missing leaf o under H: N'(h, o) gains sum_p N(p) P(h | p) P(o | h)
-        gone = matmul(bc, md.block_missing).reshape(S, K, -1)[:, :, md.leaf_column]
-        leafc += st.leaf * gone
+            ratio = post[i] / M[c]  # (S, k_i, m)
+            down[c] = batched_matmul(st.theta[c].transpose(0, 2, 1), ratio)  # (S, k_c, m)
+            post[c] = U[c] * down[c]
+            # expected family counts sum_p N(p) P(H_i = h, C = c | p) = theta(h, c) sum_p N(p) ratio(h) U_c(c)
+            pair[c] = st.theta[c] * batched_matmul(ratio * w, U[c].transpose(0, 2, 1))
+    R = np.empty((S, K, m))
+    for i in range(H):
+        np.multiply(post[i], w, out=R[:, md.hidden_slices[i], :])
+    leafc = md.leaf_counts(R, st.leaf)
     mass = R.sum(axis=2)
     root = mass[:, md.hidden_slices[0]].copy()
     if keep_post:
-        return EStepStats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], up, belief)
+        below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
+        outside = [np.broadcast_to(logpi[:, :, None], U[0].shape).copy()]
+        outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
+        return EStepStats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], below, outside)
     return EStepStats(ll, obj, root, pair, leafc, mass)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..limits import DEFAULT_MAX_BYTES, SizeLimitError, format_bytes, short_text
 from ..model import HLCModel
-from .blocks import DENSE_LIMIT, column_blocks
+from .blocks import column_blocks
 
 __all__ = ["EMMemory", "check_em_memory", "em_memory"]
 
@@ -70,21 +70,19 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     >>> cost.largest, cost.per_start > 2**40
     (('hidden', 'leaf'), True)
     """
-    blocks = column_blocks(radix)
+    blocks = column_blocks(radix, [model.parent(o) for o in model.observed])
     size = {
         "hidden": sum(model.card(h) for h in model.hidden),
         "leaf": sum(model.card(o) for o in model.observed),
         "patterns": int(n_patterns),
         "blocks": sum(math.prod(radix[j] for j in block) for block in blocks),
     }
-    dense = size["patterns"] * size["blocks"] <= DENSE_LIMIT
     # (bytes per product, the two sizes multiplied); design first, then per start
     design_terms = [
         (1 + FLOAT, ("hidden", "leaf")),  # the leaf mask, as booleans and as floats
-        (2 * FLOAT, ("blocks", "leaf")),  # E and its transpose
-        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes, the sparse pattern x block matrix twice
-        (FLOAT * (len(radix) + 6), ("blocks", None)),  # the missing-cell map and the block bookkeeping
-        (2 * FLOAT if dense else 0, ("patterns", "blocks")),  # B dense and transposed
+        (3 * FLOAT, ("blocks", "leaf")),  # each block's spelling, its transpose and its missing cells
+        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes and the gathers of one block
+        (FLOAT * (len(radix) + 6), ("blocks", None)),  # the block bookkeeping
     ]
     start_terms = [
         ((PARAMETER_COPIES + 4) * FLOAT, ("hidden", "leaf")),  # leaf CPTs, their logs and expected counts

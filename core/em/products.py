@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BLAS_MAX", "batched_matmul", "matmul", "small_product"]
+__all__ = ["BLAS_MAX", "batched_matmul", "small_product"]
 
 #: Matrix products with at most this many multiply-adds go to BLAS; larger ones
 #: use numpy's own loops (einsum, gathers, scipy.sparse). Multi-threaded BLAS
@@ -21,13 +21,6 @@ BLAS_MAX = 1 << 17
 
 def small_product(a: int, b: int, c: int) -> bool:
     return a * b * c <= BLAS_MAX
-
-
-def matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x @ y`` for 2-d arrays, kept off threaded BLAS when large."""
-    if small_product(x.shape[0], x.shape[1], y.shape[1]):
-        return x @ y
-    return np.einsum("ab,bc->ac", x, y)
 
 
 def batched_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:

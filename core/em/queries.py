@@ -72,6 +72,6 @@ def messages(params: Any, data: Any) -> tuple[ModelData, dict, dict]:
     """
     md, st = _single(params, data)
     stats = estep(md, st, 0.0, keep_post=True)
-    below = {h: stats.up[i][0] for i, h in enumerate(md.hidden)}
-    outside = {h: stats.belief[i][0] - stats.up[i][0] for i, h in enumerate(md.hidden)}
+    below = {h: stats.below[i][0] for i, h in enumerate(md.hidden)}
+    outside = {h: stats.outside[i][0] for i, h in enumerate(md.hidden)}
     return md, below, outside

@@ -13,6 +13,10 @@ from ..model import HLCModel
 
 __all__ = ["LocalDe"]
 
+#: The deficit ``ds - de`` of a local LC model per key ``(|H|, sorted neighbour cardinalities)``: it depends
+#: on nothing else, and a search asks for the same few keys thousands of times.
+_DEFICITS: dict[tuple, int] = {}
+
 
 class LocalDe:
     """``ds`` and ``de`` of regular models, updated locally by Corollary 4.1.
@@ -40,7 +44,9 @@ class LocalDe:
             key = self._key(model, h)
             if keys.get(h) != key:
                 keys[h] = key
-                deficits[h] = local_dimensions(model, h).deficit
+                if key not in _DEFICITS:
+                    _DEFICITS[key] = local_dimensions(model, h).deficit
+                deficits[h] = _DEFICITS[key]
                 self.recomputed += 1
         for h in set(keys) - set(model.hidden):
             del keys[h], deficits[h]

@@ -133,13 +133,38 @@ class LocalCounts:
 
 class Messages:
     """The current fit and its per-pattern messages (:func:`effdim.em.messages`), computed once per
-    search step and shared by every candidate's :func:`local_fit`."""
+    search step and shared by every candidate's :func:`local_fit`, with the evidence that a child
+    outside a candidate's region sends its parent (:meth:`frozen_child`), kept for the candidates
+    that share it."""
 
     def __init__(self, params: Parameters, data: Any):
         from ..em import messages
 
         self.params = params
         self.md, self.below, self.outside = messages(params, data)
+        self._column = {o: j for j, o in enumerate(self.md.observed)}
+        self._frozen: dict[tuple, np.ndarray] = {}
+
+    def frozen_child(self, child: str, hidden: bool, table: np.ndarray) -> np.ndarray:
+        """``log P(evidence at and below child | its parent)`` per parent state and pattern, (k_parent, m),
+        for ``child``'s CPT ``table`` (rows: its parent's states) and the current fit below it.
+
+        The same child with the same table gives the same array (computed once): most candidates of a
+        step keep most tables, and a node's children outside the region are most of its evidence.
+        """
+        from ..em import TINY
+
+        key = (child, table.shape, table.tobytes())
+        found = self._frozen.get(key)
+        if found is None:
+            log_table = np.log(np.maximum(table, TINY))
+            if hidden:
+                found = _logmatvec(log_table, self.below[child])
+            else:
+                values = self.md.patterns[:, self._column[child]]
+                found = np.where(values[None, :] >= 0, log_table[:, np.maximum(values, 0)], 0.0)
+            self._frozen[key] = found
+        return found
 
 
 def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
@@ -238,6 +263,7 @@ class _Region:
         self.parent = {x: model.parent(x) for x in order[1:]}
         self.kids = {x: [c for c in order if self.parent.get(c) == x] for x in order}
         self.top_free = top in free  # the candidate's root with a changed prior
+        self.learn = [x for x in order if x in free and (x != top or self.top_free)]  # the families EM fits
         md = cur.md
         self.w, self.n = md.counts, md.n_rows
         col = {o: j for j, o in enumerate(md.observed)}
@@ -251,14 +277,8 @@ class _Region:
                 continue
             e = np.zeros((model.card(x), md.n_patterns))
             for c in model.children(x):
-                if c in nodes:
-                    continue
-                table = np.log(np.maximum(warm.cpts[c], TINY))  # frozen: the current fit's table
-                if model.is_hidden(c):
-                    e += _logmatvec(table, cur.below[c])
-                else:
-                    values = md.patterns[:, col[c]]
-                    e += np.where(values[None, :] >= 0, table[:, np.maximum(values, 0)], 0.0)
+                if c not in nodes:  # frozen: the current fit's table and subtree
+                    e += cur.frozen_child(c, model.is_hidden(c), warm.cpts[c])
             if x == top and not self.top_free:
                 e += np.log(np.maximum(warm.cpts[x], TINY))[:, None] if model.parent(x) is None else cur.outside[x]
             log_ev[x] = e
@@ -275,7 +295,7 @@ class _Region:
         the objective never falls. ``max_iter`` counts E-steps, the work of as many plain EM steps: a
         state split in two equal halves is a saddle point that plain EM leaves in hundreds of steps.
         """
-        learn = [x for x in self.order if x in self.free and (x != self.top or self.top_free)]
+        learn = self.learn
         thetas = {x: np.stack([np.atleast_2d(p.cpts[x]) for p in inits]) for x in self.order if x != self.top}
         if self.top_free:
             thetas[self.top] = np.stack([np.atleast_2d(p.cpts[self.top]) for p in inits])  # (S, 1, k)
@@ -340,7 +360,8 @@ class _Region:
         return out, float(ll[s]), used
 
     def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
-        """Log-likelihood and expected counts of every start, as batched matrix products over the patterns.
+        """Log-likelihood and expected counts of the learned families of every start, as batched matrix
+        products over the patterns.
 
         Upward: ``U[x]`` is ``x``'s evidence times its children's messages, rescaled per pattern (the logs of
         the scales add up in ``logc``); a node without children in the region is its fixed evidence, already
@@ -372,10 +393,14 @@ class _Region:
         if self.top_free:
             counts[self.top] = (post[self.top] @ self.w)[:, None, :]
         for x in self.order[1:]:
+            learned, kids = x in self.learn, self.kids[x]
+            if not (learned or kids):  # no count, and no node below needs its posterior
+                continue
             ratio = post[self.parent[x]] / M[x]  # (S, k_parent, m)
-            weighted = self.ev_w[x] if U[x].ndim == 2 else U[x] * self.w
-            counts[x] = thetas[x] * (ratio @ np.swapaxes(weighted, -1, -2))
-            if self.kids[x]:  # no node below needs the posterior of one without children in the region
+            if learned:
+                weighted = self.ev_w[x] if U[x].ndim == 2 else U[x] * self.w
+                counts[x] = thetas[x] * (ratio @ np.swapaxes(weighted, -1, -2))
+            if kids:
                 post[x] = U[x] * (thetas[x].transpose(0, 2, 1) @ ratio)
         return ll, counts
 
