@@ -1,10 +1,14 @@
 """Shared test configuration: hypothesis profiles (CI runs the same examples every time), and the suite's run on
-several processes (pytest-xdist) with the ``exclusive`` marker's lock (CONTRIBUTING.md, "Running the tests")."""
+several processes (pytest-xdist) with the ``exclusive`` marker's lock, its slowest test files first
+(CONTRIBUTING.md, "Running the tests")."""
 
 import fcntl
+import json
 import os
 import tempfile
+from collections import defaultdict
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -22,11 +26,21 @@ LOCK_VARIABLE = "EFFDIM_TESTS_LOCK"
 TURNSTILE, RUN = 0, 1
 
 
+#: Seconds each test file took in a whole run (set-up, call and tear-down of all its tests), written by
+#: ``pytest --write-durations``; the run starts with the slowest files.
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
 def pytest_addoption(parser):
     parser.addini(
         "workers",
         "worker processes the suite runs on when -n is not given (pytest-xdist), at most one per CPU",
         default="1",
+    )
+    parser.addoption(
+        "--write-durations",
+        action="store_true",
+        help=f"record the seconds each test file of this run took in {DURATIONS.name} (the run's order comes from it)",
     )
 
 
@@ -44,6 +58,42 @@ def pytest_cmdline_main(config):
     if workers > 1:
         option.numprocesses = workers
         option.dist = "worksteal"  # a worker that runs out takes tests queued on the other: no long tail
+
+
+def _file(item_or_report) -> str:
+    return item_or_report.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Test files that hold an ``exclusive`` test first, then the others, each group slowest first by
+    :data:`DURATIONS` (a file it does not know last), a file's tests together and in their order.
+
+    The workers share out the tests from the front and steal each other's last tests: the long browser
+    files start at once instead of ending the run on one worker while the other idles, and the exclusive
+    tests, which idle the other worker, pass while it has many short tests to run in between."""
+    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    files: dict[str, list] = defaultdict(list)
+    for item in items:
+        files[_file(item)].append(item)
+    exclusive = {name for name, tests in files.items() if any(t.get_closest_marker("exclusive") for t in tests)}
+    order = sorted(files, key=lambda name: (name not in exclusive, -seconds.get(name, 0.0)))  # stable: ties keep theirs
+    items[:] = [item for name in order for item in files[name]]
+
+
+_measured: defaultdict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report):
+    """Each test file's seconds, for ``--write-durations`` (in the controller: workers send it their reports)."""
+    _measured[_file(report)] += report.duration
+
+
+def pytest_sessionfinish(session):
+    if session.config.getoption("write_durations", False) and not hasattr(session.config, "workerinput"):
+        known = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+        known.update({name: round(total, 1) for name, total in _measured.items()})
+        DURATIONS.write_text(json.dumps(dict(sorted(known.items())), indent=0) + "\n")
 
 
 #: In a worker of a parallel run, the lock file shared with the other workers.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -82,3 +83,45 @@ def test_by_default_two_workers_and_the_exclusive_test_alone(tmp_path):
 def test_one_process_without_xdist(tmp_path):
     runs = _run(tmp_path)
     assert len({pid for _, pid, _, _ in runs}) == 1, runs
+
+
+def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
+    """The run's order (tests/conftest.py): files holding an exclusive test, then the others, each slowest first by
+    durations.json, a file's tests together; ``--write-durations`` records the seconds of this run's files."""
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "pyproject.toml").write_text(PROJECT)
+    (tmp_path / "test_a.py").write_text("def test_a1(): pass\n\ndef test_a2(): pass\n")
+    (tmp_path / "test_b.py").write_text("import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n")
+    (tmp_path / "test_c.py").write_text("def test_c1(): pass\n")
+    (tmp_path / "test_d.py").write_text("import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "EFFDIM_TESTS_"))}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+
+    def run(*options: str) -> list[str]:
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", *options],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        return [line.split("::")[1] for line in result.stdout.splitlines() if "::" in line]
+
+    assert run() == ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1"]  # no durations: as collected
+    (tmp_path / "durations.json").write_text(json.dumps({"test_a.py": 0.01, "test_c.py": 5.0}))
+    assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2"]  # test_b.py unknown: last
+    written = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--write-durations", "test_b.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert written.returncode == 0, written.stdout + written.stderr
+    durations = json.loads((tmp_path / "durations.json").read_text())
+    assert durations["test_a.py"] == 0.01 and durations["test_c.py"] == 5.0  # files not run keep their seconds
+    assert durations["test_b.py"] >= 0.3, durations
+    assert run() == ["test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2"]  # 0.3 s and more, before 0.01

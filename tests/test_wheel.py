@@ -56,7 +56,8 @@ def installed(tmp_path_factory) -> dict:
     )
     (wheel,) = (root / "dist").glob("effdim-*.whl")
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # without pip of its own (installing it takes seconds): this environment's pip installs into it (--python)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = Path(
         subprocess.run(
@@ -69,7 +70,9 @@ def installed(tmp_path_factory) -> dict:
     dependencies = [path for path in sys.path if path.endswith("site-packages")]
     (site / "zz_test_dependencies.pth").write_text("\n".join(dependencies) + "\n")
     subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, capture_output=True
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -94,7 +97,7 @@ def test_imports_come_from_the_wheel_and_its_requirements_are_met(installed):
     assert out.returncode == 0, out.stderr
     for path in out.stdout.split():
         assert Path(path).is_relative_to(installed["site"]), f"imported from {path}, not from the installed wheel"
-    check = _run(installed, installed["python"], "-m", "pip", "check")
+    check = _run(installed, sys.executable, "-m", "pip", "--python", installed["python"], "check")
     assert check.returncode == 0, check.stdout + check.stderr
 
 

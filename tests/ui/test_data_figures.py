@@ -1,8 +1,12 @@
 """Every figure the Data tab shows is laid out: its frame (the area inside the axes) fills its canvas, after a
 sweep and after a hill climb (effdim_app.dashboard's data tab keeps all its figures in one wrapping box;
-with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame)."""
+with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame).
+
+The tests share one page on which Stouffer-Toby was swept once (:func:`swept`), in their order: the widths
+only read it, the last test runs a hill climb."""
 
 import pytest
+from conftest import VIEWPORT
 from pages import DEEP, SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page
 
@@ -28,18 +32,18 @@ def _shown(page: Page, title: str) -> list:
     return page.evaluate(FRAMES)
 
 
-def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
+@pytest.fixture(scope="module")
+def swept(browser, app_url):
+    """A page of the dashboard with a model of the data's four columns (so that the hill climb can run) and
+    Stouffer-Toby swept for |X| = 1 .. 3."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
     open_app(page, app_url)
-    notation = page.get_by_label("Model notation")
-    notation.fill("2(2,2,2,2)")  # a model with the data's four columns as leaves: the hill climb can run
+    page.get_by_label("Model notation").fill("2(2,2,2,2)")
     page.get_by_role("button", name="Apply notation").click()
     sweep_stouffer_toby(page, up_to=3)
-    frames = _shown(page, "Scores against")
-    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
-    page.get_by_text("Edited model (leaves = columns)").click()
-    page.get_by_role("button", name="Hill climb").click()
-    frames = _shown(page, "Hill climb on")
-    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
+    yield page
+    context.close()
 
 
 # Blank px between the bottom of the sweep's status line and the top of the score curves.
@@ -49,10 +53,22 @@ GAP_ABOVE_CURVES = f"""() => {{ {DEEP}
 
 
 @pytest.mark.parametrize("width", [1366, 1024])
-def test_no_blank_band_above_the_score_curves(page: Page, app_url, width):
+def test_no_blank_band_above_the_score_curves(swept: Page, width):
+    page = swept
     page.set_viewport_size({"width": width, "height": 768})
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=3)
-    _shown(page, "Scores against")
-    gap = page.evaluate(GAP_ABOVE_CURVES)
+    try:
+        _shown(page, "Scores against")
+        gap = page.evaluate(GAP_ABOVE_CURVES)
+    finally:
+        page.set_viewport_size(VIEWPORT)
     assert gap < 20, f"{gap:.0f} px blank between the sweep's status and its curves"  # an empty message took 50
+
+
+def test_the_score_and_climb_curves_are_laid_out(swept: Page):
+    page = swept
+    frames = _shown(page, "Scores against")
+    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
+    page.get_by_text("Edited model (leaves = columns)").click()
+    page.get_by_role("button", name="Hill climb").click()
+    frames = _shown(page, "Hill climb on")
+    assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames

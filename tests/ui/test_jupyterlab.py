@@ -92,7 +92,9 @@ def offline_page(browser: Browser, refused: list[str]) -> Page:
     return page
 
 
-@pytest.mark.exclusive  # a bound on the dashboard's seconds
+# not exclusive: its bound on seconds is relative to JupyterLab's own opening under the same load (another
+# worker's test included), with a floor of DASHBOARD_SECONDS (beside another worker's browser tests at load 7
+# on 2 cores the whole test took 20 s)
 def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
     started = time.perf_counter()
     refused, errors = [], []

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from conftest import served
-from pages import DATA, TIMEOUT, data_tab, open_app, stat, sweep_stouffer_toby, upload
+from pages import TIMEOUT, data_tab, open_app, stat, sweep_stouffer_toby, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -49,17 +49,21 @@ LEARNED_NODES = """
 """
 
 
-def test_learn_structure_runs_as_a_job_and_opens_the_tree_in_the_editor(page: Page, app_url, shots):
+def test_learn_structure_runs_as_a_job_opens_the_tree_in_the_editor_and_marks_the_fit_shown(page: Page, app_url, shots):
+    """The learned tree replaces the model in the editor; the fitted view keeps the sweep's fit shown before,
+    said to no longer match the model on screen (as after any model change, tests/ui/test_tabs_fit.py)."""
     open_app(page, app_url)
     expect(stat(page, "ds")).to_have_text("41")
-    data_tab(page)
-    upload(page, "stouffer-toby.csv", DATA.read_bytes())
-    expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
+    sweep_stouffer_toby(page, up_to=2)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    stale = page.get_by_text("This fit no longer matches the model on screen")
+    expect(stale).to_have_count(0)
     page.get_by_role("button", name="Learn structure").click()
     status = page.locator(".effdim-status")
     expect(status).to_contain_text("Structure learned", timeout=TIMEOUT)
     page.screenshot(path=str(shots / "learn-structure.png"))
     expect(status).to_contain_text("now in the tree editor")
+    expect(stale.last).to_be_visible(timeout=TIMEOUT)
     page.get_by_text("Model & dimensions", exact=True).click()
     notation = page.locator(".effdim-notation textarea")
     for column in ("A", "B", "C", "D"):  # the learned tree's leaves are the data's columns
@@ -106,16 +110,3 @@ def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_th
         (n, "hidden" if in_editor.is_hidden(n) else "observed") for n in in_editor.nodes
     )
     assert set(in_editor.observed) == set(data.columns)
-
-
-def test_a_fit_shown_before_learning_is_marked_once_the_learned_tree_replaces_the_model(page: Page, app_url):
-    """The fitted view keeps the sweep's fit after Learn structure opens another tree, said to no longer
-    match the model on screen (as after any model change, tests/ui/test_tabs_fit.py)."""
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=2)
-    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
-    stale = page.get_by_text("This fit no longer matches the model on screen")
-    expect(stale).to_have_count(0)
-    page.get_by_role("button", name="Learn structure").click()
-    expect(page.locator(".effdim-status")).to_contain_text("Structure learned", timeout=TIMEOUT)
-    expect(stale.last).to_be_visible(timeout=TIMEOUT)

@@ -1,10 +1,14 @@
 """The Data & scores tab and its fitted view at the widths people use (1366 and 1024 px): nothing runs
 past the page's edge, the profiles are drawn per item as poLCA draws them, the heatmap and the fit
-statistics show aligned numbers, and a fit that no longer matches the model on screen says so."""
+statistics show aligned numbers, and a fit that no longer matches the model on screen says so.
+
+The tests of this file share one page on which Stouffer-Toby was swept once (:func:`swept`), in their
+order: the widths only read it, the last test changes the model."""
 
 import re
 
 import pytest
+from conftest import VIEWPORT
 from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
@@ -50,13 +54,43 @@ STAT_CELLS = f"""() => {{ {DEEP}
     .map((c) => [c.textContent, getComputedStyle(c).textAlign]); }}"""
 
 
-@pytest.mark.parametrize("width", [1366, 1024])
-def test_fitted_view_fits_the_page_and_draws_profiles_per_item(page: Page, app_url, shots, width):
-    page.set_viewport_size({"width": width, "height": 768})
+@pytest.fixture(scope="module")
+def swept(browser, app_url):
+    """A page of the dashboard with Stouffer-Toby swept for |X| = 1 .. 3 and its fitted view shown."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
     open_app(page, app_url)
     sweep_stouffer_toby(page, up_to=3)
-    stats = page.locator(".effdim-fit-stats")
-    expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    yield page
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_fitted_view_fits_the_page_and_draws_profiles_per_item(swept: Page, shots, width):
+    page = swept
+    page.set_viewport_size({"width": width, "height": 768})
+    _settle(page)
+    try:
+        _check_fitted_view(page, shots, width)
+    finally:
+        page.set_viewport_size(VIEWPORT)
+
+
+def _settle(page: Page) -> None:
+    """Waits (up to 9 s) until the page's layout at its new width holds still: the fitted view and the tab
+    measure the same in two reads 300 ms apart."""
+    measure = f"() => {{ {DEEP} return [deep('.effdim-fitted')[0].getBoundingClientRect().width, innerWidth]; }}"
+    last = page.evaluate(measure)
+    for _ in range(30):
+        page.wait_for_timeout(300)
+        now = page.evaluate(measure)
+        if now == last:
+            return
+        last = now
+
+
+def _check_fitted_view(page: Page, shots, width: int) -> None:
     page.wait_for_function(f"() => ({PROFILE})() !== null && ({CELL_TEXTS})() !== null", timeout=TIMEOUT)
     profile = page.evaluate(PROFILE)
     assert profile["fits"], f"the profile plot's title is cut: {profile['title']!r}"
@@ -80,10 +114,8 @@ def test_fitted_view_fits_the_page_and_draws_profiles_per_item(page: Page, app_u
     page.screenshot(path=str(shots / f"fitted-{width}.png"))
 
 
-def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, app_url):
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=2)
-    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
+def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(swept: Page):
+    page = swept
     stale = page.get_by_text("This fit no longer matches the model on screen")
     expect(stale).to_have_count(0)
     page.get_by_text("Model & dimensions", exact=True).click()
