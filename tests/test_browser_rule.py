@@ -18,8 +18,21 @@ def run_browser_tests(ci: bool) -> subprocess.CompletedProcess:
     env["EFFDIM_CHROMIUM"] = "/nonexistent/chromium"
     if ci:
         env["CI"] = "true"
+    # one process (no xdist workers): the rule is applied at collection, and starting two workers
+    # for one skipped or failed file cost this test 15-45 s
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests/ui/test_shortcuts.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "tests/ui/test_shortcuts.py",
+        ],
         cwd=REPO,
         env=env,
         capture_output=True,
