@@ -3,7 +3,7 @@
 1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
    on 10,000 rows sampled from a random latent tree over 20 observed
    variables (target: under 60 s), over 50 (target: under 10 minutes) and
-   over 100 (no target; about an hour of CPU by the cost curve of
+   over 100 (no target; about half an hour of CPU by the cost curve of
    docs/structure.md).
    Also reported: steps, candidates, the Robinson-Foulds distance to the
    generating tree and the score gap to the generating structure's own fit.
