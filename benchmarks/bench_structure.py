@@ -3,8 +3,8 @@
 1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
    on 10,000 rows sampled from a random latent tree over 20 observed
    variables (target: under 60 s), over 50 (target: under 10 minutes) and
-   over 100 (no target; about an hour of CPU by the cost curve of
-   docs/structure.md).
+   over 100 (no target; 18 min of CPU measured, docs/structure.md;
+   the cost curve there).
    Also reported: steps, candidates, the Robinson-Foulds distance to the
    generating tree and the score gap to the generating structure's own fit.
 2. ``local``: the cost of scoring one candidate move by local EM (the
@@ -37,11 +37,15 @@ Usage::
     .venv/bin/python benchmarks/bench_structure.py --only local --leaves 20 --leaves 50
     .venv/bin/python benchmarks/bench_structure.py --only truth
     .venv/bin/python benchmarks/bench_structure.py --only curve --max-cpu 1500
+    .venv/bin/python benchmarks/bench_structure.py --only estep --leaves 20 --leaves 50
 
 4. ``curve``: the cost curve, CPU seconds of one search at 10, 20 and 50
    variables (10,000 rows) and at 3,000, 10,000 and 30,000 rows (20
    variables), and the exponents of time in variables and in rows (a
-   least-squares fit on the log-log scale).
+   least-squares fit on the log-log scale). ``--curve-leaves 10 20 50 100``
+   adds the 100-variable point (the better part of an hour of CPU).
+5. ``estep``: CPU milliseconds of one exact E-step of the islands start
+   (20 and 50 variables by default), the unit of every full-EM refit.
 """
 
 from __future__ import annotations
@@ -199,6 +203,31 @@ def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
     }
 
 
+def bench_estep(n_leaves: int, n_rows: int, seed: int, seconds: float = 3.0) -> dict:
+    """CPU milliseconds of one exact E-step (:func:`effdim.em.estep.estep`) of the islands start after 30 EM
+    steps: the unit of every full-EM refit of the search."""
+    from effdim.em.design import ModelData
+    from effdim.em.estep import estep
+    from effdim.em.state import state_from_params
+
+    _, data = make_data(n_leaves, n_rows, seed)
+    model = islands_model(data)
+    params = fit_em(data, model, restarts=0, init=random_parameters(model, 0), max_iter=30).params
+    md = ModelData(model, data)
+    state = state_from_params(md, params)
+    start, calls = time.process_time(), 0
+    while time.process_time() - start < seconds:
+        estep(md, state, 0.0)
+        calls += 1
+    return {
+        "leaves": n_leaves,
+        "rows": n_rows,
+        "patterns": md.n_patterns,
+        "hidden_nodes": md.n_hidden,
+        "estep_ms": round((time.process_time() - start) / calls * 1e3, 2),
+    }
+
+
 #: Known generating trees: three groups under a 3-state root, a chain of four hidden nodes, five hidden nodes.
 KNOWN_TREES = (
     "H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
@@ -229,7 +258,7 @@ def bench_truth(spec: str, n_rows: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=["learn", "local", "truth", "curve"], default=None)
+    parser.add_argument("--only", choices=["learn", "local", "truth", "curve", "estep"], default=None)
     parser.add_argument("--leaves", type=int, action="append", default=None, help="observed variables (repeatable)")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
@@ -246,6 +275,8 @@ def main() -> None:
         out["local"] = [bench_local(n, args.rows, args.seed, args.candidates) for n in (args.leaves or [20])]
     if args.only in (None, "truth"):
         out["truth"] = [bench_truth(spec, 20_000) for spec in KNOWN_TREES]
+    if args.only == "estep":
+        out["estep"] = [bench_estep(n, args.rows, args.seed) for n in (args.leaves or [20, 50])]
     if args.only == "curve":  # not part of the default run: it takes tens of minutes
         out["curve"] = bench_curve(args.curve_leaves, args.curve_rows, args.seed, args.max_cpu)
     print(json.dumps(out, indent=2))
