@@ -103,7 +103,11 @@ class Parameters:
         tables = [self.cpts[node] for node in model.nodes]
         flat = np.concatenate([t.ravel() for t in tables])
         rows = np.cumsum([0] + [t.shape[-1] for t in tables for _ in range(t.size // max(t.shape[-1], 1))])[:-1]
-        if np.isfinite(flat).all() and flat.min() >= 0 and np.abs(np.add.reduceat(flat, rows) - 1.0).max() <= ROW_SUM_TOL:
+        if (
+            np.isfinite(flat).all()
+            and flat.min() >= 0
+            and np.abs(np.add.reduceat(flat, rows) - 1.0).max() <= ROW_SUM_TOL
+        ):
             return
         for node, table in zip(model.nodes, tables):
             if not np.all(np.isfinite(table)) or np.any(table < 0):

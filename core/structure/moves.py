@@ -226,9 +226,7 @@ def candidate_moves(
     residual: Mapping[str, list[tuple[str, ...]]] | None = None,
 ) -> list[Move]:
     """:func:`iter_candidate_moves` as a list."""
-    return list(
-        iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node, residual=residual)
-    )
+    return list(iter_candidate_moves(model, mi, index, operators=operators, ni_per_node=ni_per_node, residual=residual))
 
 
 def changed_families(old: HLCModel, new: HLCModel) -> frozenset:
