@@ -44,25 +44,36 @@ def test_ordinary_after(n):
 """
 
 
-def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
-    """The timed tests run by pytest with ``options`` in a project of their own with this suite's conftest.py;
-    each test's name, process and interval."""
+def _project(tmp_path: Path, tests: dict[str, str]) -> None:
+    """A project of its own in ``tmp_path``: this suite's conftest.py, its pytest settings and ``tests`` (file -> text)."""
     shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "pyproject.toml").write_text(PROJECT)
-    (tmp_path / "test_timed.py").write_text(TIMED_TESTS)
-    intervals = tmp_path / "intervals.txt"
+    for name, text in tests.items():
+        (tmp_path / name).write_text(text)
+
+
+def _pytest(tmp_path: Path, *options: str, **env_extra: str) -> subprocess.CompletedProcess:
+    """pytest with ``options`` in the project at ``tmp_path``, outside this run's own settings; it must pass."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "EFFDIM_TESTS_"))}
-    env["INTERVALS"] = str(intervals)
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # starts faster without the suite's other plugins
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options],
         cwd=tmp_path,
-        env=env,
+        env={**env, **env_extra},
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
+    """The timed tests run by pytest with ``options`` in a project of their own with this suite's conftest.py;
+    each test's name, process and interval."""
+    _project(tmp_path, {"test_timed.py": TIMED_TESTS})
+    intervals = tmp_path / "intervals.txt"
+    result = _pytest(tmp_path, *options, INTERVALS=str(intervals))
     assert "9 passed" in result.stdout, result.stdout
     rows = [line.split() for line in intervals.read_text().splitlines()]
     return [(name, int(pid), float(start), float(end)) for name, pid, start, end in rows]
@@ -88,39 +99,24 @@ def test_one_process_without_xdist(tmp_path):
 def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
     """The run's order (tests/conftest.py): files holding an exclusive test, then the others, each slowest first by
     durations.json, a file's tests together; ``--write-durations`` records the seconds of this run's files."""
-    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
-    (tmp_path / "pyproject.toml").write_text(PROJECT)
-    (tmp_path / "test_a.py").write_text("def test_a1(): pass\n\ndef test_a2(): pass\n")
-    (tmp_path / "test_b.py").write_text("import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n")
-    (tmp_path / "test_c.py").write_text("def test_c1(): pass\n")
-    (tmp_path / "test_d.py").write_text("import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "EFFDIM_TESTS_"))}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    _project(
+        tmp_path,
+        {
+            "test_a.py": "def test_a1(): pass\n\ndef test_a2(): pass\n",
+            "test_b.py": "import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n",
+            "test_c.py": "def test_c1(): pass\n",
+            "test_d.py": "import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n",
+        },
+    )
 
-    def run(*options: str) -> list[str]:
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", *options],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
+    def run() -> list[str]:
+        result = _pytest(tmp_path, "--collect-only")
         return [line.split("::")[1] for line in result.stdout.splitlines() if "::" in line]
 
     assert run() == ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1"]  # no durations: as collected
     (tmp_path / "durations.json").write_text(json.dumps({"test_a.py": 0.01, "test_c.py": 5.0}))
     assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2"]  # test_b.py unknown: last
-    written = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--write-durations", "test_b.py"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert written.returncode == 0, written.stdout + written.stderr
+    _pytest(tmp_path, "--write-durations", "test_b.py")
     durations = json.loads((tmp_path / "durations.json").read_text())
     assert durations["test_a.py"] == 0.01 and durations["test_c.py"] == 5.0  # files not run keep their seconds
     assert durations["test_b.py"] >= 0.3, durations
