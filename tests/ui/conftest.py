@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from jupyterlab_session import free_port, jupyterlab, wait_for
+from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from playwright.sync_api import Page, expect
 
 #: The browser the tests drive (Debian's; EFFDIM_CHROMIUM names another).
 CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
@@ -93,6 +95,33 @@ def app_url():
     """The dashboard served as ``effdim app`` serves it, default limits (:func:`served`)."""
     with served() as url:
         yield url
+
+
+#: The fit the Stouffer-Toby sweep shows first (BIC+'s pick), in the fitted view's menu, and its G2.
+STOUFFER_TOBY_FIT, STOUFFER_TOBY_G2 = "|X| = 2: X:2(A:2,B:2,C:2,D:2)", "2.7199"
+
+
+@pytest.fixture(scope="session")
+def stouffer_toby_swept(browser, app_url):
+    """One page per worker with Stouffer-Toby swept for |X| = 1 .. 3 and its fitted view showing BIC+'s pick, on
+    the Data & scores tab, for the tests that read a swept page (a sweep and its drawing cost seconds of both
+    cores). A test that changes what the page shows puts it back (:func:`show_the_first_fit`); one that changes
+    the model or the sweep sweeps a page of its own."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=3)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text(STOUFFER_TOBY_G2, timeout=TIMEOUT)
+    yield page
+    context.close()
+
+
+def show_the_first_fit(page: Page) -> None:
+    """Puts :func:`stouffer_toby_swept`'s page back as it was made: BIC+'s pick in the fitted view, the window at
+    its usual size."""
+    page.set_viewport_size(VIEWPORT)
+    page.locator(".effdim-fit-choice select").select_option(STOUFFER_TOBY_FIT)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text(STOUFFER_TOBY_G2, timeout=TIMEOUT)
 
 
 @pytest.fixture(scope="session")

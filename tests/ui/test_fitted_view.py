@@ -2,7 +2,8 @@
 posterior download (a click on the BVR heatmap: test_proposal.py)."""
 
 import pytest
-from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from conftest import show_the_first_fit
+from pages import TIMEOUT
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -30,9 +31,15 @@ CELL_XY = f"""
 """
 
 
-def test_fitted_view_shows_the_fit_and_downloads_posteriors(page: Page, app_url, shots, tmp_path):
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=3)
+def test_fitted_view_shows_the_fit_and_downloads_posteriors(stouffer_toby_swept: Page, shots, tmp_path):
+    page = stouffer_toby_swept
+    try:
+        _check_the_fits_and_the_download(page, shots, tmp_path)
+    finally:
+        show_the_first_fit(page)
+
+
+def _check_the_fits_and_the_download(page: Page, shots, tmp_path) -> None:
     stats = page.locator(".effdim-fit-stats")
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")

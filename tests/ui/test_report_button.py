@@ -2,15 +2,14 @@
 worker, with the uploaded file's name, the model, the sweep, the fit shown and the command that reproduces it."""
 
 import pytest
-from pages import TIMEOUT, open_app, sweep_stouffer_toby
+from pages import TIMEOUT
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
 
-def test_report_button_downloads_the_analysis_on_screen(page: Page, app_url, tmp_path):
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=3)
+def test_report_button_downloads_the_analysis_on_screen(stouffer_toby_swept: Page, tmp_path):
+    page = stouffer_toby_swept
     stats = page.locator(".effdim-fit-stats")
     expect(stats).to_contain_text("2.7199", timeout=TIMEOUT)  # the 2-class fit, BIC+'s pick
     with page.expect_download(timeout=TIMEOUT) as download:

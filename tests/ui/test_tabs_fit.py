@@ -2,8 +2,8 @@
 past the page's edge, the profiles are drawn per item as poLCA draws them, the heatmap and the fit
 statistics show aligned numbers, and a fit that no longer matches the model on screen says so.
 
-The tests of this file share one page on which Stouffer-Toby was swept once (:func:`swept`), in their
-order: the widths only read it, the last test changes the model."""
+The widths are read on the page of Stouffer-Toby swept that the browser tests share
+(``stouffer_toby_swept``, tests/ui/conftest.py); the test that changes the model sweeps a page of its own."""
 
 import re
 
@@ -54,21 +54,9 @@ STAT_CELLS = f"""() => {{ {DEEP}
     .map((c) => [c.textContent, getComputedStyle(c).textAlign]); }}"""
 
 
-@pytest.fixture(scope="module")
-def swept(browser, app_url):
-    """A page of the dashboard with Stouffer-Toby swept for |X| = 1 .. 3 and its fitted view shown."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=3)
-    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
-    yield page
-    context.close()
-
-
 @pytest.mark.parametrize("width", [1366, 1024])
-def test_fitted_view_fits_the_page_and_draws_profiles_per_item(swept: Page, shots, width):
-    page = swept
+def test_fitted_view_fits_the_page_and_draws_profiles_per_item(stouffer_toby_swept: Page, shots, width):
+    page = stouffer_toby_swept
     page.set_viewport_size({"width": width, "height": 768})
     _settle(page)
     try:
@@ -114,8 +102,10 @@ def _check_fitted_view(page: Page, shots, width: int) -> None:
     page.screenshot(path=str(shots / f"fitted-{width}.png"))
 
 
-def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(swept: Page):
-    page = swept
+def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, app_url):
+    open_app(page, app_url)
+    sweep_stouffer_toby(page, up_to=2)
+    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
     stale = page.get_by_text("This fit no longer matches the model on screen")
     expect(stale).to_have_count(0)
     page.get_by_text("Model & dimensions", exact=True).click()
