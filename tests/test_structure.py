@@ -411,6 +411,10 @@ def test_cli_experiment_cached_only_reports_a_partial_run(tmp_path, capsys):
         "--quick",
         "--sizes",
         "300",
+        "--leaves",
+        "5..6",
+        "--hidden",
+        "2",
         "--restarts",
         "1",
         "--workers",
@@ -433,6 +437,22 @@ def test_cli_experiment_cached_only_reports_a_partial_run(tmp_path, capsys):
     assert (tmp_path / "out" / "structure_paired.csv").is_file()
     assert main([*common, "--cached-only", "--no-cache"]) == 2
     assert "cannot go with --no-cache" in capsys.readouterr().err
+    run = json.loads((tmp_path / "out" / "structure_run.json").read_text())
+    assert run["config"]["leaves"] == [5, 6] and run["config"]["hidden"] == [2, 2]  # the design as asked
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["structure", "--leaves", "9..3"], "leaves must be a range low..high with low >= 3, got 9..3"),
+        (["structure", "--hidden", "two"], "expected a range LOW..HIGH of whole numbers, got 'two'"),
+        (["hlc", "--leaves", "5"], "--leaves applies to structure only"),
+    ],
+)
+def test_cli_experiment_structure_design_options_are_checked(argv, said, capsys):
+    assert main(["experiment", *argv, "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1, err
 
 
 def test_cli_learn_prints_steps_and_the_learned_model(capsys):

@@ -155,6 +155,15 @@ def _positive_int(text: str) -> int:
     return _whole_number(text, 1, None, "a number >= 1")
 
 
+def _count_range(text: str) -> tuple[int, int]:
+    """``LOW..HIGH`` (or one number ``N``, meaning ``N..N``): a range of counts such as ``--leaves 8..12``."""
+    low, sep, high = text.partition("..")
+    try:
+        return (int(low), int(high)) if sep else (int(low), int(low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a range LOW..HIGH of whole numbers, got {text!r}") from None
+
+
 def _seed(text: str) -> int:
     """``--seed``: what numpy's generators take."""
     return _whole_number(text, 0, 2**63 - 1, "a seed from 0 to 2**63 - 1")

@@ -25,6 +25,11 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     }
     if args.study == "lc" and args.concentration is not None:
         raise UsageError("effdim experiment: --concentration applies to hlc only")
+    for option in ("leaves", "hidden"):
+        if getattr(args, option) is not None:
+            if args.study != "structure":
+                raise UsageError(f"effdim experiment: --{option} applies to structure only")
+            options[option] = getattr(args, option)
     if args.study == "lc":
         options["generators"] = args.generator or None
         options["deterministic"] = () if args.no_deterministic else (args.deterministic or None)

@@ -13,6 +13,7 @@ from .arguments import (
     _add_em_options,
     _add_executor_options,
     _add_report_option,
+    _count_range,
     _nonnegative_int,
     _Parser,
     _port,
@@ -197,6 +198,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--no-deterministic", action="store_true", help="lc: skip the deterministic variant")
     exp.add_argument("--model", default=None, help="hlc: the generating HLC model (default 5(3(2,2),2,3(2,2)))")
+    exp.add_argument(
+        "--leaves",
+        type=_count_range,
+        default=None,
+        metavar="LOW..HIGH",
+        help="structure: leaves per generating tree (default 8..20; --quick 8..12)",
+    )
+    exp.add_argument(
+        "--hidden",
+        type=_count_range,
+        default=None,
+        metavar="LOW..HIGH",
+        help="structure: hidden nodes per generating tree (default 2..6; --quick 2..4)",
+    )
     exp.add_argument(
         "--cs-prior",
         default=None,
