@@ -55,6 +55,10 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
     assert models.model == before and scores.mapping == mapping and scores.results == swept
     assert fitted.fit.card == 3 and not fitted.stale  # the fit shown before, not the sweep's pick (|X| = 2)
     assert not proposal.applied and "back" in proposal.text
+    fitted.chosen = next(k for k, f in fitted.fits.items() if f.card == 1)  # the menu still chooses the fit
+    assert fitted.shown.fit.card == 1 and not fitted.stale
+    models.undo()  # nothing left to undo: the fit chosen stays
+    assert fitted.fit.card == 1 and scores.results == swept
 
 
 def _command(html: str) -> str:
