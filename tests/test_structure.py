@@ -548,6 +548,48 @@ def test_node_deletion_may_merge_a_larger_node_into_its_neighbour():
     assert {m.model.card(m.model.hidden[0]) for m in moves} == {2, 3}
 
 
+def test_node_merge_starts_from_the_joint_distribution_of_the_pair():
+    """A merge into a node with as many states as the pair has state pairs starts at exactly the current
+    distribution, whichever end is kept (the root or not); the move itself offers one state more than the
+    larger end, and names the end nearer the root as the one kept."""
+    from effdim.em import e_step
+    from effdim.structure.local_em import merged_parameters
+    from effdim.structure.moves import _without
+
+    model = parse_model("3(2,2,2(2,2,3(2,2)))")
+    params = random_parameters(model, 1)
+    data = sample(params, 500, 2)
+    root, child = model.root, model.children(model.root)[2]
+    for keep, gone in [(root, child), (child, root)]:
+        cards = {n: model.card(n) for n in model.nodes if n != gone}
+        cards[keep] = model.card(keep) * model.card(gone)
+        product = _without(model, keep, gone, cards)
+        start = merged_parameters(params, product, keep, gone)
+        assert e_step(start, data)[0] == pytest.approx(e_step(params, data)[0], abs=1e-8)
+    index = {o: i for i, o in enumerate(model.observed)}
+    moves = candidate_moves(model, np.ones((len(index), len(index))), index, operators=("NM",))
+    assert {(m.merged, m.model.card(m.merged[0])) for m in moves} == {((root, child), 4), ((child, "H3"), 4)}
+
+
+def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate():
+    """Replicate 0 of the structure study at 30k rows (data regenerated as its job does): search version 4
+    ended here under BIC, the truth's 3-state node over V02, V03, V07, V08, V10 learned as three binary
+    nodes, 18.6 nats below the generating structure. Deleting a node of the chain and adding a state each
+    lose on their own; the node merge takes both at once, and the search must end at or above the truth."""
+    from effdim.experiments.common import rng_for
+    from effdim.experiments.structure import StructureStudy, random_latent_tree
+
+    job = next(j for j in StructureStudy().jobs() if j["replicate"] == 0 and j["n"] == 30000)
+    tree_rng = rng_for(job["seed"], "structure-tree", 0)
+    truth = random_latent_tree(tree_rng, tuple(job["leaves"]), tuple(job["hidden"]))
+    data = sample(random_parameters(truth, tree_rng), 30000, rng_for(job["seed"], "structure-data", 0, 30000))
+    chain = parse_model("H1:2(V02:2,H4:2(V08:3,V10:3,H3:2(V01:2,V06:2,V09:2,V11:3),H2:2(V04:3,V05:2)),H5:2(V03:2,V07:3))")
+    learned = learn_structure(data, score="bic", start=chain, seed=0)
+    reference = fit(data, truth, restarts=3, seed=0, warn=False)
+    assert learned.fit.score("bic") >= reference.score("bic") - 1.0, (str(learned.model), learned.fit.score("bic"))
+    assert any(s.text.startswith("NM") or s.operator == "NM" for s in learned.steps)
+
+
 #: A 3-state node over leaves and a hidden child, where G, H, I share a binary parent of their own.
 GHI_TRUTH = parse_model("H0:3(A:2,B:2,C:2,D:2,E:2,H1:2(G:2,H:2,I:2),K:2(X:2,Y:2,Z:2))")
 #: The same without that parent: G, H, I stay dependent given H0.
