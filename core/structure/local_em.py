@@ -125,8 +125,9 @@ def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str)
     joint = (given[:, :, None] * params.cpts[lower][None, :, :]).reshape(given.shape[0], -1)  # P(pair | parent)
     table = joint @ assign
     cpts[keep] = table if parent is not None else table[0]
-    weight = pair.ravel()[:, None] * assign  # P(pair, state)
-    weight = weight / np.maximum(weight.sum(axis=0, keepdims=True), 1e-300)
+    weight = pair.ravel()[:, None] * assign  # P(pair, state); a state of pairs of probability 0: its pairs alike
+    mass = weight.sum(axis=0, keepdims=True)
+    weight = np.where(mass > 0, weight / np.where(mass > 0, mass, 1.0), assign / assign.sum(axis=0, keepdims=True))
     for child in model.children(keep):
         side = upper if old.parent(child) == upper else lower
         rows = params.cpts[child]
