@@ -20,9 +20,9 @@ from effdim.notation import parse_model
 from effdim.search import fit
 from effdim.structure import (
     ESCAPE,
-    EXPANSION,
     START_STEPS_ON_TIME,
     LocalDe,
+    candidate_starts,
     candidate_moves,
     islands_model,
     leaf_bipartitions,
@@ -124,7 +124,7 @@ def test_node_and_state_introduction_start_at_the_current_distribution(model, se
     leaves = model.observed
     mi = np.zeros((len(leaves), len(leaves)))
     before = loglikelihood(params, data)
-    for move in candidate_moves(model, mi, {o: i for i, o in enumerate(leaves)}, operators=EXPANSION):
+    for move in candidate_moves(model, mi, {o: i for i, o in enumerate(leaves)}, operators=("NI", "SI")):
         new = [h for h in move.model.hidden if h not in model.hidden]
         if new and move.model.card(new[0]) != move.model.card(move.model.parent(new[0])):
             continue  # an NI with fewer states than its parent: not a copy of the current model
@@ -143,7 +143,7 @@ def test_local_fit_is_the_restricted_likelihood_of_the_whole_tree(model, seed):
     mi = rng.random((len(model.observed),) * 2)
     for move in candidate_moves(model, mi + mi.T, {o: i for i, o in enumerate(model.observed)}):
         fitted = local_fit(data, move, params, seed=0, max_iter=5)
-        warm = transfer_parameters(params, move.model)
+        warm = candidate_starts(params, move)[0]  # the exact start (for a merge, from the pair's joint)
         for node in move.model.nodes:  # only the changed families moved
             if node not in move.free:
                 assert np.allclose(fitted.params.cpts[node], warm.cpts[node]), (move.text, node)

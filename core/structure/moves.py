@@ -169,6 +169,8 @@ def _node_merges(model: HLCModel) -> Iterator[tuple]:
             continue
         keep, gone = (u, v) if model.parent(v) == u else (v, u)
         k = max(cards[keep], cards[gone]) + 1
+        if k > cards[keep] * cards[gone]:
+            continue  # a 1-state end: the pair has fewer joint states than that
         new_cards = {n: k if n == keep else c for n, c in cards.items() if n != gone}
         yield (
             "NM",
