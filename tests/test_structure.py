@@ -571,6 +571,17 @@ def test_node_merge_starts_from_the_joint_distribution_of_the_pair():
     assert {(m.merged, m.model.card(m.merged[0])) for m in moves} == {((root, child), 4), ((child, "H3"), 4)}
 
 
+def test_node_relocation_swaps_a_hidden_node_with_its_hidden_child_on_the_path():
+    """A hidden node's parent may move to one of its hidden children: the two swap places on the path
+    (``NR`` otherwise moves only children, so the order of a chain could change only from its top)."""
+    model = parse_model("H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2)))")
+    index = {o: i for i, o in enumerate(model.observed)}
+    moves = {m.text: m for m in candidate_moves(model, np.ones((6, 6)), index, operators=("NR",))}
+    swapped = moves["move H1 from H2 to H3"]
+    assert swapped.model == parse_model("H1:2(A:2,B:2,H3:2(E:2,F:2,H2:2(C:2,D:2)))")
+    assert swapped.free == {"H3", "H2"}
+
+
 def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate():
     """Replicate 0 of the structure study at 30k rows (data regenerated as its job does): search version 4
     ended here under BIC, the truth's 3-state node over V02, V03, V07, V08, V10 learned as three binary

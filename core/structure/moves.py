@@ -14,10 +14,11 @@
       both joins it): a 3-state node that the search has learned as a chain
       of binary nodes needs it, a deletion and a state more at once, each of
       which loses on its own (its start: :func:`effdim.structure.local_em.merged_parameters`);
-    * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
-      another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
-      ``X``; for a leaf, the hidden node whose leaves share most mutual
-      information with it, when that beats its present siblings);
+    * node relocation ``NR(X; H -> G)``: a neighbour ``X`` of ``H`` moves to
+      another hidden node ``G`` (for a hidden child ``X``, a hidden neighbour
+      of ``H``; for ``H``'s parent, a hidden child of ``H``, the two then swap
+      places on the path; for a leaf, the hidden node whose leaves share most
+      mutual information with it, when that beats its present siblings);
     * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
       one up (split its largest state) or down (drop its smallest state).
 
@@ -181,7 +182,8 @@ def _node_merges(model: HLCModel) -> Iterator[tuple]:
 
 
 def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
-    """``NR``: a hidden child moves to a hidden neighbour of its parent; a leaf moves to the hidden node
+    """``NR``: a hidden child moves to a hidden neighbour of its parent, and a hidden node's parent to one of
+    its hidden children (the two swap places on the path); a leaf moves to the hidden node
     whose leaves share most mutual information with it, when that beats its present siblings."""
     cards = {n: model.card(n) for n in model.nodes}
     direct = {g: [x for x in model.neighbors(g) if not model.is_hidden(x)] for g in model.hidden}
@@ -201,6 +203,11 @@ def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
             for g in targets:
                 edges = [(p, c) for p, c in model.edges if c != x] + [(g, x)]
                 yield ("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
+        up = model.parent(h)
+        for g in [] if up is None else [c for c in model.children(h) if model.is_hidden(c)]:
+            # the parent's side moves down to a hidden child: the order of h and g on the path swaps
+            edges = [(p, c) for p, c in model.edges if c != h] + [(up, g)]
+            yield ("NR", f"move {up} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
 
 
 def _state_changes(model: HLCModel) -> Iterator[tuple]:
