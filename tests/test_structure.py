@@ -22,8 +22,8 @@ from effdim.structure import (
     ESCAPE,
     START_STEPS_ON_TIME,
     LocalDe,
-    candidate_starts,
     candidate_moves,
+    candidate_starts,
     islands_model,
     leaf_bipartitions,
     learn_structure,
@@ -594,7 +594,9 @@ def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate(
     tree_rng = rng_for(job["seed"], "structure-tree", 0)
     truth = random_latent_tree(tree_rng, tuple(job["leaves"]), tuple(job["hidden"]))
     data = sample(random_parameters(truth, tree_rng), 30000, rng_for(job["seed"], "structure-data", 0, 30000))
-    chain = parse_model("H1:2(V02:2,H4:2(V08:3,V10:3,H3:2(V01:2,V06:2,V09:2,V11:3),H2:2(V04:3,V05:2)),H5:2(V03:2,V07:3))")
+    chain = parse_model(
+        "H1:2(V02:2,H4:2(V08:3,V10:3,H3:2(V01:2,V06:2,V09:2,V11:3),H2:2(V04:3,V05:2)),H5:2(V03:2,V07:3))"
+    )
     learned = learn_structure(data, score="bic", start=chain, seed=0)
     reference = fit(data, truth, restarts=3, seed=0, warn=False)
     assert learned.fit.score("bic") >= reference.score("bic") - 1.0, (str(learned.model), learned.fit.score("bic"))

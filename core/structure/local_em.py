@@ -28,7 +28,15 @@ from ..squarem import adapt_step_max, extrapolate
 from ..validation import as_seed
 from .moves import Move
 
-__all__ = ["LocalCounts", "LocalFit", "Messages", "candidate_starts", "local_fit", "merged_parameters", "transfer_parameters"]
+__all__ = [
+    "LocalCounts",
+    "LocalFit",
+    "Messages",
+    "candidate_starts",
+    "local_fit",
+    "merged_parameters",
+    "transfer_parameters",
+]
 
 
 def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
@@ -215,7 +223,9 @@ def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any =
     with random Dirichlet(1) rows, the last of which, for a node introduced with its parent's states,
     is instead that node made independent of its parent (:func:`_decoupled`)."""
     rng = as_seed(seed)
-    warm = merged_parameters(params, move.model, *move.merged) if move.merged else transfer_parameters(params, move.model)
+    warm = (
+        merged_parameters(params, move.model, *move.merged) if move.merged else transfer_parameters(params, move.model)
+    )
     starts = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
     copies = [x for x in move.model.hidden if x not in params.model and warm.cpts[x].shape[0] == warm.cpts[x].shape[1]]
     if copies and count > 1:

@@ -158,7 +158,11 @@ def _node_deletions(model: HLCModel) -> Iterator[tuple]:
             for k in sorted({cards[keep], max(cards[keep], cards[gone])}):
                 new_cards = {n: k if n == keep else c for n, c in cards.items() if n != gone}
                 states = "" if k == cards[keep] else f" with {k} states"
-                yield ("ND", f"delete {gone}, its neighbours join {keep}{states}", _without(model, keep, gone, new_cards))
+                yield (
+                    "ND",
+                    f"delete {gone}, its neighbours join {keep}{states}",
+                    _without(model, keep, gone, new_cards),
+                )
 
 
 def _node_merges(model: HLCModel) -> Iterator[tuple]:
