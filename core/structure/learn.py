@@ -209,7 +209,7 @@ class _OutOfTime(Exception):
 
 #: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
 #: cached studies of an older search are not mixed with new results.
-SEARCH_VERSION = 4
+SEARCH_VERSION = 5
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).

@@ -28,7 +28,15 @@ from ..squarem import adapt_step_max, extrapolate
 from ..validation import as_seed
 from .moves import Move
 
-__all__ = ["LocalCounts", "LocalFit", "Messages", "candidate_starts", "local_fit", "transfer_parameters"]
+__all__ = [
+    "LocalCounts",
+    "LocalFit",
+    "Messages",
+    "candidate_starts",
+    "local_fit",
+    "merged_parameters",
+    "transfer_parameters",
+]
 
 
 def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
@@ -92,6 +100,48 @@ def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
         sums = table.sum(axis=-1, keepdims=True)  # 0 where SD dropped the only state a row used: uniform then
         table = np.where(sums > 0, table / np.where(sums > 0, sums, 1.0), 1.0 / table.shape[-1])
         cpts[node] = table[0] if parent is None else table
+    return Parameters(model, cpts)
+
+
+def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str) -> Parameters:
+    """Warm-start CPTs for ``model``, where hidden ``gone`` of the fit ``params`` is merged into its
+    neighbour ``keep`` (the node merge of :mod:`effdim.structure.moves`), from the joint distribution of
+    the pair: each of the ``k - 1`` most probable state pairs ``(keep, gone)`` becomes a state of the merged
+    node, the other pairs share the last one. The merged node's table is the pair's joint given its
+    parent, summed over each state's pairs, and each child's table the average of its old rows over a
+    state's pairs, weighted by their probability; so with ``k`` the product of the two cardinalities the
+    start is the current distribution, and with fewer states it is the nearest grouping of the pairs
+    (never the fixed point a split state in two equal halves would be). Every other table as
+    :func:`transfer_parameters` carries it over."""
+    warm = transfer_parameters(params, model)
+    old = params.model
+    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
+        params = params.rerooted(model.root)
+        old = params.model
+    upper, lower = (keep, gone) if old.parent(gone) == keep else (gone, keep)
+    marg = params.marginals()
+    pair = marg[upper][:, None] * params.cpts[lower]  # P(upper, lower)
+    k = model.card(keep)
+    ranked = np.argsort(-pair.ravel(), kind="stable")
+    group = np.empty(pair.size, dtype=int)
+    group[ranked] = np.minimum(np.arange(pair.size), k - 1)  # the flat pair index -> its merged state
+    assign = np.zeros((pair.size, k))
+    assign[np.arange(pair.size), group] = 1.0
+    cpts = dict(warm.cpts)
+    parent = old.parent(upper)
+    given = params.cpts[upper] if parent is not None else params.cpts[upper][None, :]
+    joint = (given[:, :, None] * params.cpts[lower][None, :, :]).reshape(given.shape[0], -1)  # P(pair | parent)
+    table = joint @ assign
+    cpts[keep] = table if parent is not None else table[0]
+    weight = pair.ravel()[:, None] * assign  # P(pair, state); a state of pairs of probability 0: its pairs alike
+    mass = weight.sum(axis=0, keepdims=True)
+    weight = np.where(mass > 0, weight / np.where(mass > 0, mass, 1.0), assign / assign.sum(axis=0, keepdims=True))
+    for child in model.children(keep):
+        side = upper if old.parent(child) == upper else lower
+        rows = params.cpts[child]
+        per_pair = rows[:, None, :] if side == upper else rows[None, :, :]
+        per_pair = np.broadcast_to(per_pair, (*pair.shape, rows.shape[-1])).reshape(pair.size, -1)
+        cpts[child] = weight.T @ per_pair
     return Parameters(model, cpts)
 
 
@@ -169,11 +219,13 @@ class Messages:
 
 def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
     """Starting points of a candidate's EM: the exact transfer of the current fit ``params``
-    (:func:`transfer_parameters`), then ``count - 1`` with the changed families half mixed
+    (:func:`transfer_parameters`; for a node merge :func:`merged_parameters`), then ``count - 1`` with the changed families half mixed
     with random Dirichlet(1) rows, the last of which, for a node introduced with its parent's states,
     is instead that node made independent of its parent (:func:`_decoupled`)."""
     rng = as_seed(seed)
-    warm = transfer_parameters(params, move.model)
+    warm = (
+        merged_parameters(params, move.model, *move.merged) if move.merged else transfer_parameters(params, move.model)
+    )
     starts = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
     copies = [x for x in move.model.hidden if x not in params.model and warm.cpts[x].shape[0] == warm.cpts[x].shape[1]]
     if copies and count > 1:

@@ -9,10 +9,16 @@
       neighbours are joined to its hidden neighbour ``H`` (either end of
       every edge between hidden nodes), ``H`` keeping its states or, when
       ``H'`` has more, taking as many (the two nodes merged);
-    * node relocation ``NR(X; H -> G)``: a child ``X`` of ``H`` moves to
-      another hidden node ``G`` (a hidden neighbour of ``H`` for a hidden
-      ``X``; for a leaf, the hidden node whose leaves share most mutual
-      information with it, when that beats its present siblings);
+    * node merge ``NM(H, H')``: two adjacent hidden nodes become one with
+      more states than either, ``max(|H|, |H'|) + 1`` (every neighbour of
+      both joins it): a 3-state node that the search has learned as a chain
+      of binary nodes needs it, a deletion and a state more at once, each of
+      which loses on its own (its start: :func:`effdim.structure.local_em.merged_parameters`);
+    * node relocation ``NR(X; H -> G)``: a neighbour ``X`` of ``H`` moves to
+      another hidden node ``G`` (for a hidden child ``X``, a hidden neighbour
+      of ``H``; for ``H``'s parent, a hidden child of ``H``, the two then swap
+      places on the path; for a leaf, the hidden node whose leaves share most
+      mutual information with it, when that beats its present siblings);
     * state introduction ``SI(H)`` and state deletion ``SD(H)``: ``|H|``
       one up (split its largest state) or down (drop its smallest state).
 
@@ -37,21 +43,22 @@ __all__ = ["EXPANSION", "OPERATORS", "Move", "candidate_moves", "changed_familie
 
 
 #: Operator codes, in the order EAST applies its phases: expansion, adjustment, simplification.
-OPERATORS = ("NI", "SI", "NR", "ND", "SD")
+OPERATORS = ("NI", "SI", "NM", "NR", "ND", "SD")
 #: The expansion operators: they add parameters, so EAST ranks them by score gain per added parameter.
-EXPANSION = ("NI", "SI")
+EXPANSION = ("NI", "SI", "NM")
 
 
 @dataclass(frozen=True)
 class Move:
     """One candidate: the ``operator`` (see :data:`OPERATORS`), a sentence, the new ``model``
     and the nodes whose families the move changes (``free``: :func:`changed_families`,
-    re-estimated by local EM)."""
+    re-estimated by local EM); for ``NM`` the node kept and the node merged into it (``merged``)."""
 
     operator: str
     text: str
     model: HLCModel
     free: frozenset
+    merged: tuple[str, str] | tuple[()] = ()
 
 
 def _rebuild(
@@ -130,6 +137,15 @@ def _node_introductions(
                 )
 
 
+def _without(model: HLCModel, keep: str, gone: str, cards: Mapping[str, int]) -> HLCModel:
+    """``model`` without hidden ``gone``, its other neighbours joined to its hidden neighbour ``keep``, with
+    the cardinalities ``cards`` (of every node left)."""
+    others = [x for x in model.neighbors(gone) if x != keep]
+    edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
+    root = keep if gone == model.root else model.root
+    return HLCModel(dict(cards), [h for h in model.hidden if h != gone], edges, root)
+
+
 def _node_deletions(model: HLCModel) -> Iterator[tuple]:
     """``ND``: either end of an edge between hidden nodes is removed, its other neighbours join the other end;
     when the removed node has more states, also with the kept node taking them (the two merged)."""
@@ -139,21 +155,39 @@ def _node_deletions(model: HLCModel) -> Iterator[tuple]:
             continue
         ends = [(u, v), (v, u)] if model.card(u) >= model.card(v) else [(v, u), (u, v)]  # the smaller goes first
         for keep, gone in ends:
-            others = [x for x in model.neighbors(gone) if x != keep]
-            edges = [(p, c) for p, c in model.edges if gone not in (p, c)] + [(keep, x) for x in others]
-            root = keep if gone == model.root else model.root
             for k in sorted({cards[keep], max(cards[keep], cards[gone])}):
                 new_cards = {n: k if n == keep else c for n, c in cards.items() if n != gone}
                 states = "" if k == cards[keep] else f" with {k} states"
                 yield (
                     "ND",
                     f"delete {gone}, its neighbours join {keep}{states}",
-                    HLCModel(new_cards, [h for h in model.hidden if h != gone], edges, root),
+                    _without(model, keep, gone, new_cards),
                 )
 
 
+def _node_merges(model: HLCModel) -> Iterator[tuple]:
+    """``NM``: the two ends of an edge between hidden nodes become one node (named as the end nearer the
+    root) with one state more than the larger, every neighbour of both joined to it."""
+    cards = {n: model.card(n) for n in model.nodes}
+    for u, v in model.edges:
+        if not (model.is_hidden(u) and model.is_hidden(v)):
+            continue
+        keep, gone = (u, v) if model.parent(v) == u else (v, u)
+        k = max(cards[keep], cards[gone]) + 1
+        if k > cards[keep] * cards[gone]:
+            continue  # a 1-state end: the pair has fewer joint states than that
+        new_cards = {n: k if n == keep else c for n, c in cards.items() if n != gone}
+        yield (
+            "NM",
+            f"merge {gone} into {keep} with {k} states",
+            _without(model, keep, gone, new_cards),
+            (keep, gone),
+        )
+
+
 def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
-    """``NR``: a hidden child moves to a hidden neighbour of its parent; a leaf moves to the hidden node
+    """``NR``: a hidden child moves to a hidden neighbour of its parent, and a hidden node's parent to one of
+    its hidden children (the two swap places on the path); a leaf moves to the hidden node
     whose leaves share most mutual information with it, when that beats its present siblings."""
     cards = {n: model.card(n) for n in model.nodes}
     direct = {g: [x for x in model.neighbors(g) if not model.is_hidden(x)] for g in model.hidden}
@@ -173,6 +207,11 @@ def _node_relocations(model: HLCModel, mi, index) -> Iterator[tuple]:
             for g in targets:
                 edges = [(p, c) for p, c in model.edges if c != x] + [(g, x)]
                 yield ("NR", f"move {x} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
+        up = model.parent(h)
+        for g in [] if up is None else [c for c in model.children(h) if model.is_hidden(c)]:
+            # the parent's side moves down to a hidden child: the order of h and g on the path swaps
+            edges = [(p, c) for p, c in model.edges if c != h] + [(up, g)]
+            yield ("NR", f"move {up} from {h} to {g}", _rebuild(model, cards, model.hidden, edges))
 
 
 def _state_changes(model: HLCModel) -> Iterator[tuple]:
@@ -208,12 +247,14 @@ def iter_candidate_moves(
         sources.append(_node_relocations(model, mi, index))
     if "ND" in operators:
         sources.append(_node_deletions(model))
+    if "NM" in operators:
+        sources.append(_node_merges(model))
     sources.append(m for m in _state_changes(model) if m[0] in operators)
     seen = set()
-    for operator, text, new in itertools.chain.from_iterable(sources):
+    for operator, text, new, *merged in itertools.chain.from_iterable(sources):
         if new not in seen and is_regular(new):
             seen.add(new)
-            yield Move(operator, text, new, changed_families(model, new))
+            yield Move(operator, text, new, changed_families(model, new), *merged)
 
 
 def candidate_moves(
