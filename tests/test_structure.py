@@ -607,13 +607,10 @@ def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate(
     ended here under BIC, the truth's 3-state node over V02, V03, V07, V08, V10 learned as three binary
     nodes, 18.6 nats below the generating structure. Deleting a node of the chain and adding a state each
     lose on their own; the node merge takes both at once, and the search must end at or above the truth."""
-    from effdim.experiments.common import rng_for
-    from effdim.experiments.structure import StructureStudy, random_latent_tree
+    from effdim.experiments.structure import StructureStudy, replicate_data
 
     job = next(j for j in StructureStudy().jobs() if j["replicate"] == 0 and j["n"] == 30000)
-    tree_rng = rng_for(job["seed"], "structure-tree", 0)
-    truth = random_latent_tree(tree_rng, tuple(job["leaves"]), tuple(job["hidden"]))
-    data = sample(random_parameters(truth, tree_rng), 30000, rng_for(job["seed"], "structure-data", 0, 30000))
+    truth, _, data = replicate_data(job)
     chain = parse_model(
         "H1:2(V02:2,H4:2(V08:3,V10:3,H3:2(V01:2,V06:2,V09:2,V11:3),H2:2(V04:3,V05:2)),H5:2(V03:2,V07:3))"
     )
@@ -680,13 +677,10 @@ def test_search_leaves_the_merged_node_optimum_of_a_study_replicate():
     residual groups stopped at this model, one 3-state node over what the truth has as two, 38.6 nats below
     the generating structure by BIC (no candidate it proposed won, each refit by full EM). From there the
     search must now end at or above the truth."""
-    from effdim.experiments.common import rng_for
-    from effdim.experiments.structure import StructureStudy, random_latent_tree
+    from effdim.experiments.structure import StructureStudy, replicate_data
 
     job = next(j for j in StructureStudy().jobs() if j["replicate"] == 3 and j["n"] == 10000)
-    tree_rng = rng_for(job["seed"], "structure-tree", 3)
-    truth = random_latent_tree(tree_rng, tuple(job["leaves"]), tuple(job["hidden"]))
-    data = sample(random_parameters(truth, tree_rng), 10000, rng_for(job["seed"], "structure-data", 3, 10000))
+    truth, _, data = replicate_data(job)
     stuck = parse_model(
         "H2:3(V11:3,V13:2,V15:2,V01:2,V09:3,V19:3,H3:2(V05:2,V06:2,V14:3,V18:2,"
         "H4:2(V04:3,V08:2,V10:2,V12:3,V17:3)),V02:3,V03:3,V07:2,V16:2)"

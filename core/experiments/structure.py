@@ -138,13 +138,20 @@ def kl_to_truth(truth, learned, rng: np.random.Generator) -> tuple[float, bool]:
     return max(value, 0.0), False
 
 
-def structure_job(config: dict) -> dict:
-    """One job: a random tree and data set, the structure learned per score. JSON in, JSON out."""
+def replicate_data(config: dict) -> tuple[HLCModel, Parameters, np.ndarray]:
+    """A job's generating tree, its parameters and its data set, from the job's configuration (its seed,
+    replicate, size and tree ranges): the same for every run of the job, so a replicate can be studied alone."""
     rep, n, seed = config["replicate"], config["n"], config["seed"]
     tree_rng = rng_for(seed, "structure-tree", rep)
     truth_model = random_latent_tree(tree_rng, tuple(config["leaves"]), tuple(config["hidden"]))
     truth = random_parameters(truth_model, tree_rng)
-    data = sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
+    return truth_model, truth, sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
+
+
+def structure_job(config: dict) -> dict:
+    """One job: a random tree and data set, the structure learned per score. JSON in, JSON out."""
+    rep, n, seed = config["replicate"], config["n"], config["seed"]
+    truth_model, truth, data = replicate_data(config)
     signatures = hidden_signatures(truth_model)
     # the generating structure fitted by EM: what the search should reach (or beat) under every score
     reference = fit(
