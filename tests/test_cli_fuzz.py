@@ -115,3 +115,30 @@ def test_the_command_exits_2_with_one_line(argv):
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@FUZZ
+@given(
+    leaves=st.one_of(
+        st.text(max_size=12), st.tuples(st.integers(-5, 40), st.integers(-5, 40)).map("{0[0]}..{0[1]}".format)
+    ),
+    hidden=st.one_of(
+        st.text(max_size=12), st.tuples(st.integers(-5, 10), st.integers(-5, 10)).map("{0[0]}..{0[1]}".format)
+    ),
+)
+def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden):
+    """`experiment structure --leaves/--hidden`: any text gives a result or one line, never a traceback (nothing is
+    cached in the fresh directory, so --cached-only runs no job)."""
+    if "\x00" in leaves + hidden or leaves.startswith("-") or hidden.startswith("-"):
+        return  # a command line cannot hold a NUL; a leading dash would be read as an option
+    args = [
+        "experiment",
+        "structure",
+        "--cached-only",
+        "--cache-dir",
+        str(tmp_path),
+        "--out",
+        str(tmp_path),
+        "--no-png",
+    ]
+    run(capsys, [*args, "--leaves", leaves, "--hidden", hidden, "--sizes", "1k"])
