@@ -239,6 +239,28 @@ def test_sample_sizes_that_are_no_finite_number_are_refused_in_one_line(capsys, 
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("argv", "culprit"),
+    [
+        (["structure", "--sizes", "100000000000"], "sample size 100,000,000,000 is above"),
+        (["lc", "--sizes", "20m"], "sample size 20,000,000 is above"),
+        (["lc", "--replicates", "1000000000"], "replicates must be from 1 to 10,000, got 1000000000"),
+        (["structure", "--quick", "--replicates", "10001"], "replicates must be from 1 to 10,000"),
+        (["hlc", "--restarts", "1000000000"], "restarts must be from 1 to 1,000, got 1000000000"),
+        (["structure", "--leaves", "100000000"], "leaves must be a range low..high from 3 to 200"),
+        (["structure", "--leaves", "8..201"], "got 8..201"),
+        (["structure", "--hidden", "100000"], "hidden must be a range low..high from 1 to 100"),
+    ],
+)
+def test_study_settings_too_large_to_run_are_refused_before_any_job(capsys, argv, culprit):
+    """A mistyped count used to fill the memory (``--replicates 1000000000`` listed a billion jobs and died in a
+    MemoryError traceback; ``--restarts 1000000000`` killed the job's process) or to run for days (a sample of
+    1e11 rows, a tree of 1e8 leaves): now one line naming the setting, exit 2, before any job or data."""
+    assert main(["experiment", *argv, "--no-cache", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("effdim experiment: ") and culprit in err and err.count("\n") == 1, err
+
+
 def _broken_hlc_job(config: dict) -> dict:
     raise KeyError("fits")
 

@@ -16,12 +16,30 @@ from ..model import HLCModel
 from ..scores import PAPER_SCORES, SCORES
 from .runner import DEFAULT_CACHE_DIR, run_jobs
 
-__all__ = ["Study", "FIT_COLUMNS", "STUDY_SCORES", "rng_for", "parse_sizes", "check_config", "kl_bits", "fit_row"]
+__all__ = [
+    "Study",
+    "FIT_COLUMNS",
+    "STUDY_SCORES",
+    "MAX_REPLICATES",
+    "MAX_SAMPLE_SIZE",
+    "MAX_RESTARTS",
+    "rng_for",
+    "parse_sizes",
+    "check_config",
+    "kl_bits",
+    "fit_row",
+]
 
 #: Criteria a study can compare (:data:`effdim.scores.SCORES` names); their keys are CSV columns.
 STUDY_SCORES = (*PAPER_SCORES, "aic")
 #: Columns of a fit row (:func:`fit_row`), in the order the CSV files use.
 FIT_COLUMNS = ("model", "loglik", *(SCORES[s].key for s in STUDY_SCORES), "ds", "de", "kl_bits", "degenerate")
+#: The largest settings a study takes, checked before any job is listed or any data drawn: a mistyped
+#: number is refused at once instead of filling the memory or running for days. The paper's designs
+#: (docs/experiments.md) stay far below them: 20 replicates, at most 100,000 rows, a few restarts.
+MAX_REPLICATES = 10_000
+MAX_SAMPLE_SIZE = 10_000_000
+MAX_RESTARTS = 1_000
 
 
 def rng_for(seed: int, *parts: Any) -> np.random.Generator:
@@ -60,15 +78,20 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 
 def check_config(replicates: int, sizes: tuple[int, ...], scores: tuple[str, ...], restarts: int) -> None:
     """Raise :class:`effdim.errors.InvalidArgument` naming the first bad setting."""
-    if int(replicates) < 1:
-        raise InvalidArgument(f"replicates must be at least 1, got {replicates}")
+    if not 1 <= int(replicates) <= MAX_REPLICATES:
+        raise InvalidArgument(f"replicates must be from 1 to {MAX_REPLICATES:,}, got {replicates}")
     if not sizes or any(int(n) < 1 for n in sizes):
         raise InvalidArgument(f"sample sizes must be positive, got {sizes}")
+    too_big = [int(n) for n in sizes if int(n) > MAX_SAMPLE_SIZE]
+    if too_big:
+        raise InvalidArgument(
+            f"sample size {too_big[0]:,} is above the largest a study draws, {MAX_SAMPLE_SIZE:,} rows"
+        )
     unknown = [s for s in scores if s not in STUDY_SCORES]
     if unknown or not scores:
         raise InvalidArgument(f"unknown score {unknown[0] if unknown else ''!r}; choose from {', '.join(STUDY_SCORES)}")
-    if int(restarts) < 1:
-        raise InvalidArgument(f"restarts must be at least 1, got {restarts}")
+    if not 1 <= int(restarts) <= MAX_RESTARTS:
+        raise InvalidArgument(f"restarts must be from 1 to {MAX_RESTARTS:,}, got {restarts}")
 
 
 def kl_bits(truth: Parameters, learned: Parameters) -> float:

@@ -67,6 +67,10 @@ KL_DRAWS = 20_000
 TRUTH_RESTARTS = 10
 #: A run whose score is more than this many nats below the generating structure's counts as stopped short.
 GAP_TOLERANCE = 1.0
+#: The largest generating trees a study draws (``--leaves``, ``--hidden``), refused before any tree is built:
+#: a search over 100 variables already takes about 20 CPU minutes (README, "Structure learning").
+MAX_LEAVES = 200
+MAX_HIDDEN = 100
 
 
 def random_latent_tree(rng: np.random.Generator, leaves: tuple[int, int], hidden: tuple[int, int]) -> HLCModel:
@@ -224,9 +228,12 @@ class StructureStudy(Study):
 
     def __post_init__(self) -> None:
         check_config(self.replicates, self.sizes, self.scores, self.restarts)
-        for label, (low, high), least in (("leaves", self.leaves, 3), ("hidden", self.hidden, 1)):
-            if not least <= low <= high:
-                raise InvalidArgument(f"{label} must be a range low..high with low >= {least}, got {low}..{high}")
+        for label, (low, high), least, most in (
+            ("leaves", self.leaves, 3, MAX_LEAVES),
+            ("hidden", self.hidden, 1, MAX_HIDDEN),
+        ):
+            if not least <= low <= high <= most:
+                raise InvalidArgument(f"{label} must be a range low..high from {least} to {most}, got {low}..{high}")
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
