@@ -1,0 +1,140 @@
+"""CPU seconds a set of test files costs, by program (Chromium, Python, Playwright's driver), and its page opens.
+
+Runs ``python -m pytest -q -p no:cacheprovider ARGS`` (the suite's two workers unless ARGS say otherwise) and
+samples, ten times a second, every process descended from that pytest: its user + system time from
+``/proc/PID/stat`` (threads that ended included). A process's last tenth of a second before it ends is missed.
+CPU seconds, unlike wall-clock ones, hardly grow when other processes share the cores, so a change to what
+the browser tests cost can be measured on a busy machine (CONTRIBUTING.md, "Running the tests"). The page
+opens are the calls of Playwright's ``Page.goto`` and ``Page.reload`` (a plugin this script loads).
+
+Run: ``python benchmarks/bench_test_cpu.py [--repeat N] tests/ui/test_proposal.py [more pytest arguments]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+PLUGIN = "bench_test_cpu_pages"
+#: The plugin that counts page opens: appends one line per call to the file named by the environment variable.
+PLUGIN_SOURCE = '''
+import os
+from playwright.sync_api import Page
+
+def _counted(method):
+    def call(self, *args, **kwargs):
+        with open(os.environ["BENCH_PAGE_OPENS"], "a") as out:
+            out.write(method.__name__ + "\\n")
+        return method(self, *args, **kwargs)
+    return call
+
+Page.goto = _counted(Page.goto)
+Page.reload = _counted(Page.reload)
+'''
+
+
+def _program(pid: int) -> str:
+    """Which program a process runs: chromium, python, node (Playwright's driver) or the name of another; "" once
+    it has ended."""
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+    except OSError:  # ended (a zombie keeps its CPU seconds, not its program)
+        return ""
+    name = Path(exe).name
+    if "chrom" in exe or "headless" in name:
+        return "chromium"
+    if name.startswith("python"):
+        return "python"
+    return name
+
+
+def _stat(pid: int) -> tuple[int, str, float] | None:
+    """A process's parent, start time (its identity with the pid) and CPU seconds so far."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return int(fields[1]), fields[19], (int(fields[11]) + int(fields[12])) / TICK
+
+
+class Sampler(threading.Thread):
+    """Samples the CPU seconds of every process descended from ``root`` until stopped."""
+
+    def __init__(self, root: int):
+        super().__init__(daemon=True)
+        self.root, self.stopped = root, threading.Event()
+        self.seconds: dict[tuple[int, str], float] = {}
+        self.programs: dict[tuple[int, str], str] = {}
+
+    def run(self) -> None:
+        while not self.stopped.wait(0.1):
+            stats = {pid: s for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if (s := _stat(pid))}
+            inside = {self.root}
+            for _ in range(20):  # parents before children, however the pids came
+                grown = inside | {pid for pid, (parent, _, _) in stats.items() if parent in inside}
+                if grown == inside:
+                    break
+                inside = grown
+            for pid in inside & stats.keys():
+                _, started, cpu = stats[pid]
+                key = (pid, started)
+                # the last program it runs (a shell script execs Chromium)
+                self.programs[key] = _program(pid) or self.programs.get(key, "ended unseen")
+                self.seconds[key] = max(cpu, self.seconds.get(key, 0.0))
+
+    def by_program(self) -> dict[str, float]:
+        total: dict[str, float] = defaultdict(float)
+        for key, cpu in self.seconds.items():
+            total[self.programs[key]] += cpu
+        return dict(total)
+
+
+def measure(pytest_args: list[str]) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
+        opens = Path(folder, "opens.txt")
+        opens.touch()
+        environment = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
+            "BENCH_PAGE_OPENS": str(opens),
+        }
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN, *pytest_args]
+        start = time.monotonic()
+        process = subprocess.Popen(command, env=environment)
+        sampler = Sampler(process.pid)
+        sampler.start()
+        code = process.wait()
+        wall = time.monotonic() - start
+        sampler.stopped.set()
+        sampler.join()
+        result = {"wall": wall, "exit": code, "page opens": len(opens.read_text().splitlines())}
+        result.update(sampler.by_program())
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="runs to take the median of")
+    options, pytest_args = parser.parse_known_args()
+    runs = []
+    for _ in range(options.repeat):
+        runs.append(measure(pytest_args))
+        print(f"load {os.getloadavg()[0]:.1f}:", {k: round(v, 1) for k, v in runs[-1].items()}, flush=True)
+    if options.repeat > 1:
+        keys = sorted({k for run in runs for k in run})
+        print("median:", {k: round(statistics.median(run.get(k, 0.0) for run in runs), 1) for k in keys})
+
+
+if __name__ == "__main__":
+    main()
