@@ -26,7 +26,7 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 PLUGIN = "bench_test_cpu_pages"
 #: The plugin that counts page opens: appends one line per call to the file named by the environment variable.
-PLUGIN_SOURCE = '''
+PLUGIN_SOURCE = """
 import os
 from playwright.sync_api import Page
 
@@ -39,7 +39,7 @@ def _counted(method):
 
 Page.goto = _counted(Page.goto)
 Page.reload = _counted(Page.reload)
-'''
+"""
 
 
 def _program(pid: int) -> str:
