@@ -32,7 +32,12 @@ def message(page: Page):
     return page.locator(".effdim-message").first
 
 
-def test_states_box_refuses_bad_values_visibly_and_resets(page: Page, app_url):
+def test_states_box_refuses_bad_values_visibly_set_applies_without_enter_and_messages_are_plain_text(
+    page: Page, app_url
+):
+    """On one page, O3 selected: refused states leave the box and the model as they were; the Set button applies
+    states without Enter (JupyterLab can swallow Enter in outputs); messages show names as typed, underscores
+    kept, and the engine's refusals as plain text."""
     open_app(page, app_url)
     click_node(page, FIG2, "O3")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3")
@@ -45,20 +50,10 @@ def test_states_box_refuses_bad_values_visibly_and_resets(page: Page, app_url):
         expect(stat(page, "ds")).to_have_text("41")
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
 
-
-def test_states_set_button_applies_without_enter(page: Page, app_url):
-    """JupyterLab can swallow Enter in outputs: the Set button does the same."""
-    open_app(page, app_url)
-    click_node(page, FIG2, "O3")
-    expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3")
-    page.locator(".effdim-card-input input").fill("3")
+    box.fill("3")
     page.get_by_role("button", name="Set", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).to_have_value("5(3(2,2),3,3(2,2))", timeout=TIMEOUT)
 
-
-def test_messages_are_plain_text_underscores_kept(page: Page, app_url):
-    open_app(page, app_url)
-    click_node(page, FIG2, "O3")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3")
     name = page.locator(".effdim-name-input input")
     name.fill("my_new_*name*")
@@ -160,8 +155,21 @@ def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(pa
     )
 
 
-def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
+def test_dimension_table_as_csv_tree_as_png_then_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
+    """Figure 2's table and tree downloaded; then a JSON model imported: an empty file named as such, the same
+    file taken again after an edit."""
     open_app(page, app_url)
+    with page.expect_download() as table:
+        page.get_by_role("button", name="Download this table (CSV)").click()
+    text = Path(table.value.path()).read_text()
+    assert text.splitlines()[0] == "hidden,LC model,ds,de,dc,dp,db,binding,deficit"
+    assert text.splitlines()[1] == 'H1,"5:3,3,2",29,17,17,17,17,dc,12'
+    page.locator(".bk-Canvas").first.hover()  # the toolbar shows on hover
+    with page.expect_download() as drawing:
+        page.locator(".bk-tool-icon-save").first.click()
+    assert drawing.value.suggested_filename == "effdim-tree.png"
+    assert Path(drawing.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
     chooser = page.locator("input[type=file][accept*=json]")
     chooser.set_input_files({"name": "empty.json", "mimeType": "application/json", "buffer": b""})
     expect(message(page)).to_contain_text("the file is empty", timeout=TIMEOUT)
@@ -178,7 +186,12 @@ def test_json_import_empty_file_named_and_same_file_again(page: Page, app_url):
     expect(page.locator(".effdim-notation textarea")).to_have_value("3:2,2,2", timeout=TIMEOUT)
 
 
-def test_refused_upload_leaves_no_upload_complete_and_categories_keep_file_order(page: Page, app_url, shots):
+def test_uploads_refused_then_read_categories_in_file_order_reordered_wrapped_and_id_column_left_out(
+    page: Page, app_url, shots
+):
+    """One page, one file after another on the Data tab: a refused file leaves no "Upload complete"; the next
+    keeps its categories in the file's order, and a column's states can be reordered; a long value list wraps
+    in the columns table; a Latin-1 file with semicolons is read, its identifier column left out."""
     open_app(page, app_url)
     data_tab(page)
     upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
@@ -191,12 +204,6 @@ def test_refused_upload_leaves_no_upload_complete_and_categories_keep_file_order
     expect(page.get_by_text("1 Extremely well, 2 Very well, 10 Not at all")).to_be_visible()
     page.screenshot(path=str(shots / "12-upload-after-refusal.png"))
 
-
-def test_the_states_of_a_column_can_be_reordered(page: Page, app_url, shots):
-    open_app(page, app_url)
-    data_tab(page)
-    upload(page, "scale.csv", b"freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\n")
-    expect(page.get_by_text("sometimes, never, often")).to_be_visible(timeout=TIMEOUT)
     page.locator(".effdim-order-column select").select_option("freq")
     page.locator(".effdim-order-states select").select_option("never")
     page.get_by_role("button", name="▲ Earlier").click()
@@ -209,8 +216,6 @@ def test_the_states_of_a_column_can_be_reordered(page: Page, app_url, shots):
     expect(page.locator(".effdim-order-states select option")).to_have_text(["sometimes", "often", "never"])
     page.screenshot(path=str(shots / "12b-reorder-states.png"))
 
-
-def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
     labels = [
         "1 Extremely well",
         "2 Very well",
@@ -219,8 +224,6 @@ def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
         "5 Not at all well",
         "6 Refused to answer",
     ]
-    open_app(page, app_url)
-    data_tab(page)
     rows = "".join(f"{label},{region}\n" for label in labels for region in ("north", "south"))
     upload(page, "long.csv", ("satisfaction,region\n" + rows).encode())
     values = page.locator(".tabulator-cell").filter(has_text="6 Refused to answer")
@@ -228,13 +231,9 @@ def test_long_value_lists_wrap_in_the_columns_table(page: Page, app_url):
     shown, room = values.evaluate("(cell) => [cell.scrollWidth, cell.clientWidth]")
     assert shown <= room + 1, f"the value list is cut off: {shown} px in a {room} px cell"
 
-
-def test_csv_with_id_column_semicolons_latin1_is_read_and_columns_can_be_picked(page: Page, app_url, shots):
     rows = ["id;Fréquence;Qualité"] + [
         f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}" for i in range(1, 61)
     ]
-    open_app(page, app_url)
-    data_tab(page)
     upload(page, "enquête.csv", "\n".join(rows).encode("latin-1"))
     for said in ("Left out 'id' (more than 50 distinct values", "semicolons", "Latin-1"):
         expect(message(page)).to_contain_text(said, timeout=TIMEOUT)
@@ -255,14 +254,38 @@ def test_nothing_cut_off_in_a_notebook_cell_or_at_1024_px(page: Page, app_url, i
     page.screenshot(path=str(shots / f"14-{form}-{width}.png"), full_page=True)
 
 
-def test_first_screen_says_what_the_numbers_are_and_irregular_totals_show_both(page: Page, app_url, shots):
+IRREGULAR = "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))"  # H2 irregular
+
+
+def test_first_screen_says_what_the_numbers_are_irregular_totals_show_both_and_projector_cuts_nothing(
+    page: Page, app_url, shots
+):
+    """The first screen's sentence; an irregular model's totals, its regular equivalent's and as drawn; the
+    projector switched on with it cuts nothing and scales every text."""
     open_app(page, app_url)
     expect(page.locator(".effdim-lead")).to_contain_text("ds counts a model's free parameters")
-    apply_notation(page, "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))")  # H2 irregular
+    apply_notation(page, IRREGULAR)
     expect(stat(page, "ds")).to_have_text("31", timeout=TIMEOUT)  # the regular equivalent's
     expect(stat(page, "drawn-ds")).to_have_text("as drawn: 66")
     expect(page.get_by_text("ds · regular equivalent")).to_be_visible()
     page.screenshot(path=str(shots / "15-irregular-totals.png"))
+
+    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
+    legend = float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px"))
+    summary = float(css(page, "p", "fontSize", ".alert")[0].rstrip("px"))
+    page.get_by_role("button", name="Projector: off").click()
+    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1000)  # the tables' new layout
+    steps = page.locator(".effdim-steps")
+    steps.scroll_into_view_if_needed()
+    cut = cut_off(page)["cells"]
+    assert cut == [], f"cut to '…': {cut}"
+    box = steps.bounding_box()
+    rows = page.locator(".effdim-steps .tabulator-row")
+    last = rows.last.bounding_box()
+    assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, "the log's last row is cut"
+    assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
+    assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary
 
 
 def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_url):
@@ -273,20 +296,6 @@ def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_u
     page.wait_for_function("() => decodeURIComponent(location.search).includes('model=2:3,3')", timeout=TIMEOUT)
     page.goto(page.url)  # the link as copied from the address bar
     expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
-
-
-def test_dimension_table_as_csv_and_tree_as_png(page: Page, app_url):
-    open_app(page, app_url)
-    with page.expect_download() as table:
-        page.get_by_role("button", name="Download this table (CSV)").click()
-    text = Path(table.value.path()).read_text()
-    assert text.splitlines()[0] == "hidden,LC model,ds,de,dc,dp,db,binding,deficit"
-    assert text.splitlines()[1] == 'H1,"5:3,3,2",29,17,17,17,17,dc,12'
-    page.locator(".bk-Canvas").first.hover()  # the toolbar shows on hover
-    with page.expect_download() as drawing:
-        page.locator(".bk-tool-icon-save").first.click()
-    assert drawing.value.suggested_filename == "effdim-tree.png"
-    assert Path(drawing.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_link_to_the_default_model_says_nothing_and_a_typo_stays_in_the_notation_box(page: Page, app_url):
@@ -321,27 +330,3 @@ def test_preset_menu_names_a_custom_model_and_toggles_and_disabled_cancel_are_pl
     expect(cancel).to_be_disabled(timeout=TIMEOUT)
     assert css(page, ".bk-btn", "cursor", ".effdim-scores-cancel") == ["not-allowed"]
     assert float(css(page, ".bk-btn", "opacity", ".effdim-scores-cancel")[0]) <= 0.5
-
-
-IRREGULAR = "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))"
-
-
-def test_projector_switched_on_with_an_irregular_model_cuts_nothing_and_scales_every_text(page: Page, app_url):
-    open_app(page, app_url)
-    apply_notation(page, IRREGULAR)
-    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
-    legend = float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px"))
-    summary = float(css(page, "p", "fontSize", ".alert")[0].rstrip("px"))
-    page.get_by_role("button", name="Projector: off").click()
-    expect(page.get_by_role("button", name="Projector: on ✓")).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_timeout(1000)  # the tables' new layout
-    steps = page.locator(".effdim-steps")
-    steps.scroll_into_view_if_needed()
-    cut = cut_off(page)["cells"]
-    assert cut == [], f"cut to '…': {cut}"
-    box = steps.bounding_box()
-    rows = page.locator(".effdim-steps .tabulator-row")
-    last = rows.last.bounding_box()
-    assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, "the log's last row is cut"
-    assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
-    assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary
