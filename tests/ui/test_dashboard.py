@@ -1,6 +1,7 @@
 """The dashboard in headless Chromium: the browser checks of every tab.
 
-Each test opens a fresh browser page, hence a fresh server session.
+Each test opens a fresh browser page, hence a fresh server session; checks that follow one another on the
+same page, as a user's steps do, are one test (a page open costs seconds of Chromium's CPU).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from effdim.dimensions import dimensions
 pytestmark = pytest.mark.browser
 
 
-def test_load(page: Page, app_url, shots):
+def test_load_then_click_node_change_cardinality_table_changes(page: Page, app_url, shots):
+    """Figure 2 on the first screen; then a node's states edited, the table and the totals following, and undone."""
     open_app(page, app_url)
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
     expect(stat(page, "ds")).to_have_text("41")
@@ -36,9 +38,6 @@ def test_load(page: Page, app_url, shots):
     expect(page.locator(".effdim-corollary")).to_contain_text("12 + 3 + 3")
     page.screenshot(path=str(shots / "01-load-figure2.png"))
 
-
-def test_click_node_change_cardinality_table_changes(page: Page, app_url, shots):
-    open_app(page, app_url)
     click_node(page, FIG2, "O3")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3")
     expect(table_rows(page).nth(0)).to_contain_text("5:3,3,2")
@@ -61,7 +60,9 @@ def test_click_node_change_cardinality_table_changes(page: Page, app_url, shots)
     expect(table_rows(page).nth(0)).to_contain_text("5:3,3,2")
 
 
-def test_preset(page: Page, app_url, shots):
+def test_preset_then_notation_then_irregular_model_shows_regularization_log(page: Page, app_url, shots):
+    """A preset loaded; then a model typed in the notation box, and a syntax error refused with the model kept;
+    then an irregular model, its regularization log, and the model said irregular with auto-regularize off."""
     open_app(page, app_url)
     page.locator("select").first.select_option("Table 1: LC 4:3,3,3")
     page.get_by_role("button", name="Load preset").click()
@@ -72,9 +73,6 @@ def test_preset(page: Page, app_url, shots):
     expect(table_rows(page).first).to_contain_text("26")
     page.screenshot(path=str(shots / "03-preset-table1.png"))
 
-
-def test_notation(page: Page, app_url, shots):
-    open_app(page, app_url)
     apply_notation(page, "Q:3(A:2,B:2,C:2)")
     expect(table_rows(page)).to_have_count(1, timeout=TIMEOUT)
     expect(table_rows(page).first).to_contain_text("3:2,2,2")
@@ -85,9 +83,6 @@ def test_notation(page: Page, app_url, shots):
     expect(stat(page, "ds")).to_have_text("11")
     page.screenshot(path=str(shots / "04-notation.png"))
 
-
-def test_irregular_model_shows_regularization_log(page: Page, app_url, shots):
-    open_app(page, app_url)
     apply_notation(page, "H1:3(H2:9(O1:2,O2:2),O3:2,H3:4(H4:2(O4:2,O5:2,O6:2)))")
     page.locator(".effdim-steps").scroll_into_view_if_needed()
     steps = page.locator(".effdim-steps .tabulator-row")
