@@ -14,6 +14,10 @@ from effdim.treelayout import tree_layout
 
 FIG2 = "5(3(2,2),2,3(2,2))"
 TIMEOUT = 60_000
+#: Milliseconds between two checks of a ``page.wait_for_function`` condition. Playwright's default checks it on
+#: every animation frame, which keeps Chromium drawing frames (and walking the page's shadow roots or Bokeh views)
+#: 60 times a second for as long as a test waits.
+POLL = 100
 DATA = Path(__file__).resolve().parents[2] / "core" / "datasets" / "stouffer_toby.csv"
 
 # Screen position of a layout point in the tree plot (the Bokeh figure named "effdim-tree").
@@ -79,7 +83,7 @@ def cut_off(page: Page) -> dict:
 def open_app(page: Page, url: str) -> None:
     page.goto(url)
     expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
 
 
 def stat(page: Page, key: str):
@@ -93,7 +97,7 @@ def table_rows(page: Page):
 def click_node(page: Page, model_text: str, node: str) -> None:
     """Click ``node`` of the drawn model (positions from the app's own layout function)."""
     x, y = tree_layout(parse_model(model_text))[node]
-    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT)  # drawn (tab shown)
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)  # drawn (tab shown)
     point = page.evaluate(TREE_XY, [x, y])
     page.mouse.click(*point)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import DEEP, TIMEOUT, box, css, cut_off, open_app, stat
+from pages import DEEP, POLL, TIMEOUT, box, css, cut_off, open_app, stat
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -56,8 +56,8 @@ def test_projector_mode_from_the_link_and_the_toggle(page: Page, app_url, shots)
     page.screenshot(path=str(shots / "16-projector-1366.png"))
     toggle.click()
     expect(page.get_by_role("button", name="Projector: off")).to_be_visible()
-    page.wait_for_function("() => location.search.includes('projector=0')", timeout=TIMEOUT)
-    page.wait_for_function(f"() => ({TREE_LABEL_SIZE})() === '11pt'", timeout=TIMEOUT)
+    page.wait_for_function("() => location.search.includes('projector=0')", timeout=TIMEOUT, polling=POLL)
+    page.wait_for_function(f"() => ({TREE_LABEL_SIZE})() === '11pt'", timeout=TIMEOUT, polling=POLL)
     number, cell, hint = sizes(page)
     assert cell == 14 and number < 25, (number, cell)
 

@@ -7,7 +7,7 @@ only read it, the last test runs a hill climb."""
 
 import pytest
 from conftest import VIEWPORT
-from pages import DEEP, SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
+from pages import DEEP, POLL, SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,7 @@ FRAMES = (
 def _shown(page: Page, title: str) -> list:
     """The frames on screen, once the plot titled ``title...`` is on screen."""
     page.wait_for_function(
-        f"(t) => ({FRAMES})().some(([title]) => title && title.startsWith(t))", arg=title, timeout=TIMEOUT
+        f"(t) => ({FRAMES})().some(([title]) => title && title.startsWith(t))", arg=title, timeout=TIMEOUT, polling=POLL
     )
     page.wait_for_timeout(500)  # a layout pass after the plot appeared
     return page.evaluate(FRAMES)

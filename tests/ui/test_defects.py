@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pytest
 from pages import (
     FIG2,
+    POLL,
     SCORES_PLOT,
     TIMEOUT,
     apply_notation,
@@ -293,7 +294,9 @@ def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_u
     expect(stat(page, "ds")).to_have_text("11", timeout=TIMEOUT)
     apply_notation(page, "2:3,3")
     expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
-    page.wait_for_function("() => decodeURIComponent(location.search).includes('model=2:3,3')", timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => decodeURIComponent(location.search).includes('model=2:3,3')", timeout=TIMEOUT, polling=POLL
+    )
     page.goto(page.url)  # the link as copied from the address bar
     expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
 

@@ -1,8 +1,8 @@
 """The Experiments tab in headless Chromium: shipped results drawn, generator switchable."""
 
 import pytest
+from pages import POLL, TIMEOUT, open_app
 from playwright.sync_api import Page, expect
-from test_dashboard import TIMEOUT, open_app
 
 pytestmark = pytest.mark.browser
 
@@ -47,13 +47,19 @@ def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
     for said in ("in 1e-3 bits", "SS", "|X|", "docs/experiments.md"):
         expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
     expect(page.get_by_text("Takeaway:")).to_have_count(2)
-    page.wait_for_function(f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
     page.wait_for_function(
-        f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))", timeout=TIMEOUT
+        f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT, polling=POLL
+    )
+    page.wait_for_function(
+        f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))",
+        timeout=TIMEOUT,
+        polling=POLL,
     )
     assert len(frames_drawn(page)) == 3
     page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
-    page.wait_for_function(f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT)
+    page.wait_for_function(
+        f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT, polling=POLL
+    )
     page.wait_for_timeout(500)  # the new panels' layout
     assert "Selected |X|: 2:2,2,2,2" in frames_drawn(page)
     page.screenshot(path=str(shots / "experiments.png"), full_page=True)
@@ -92,7 +98,7 @@ def open_experiments(page: Page, url: str) -> None:
     page.get_by_text("Experiments", exact=True).click()
     # the figures take seconds to draw: the tab says so at once instead of staying blank
     expect(page.get_by_text("Drawing the Section 5 figures").first).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_function(f"() => Object.keys(({Y_EXTENTS})()).length === 3", timeout=TIMEOUT)
+    page.wait_for_function(f"() => Object.keys(({Y_EXTENTS})()).length === 3", timeout=TIMEOUT, polling=POLL)
     expect(page.get_by_text("Drawing the Section")).to_have_count(0)
 
 

@@ -3,7 +3,7 @@ posterior download (a click on the BVR heatmap: test_proposal.py)."""
 
 import pytest
 from conftest import show_the_first_fit
-from pages import TIMEOUT
+from pages import POLL, TIMEOUT
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -45,7 +45,9 @@ def _check_the_fits_and_the_download(page: Page, shots, tmp_path) -> None:
     expect(stats).to_contain_text("entropy R²")
     expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
     page.wait_for_function(
-        f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))", timeout=TIMEOUT
+        f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))",
+        timeout=TIMEOUT,
+        polling=POLL,
     )
     # the 3-class fit: de < ds, and the view says so
     page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")

@@ -2,7 +2,7 @@
 brings the earlier sweep back with the model, its table's rows and its curves (effdim_app.views.proposal_view)."""
 
 import pytest
-from pages import CURVE_POINTS, TIMEOUT, open_app, sweep_stouffer_toby
+from pages import CURVE_POINTS, POLL, TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 from test_fitted_view import CELL_XY
 
@@ -20,7 +20,9 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(results).to_have_count(3, timeout=TIMEOUT)
 
     page.locator(".effdim-bvr").scroll_into_view_if_needed()
-    page.wait_for_function(f"() => ({CELL_XY})(['Bivariate residuals', 'C', 'D']) !== null", timeout=TIMEOUT)
+    page.wait_for_function(
+        f"() => ({CELL_XY})(['Bivariate residuals', 'C', 'D']) !== null", timeout=TIMEOUT, polling=POLL
+    )
     page.mouse.click(*page.evaluate(CELL_XY, ["Bivariate residuals", "C", "D"]))
     proposal = page.locator(".effdim-model-proposal")
     expect(proposal).to_contain_text("Proposed: X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
@@ -41,7 +43,7 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(page.locator(".effdim-results")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("★ Best cardinality by score")).to_be_visible(timeout=TIMEOUT)
     expect(results).to_have_count(3, timeout=TIMEOUT)  # every row of the sweep table back ...
-    page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT)  # ... and the curves
+    page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT, polling=POLL)  # ... and the curves
     # ... and the fit that was shown before, not the sweep's BIC+ pick (|X| = 2), no longer marked
     expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)
     expect(stale).to_have_count(0)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from conftest import VIEWPORT
-from pages import DEEP, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
+from pages import DEEP, POLL, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -79,7 +79,7 @@ def _settle(page: Page) -> None:
 
 
 def _check_fitted_view(page: Page, shots, width: int) -> None:
-    page.wait_for_function(f"() => ({PROFILE})() !== null && ({CELL_TEXTS})() !== null", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({PROFILE})() !== null && ({CELL_TEXTS})() !== null", timeout=TIMEOUT, polling=POLL)
     profile = page.evaluate(PROFILE)
     assert profile["fits"], f"the profile plot's title is cut: {profile['title']!r}"
     # poLCA-style: bars grouped by (item, category, class), no line joining different items' categories
@@ -124,7 +124,7 @@ def test_edited_model_controls_stay_inside_the_page(page: Page, app_url):
     open_app(page, app_url)
     data_tab(page)
     page.get_by_text("Edited model (leaves = columns)").click()
-    page.wait_for_function(f"() => ({RIGHT})('.effdim-seed') !== null", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({RIGHT})('.effdim-seed') !== null", timeout=TIMEOUT, polling=POLL)
     page.wait_for_timeout(500)  # its layout
     right, width = page.evaluate(RIGHT, ".effdim-seed")
     assert right <= width, f"the Seed box ends at {right:.0f} px of {width}"

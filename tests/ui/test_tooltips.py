@@ -3,7 +3,7 @@ Data tabs (the Regularity "?" near the right edge among them) and the Learn stru
 (effdim_app/compat.py, ``TOOLTIPS_IN_VIEWPORT_JS``)."""
 
 import pytest
-from pages import DEEP, TIMEOUT, data_tab, open_app
+from pages import DEEP, POLL, TIMEOUT, data_tab, open_app
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ TOOLTIP = f"""() => {{
 
 
 def _shown_inside(page: Page, what: str) -> None:
-    page.wait_for_function(f"() => ({TOOLTIP})() !== null", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TOOLTIP})() !== null", timeout=TIMEOUT, polling=POLL)
     page.wait_for_timeout(100)  # placed (BokehJS places it after drawing it)
     box = page.evaluate(TOOLTIP)
     width, height = page.viewport_size["width"], page.viewport_size["height"]
@@ -40,7 +40,7 @@ def _hover_every_icon(page: Page, tab: str) -> int:
     count = page.evaluate(ICONS)
     for i in range(count):
         page.mouse.move(1, 1)
-        page.wait_for_function(f"() => ({TOOLTIP})() === null", timeout=TIMEOUT)
+        page.wait_for_function(f"() => ({TOOLTIP})() === null", timeout=TIMEOUT, polling=POLL)
         page.mouse.move(*page.evaluate(ICON_XY, i))
         _shown_inside(page, f"{tab} tab, help icon {i + 1} of {count}")
     return count
