@@ -9,8 +9,6 @@ from playwright.sync_api import Page, expect
 pytestmark = pytest.mark.browser
 
 
-# Uploads are read by effdim.reading.read_data on branch harden (not yet on main when this was written; with
-# it merged this test passes): strict, so the merge that makes it pass also removes this mark.
 def test_an_spss_upload_shows_its_value_labels_as_categories(page: Page, app_url, tmp_path):
     path = tmp_path / "survey.sav"
     frame = pd.DataFrame({"smoker": [1, 2, 1, 2, 1, 1], "opinion": [1, 1, 2, 2, 3, 1]})
