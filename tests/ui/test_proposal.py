@@ -1,8 +1,9 @@
 """A click on a bivariate residual proposes a model; nothing changes until it is applied, and Undo
-brings the earlier sweep back with the model, its table's rows and its curves (effdim_app.views.proposal_view)."""
+brings the earlier sweep back with the model, its table's rows and its curves (effdim_app.views.proposal_view).
+A fit that no longer matches the model on screen says so, whether a proposal or the notation box changed it."""
 
 import pytest
-from pages import CURVE_POINTS, POLL, TIMEOUT, open_app, sweep_stouffer_toby
+from pages import CURVE_POINTS, POLL, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 from test_fitted_view import CELL_XY
 
@@ -59,3 +60,17 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(one).to_be_visible()
     page.get_by_text("Model & dimensions", exact=True).click()
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
+
+    # another model applied in the notation box: the fit shown is not of it; scoring the edited tree clears the
+    # sweep's results, and the fit stays, marked
+    apply_notation(page, "X:3(A:2,B:2,C:2,D:2)")
+    expect(page.locator(".effdim-notation textarea")).to_have_value("X:3(A:2,B:2,C:2,D:2)")
+    expect(stat(page, "ds")).to_have_text("14", timeout=TIMEOUT)  # the applied model is the session's
+    data_tab(page)
+    cleared = page.get_by_text("Earlier results were cleared")
+    expect(cleared).to_have_count(0)
+    mapping = page.get_by_text("Edited model (leaves = columns)")
+    expect(mapping).to_be_visible(timeout=TIMEOUT)
+    mapping.click()
+    expect(cleared).to_be_visible(timeout=TIMEOUT)
+    expect(stale.last).to_be_visible(timeout=TIMEOUT)

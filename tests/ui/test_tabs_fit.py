@@ -1,16 +1,17 @@
 """The Data & scores tab and its fitted view at the widths people use (1366 and 1024 px): nothing runs
-past the page's edge, the profiles are drawn per item as poLCA draws them, the heatmap and the fit
-statistics show aligned numbers, and a fit that no longer matches the model on screen says so.
+past the page's edge, the profiles are drawn per item as poLCA draws them, and the heatmap and the fit
+statistics show aligned numbers (a fit that no longer matches the model on screen says so:
+tests/ui/test_proposal.py).
 
 The widths are read on the page of Stouffer-Toby swept that the browser tests share
-(``stouffer_toby_swept``, tests/ui/conftest.py); the test that changes the model sweeps a page of its own."""
+(``stouffer_toby_swept``, tests/ui/conftest.py)."""
 
 import re
 
 import pytest
 from conftest import VIEWPORT
-from pages import DEEP, POLL, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
-from playwright.sync_api import Page, expect
+from pages import DEEP, POLL, TIMEOUT, data_tab, open_app
+from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
@@ -100,24 +101,6 @@ def _check_fitted_view(page: Page, shots, width: int) -> None:
     assert main[0] <= main[1] + 1, f"the Data & scores tab is {main[0]} px wide in {main[1]} px"
     page.locator(".effdim-fitted").scroll_into_view_if_needed()
     page.screenshot(path=str(shots / f"fitted-{width}.png"))
-
-
-def test_a_fit_that_no_longer_matches_the_model_on_screen_says_so(page: Page, app_url):
-    open_app(page, app_url)
-    sweep_stouffer_toby(page, up_to=2)
-    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
-    stale = page.get_by_text("This fit no longer matches the model on screen")
-    expect(stale).to_have_count(0)
-    page.get_by_text("Model & dimensions", exact=True).click()
-    apply_notation(page, "X:3(A:2,B:2,C:2,D:2)")  # another model: the fit shown is not of it
-    expect(page.locator(".effdim-notation textarea")).to_have_value("X:3(A:2,B:2,C:2,D:2)")
-    expect(stat(page, "ds")).to_have_text("14", timeout=TIMEOUT)  # the applied model is the session's
-    data_tab(page)
-    mapping = page.get_by_text("Edited model (leaves = columns)")
-    expect(mapping).to_be_visible(timeout=TIMEOUT)
-    mapping.click()  # score the edited tree: the sweep's results are cleared, the fit stays, marked
-    expect(page.get_by_text("Earlier results were cleared")).to_be_visible(timeout=TIMEOUT)
-    expect(stale.last).to_be_visible(timeout=TIMEOUT)
 
 
 def test_edited_model_controls_stay_inside_the_page(page: Page, app_url):
