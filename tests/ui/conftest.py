@@ -17,7 +17,7 @@ from pages import TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
 #: Debian's Chromium builds: the headless shell (headless only, as Playwright's own headless Chromium) renders a
-#: page for about a third less CPU than the full browser (CONTRIBUTING.md, "Running the tests"); the full browser
+#: page for about a quarter less CPU than the full browser (CONTRIBUTING.md, "Running the tests"); the full browser
 #: serves when it is missing.
 HEADLESS_SHELL, FULL_CHROMIUM = "/usr/bin/chromium-headless-shell", "/usr/bin/chromium"
 #: The browser the tests drive (EFFDIM_CHROMIUM names another).
