@@ -1,7 +1,7 @@
 """Browser tests: the dashboard served in a thread, driven by Playwright in headless Chromium.
 
-Debian's Chromium is used, its headless shell when installed (``playwright install`` cannot download
-browsers here); ``.ci/run`` installs both when missing. Screenshots go to
+Debian's Chromium is used (``playwright install`` cannot download browsers
+here); ``.ci/run`` installs it when missing. Screenshots go to
 ``tests/ui/screenshots/`` (git-ignored).
 """
 
@@ -16,18 +16,14 @@ from jupyterlab_session import free_port, jupyterlab, wait_for
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
-#: Debian's Chromium builds: the headless shell (headless only, as Playwright's own headless Chromium) renders a
-#: page for about a quarter less CPU than the full browser (CONTRIBUTING.md, "Running the tests"); the full browser
-#: serves when it is missing.
-HEADLESS_SHELL, FULL_CHROMIUM = "/usr/bin/chromium-headless-shell", "/usr/bin/chromium"
-#: The browser the tests drive (EFFDIM_CHROMIUM names another).
-CHROMIUM = os.environ.get("EFFDIM_CHROMIUM") or (HEADLESS_SHELL if Path(HEADLESS_SHELL).exists() else FULL_CHROMIUM)
+#: The browser the tests drive (Debian's; EFFDIM_CHROMIUM names another).
+CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 VIEWPORT = {"width": 1366, "height": 768}
 #: Why the browser tests do not run here, and how to make them run.
 NO_CHROMIUM = (
     f"browser tests skipped: no Chromium at {CHROMIUM} (install it: apt-get install chromium, "
-    "or apt-get install chromium-headless-shell, or set EFFDIM_CHROMIUM to its path)"
+    "or set EFFDIM_CHROMIUM to its path)"
 )
 
 # Without Chromium, CI fails the run as soon as it reaches the browser tests (CI must run them; every CI service sets
