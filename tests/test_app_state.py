@@ -202,7 +202,6 @@ def test_tidy_layout(text):
     assert min(x for x, _ in pos.values()) == 0
 
 
-@pytest.mark.exclusive  # a bound on seconds
 def test_update_is_fast_for_50_node_trees():
     import time
 
@@ -211,10 +210,10 @@ def test_update_is_fast_for_50_node_trees():
     assert len(s.model) == 50
     s.select("H2")
     times = []
-    for card in (2, 3, 2, 3):
-        start = time.perf_counter()
+    for card in (2, 3, 2, 3):  # CPU seconds of this process: the other tests running meanwhile do not count
+        start = time.process_time()
         s.set_card(card)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     assert s.report.ds > 0
     assert min(times) < 0.3
 
