@@ -27,9 +27,12 @@ def rows(state: ModelState) -> dict[str, tuple]:
 
 # ------------------------------------------------------------------- the module
 def test_state_module_does_not_import_panel():
+    """Nor does its Fitted model view's module (in the same fresh interpreter: each starts in seconds of CPU)."""
     import subprocess
 
-    code = "import sys, effdim_app.state; print('panel' in sys.modules, 'bokeh' in sys.modules)"
+    code = (
+        "import sys, effdim_app.state, effdim_app.state.fitted\nprint('panel' in sys.modules, 'bokeh' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
