@@ -622,7 +622,8 @@ def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate(
     """Replicate 0 of the structure study at 30k rows (data regenerated as its job does): search version 4
     ended here under BIC, the truth's 3-state node over V02, V03, V07, V08, V10 learned as three binary
     nodes, 18.6 nats below the generating structure. Deleting a node of the chain and adding a state each
-    lose on their own; the node merge takes both at once, and the search must end at or above the truth."""
+    lose on their own; the node merge takes both at once, and the search must reach the truth's score and
+    its 3-state node."""
     from effdim.experiments.structure import StructureStudy, replicate_data
 
     job = next(j for j in StructureStudy().jobs() if j["replicate"] == 0 and j["n"] == 30000)
@@ -633,6 +634,8 @@ def test_search_merges_a_three_state_node_learned_as_a_chain_of_study_replicate(
     reference = fit(data, truth, restarts=3, seed=0, warn=False).score("bic")
     reached, model = _best_reached(data, reference - 1.0, start=chain)
     assert reached >= reference - 1.0, (str(model), reached - reference)
+    three_state = lambda m: {frozenset(set(m.children(h)) & set(m.observed)) for h in m.hidden if m.card(h) == 3}  # noqa: E731
+    assert three_state(truth) <= three_state(model), str(model)  # the chain is one 3-state node again
 
 
 #: A 3-state node over leaves and a hidden child, where G, H, I share a binary parent of their own.
