@@ -27,9 +27,12 @@ def rows(state: ModelState) -> dict[str, tuple]:
 
 # ------------------------------------------------------------------- the module
 def test_state_module_does_not_import_panel():
+    """Nor does its Fitted model view's module (in the same fresh interpreter: each starts in seconds of CPU)."""
     import subprocess
 
-    code = "import sys, effdim_app.state; print('panel' in sys.modules, 'bokeh' in sys.modules)"
+    code = (
+        "import sys, effdim_app.state, effdim_app.state.fitted\nprint('panel' in sys.modules, 'bokeh' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
@@ -202,7 +205,6 @@ def test_tidy_layout(text):
     assert min(x for x, _ in pos.values()) == 0
 
 
-@pytest.mark.exclusive  # a bound on seconds
 def test_update_is_fast_for_50_node_trees():
     import time
 
@@ -211,10 +213,10 @@ def test_update_is_fast_for_50_node_trees():
     assert len(s.model) == 50
     s.select("H2")
     times = []
-    for card in (2, 3, 2, 3):
-        start = time.perf_counter()
+    for card in (2, 3, 2, 3):  # CPU seconds of this process: the other tests running meanwhile do not count
+        start = time.process_time()
         s.set_card(card)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     assert s.report.ds > 0
     assert min(times) < 0.3
 

@@ -196,7 +196,6 @@ def test_zero_counts_leave_no_pattern(tmp_path):
     assert ds.n_rows == 4 and ds.n_patterns == 2
 
 
-@pytest.mark.exclusive  # a bound on seconds
 def test_compresses_243000_rows_quickly(tmp_path):
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 2, size=(243_000, 5))
@@ -204,11 +203,12 @@ def test_compresses_243000_rows_quickly(tmp_path):
     path = tmp_path / "big.csv"
     frame.to_csv(path, index=False)
     load_csv(path)  # warm up imports and caches
-    start = time.perf_counter()
+    # CPU seconds of this process: the other tests running meanwhile do not count, so it need not run alone
+    start = time.process_time()
     ds = load_csv(path)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert ds.n_rows == 243_000 and ds.n_patterns == 32
-    assert elapsed < 2.0, f"loading took {elapsed:.2f} s"  # ~0.1 s measured; slack for shared CPUs
+    assert elapsed < 2.0, f"loading took {elapsed:.2f} s of CPU"  # ~0.1 s measured; slack for slow CPUs
     four = ds.subset(["A", "B", "C", "D"])
     assert four.n_patterns <= 16 and four.n_rows == 243_000
     four_csv = tmp_path / "four.csv"

@@ -183,15 +183,15 @@ def test_sample_large_space_uses_unique_path():
     assert ds.n_rows == 2000 and ds.cardinalities == (7,) * 25
 
 
-@pytest.mark.exclusive  # a bound on seconds
 def test_sample_243000_rows_is_fast():
     params = random_parameters(HLCModel.parse("5(3(2,2),2,3(2,2))"), 0)
     sample(params, 1000, 0)
-    start = time.perf_counter()
+    # CPU seconds of this process: the other tests running meanwhile do not count, so it need not run alone
+    start = time.process_time()
     ds = sample(params, 243_000, 1)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert ds.n_rows == 243_000 and ds.n_patterns <= 32
-    assert elapsed < 1.0, f"sampling took {elapsed:.2f} s"  # ~0.04 s measured; slack for shared CPUs
+    assert elapsed < 1.0, f"sampling took {elapsed:.2f} s of CPU"  # ~0.04 s measured; slack for slow CPUs
 
 
 # ------------------------------------------------------------------------- KL

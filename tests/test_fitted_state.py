@@ -1,17 +1,8 @@
 """State of the dashboard's Fitted model view, without a browser (effdim_app.state.fitted)."""
 
-import subprocess
-import sys
-
 from test_app_state import run
 
 from effdim_app.state import DataState, FittedState, ModelState, ProposalState, ScoresState
-
-
-def test_fitted_state_module_does_not_import_panel():
-    code = "import sys, effdim_app.state.fitted; print('panel' in sys.modules, 'bokeh' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
 
 
 def test_fits_follow_the_sweep_survive_a_model_change_and_reorder():
