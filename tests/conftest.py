@@ -69,9 +69,12 @@ def pytest_collection_modifyitems(config, items):
     """Test files that hold an ``exclusive`` test first, then the others, each group slowest first by
     :data:`DURATIONS` (a file it does not know last), a file's tests together and in their order.
 
-    The workers share out the tests from the front and steal each other's last tests: the long browser
-    files start at once instead of ending the run on one worker while the other idles, and the exclusive
-    tests, which idle the other worker, pass while it has many short tests to run in between."""
+    pytest-xdist's ``worksteal`` first hands each worker an equal share of the tests by count, in this order:
+    the first worker gets the front (the exclusive and the longest files), the second the rest, starting
+    mid-list; a worker that runs out steals the back half of the other's queue. So the first worker starts
+    on the long files at once, the exclusive tests pass while the second has many short tests to run in
+    between, and a stolen test can build its file's module fixture a second time on the other worker
+    (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
