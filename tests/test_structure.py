@@ -607,6 +607,67 @@ def test_node_merge_starts_from_the_joint_distribution_of_the_pair():
     assert {(m.merged, m.model.card(m.merged[0])) for m in moves} == {((root, child), 4), ((child, "H3"), 4)}
 
 
+def test_node_split_makes_two_adjacent_nodes_of_one_state_fewer_each():
+    """``NS`` (the inverse of the merge): a node of ``k >= 3`` states becomes two adjacent nodes of ``k - 1``,
+    the new one over a group of its children or over the rest of them (the node keeping its parent); a binary
+    node is never split. The start (:func:`split_parameters`) is a distribution of the split model in which
+    the two nodes differ (the copy of the node is a fixed point of EM)."""
+    from effdim.structure.local_em import split_parameters
+
+    model = parse_model("H0:2(X:2,Y:2,H1:4(A:3,B:3,C:3,D:3,H2:2(E:2,F:2,G:2)))")
+    index = {o: i for i, o in enumerate(model.observed)}
+    moves = candidate_moves(model, np.ones((len(index), len(index))), index, operators=("NS",))
+    assert moves and {m.split for m in moves} == {("H1", "H3")}
+    sides = set()
+    for move in moves:
+        assert move.model.card("H1") == move.model.card("H3") == 3 and move.model.parent("H1") == "H0"
+        sides.add(frozenset(move.model.children("H3")))
+    kids = set(model.children("H1"))
+    assert any(frozenset(kids - side) in sides for side in sides), "a group and the rest of the children"
+    params = random_parameters(model, 4)
+    start = split_parameters(params, moves[0].model, "H1", "H3")
+    for node, table in start.cpts.items():
+        assert np.allclose(np.sum(table, axis=-1), 1.0) and (table >= 0).all(), node
+    assert not np.allclose(start.cpts["H3"], np.eye(3))
+
+
+def test_a_node_split_separates_two_nodes_learned_as_one_in_a_study_replicate():
+    """Replicate 11 of the structure study at 30k rows (data regenerated as its job does): search version 5
+    ended here under BIC, 45 nats below the generating structure, the truth's two adjacent 3-state nodes
+    learned as one 4-state node H5 (every single move of that version loses). The node split that gives the
+    children of one of the two (V09, H4, V03, V15) a node of their own is a candidate; from
+    :func:`split_parameters`, its local EM (as the search runs it) and refit by full EM score above the truth.
+    Started as a copy of H5, as the other moves start, the same split stays below the truth."""
+    from effdim.em import fit_em
+    from effdim.experiments.structure import StructureStudy, replicate_data
+    from effdim.structure.local_em import Messages, local_fit
+    from effdim.structure.moves import Move
+
+    job = next(j for j in StructureStudy().jobs() if j["replicate"] == 11 and j["n"] == 30000)
+    truth, _, data = replicate_data(job)
+    stuck = parse_model(
+        "H2:3(V05:2,V06:3,V11:2,H5:4(V09:2,H4:2(V01:2,V02:3,V14:2,V16:2),V03:2,V15:2,"
+        "H1:3(V07:3,V08:3,V10:3,V12:3,V04:2),V13:3))"
+    )
+    reference = fit(data, truth, restarts=2, seed=0, warn=False)
+    current = fit(data, stuck, restarts=2, seed=0, warn=False)
+    assert current.score("bic") < reference.score("bic") - 40
+    index = {c: i for i, c in enumerate(data.columns)}
+    moves = candidate_moves(stuck, np.ones((len(index), len(index))), index, operators=("NS",))
+    split = next(m for m in moves if set(m.model.children(m.split[1])) == {"V09", "H4", "V03", "V15"})
+    messages = Messages(current.em.params, data)
+    rate = np.log(data.n_rows) / 2
+    ds = dimensions(split.model).ds
+
+    def refit_bic(move):
+        local = local_fit(data, move, current.em.params, starts=2, max_iter=96, seed=0, messages=messages)
+        return fit_em(data, move.model, restarts=0, init=local.params, max_iter=200).loglik - ds * rate
+
+    assert refit_bic(split) > reference.score("bic") + 10
+    as_copy = Move(split.operator, split.text, split.model, split.free)
+    assert refit_bic(as_copy) < reference.score("bic") - 40
+
+
 def test_node_relocation_swaps_a_hidden_node_with_its_hidden_child_on_the_path():
     """A hidden node's parent may move to one of its hidden children: the two swap places on the path
     (``NR`` otherwise moves only children, so the order of a chain could change only from its top)."""

@@ -23,7 +23,9 @@ Operators (EAST, Section 4): see :mod:`.moves`. ``NI`` gathers a group of
     children of ``H`` (every pair with a hidden child, and the most cohesive
     pairs and larger groups) under a new node with ``|H|`` or 2 states; ``ND``
     from either end of an edge; ``NM`` merges the two ends of an edge into one
-    node with a state more than the larger; ``NR``, ``SI``, ``SD`` as in EAST.
+    node with a state more than the larger, and ``NS`` splits a node of ``k >= 3``
+    states into two adjacent nodes of ``k - 1`` (the inverse); ``NR``, ``SI``,
+    ``SD`` as in EAST.
 
     Only regular candidates are kept (Section 4 of Kocka & Zhang 2002:
     irregular models are equivalent to smaller regular ones), so
@@ -47,7 +49,8 @@ Candidates: restricted likelihood (EAST, Section 5)
 Acceptance
     EAST's phases: the moves that never add parameters (NR, ND, SD) first,
     ranked by restricted score gain; when none is accepted, the expansions
-    (NI, SI, NM), ranked by EAST's improvement ratio (gain per added parameter).
+    (NI, SI, NM), ranked by EAST's improvement ratio (gain per added parameter),
+    and when none of those either, the node splits (NS).
     Of each operator the best few are refit by full EM (every family free)
     warm-started from their restricted estimate: those whose restricted gain
     already wins first, and when none of either phase wins, the others too

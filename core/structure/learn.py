@@ -1,8 +1,9 @@
 """The search itself: EAST's phases, acceptance by full EM, and the result (docs/structure.md).
 
 The moves that never add parameters (NR, ND, SD) first, ranked by
-restricted score gain; when none is accepted, the expansions (NI, SI),
-ranked by EAST's improvement ratio (gain per added parameter). The best
+restricted score gain; when none is accepted, the expansions (NI, SI, NM),
+ranked by EAST's improvement ratio (gain per added parameter), and when none
+of those either, the node splits (NS). The best
 ones are refit by full EM (every family free) warm-started from their
 restricted estimate, so the refit log-likelihood is never below the
 restricted one; the first that wins against the current model under the one
@@ -209,7 +210,7 @@ class _OutOfTime(Exception):
 
 #: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
 #: cached studies of an older search are not mixed with new results.
-SEARCH_VERSION = 5
+SEARCH_VERSION = 6
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).
@@ -217,6 +218,10 @@ RESIDUAL_GROUPS = 8
 
 #: The operator of a :class:`Step` that leaves a local optimum: its best neighbour by full EM, which scores lower.
 ESCAPE = "escape"
+
+#: Operators screened only when no candidate of the other phases wins: a node split re-estimates the family of
+#: every neighbour of the node (the costliest local EM of all), and it is needed where the other moves stop.
+LAST_RESORT = ("NS",)
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
@@ -494,7 +499,7 @@ def learn_structure(
         added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
         cur_ds = cur.dims.dims(cur.model)[0]
         by_op: dict[str, list] = {}
-        residual = cur.residual(RESIDUAL_GROUPS) if "NI" in ops else None
+        residual = cur.residual(RESIDUAL_GROUPS) if {"NI", "NS"} & set(ops) else None
         for move in iter_candidate_moves(cur.model, mi, index, operators=ops, residual=residual):
             if move.model in visited:  # never go back: ties could otherwise cycle
                 continue
@@ -556,11 +561,15 @@ def learn_structure(
         come back to it by another path, with EM in a higher optimum)."""
         return a.score > b.score + tie
 
-    phases = [tuple(o for o in operators if o not in EXPANSION), tuple(o for o in operators if o in EXPANSION)]
+    phases = [
+        tuple(o for o in operators if o not in EXPANSION),
+        tuple(o for o in operators if o in EXPANSION and o not in LAST_RESORT),
+        tuple(o for o in operators if o in LAST_RESORT),
+    ]
 
     def climb(cur: _Position, visited: set) -> tuple[_Position, list]:
-        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion)
-        until no candidate wins. In each phase the candidates whose local score wins are refit first; only
+        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion;
+        then the node split, :data:`LAST_RESORT`) until no candidate wins. In each phase the candidates whose local score wins are refit first; only
         when none of any phase wins are those of negative local score refit (their local score may
         mislead). Returns the end and the refit candidates that lost there, ``(score, move, full, local,
         ds, de)``; :class:`_OutOfTime` carries nothing, the caller keeps its best."""

@@ -14,6 +14,7 @@ node independent of its parent.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "candidate_starts",
     "local_fit",
     "merged_parameters",
+    "split_parameters",
     "transfer_parameters",
 ]
 
@@ -145,6 +147,72 @@ def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str)
     return Parameters(model, cpts)
 
 
+def _merge_cost(rows: list[np.ndarray], weight: np.ndarray) -> np.ndarray:
+    """Per pair of states ``(s, t)`` of a node, the information lost when the two become one state, seen from
+    a set of its neighbours: the probability-weighted Kullback-Leibler divergence of each neighbour's
+    distribution given ``s`` and given ``t`` from their average (a Jensen-Shannon divergence), summed over
+    the neighbours (``rows``: each ``(k, k_neighbour)``, a distribution per state; ``weight``: the states'
+    probabilities)."""
+    k = weight.size
+    cost = np.full((k, k), np.inf)
+    for s, t in itertools.combinations(range(k), 2):
+        w = weight[[s, t]] / max(weight[s] + weight[t], 1e-300)
+        total = 0.0
+        for table in rows:
+            pair = table[[s, t]]
+            mean = w @ pair
+            with np.errstate(divide="ignore", invalid="ignore"):
+                kl = np.where(pair > 0, pair * np.log(pair / np.maximum(mean, 1e-300)), 0.0).sum(axis=1)
+            total += float(w @ kl)
+        cost[s, t] = cost[t, s] = (weight[s] + weight[t]) * total
+    return cost
+
+
+def split_parameters(params: Parameters, model: HLCModel, keep: str, new: str) -> Parameters:
+    """Warm-start CPTs for ``model``, where hidden ``keep`` of the fit ``params`` (``k`` states) is split into
+    ``keep`` and its new child ``new``, ``k - 1`` states each (the node split of
+    :mod:`effdim.structure.moves`, the inverse of :func:`merged_parameters`). Each side forgets the difference
+    that matters least to its own neighbours: ``new`` merges the two old states whose distributions of
+    ``new``'s children differ least (:func:`_merge_cost`), ``keep`` the two whose distributions of its other
+    neighbours (its parent included) differ least. An old state ``s`` is then the pair ``(a(s), b(s))``: the
+    pair's joint is the old state's probability, each child's rows the probability-weighted average of its
+    old rows over a side's merged states. When the two sides merge different pairs every old state keeps a
+    state pair of its own, so the start is near the current distribution and the two nodes already differ
+    (the copy of ``keep`` that :func:`transfer_parameters` would give is a fixed point of EM)."""
+    warm = transfer_parameters(params, model)
+    old = params.model
+    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
+        params = params.rerooted(model.root)
+        old = params.model
+    marg = params.marginals()
+    p_state = marg[keep]
+    k = p_state.size
+    parent = old.parent(keep)
+    below_new = model.children(new)
+    rest_rows = [params.cpts[c] for c in old.children(keep) if c not in below_new]
+    if parent is not None:  # the parent given each state of keep, by Bayes
+        joint = marg[parent][:, None] * params.cpts[keep]
+        rest_rows.append((joint / np.maximum(joint.sum(axis=0, keepdims=True), 1e-300)).T)
+    assign = {}
+    for node, rows in ((keep, rest_rows), (new, [params.cpts[c] for c in below_new])):
+        s, t = np.unravel_index(np.argmin(_merge_cost(rows, p_state)), (k, k))
+        merged_into = np.arange(k)
+        merged_into[max(s, t)] = min(s, t)
+        assign[node] = np.unique(merged_into, return_inverse=True)[1]  # old state -> one of k - 1
+    to_keep = np.eye(k - 1)[assign[keep]]  # (k, k-1): old state -> keep's state
+    to_new = np.eye(k - 1)[assign[new]]
+    cpts = dict(warm.cpts)
+    cpts[keep] = params.cpts[keep] @ to_keep if parent is not None else p_state @ to_keep
+    pair = to_keep.T @ (p_state[:, None] * to_new)  # P(keep, new)
+    cpts[new] = pair / np.maximum(pair.sum(axis=1, keepdims=True), 1e-300)
+    for side, children in ((to_keep, [c for c in model.children(keep) if c != new]), (to_new, below_new)):
+        weight = p_state[:, None] * side
+        weight = weight / np.maximum(weight.sum(axis=0, keepdims=True), 1e-300)
+        for child in children:
+            cpts[child] = weight.T @ params.cpts[child]
+    return Parameters(model, cpts)
+
+
 def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator, weight: float) -> Parameters:
     """``params`` with the CPTs of ``free`` mixed with random Dirichlet(1) rows (``weight`` of noise)."""
     cpts = dict(params.cpts)
@@ -219,13 +287,17 @@ class Messages:
 
 def candidate_starts(params: Parameters, move: Move, count: int = 3, seed: Any = None) -> list[Parameters]:
     """Starting points of a candidate's EM: the exact transfer of the current fit ``params``
-    (:func:`transfer_parameters`; for a node merge :func:`merged_parameters`), then ``count - 1`` with the changed families half mixed
+    (:func:`transfer_parameters`; for a node merge :func:`merged_parameters`, for a node split
+    :func:`split_parameters`), then ``count - 1`` with the changed families half mixed
     with random Dirichlet(1) rows, the last of which, for a node introduced with its parent's states,
     is instead that node made independent of its parent (:func:`_decoupled`)."""
     rng = as_seed(seed)
-    warm = (
-        merged_parameters(params, move.model, *move.merged) if move.merged else transfer_parameters(params, move.model)
-    )
+    if move.merged:
+        warm = merged_parameters(params, move.model, *move.merged)
+    elif move.split:
+        warm = split_parameters(params, move.model, *move.split)
+    else:
+        warm = transfer_parameters(params, move.model)
     starts = [warm] + [_perturbed(warm, move.free, rng, 0.5) for _ in range(max(0, count - 1))]
     copies = [x for x in move.model.hidden if x not in params.model and warm.cpts[x].shape[0] == warm.cpts[x].shape[1]]
     if copies and count > 1:

@@ -14,6 +14,10 @@
       both joins it): a 3-state node that the search has learned as a chain
       of binary nodes needs it, a deletion and a state more at once, each of
       which loses on its own (its start: :func:`effdim.structure.local_em.merged_parameters`);
+    * node split ``NS(H; A, B, ...)``: its inverse, a hidden node of ``k >= 3``
+      states becomes two adjacent nodes of ``k - 1`` states, the new one over
+      a group of its children that the fit leaves dependent, a pair with a
+      hidden child, or the rest of the children of either;
     * node relocation ``NR(X; H -> G)``: a neighbour ``X`` of ``H`` moves to
       another hidden node ``G`` (for a hidden child ``X``, a hidden neighbour
       of ``H``; for ``H``'s parent, a hidden child of ``H``, the two then swap
@@ -43,22 +47,24 @@ __all__ = ["EXPANSION", "OPERATORS", "Move", "candidate_moves", "changed_familie
 
 
 #: Operator codes, in the order EAST applies its phases: expansion, adjustment, simplification.
-OPERATORS = ("NI", "SI", "NM", "NR", "ND", "SD")
+OPERATORS = ("NI", "SI", "NM", "NS", "NR", "ND", "SD")
 #: The expansion operators: they add parameters, so EAST ranks them by score gain per added parameter.
-EXPANSION = ("NI", "SI", "NM")
+EXPANSION = ("NI", "SI", "NM", "NS")
 
 
 @dataclass(frozen=True)
 class Move:
     """One candidate: the ``operator`` (see :data:`OPERATORS`), a sentence, the new ``model``
     and the nodes whose families the move changes (``free``: :func:`changed_families`,
-    re-estimated by local EM); for ``NM`` the node kept and the node merged into it (``merged``)."""
+    re-estimated by local EM); for ``NM`` the node kept and the node merged into it (``merged``), for ``NS`` the
+    node split and the node split off (``split``)."""
 
     operator: str
     text: str
     model: HLCModel
     free: frozenset
     merged: tuple[str, str] | tuple[()] = ()
+    split: tuple[str, str] | tuple[()] = ()
 
 
 def _rebuild(
@@ -110,31 +116,71 @@ def _ni_groups(
     return hidden + others[:per_node]
 
 
-def _node_introductions(
+def _child_groups(
     model: HLCModel, mi, index, per_node: int, residual: Mapping[str, list[tuple[str, ...]]]
-) -> Iterator[tuple]:
-    """``NI``: a new hidden node between ``H`` and a group of its children (the groups of ``residual[H]``,
-    then :func:`_ni_groups`), with ``|H|`` states (which contains the current model) and, when
-    ``|H| > 2``, with 2 states."""
-    taken = set(model.nodes)
+) -> Iterator[tuple[str, list[tuple[str, ...]]]]:
+    """Per hidden node ``H`` with at least three neighbours and two children, the groups of its children that a
+    new node between them and ``H`` may gather: those of ``residual[H]``, then :func:`_ni_groups`."""
     for h in model.hidden:
         kids = model.children(h)
         if len(model.neighbors(h)) < 3 or len(kids) < 2:
             continue
         below = {c: _leaves_below(model, c) for c in kids}
-        new = _fresh(taken, 1)[0]
         groups = list(residual.get(h, ()))
         groups += [g for g in _ni_groups(model, kids, below, mi, index, per_node) if g not in groups]
+        yield h, groups
+
+
+def _introduced(model: HLCModel, h: str, new: str, group: tuple[str, ...], k_h: int, k_new: int) -> HLCModel:
+    """``model`` with hidden ``new`` (``k_new`` states) between ``h`` (now ``k_h`` states) and ``group``."""
+    edges = [(u, v) for u, v in model.edges if v not in group] + [(h, new)] + [(new, c) for c in group]
+    cards = {n: model.card(n) for n in model.nodes}
+    cards[h], cards[new] = k_h, k_new
+    return _rebuild(model, cards, model.hidden + [new], edges)
+
+
+def _node_introductions(
+    model: HLCModel, mi, index, per_node: int, residual: Mapping[str, list[tuple[str, ...]]]
+) -> Iterator[tuple]:
+    """``NI``: a new hidden node between ``H`` and a group of its children (:func:`_child_groups`), with
+    ``|H|`` states (which contains the current model) and, when ``|H| > 2``, with 2 states."""
+    new = _fresh(set(model.nodes), 1)[0]
+    for h, groups in _child_groups(model, mi, index, per_node, residual):
         for group in groups:
-            edges = [(u, v) for u, v in model.edges if v not in group] + [(h, new)] + [(new, c) for c in group]
             for k in sorted({model.card(h), 2}, reverse=True):
-                cards = {n: model.card(n) for n in model.nodes}
-                cards[new] = k
                 yield (
                     "NI",
                     f"introduce {new} ({k} states) over {', '.join(group)} under {h}",
-                    _rebuild(model, cards, model.hidden + [new], edges),
+                    _introduced(model, h, new, group, model.card(h), k),
                 )
+
+
+def _node_splits(model: HLCModel, mi, index, residual: Mapping[str, list[tuple[str, ...]]]) -> Iterator[tuple]:
+    """``NS``: the inverse of the node merge: a hidden node ``H`` of ``k >= 3`` states becomes two adjacent
+    nodes of ``k - 1`` states each, the new one over a group of ``H``'s children (:func:`_child_groups`) or
+    over the rest of them (``H`` keeping the group and its parent). Two 3-state nodes learned as one 4-state
+    node need it: a node introduction and a state fewer on each end, each of which loses on its own. Only the
+    groups that the fit leaves dependent and the pairs with a hidden child, each also as the rest of the
+    children (not the mutual-information groups of ``NI``: a split's local EM re-estimates every neighbour of
+    the node, the costliest of all candidates)."""
+    new = _fresh(set(model.nodes), 1)[0]
+    for h, groups in _child_groups(model, mi, index, 0, residual):
+        k = model.card(h) - 1
+        if k < 2:
+            continue
+        kids = model.children(h)
+        sides = []
+        for group in groups:
+            rest = tuple(c for c in kids if c not in group)
+            sides += [g for g in (group, rest) if len(g) >= 2 and g not in sides]
+        for side in sides:
+            yield (
+                "NS",
+                f"split {h} into {h} and {new} ({k} states each), {new} over {', '.join(side)}",
+                _introduced(model, h, new, side, k, k),
+                (),
+                (h, new),
+            )
 
 
 def _without(model: HLCModel, keep: str, gone: str, cards: Mapping[str, int]) -> HLCModel:
@@ -249,12 +295,14 @@ def iter_candidate_moves(
         sources.append(_node_deletions(model))
     if "NM" in operators:
         sources.append(_node_merges(model))
+    if "NS" in operators:
+        sources.append(_node_splits(model, mi, index, residual or {}))
     sources.append(m for m in _state_changes(model) if m[0] in operators)
     seen = set()
-    for operator, text, new, *merged in itertools.chain.from_iterable(sources):
+    for operator, text, new, *pairs in itertools.chain.from_iterable(sources):
         if new not in seen and is_regular(new):
             seen.add(new)
-            yield Move(operator, text, new, changed_families(model, new), *merged)
+            yield Move(operator, text, new, changed_families(model, new), *pairs)
 
 
 def candidate_moves(
