@@ -6,7 +6,7 @@
 // (as FilePond's own loop does on a hidden page, with timers instead of frames).
 (() => {
   if (window.__framePainter) return;
-  const painter = (window.__framePainter = { readers: [], writers: [] });
+  const painter = (window.__framePainter = { readers: [], writers: [], quiet: true });
   const roots = new Set();
   let lastActive = performance.now();
   const active = () => (lastActive = performance.now());
