@@ -80,10 +80,18 @@ def cut_off(page: Page) -> dict:
     }}""")
 
 
+#: Whether the page's FilePond joined the painter of ``quiet_filepond.js`` (``conftest.QUIET_FILEPOND``).
+QUIET_FILEPOND_JOINED = "() => { const p = window.__framePainter; return !!(p && p.quiet && p.readers.length); }"
+
+
 def open_app(page: Page, url: str) -> None:
     page.goto(url)
     expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
     page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
+    assert page.evaluate(QUIET_FILEPOND_JOINED), (
+        "the page's FilePond did not join the painter of tests/ui/quiet_filepond.js (window.__framePainter): "
+        "it redraws 60 times a second again for as long as the page is open"
+    )
 
 
 def stat(page: Page, key: str):
