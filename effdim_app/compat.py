@@ -11,10 +11,12 @@ the same reason: raise the bound once ``tests/test_compat.py`` passes on it.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import types
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import panel as pn
 from bokeh.core.has_props import HasProps
@@ -26,6 +28,8 @@ from panel.io.notebook import block_comm, push_on_root
 from panel.io.resources import CDN_DIST, DIST_DIR
 from panel.io.state import set_curdoc, state
 from panel.models.comm_manager import CommManager
+from panel.models.file_dropper import FileDropper
+from panel.util import classproperty
 
 __all__ = [
     "CDN_DIST",
@@ -41,6 +45,7 @@ __all__ = [
     "one_notebook_message",
     "Fast",
     "add_page_at_once",
+    "quiet_filepond",
 ]
 
 # CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
@@ -304,3 +309,28 @@ def add_page_at_once(template: pn.template.BaseTemplate) -> None:
             return init_doc(document, *args, **kwargs)
 
     template._init_doc = init_doc_frozen
+
+
+#: ``effdim_app/quiet_filepond.js`` as a script URL: it must run before FilePond's own script does.
+QUIET_FILEPOND_URL = "data:text/javascript;base64," + base64.b64encode(
+    (Path(__file__).with_name("quiet_filepond.js")).read_bytes()
+).decode("ascii")
+
+
+def quiet_filepond() -> None:
+    """Load ``effdim_app/quiet_filepond.js`` before FilePond, in every page and notebook that has a file dropper.
+
+    FilePond 4 (Panel's ``FileDropper``) redraws 60 times a second from the moment its script loads, for as
+    long as the page is open, shown or not (pqina/filepond#243): about 7 % of a core per open dashboard, a
+    classroom's every laptop. It joins a painter it finds on ``window.__framePainter`` instead of starting its
+    own; the script defines one that redraws at full rate only while the page is in use. The scripts Panel
+    loads for a Bokeh model are its class's ``__javascript__`` list (private to Panel's and Bokeh's resource
+    handling; a class property, since Panel names the files by where the page gets them, its server or, in a
+    notebook, its own files), in order: the painter goes first, as a ``data:`` URL, which the served page
+    loads as a script and the notebook output loads before the scripts it inlines."""
+    scripts = FileDropper.__dict__["__javascript__"]
+    if getattr(scripts, "with_painter", False):
+        return
+    painted = classproperty(lambda cls: [QUIET_FILEPOND_URL, *scripts.__get__(None, cls)])
+    painted.with_painter = True
+    FileDropper.__javascript__ = painted

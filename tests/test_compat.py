@@ -175,3 +175,22 @@ def test_the_served_pages_design_and_page_freeze_still_find_their_internals():
     assert callable(getattr(FastListTemplate, "_init_doc", None)), broken(
         "a Panel template no longer has the _init_doc(doc) method its server_doc calls"
     )
+
+
+def test_the_file_droppers_scripts_are_its_models_javascript_list_with_filepond_last():
+    """``quiet_filepond`` puts its painter first in the list of scripts Panel loads for the file dropper's
+    model (``__javascript__``), so that it runs before FilePond's; the served page lists them in that order.
+    (That FilePond joins the painter in the browser, served and in JupyterLab, is checked by
+    ``tests/ui/pages.py``'s ``open_app`` and ``tests/ui/test_jupyterlab.py``.)"""
+    from panel.io.resources import Resources
+    from panel.models.file_dropper import FileDropper
+
+    compat.quiet_filepond()
+    compat.quiet_filepond()  # idempotent
+    scripts = FileDropper.__javascript__
+    assert scripts[0] == compat.QUIET_FILEPOND_URL and scripts.count(compat.QUIET_FILEPOND_URL) == 1
+    assert scripts[-1].endswith("filepond.min.js"), broken(f"the file dropper's scripts are now {scripts}")
+    served = Resources(mode="server").js_files
+    painter = served.index(compat.QUIET_FILEPOND_URL)
+    filepond = next(i for i, url in enumerate(served) if "filepond.min.js" in url)
+    assert painter < filepond, broken("the page no longer loads a model's scripts in its __javascript__ order")

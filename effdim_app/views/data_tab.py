@@ -12,6 +12,7 @@ from effdim.reading import EXTENSIONS
 from effdim.scores import SCORES
 from effdim.treedraw import model_data
 
+from ..compat import quiet_filepond
 from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
@@ -19,6 +20,8 @@ from .tree_view import TreeFigure
 from .widgets import JobLine, heading, html, in_one_message, labelled, message, plain, typed
 
 __all__ = ["DataPanel", "ScoresPanel"]
+
+quiet_filepond()  # the file dropper's draw loop at full rate only while the page is in use (effdim_app/compat.py)
 
 RESULT_COLUMNS = {
     "|H|": "int64",

@@ -19,8 +19,6 @@ from playwright.sync_api import Page, expect
 #: The browser the tests drive (Debian's; EFFDIM_CHROMIUM names another).
 CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
-#: Run in every page before its scripts: FilePond's draw loop at full rate only while the page is in use.
-QUIET_FILEPOND = Path(__file__).with_name("quiet_filepond.js")
 VIEWPORT = {"width": 1366, "height": 768}
 #: Why the browser tests do not run here, and how to make them run.
 NO_CHROMIUM = (
@@ -63,25 +61,6 @@ def browser_type_launch_args(browser_type_launch_args):
             "--no-first-run",
         ],
     }
-
-
-@pytest.fixture(scope="session")
-def browser(browser):
-    """pytest-playwright's browser, its contexts (the tests' own ones too) with :data:`QUIET_FILEPOND` in their pages.
-
-    The dashboard's file dropper (FilePond 4) asks for an animation frame 60 times a second for as long as a page
-    is open, file or not, shown or not: Chromium drew frames for every page the whole time a test read or waited
-    (an idle dashboard page: 1.4 CPU s in 20 s, 0.1 with the script; CONTRIBUTING.md, "Running the tests"). The
-    script redraws FilePond at full rate while the page is in use and 4 times a second otherwise."""
-    new_context = browser.new_context
-
-    def new_quiet_context(*args, **kwargs):
-        context = new_context(*args, **kwargs)
-        context.add_init_script(path=QUIET_FILEPOND)
-        return context
-
-    browser.new_context = new_quiet_context
-    return browser
 
 
 @pytest.fixture(scope="session")

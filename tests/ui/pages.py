@@ -80,18 +80,20 @@ def cut_off(page: Page) -> dict:
     }}""")
 
 
-#: Whether the page's FilePond joined the painter of ``quiet_filepond.js`` (``conftest.QUIET_FILEPOND``).
+#: Whether the page's FilePond joined the painter of ``effdim_app/quiet_filepond.js`` (``compat.quiet_filepond``).
 QUIET_FILEPOND_JOINED = "() => { const p = window.__framePainter; return !!(p && p.quiet && p.readers.length); }"
+#: The failure message when it did not.
+FILEPOND_LOUD = (
+    "the page's FilePond did not join the painter of effdim_app/quiet_filepond.js (window.__framePainter; "
+    "effdim_app/compat.py, quiet_filepond): it redraws 60 times a second for as long as the page is open"
+)
 
 
 def open_app(page: Page, url: str) -> None:
     page.goto(url)
     expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
     page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
-    assert page.evaluate(QUIET_FILEPOND_JOINED), (
-        "the page's FilePond did not join the painter of tests/ui/quiet_filepond.js (window.__framePainter): "
-        "it redraws 60 times a second again for as long as the page is open"
-    )
+    assert page.evaluate(QUIET_FILEPOND_JOINED), FILEPOND_LOUD
 
 
 def stat(page: Page, key: str):

@@ -14,7 +14,7 @@ import time
 
 import pytest
 from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
-from pages import DEEP, FIG2, TIMEOUT, click_node, stat
+from pages import DEEP, FIG2, FILEPOND_LOUD, QUIET_FILEPOND_JOINED, TIMEOUT, click_node, stat
 from playwright.sync_api import Browser, Page, expect
 
 from effdim import parse_model
@@ -154,6 +154,7 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
 
     assert not refused, f"requests off this machine: {refused}"
     assert not [e for e in errors if "isn't known" in e], errors
+    assert page.evaluate(QUIET_FILEPOND_JOINED), FILEPOND_LOUD  # the notebook's output loads the painter first too
     # the dashboard's part (Run All to the last check) within DASHBOARD_SECONDS, or as many times JupyterLab's
     # own opening as the machine's load makes it slower: a stall of the dashboard still fails (at load 9 on
     # 2 cores: JupyterLab opened in 14 s, the dashboard's part took 21 s)
