@@ -16,6 +16,7 @@ import os
 import statistics
 import time
 
+from bench_test_cpu import _program, _stat
 from playwright.sync_api import sync_playwright
 
 IDLE_SECONDS = 20
@@ -23,19 +24,9 @@ SETTLE_SECONDS = 5
 
 
 def chromium_cpu_seconds() -> float:
-    """User and system CPU seconds of every running Chromium process."""
-    total = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"chromium" not in f.read():
-                    continue
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    """CPU seconds so far of every running Chromium process (``bench_test_cpu``'s reading of ``/proc``)."""
+    pids = map(int, filter(str.isdigit, os.listdir("/proc")))
+    return sum(stat[2] for pid in pids if _program(pid) == "chromium" and (stat := _stat(pid)))
 
 
 def main() -> None:

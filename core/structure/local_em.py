@@ -41,6 +41,14 @@ __all__ = [
 ]
 
 
+def _rooted_as(params: Parameters, model: HLCModel) -> Parameters:
+    """``params`` re-rooted at ``model``'s root when that is another hidden node of the fit (else as it is)."""
+    old = params.model
+    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
+        return params.rerooted(model.root)
+    return params
+
+
 def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
     """Warm-start CPTs for ``model`` from the fit ``params`` of a neighbouring model.
 
@@ -53,10 +61,8 @@ def transfer_parameters(params: Parameters, model: HLCModel) -> Parameters:
     its parent (identity table) when their cardinalities agree. So ``NI`` and
     ``SI`` start at exactly the current distribution.
     """
+    params = _rooted_as(params, model)
     old = params.model
-    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
-        params = params.rerooted(model.root)
-        old = params.model
     marg = params.marginals()
     split = {n: int(np.argmax(marg[n])) for n in old.nodes}
     drop = {n: int(np.argmin(marg[n])) for n in old.nodes}
@@ -116,10 +122,8 @@ def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str)
     (never the fixed point a split state in two equal halves would be). Every other table as
     :func:`transfer_parameters` carries it over."""
     warm = transfer_parameters(params, model)
+    params = _rooted_as(params, model)
     old = params.model
-    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
-        params = params.rerooted(model.root)
-        old = params.model
     upper, lower = (keep, gone) if old.parent(gone) == keep else (gone, keep)
     marg = params.marginals()
     pair = marg[upper][:, None] * params.cpts[lower]  # P(upper, lower)
@@ -180,10 +184,8 @@ def split_parameters(params: Parameters, model: HLCModel, keep: str, new: str) -
     state pair of its own, so the start is near the current distribution and the two nodes already differ
     (the copy of ``keep`` that :func:`transfer_parameters` would give is a fixed point of EM)."""
     warm = transfer_parameters(params, model)
+    params = _rooted_as(params, model)
     old = params.model
-    if model.root in old and old.is_hidden(model.root) and old.root != model.root:
-        params = params.rerooted(model.root)
-        old = params.model
     marg = params.marginals()
     p_state = marg[keep]
     k = p_state.size
