@@ -20,6 +20,13 @@ from playwright.sync_api import Page, expect
 CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 VIEWPORT = {"width": 1366, "height": 768}
+#: How long an ``expect`` waits for the page to reach what it asserts, unless it says otherwise (Playwright's own
+#: default is 5 s). The browser tests check where the page ends up, not how fast (the latency tests time
+#: themselves, ``@pytest.mark.exclusive``); on a loaded machine a table could fill 5 s after the numbers
+#: above it, and a bare ``expect`` then failed a correct page.
+EXPECT_SECONDS = 30
+expect.set_options(timeout=EXPECT_SECONDS * 1000)
+
 #: Why the browser tests do not run here, and how to make them run.
 NO_CHROMIUM = (
     f"browser tests skipped: no Chromium at {CHROMIUM} (install it: apt-get install chromium, "
