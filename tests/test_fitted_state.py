@@ -52,6 +52,25 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
     assert fitted.fit.card == 1 and scores.results == swept
 
 
+def test_toggling_auto_regularize_after_a_proposal_keeps_its_undo():
+    """On a regular model auto-regularize changes nothing scored: toggled after Apply, Undo still brings the
+    sweep back (the toggle re-sends the same model, which used to drop the results kept for Undo)."""
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    fitted = FittedState(scores, models)
+    proposal = ProposalState(fitted)
+    data.load_bundled("stouffer-toby")
+    scores.card_max = 3
+    run(scores.run_sweep())
+    before, swept = models.model, list(scores.results)
+    assert proposal.propose("C", "D") and proposal.apply()
+    models.auto_regularize = False
+    models.auto_regularize = True
+    assert proposal.applied
+    assert proposal.undo()
+    assert models.model == before and scores.results == swept and "back" in proposal.text
+
+
 def _command(html: str) -> str:
     """The command of a report (its Command section), unescaped."""
     import html as html_lib

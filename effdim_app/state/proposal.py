@@ -38,8 +38,9 @@ class ProposalState(param.Parameterized):
 
     def __init__(self, fitted: FittedState, **params):
         super().__init__(fitted=fitted, **params)
-        # (model, ScoresState.snapshot(), the fitted view's fits, chosen fit and node) before applying
-        self._before: tuple[Any, tuple, tuple] | None = None
+        # (model, the model scored, ScoresState.snapshot(), the fitted view's fits, chosen fit and node) before
+        # applying
+        self._before: tuple[Any, Any, tuple, tuple] | None = None
         # registered after ScoresState's own watcher, so it runs after the results were cleared
         self.models.param.watch(self._model_changed, ["effective"])
 
@@ -100,7 +101,12 @@ class ProposalState(param.Parameterized):
         if moved is None:
             return False
         fitted = self.fitted
-        before = (self.models.model, self.scores.snapshot(), (fitted.fits, fitted.chosen, fitted.node))
+        before = (
+            self.models.model,
+            self.models.effective,
+            self.scores.snapshot(),
+            (fitted.fits, fitted.chosen, fitted.node),
+        )
         self._before = None  # the watcher must not restore while the model changes to the proposal
         if not self.models.set_model(moved, "New hidden node from a bivariate residual"):
             self.text = f"The editor refused {moved}."
@@ -121,14 +127,18 @@ class ProposalState(param.Parameterized):
         """Undo the applied proposal (as the editor's Undo does)."""
         return self.applied and self.models.undo()
 
-    def _model_changed(self, *_) -> None:
+    def _model_changed(self, event) -> None:
         before = self._before
-        if before is None:
+        # Param calls this on every assignment of ``effective``, also of an equal model: toggling auto-regularize
+        # on a regular model re-sends it, which is no edit (the proposal stays applied and undoable)
+        if before is None or event.new == event.old:
             return
-        model, snapshot, (fits, chosen, node) = before
+        model, scored, snapshot, (fits, chosen, node) = before
         self._before = None
         self.applied = False
-        if self.models.model != model:  # another edit: the results stay cleared
+        # another edit, or the model back but scored otherwise (auto-regularize toggled meanwhile on an irregular
+        # model): the results stay cleared
+        if self.models.model != model or self.models.effective != scored:
             return
         self.scores.restore(snapshot)  # shows the results' default pick ...
         self.fitted.param.update(fits=fits, chosen=chosen, node=node)  # ... back to the fit the analyst had chosen
