@@ -22,14 +22,19 @@ def test_fits_follow_the_sweep_survive_a_model_change_and_reorder():
     assert len(state.posteriors_csv().splitlines()) == 17
 
 
-def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back():
+def _swept_with_proposals():
+    """The states of a dashboard session that swept Stouffer-Toby's LC model over |X| = 1..3, with its proposals."""
     models, data = ModelState(), DataState()
     scores = ScoresState(models, data)
     fitted = FittedState(scores, models)
-    proposal = ProposalState(fitted)
     data.load_bundled("stouffer-toby")
     scores.card_max = 3
     run(scores.run_sweep())
+    return models, scores, fitted, ProposalState(fitted)
+
+
+def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back():
+    models, scores, fitted, proposal = _swept_with_proposals()
     before, mapping, swept = models.model, scores.mapping, list(scores.results)
     fitted.chosen = next(k for k, f in fitted.fits.items() if f.card == 3)
     assert proposal.propose("C", "D")
@@ -55,13 +60,7 @@ def test_a_proposal_changes_nothing_until_applied_and_undo_brings_the_sweep_back
 def test_toggling_auto_regularize_after_a_proposal_keeps_its_undo():
     """On a regular model auto-regularize changes nothing scored: toggled after Apply, Undo still brings the
     sweep back (the toggle re-sends the same model, which used to drop the results kept for Undo)."""
-    models, data = ModelState(), DataState()
-    scores = ScoresState(models, data)
-    fitted = FittedState(scores, models)
-    proposal = ProposalState(fitted)
-    data.load_bundled("stouffer-toby")
-    scores.card_max = 3
-    run(scores.run_sweep())
+    models, scores, fitted, proposal = _swept_with_proposals()
     before, swept = models.model, list(scores.results)
     assert proposal.propose("C", "D") and proposal.apply()
     models.auto_regularize = False
