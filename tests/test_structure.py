@@ -15,11 +15,13 @@ from effdim.data import DataError, from_patterns
 from effdim.dimensions import dimensions
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import Cancelled, loglikelihood
+from effdim.errors import InvalidArgument
 from effdim.experiments.structure import separated_parameters
-from effdim.notation import parse_model
+from effdim.notation import format_model, parse_model
 from effdim.search import fit
 from effdim.structure import (
     ESCAPE,
+    SEARCH_VERSION,
     START_STEPS_ON_TIME,
     LocalDe,
     candidate_moves,
@@ -323,7 +325,6 @@ def test_study_jobs_are_keyed_by_the_search_version():
     """A new search must not reuse the cached jobs of an older one."""
     from effdim.experiments import StructureStudy
     from effdim.experiments.runner import job_key
-    from effdim.structure import SEARCH_VERSION
 
     config = StructureStudy(replicates=1, sizes=(1000,)).jobs()[0]
     assert config["search"] == SEARCH_VERSION
@@ -363,9 +364,9 @@ def test_study_limits_each_search_in_cpu_seconds():
     waiting = lambda progress: time.sleep(0.1)  # noqa: E731
     t = time.perf_counter()
     # the search takes about 1.2 s of CPU (its ~45 candidates wait 4.5 s in all)
-    result = learn_structure(data, seed=0, max_time=3.0, cpu_time=True, progress=waiting)
+    result = learn_structure(data, seed=0, max_time=3.0, cpu_time=True, progress=waiting, rounds=0)
     assert time.perf_counter() - t > 3.0 and result.stopped == "converged"
-    assert learn_structure(data, seed=0, max_time=3.0, progress=waiting).stopped == "max_time"
+    assert learn_structure(data, seed=0, max_time=3.0, progress=waiting, rounds=0).stopped == "max_time"
 
 
 def test_paired_comparison_of_each_de_score_with_its_ds_twin():
@@ -769,3 +770,97 @@ def test_search_leaves_the_merged_node_optimum_of_a_study_replicate():
     reference = fit(data, truth, restarts=3, seed=0, warn=False).score("bic")
     reached, model = _best_reached(data, reference - 1.0, start=stuck, escapes=0)
     assert reached >= reference - 1.0, (str(model), reached - reference)
+
+
+# ------------------------------------------------------------------ rounds: the search started again from its end
+#: A small replicate where two rounds gain under CS+ and none under BIC.
+_ROUNDS_CONFIG = {
+    "replicate": 5,
+    "n": 1000,
+    "seed": 0,
+    "scores": ["bic", "cs+"],
+    "leaves": [6, 8],
+    "hidden": [2, 3],
+    "restarts": 5,
+    "max_time": 600.0,
+    "clock": "cpu",
+    "search": SEARCH_VERSION,
+}
+
+
+def test_the_study_continues_a_cached_search_as_learn_structure_runs_its_rounds():
+    """The study's rounds job reads the first search from its cached record and starts again from its end;
+    the runs it reports are those of one ``learn_structure(..., rounds=2)`` (the first search draws from the
+    seed's stream, each round from a stream spawned from the seed, so nothing else tells them apart)."""
+    from effdim.experiments.structure import _search_seed, replicate_data, rounds_job, structure_job
+
+    first = structure_job(_ROUNDS_CONFIG)
+    continued = rounds_job({**_ROUNDS_CONFIG, "rounds": 2, "first": first})
+    _, _, data = replicate_data(_ROUNDS_CONFIG)
+    for before, run in zip(first["runs"], continued["runs"]):
+        direct = learn_structure(
+            data, score=run["score"], restarts=5, max_time=600.0, cpu_time=True, seed=_search_seed(_ROUNDS_CONFIG)
+        )
+        assert (run["learned"], run["steps"], run["rounds"]) == (
+            format_model(direct.model),
+            len(direct.steps),
+            direct.rounds,
+        )
+        assert run["score_learned"] == direct.fit.score(run["score"])
+        assert run["score_learned"] >= before["score_learned"]  # a round is kept only if it ends higher
+        assert run["steps"] >= before["steps"] and direct.to_json()["rounds"] == run["rounds"]
+        assert run["gap"] == pytest.approx(run["score_learned"] - before["score_truth"])
+    assert [r["rounds"] for r in continued["runs"]] == [0, 2]  # so the comparison above covers rounds that gained
+    assert continued["runs"][0] == {**first["runs"][0], "seconds": continued["runs"][0]["seconds"], "rounds": 0}
+
+
+def test_rounds_are_checked_before_the_search(clear_data):
+    with pytest.raises(InvalidArgument, match="rounds must be a whole number"):
+        learn_structure(clear_data, rounds=1.5)
+    with pytest.raises(InvalidArgument, match="rounds must be"):
+        learn_structure(clear_data, rounds=10**9)  # refused before a billion streams are spawned
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["learn", "hlc-figure2", "--rounds", "-1"], "a number of rounds from 0 to 100, got -1"),
+        (["learn", "hlc-figure2", "--rounds", "101"], "a number of rounds from 0 to 100, got 101"),
+        (["experiment", "structure", "--rounds", "x", "--no-cache"], "expected a whole number, got 'x'"),
+        (["experiment", "lc", "--rounds", "1", "--no-cache"], "--rounds applies to structure only"),
+    ],
+)
+def test_cli_rounds_are_checked_in_one_line(argv, said, capsys):
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1, err
+
+
+def test_the_search_ends_alike_in_every_process():
+    """Version 6 ranked node introduction's groups of equal cohesion in a set's order, by the strings' hashes,
+    which Python draws anew per process: a replicate of this design ended at a 1-node tree under one hash seed
+    and a 2-node tree 1.6 nats higher under another. The job cache assumes a job's result depends on its configuration alone."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from effdim.experiments.structure import _search_seed, replicate_data\n"
+        "from effdim.structure import learn_structure\n"
+        f"config = { ({**_ROUNDS_CONFIG, 'leaves': [6, 8], 'hidden': [2, 3]})!r}\n"
+        "_, _, data = replicate_data(config)\n"
+        "r = learn_structure(data, score='cs+', restarts=5, seed=_search_seed(config), rounds=0)\n"
+        "print(r.model, repr(r.fit.score('cs+')), [s.text for s in r.steps])\n"
+    )
+    ends = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": str(h)},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        for h in (0, 1)
+    }
+    assert len(ends) == 1, ends

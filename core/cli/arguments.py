@@ -190,6 +190,13 @@ def _nonnegative_int(text: str) -> int:
     return _whole_number(text, 0, None, "a number >= 0")
 
 
+def _rounds(text: str) -> int:
+    """``--rounds`` of a structure search (:data:`effdim.structure.MAX_ROUNDS` at most)."""
+    from ..structure import MAX_ROUNDS
+
+    return _whole_number(text, 0, MAX_ROUNDS, f"a number of rounds from 0 to {MAX_ROUNDS}")
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)

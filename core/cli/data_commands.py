@@ -382,7 +382,13 @@ def _cmd_learn(args: argparse.Namespace) -> None:
 
     with _convergence_notes() as notes:
         result = learn_structure(
-            data, score=args.score, start=args.start, max_time=args.max_time, progress=report, **options
+            data,
+            score=args.score,
+            start=args.start,
+            max_time=args.max_time,
+            rounds=args.rounds,
+            progress=report,
+            **options,
         )
         bar.close()
     if args.json:
@@ -402,7 +408,8 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(_scale_note(args, result.fit))
     print(
         f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
-        f"{result.seconds:.1f} s; stopped: {result.stopped}"
+        f"{result.seconds:.1f} s; stopped: {result.stopped}; "
+        f"started again from its end {result.rounds} time{'s' if result.rounds != 1 else ''} with a gain"
     )
     for note in notes:
         print(f"warning: {note}")

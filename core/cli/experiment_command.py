@@ -25,7 +25,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     }
     if args.study == "lc" and args.concentration is not None:
         raise UsageError("effdim experiment: --concentration applies to hlc only")
-    for option in ("leaves", "hidden"):
+    for option in ("leaves", "hidden", "rounds"):
         if getattr(args, option) is not None:
             if args.study != "structure":
                 raise UsageError(f"effdim experiment: --{option} applies to structure only")

@@ -8,6 +8,7 @@ from .. import __version__
 from ..limits import DEFAULT_MAX_BYTES
 from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
 from ..scores import SCORES
+from ..structure import ROUNDS
 from .app_command import _cmd_app
 from .arguments import (
     _add_em_options,
@@ -19,6 +20,7 @@ from .arguments import (
     _port,
     _positive_float,
     _positive_int,
+    _rounds,
     _seconds,
     _seed,
 )
@@ -168,6 +170,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="stop searching after S seconds and return the best tree so far",
     )
+    learn_p.add_argument(
+        "--rounds",
+        type=_rounds,
+        default=ROUNDS,
+        metavar="N",
+        help=f"start the search again from its own end, while that ends higher, at most N times (default {ROUNDS})",
+    )
     _add_em_options(learn_p)
     learn_p.set_defaults(run=_cmd_learn)
 
@@ -211,6 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="LOW..HIGH",
         help="structure: hidden nodes per generating tree (default 2..6; --quick 2..4)",
+    )
+    exp.add_argument(
+        "--rounds",
+        type=_rounds,
+        default=None,
+        metavar="N",
+        help=f"structure: times each search starts again from its own end, at most (default {ROUNDS})",
     )
     exp.add_argument(
         "--cs-prior",

@@ -41,19 +41,21 @@ from ..distribution import Parameters, random_parameters, sample
 from ..em import loglikelihood
 from ..errors import InvalidArgument
 from ..model import HLCModel
-from ..notation import format_model
+from ..notation import format_model, parse_model
 from ..regularity import is_regular
 from ..scores import PAPER_SCORES, SCORES
 from ..search import fit
-from ..structure import SEARCH_VERSION, learn_structure, robinson_foulds
+from ..structure import MAX_ROUNDS, ROUNDS, SEARCH_VERSION, learn_structure, robinson_foulds, start_again
+from ..validation import check_int
 from .common import Study, check_config, kl_bits, rng_for
-from .runner import JobRecord, RunStats
+from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
 from .stats import mean_se, paired_pvalue
 
 __all__ = [
     "StructureStudy",
     "StructureResult",
     "structure_job",
+    "rounds_job",
     "random_latent_tree",
     "hidden_signatures",
     "separated_parameters",
@@ -152,56 +154,102 @@ def replicate_data(config: dict) -> tuple[HLCModel, Parameters, np.ndarray]:
     return truth_model, truth, sample(truth, int(n), rng_for(seed, "structure-data", rep, n))
 
 
+def _run_row(score: str, result, truth_model: HLCModel, truth: Parameters, config: dict, score_truth: float) -> dict:
+    """The metrics of one learned model (``result``: its ``model``, ``fit``, ``steps``, ``seconds`` and
+    ``stopped``) against the generating tree and the generating structure's score ``score_truth``."""
+    rep, n, seed = config["replicate"], config["n"], config["seed"]
+    signatures = hidden_signatures(truth_model)
+    learned = result.model
+    found = hidden_signatures(learned)
+    card_errors = sum(
+        1 for sig, h in signatures.items() if sig not in found or learned.card(found[sig]) != truth_model.card(h)
+    )
+    kl, exact_kl = kl_to_truth(truth, result.fit.params, rng_for(seed, "structure-kl", rep, n, score))
+    rf = robinson_foulds(learned, truth_model)
+    return {
+        "score": score,
+        "learned": format_model(learned),
+        "rf": rf,
+        "kl_bits": kl,
+        "kl_exact": exact_kl,
+        "hidden_true": len(truth_model.hidden),
+        "hidden_learned": len(learned.hidden),
+        "card_errors": card_errors,
+        "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
+        "steps": len(result.steps),
+        "seconds": round(result.seconds, 3),
+        "stopped": result.stopped,
+        "ds": result.fit.ds,
+        "de": result.fit.de,
+        "score_learned": result.fit.score(score),
+        "score_truth": score_truth,
+        "gap": result.fit.score(score) - score_truth,
+    }
+
+
+def _search_seed(config: dict) -> np.random.Generator:
+    """The stream of every search of a job: the same for every score (identical decisions give identical
+    fits, so the scores differ only where their choices do: a paired comparison)."""
+    return rng_for(config["seed"], "structure-fit", config["replicate"], config["n"])
+
+
 def structure_job(config: dict) -> dict:
-    """One job: a random tree and data set, the structure learned per score. JSON in, JSON out."""
+    """One job: a random tree and data set, the structure learned per score by one search from the
+    mutual-information start (``rounds=0``; the rounds after it are :func:`rounds_job`). JSON in, JSON out."""
     rep, n, seed = config["replicate"], config["n"], config["seed"]
     truth_model, truth, data = replicate_data(config)
-    signatures = hidden_signatures(truth_model)
     # the generating structure fitted by EM: what the search should reach (or beat) under every score
     reference = fit(
         data, truth_model, restarts=TRUTH_RESTARTS, seed=rng_for(seed, "structure-truth", rep, n), warn=False
     )
     rows = []
     for score in config["scores"]:
-        # the same stream for every score: identical decisions give identical fits, so the scores differ only
-        # where their choices do (a paired comparison)
         result = learn_structure(
             data,
             score=score,
             restarts=config["restarts"],
             max_time=config["max_time"],
             cpu_time=config.get("clock") == "cpu",
-            seed=rng_for(seed, "structure-fit", rep, n),
+            seed=_search_seed(config),
+            rounds=0,
         )
-        learned = result.model
-        found = hidden_signatures(learned)
-        card_errors = sum(
-            1 for sig, h in signatures.items() if sig not in found or learned.card(found[sig]) != truth_model.card(h)
-        )
-        kl, exact_kl = kl_to_truth(truth, result.fit.params, rng_for(seed, "structure-kl", rep, n, score))
-        rf = robinson_foulds(learned, truth_model)
-        rows.append(
-            {
-                "score": score,
-                "learned": format_model(learned),
-                "rf": rf,
-                "kl_bits": kl,
-                "kl_exact": exact_kl,
-                "hidden_true": len(truth_model.hidden),
-                "hidden_learned": len(learned.hidden),
-                "card_errors": card_errors,
-                "exact": rf == 0 and card_errors == 0 and len(found) == len(signatures),
-                "steps": len(result.steps),
-                "seconds": round(result.seconds, 3),
-                "stopped": result.stopped,
-                "ds": result.fit.ds,
-                "de": result.fit.de,
-                "score_learned": result.fit.score(score),
-                "score_truth": reference.score(score),
-                "gap": result.fit.score(score) - reference.score(score),
-            }
-        )
+        rows.append(_run_row(score, result, truth_model, truth, config, reference.score(score)))
     return {"truth": format_model(truth_model), "leaves": len(truth_model.observed), "runs": rows}
+
+
+def rounds_job(config: dict) -> dict:
+    """The rounds after each search of a :func:`structure_job` (``config["first"]``, its result):
+    :func:`effdim.structure.start_again` from the search's end, with the round streams that
+    :func:`learn_structure` spawns from the same seed, within what the search left of the time limit. So a
+    run is the one ``learn_structure(..., rounds=config["rounds"])`` makes, but the first search is read
+    from its cached job instead of run again. Each run gains ``rounds``: the rounds that ended higher."""
+    truth_model, truth, data = replicate_data(config)
+    rows = []
+    for run in config["first"]["runs"]:
+        if run["stopped"] != "converged":
+            rows.append({**run, "rounds": 0})
+            continue
+        score = run["score"]
+        after = start_again(
+            data,
+            parse_model(run["learned"]),
+            run["score_learned"],
+            seeds=_search_seed(config).spawn(config["rounds"]),
+            score=score,
+            max_time=config["max_time"] - run["seconds"],
+            cpu_time=config.get("clock") == "cpu",
+            restarts=config["restarts"],
+        )
+        row = dict(run)
+        if after.gained:
+            last = after.gained[-1]
+            row = _run_row(score, last, truth_model, truth, config, run["score_truth"])
+            row["steps"] = run["steps"] + sum(len(r.steps) for r in after.gained)
+        row["seconds"] = round(run["seconds"] + after.seconds, 3)
+        row["stopped"] = "max_time" if after.cut else "converged"
+        row["rounds"] = len(after.gained)
+        rows.append(row)
+    return {**config["first"], "runs": rows}
 
 
 @dataclass(frozen=True)
@@ -216,6 +264,7 @@ class StructureStudy(Study):
     restarts: int = 5
     max_time: float = 600.0
     seed: int = 0
+    rounds: int = ROUNDS
 
     name = "structure"
 
@@ -234,6 +283,7 @@ class StructureStudy(Study):
         ):
             if not least <= low <= high <= most:
                 raise InvalidArgument(f"{label} must be a range low..high from {least} to {most}, got {low}..{high}")
+        check_int("rounds", self.rounds, low=0, high=MAX_ROUNDS)
 
     def jobs(self) -> list[dict]:
         """One configuration per (replicate, size)."""
@@ -251,6 +301,31 @@ class StructureStudy(Study):
 
     job = staticmethod(structure_job)
     prefix = "structure"
+
+    def run(self, *, cache_dir=DEFAULT_CACHE_DIR, cached_only: bool = False, **options) -> StructureResult:
+        """Two stages, each cached (:meth:`Study.run` for the options): the first search of every job
+        (:func:`structure_job`), then the rounds after each (:func:`rounds_job`, configured with the first
+        stage's result), so that a study with more rounds reuses its first searches."""
+        first = super().run(cache_dir=cache_dir, cached_only=cached_only, **options)
+        if not self.rounds:
+            return first
+        configs = [{**r.config, "rounds": self.rounds, "first": r.result} for r in first.records]
+        records, stats = run_jobs(
+            rounds_job,
+            configs,
+            cache_dir=cache_dir,
+            prefix=f"{self.prefix}-rounds",
+            label=f"{self.prefix} rounds",
+            cached_only=cached_only,
+            **options,
+        )
+        # a job of the design is its first search and its rounds: cached when both are, missing when either is
+        stats.total = first.stats.total
+        stats.missing += first.stats.missing
+        stats.damaged[:0] = first.stats.damaged
+        stats.job_seconds += first.stats.job_seconds
+        stats.wall_seconds += first.stats.wall_seconds
+        return self.result(records, stats)
 
     def result(self, records: list, stats: RunStats) -> StructureResult:
         return StructureResult(self, records, stats)

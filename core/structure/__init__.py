@@ -58,6 +58,9 @@ Acceptance
     first that wins against the current model under the one tie rule of
     :func:`effdim.scores.best_index` is accepted. When none does, escapes: a
     new climb from the least bad of those refits; a better end is kept.
+    Then rounds (:func:`start_again`): the search starts again from its own
+    end, the structure refitted from fresh EM starts and nothing barred as
+    visited, while that ends higher (at most :data:`ROUNDS` times).
     ``max_time`` covers every phase; the search also stops when ``cancel``
     is set (:class:`effdim.em.Cancelled`).
 """
@@ -68,12 +71,16 @@ from ..em import Cancelled
 from .compare import leaf_bipartitions, robinson_foulds, shape
 from .learn import (
     ESCAPE,
+    MAX_ROUNDS,
+    ROUNDS,
     SEARCH_VERSION,
     START_STEPS_ON_TIME,
+    Rounds,
     Step,
     StructureProgress,
     StructureResult,
     learn_structure,
+    start_again,
 )
 from .local_de import LocalDe
 from .local_em import (
@@ -97,6 +104,9 @@ __all__ = [
     "StructureResult",
     "EXPANSION",
     "ESCAPE",
+    "MAX_ROUNDS",
+    "ROUNDS",
+    "Rounds",
     "SEARCH_VERSION",
     "START_STEPS_ON_TIME",
     "OPERATORS",
@@ -106,6 +116,7 @@ __all__ = [
     "islands_model",
     "leaf_bipartitions",
     "learn_structure",
+    "start_again",
     "local_fit",
     "LocalFit",
     "LocalCounts",

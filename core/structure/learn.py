@@ -16,8 +16,8 @@ never proposed again. The search stops when no candidate does, at
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from .moves import EXPANSION, OPERATORS, iter_candidate_moves
 from .residual import residual_groups
 from .start import _fresh, islands_model, mutual_information
 
-__all__ = ["Step", "StructureProgress", "StructureResult", "learn_structure"]
+__all__ = ["Rounds", "Step", "StructureProgress", "StructureResult", "learn_structure", "start_again"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,8 @@ class StructureResult:
     its ``de`` comes from :func:`effdim.dimensions.dimensions`, and agrees with
     the local updates); ``steps`` the accepted moves; ``start`` the start
     model's fit; ``stopped`` why the search ended (``"converged"``: no
-    candidate improves the score, or ``"max_time"``).
+    candidate improves the score, or ``"max_time"``); ``rounds`` how many times
+    it started again from its own end and ended higher (:func:`start_again`).
     """
 
     fit: FitResult
@@ -106,6 +107,7 @@ class StructureResult:
     seconds: float
     stopped: str
     columns: dict = field(default_factory=dict)
+    rounds: int = 0
 
     @property
     def model(self) -> HLCModel:
@@ -125,6 +127,7 @@ class StructureResult:
                 "candidates": self.candidates,
                 "seconds": round(self.seconds, 3),
                 "stopped": self.stopped,
+                "rounds": self.rounds,
             }
         )
         if self.columns:
@@ -208,9 +211,11 @@ class _OutOfTime(Exception):
     """The time limit fell inside a phase: the search keeps the best model it has."""
 
 
-#: The search's version, part of the experiments' job keys: bumped whenever its decisions change, so that
-#: cached studies of an older search are not mixed with new results.
-SEARCH_VERSION = 6
+#: The version of one search from one start (a round), part of the experiments' job keys: bumped whenever its
+#: decisions change, so that cached studies of an older search are not mixed with new results. 7: node
+#: introduction's groups in a fixed order (version 6 broke ties of equal cohesion by the strings' hashes, so
+#: a search could end elsewhere in another process).
+SEARCH_VERSION = 7
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).
@@ -222,6 +227,12 @@ ESCAPE = "escape"
 #: Operators screened only when no candidate of the other phases wins: a node split re-estimates the family of
 #: every neighbour of the node (the costliest local EM of all), and it is needed where the other moves stop.
 LAST_RESORT = ("NS",)
+
+#: Times the search starts again from its own end, at most (:func:`start_again`): one more start found the
+#: generating tree where one search stopped 20 nats below it (docs/structure.md, "Starting again from the end").
+ROUNDS = 2
+#: The most rounds a search takes (each round's stream is spawned before the search starts).
+MAX_ROUNDS = 100
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
@@ -271,6 +282,7 @@ def learn_structure(
     local_starts: int = 2,
     local_iter: int = 96,
     local_tol: float = 1e-6,
+    rounds: int = ROUNDS,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
 ) -> StructureResult:
@@ -316,6 +328,11 @@ def learn_structure(
     local_starts, local_iter:
         Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
         of each candidate.
+    rounds:
+        Times the search starts again from its own end, at most, while that
+        ends higher (:func:`start_again`); each round draws from its own
+        stream spawned from ``seed``, so the first round is the same whatever
+        ``rounds`` is.
     progress:
         Called with a :class:`StructureProgress` after every candidate and step.
     cancel:
@@ -347,6 +364,7 @@ def learn_structure(
         ("local_iter", local_iter, 1),
     ):
         check_int(name, value, low=low)
+    check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
     data, columns = _named_dataset(dataset, mapping)
     operators = tuple(operators)
     bad = [o for o in operators if o not in OPERATORS]
@@ -357,6 +375,7 @@ def learn_structure(
     if not (isinstance(start, HLCModel) or start in ("islands", "lc")):
         raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
     rng = as_seed(seed)
+    round_seeds = rng.spawn(rounds)  # children of the seed, not draws from the stream the first round uses
     index = {c: i for i, c in enumerate(data.columns)}
     mi = mutual_information(data)
     if isinstance(start, HLCModel):
@@ -633,8 +652,7 @@ def learn_structure(
             cancel=cancel,
             warn=False,
         )
-    report("done")
-    return StructureResult(
+    result = StructureResult(
         fit=final,
         score=str(score).lower(),
         start=first,
@@ -646,4 +664,151 @@ def learn_structure(
         seconds=clock.elapsed(),
         stopped=stopped,
         columns={leaf: col for leaf, col in columns.items() if leaf != col},
+    )
+    if stopped == "converged" and round_seeds:
+        settings = {
+            "operators": operators,
+            "restarts": restarts,
+            "tol": tol,
+            "max_iter": max_iter,
+            "prior": prior,
+            "cs_prior": cs_prior,
+            "tries": tries,
+            "screen_iter": screen_iter,
+            "escapes": escapes,
+            "local_starts": local_starts,
+            "local_iter": local_iter,
+            "local_tol": local_tol,
+        }
+        after = start_again(
+            data,
+            result.model,
+            result.fit.score(score),
+            seeds=round_seeds,
+            score=score,
+            max_time=None if max_time is None else max_time - result.seconds,
+            cpu_time=cpu_time,
+            progress=None if progress is None else lambda p, first=result: progress(_after(p, first)),
+            cancel=cancel,
+            **settings,
+        )
+        result = _joined(result, after, clock.elapsed())
+    if progress is not None:
+        progress(
+            StructureProgress(
+                result.model, result.fit.score(score), len(result.steps), result.candidates, clock.elapsed(), "done"
+            )
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """What :func:`start_again` did: the rounds that ended higher (``gained``, in order), whether the last
+    round run was stopped by the time limit (``cut``), and the ``seconds`` and ``candidates`` of all rounds run."""
+
+    gained: tuple[StructureResult, ...]
+    cut: bool
+    seconds: float
+    candidates: int
+
+
+def _after(p: StructureProgress, before: StructureResult) -> StructureProgress:
+    """Progress of a round counted on from the search ``before`` it."""
+    return replace(
+        p,
+        steps=p.steps + len(before.steps),
+        candidates=p.candidates + before.candidates,
+        elapsed=p.elapsed + before.seconds,
+    )
+
+
+def start_again(
+    dataset: Any,
+    model: HLCModel,
+    value: float,
+    *,
+    seeds: Sequence[Any],
+    score: str,
+    max_time: float | None = None,
+    cpu_time: bool = False,
+    progress: Callable[[StructureProgress], Any] | None = None,
+    cancel: Any = None,
+    **settings: Any,
+) -> Rounds:
+    """Searches started again from the end of a search, ``model`` scoring ``value``: each a new
+    :func:`learn_structure` (``rounds=0``) from the end before it, seeded by the next of ``seeds``, with
+    the structure fitted again by EM from fresh random starts and no move barred as visited. A local optimum
+    of one search is often not one of the next: its EM optimum, and so its candidates' local fits, differ.
+
+    Goes on while a round ends higher by more than the tie tolerance, at most ``len(seeds)`` rounds, within
+    ``max_time`` seconds for all. ``settings`` are :func:`learn_structure`'s search settings.
+    """
+    data = as_dataset(dataset)
+    tie = TIE_TOLERANCE * data.n_rows
+    gained: list[StructureResult] = []
+    seconds, candidates, cut = 0.0, 0, False
+    for seed in seeds:
+        left = None if max_time is None else max_time - seconds
+        if left is not None and left <= 0:
+            cut = True
+            break
+        again = learn_structure(
+            data,
+            score=score,
+            start=model,
+            seed=seed,
+            max_time=left,
+            cpu_time=cpu_time,
+            rounds=0,
+            progress=None if progress is None else _round_progress(progress, len(gained) + 2, gained, seconds),
+            cancel=cancel,
+            **settings,
+        )
+        seconds += again.seconds
+        candidates += again.candidates
+        cut = again.stopped == "max_time"
+        if again.fit.score(score) <= value + tie:
+            break
+        gained.append(again)
+        model, value = again.model, again.fit.score(score)
+        if cut:
+            break
+    return Rounds(tuple(gained), cut, seconds, candidates)
+
+
+def _round_progress(progress: Callable, number: int, before: list[StructureResult], seconds: float) -> Callable:
+    """``progress`` for round ``number``: counted on from the rounds ``before`` it (``seconds`` all rounds so far)."""
+    steps = sum(len(r.steps) for r in before)
+    candidates = sum(r.candidates for r in before)
+
+    def shifted(p: StructureProgress) -> Any:
+        return progress(
+            replace(
+                p,
+                steps=p.steps + steps,
+                candidates=p.candidates + candidates,
+                elapsed=p.elapsed + seconds,
+                phase=f"round {number}: {p.phase}",
+            )
+        )
+
+    return shifted
+
+
+def _joined(first: StructureResult, after: Rounds, seconds: float) -> StructureResult:
+    """One result for a search and the rounds after it: the fit of the last round that ended higher, the steps
+    of the search and of those rounds, the candidates and ``seconds`` of all."""
+    every = [first, *after.gained]
+    return replace(
+        first,
+        fit=every[-1].fit,
+        steps=tuple(s for r in every for s in r.steps),
+        candidates=first.candidates + after.candidates,
+        local_em_seconds=sum(r.local_em_seconds for r in every),
+        full_em_seconds=sum(r.full_em_seconds for r in every),
+        local_refits=sum(r.local_refits for r in every),
+        seconds=seconds,
+        stopped="max_time" if after.cut else first.stopped,
+        rounds=len(after.gained),
     )

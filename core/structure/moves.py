@@ -112,7 +112,11 @@ def _ni_groups(
             group.append(max((c for c in kids if c not in group), key=lambda c: _affinity(mi, index, below[c], inside)))
             grown.append(tuple(group))
     hidden = [p for p in pairs if model.is_hidden(p[0]) or model.is_hidden(p[1])]
-    others = sorted({g for g in [*pairs, *grown] if g not in hidden}, key=lambda g: -_cohesion(g, below, mi, index))
+    # once each, in a fixed order (not a set's: equal cohesions would be ranked by the strings' hashes, which
+    # differ between processes, and so would the search)
+    others = sorted(
+        dict.fromkeys(g for g in [*pairs, *grown] if g not in hidden), key=lambda g: -_cohesion(g, below, mi, index)
+    )
     return hidden + others[:per_node]
 
 
