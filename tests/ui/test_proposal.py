@@ -51,11 +51,11 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     choice = page.locator(".effdim-fit-choice select")
     expect(choice).to_have_value("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
     # the menu still chooses the fit shown after the undo, and the choice stays (a watcher or a late job result
-    # putting the restored |X| = 3 back would do so within seconds)
+    # putting the restored |X| = 3 back would do so within a second or two)
     choice.select_option("|X| = 1: X:1(A:2,B:2,C:2,D:2)")
     one = page.get_by_text("Fitted model: X:1(A:2,B:2,C:2,D:2)")
     expect(one).to_be_visible(timeout=TIMEOUT)
-    page.wait_for_timeout(5000)
+    page.wait_for_timeout(3000)
     expect(choice).to_have_value("|X| = 1: X:1(A:2,B:2,C:2,D:2)")
     expect(one).to_be_visible()
     page.get_by_text("Model & dimensions", exact=True).click()
