@@ -18,6 +18,7 @@ from effdim.em import Cancelled, loglikelihood
 from effdim.errors import InvalidArgument
 from effdim.experiments.structure import separated_parameters
 from effdim.notation import format_model, parse_model
+from effdim.scores import TIE_TOLERANCE
 from effdim.search import fit
 from effdim.structure import (
     ESCAPE,
@@ -798,9 +799,21 @@ def test_the_study_continues_a_cached_search_as_learn_structure_runs_its_rounds(
     continued = rounds_job({**_ROUNDS_CONFIG, "rounds": 2, "first": first})
     _, _, data = replicate_data(_ROUNDS_CONFIG)
     for before, run in zip(first["runs"], continued["runs"]):
+        shown = []
         direct = learn_structure(
-            data, score=run["score"], restarts=5, max_time=600.0, cpu_time=True, seed=_search_seed(_ROUNDS_CONFIG)
+            data,
+            score=run["score"],
+            restarts=5,
+            max_time=600.0,
+            cpu_time=True,
+            seed=_search_seed(_ROUNDS_CONFIG),
+            progress=lambda p: shown.append((p.phase, p.score)),
         )
+        # the best so far, as the progress shows it, never falls beyond EM's tolerance (a round starts from a fresh
+        # fit of the best model, which may score lower)
+        assert any(phase.startswith("round 3: ") for phase, _ in shown)
+        tie = TIE_TOLERANCE * _ROUNDS_CONFIG["n"]
+        assert all(b >= a - tie for (_, a), (_, b) in zip(shown, shown[1:])), shown
         assert (run["learned"], run["steps"], run["rounds"]) == (
             format_model(direct.model),
             len(direct.steps),
@@ -811,6 +824,22 @@ def test_the_study_continues_a_cached_search_as_learn_structure_runs_its_rounds(
         assert run["steps"] >= before["steps"] and direct.to_json()["rounds"] == run["rounds"]
         assert run["gap"] == pytest.approx(run["score_learned"] - before["score_truth"])
     assert [r["rounds"] for r in continued["runs"]] == [2]  # so the comparison above covers rounds that gained
+
+
+def test_a_round_shows_the_best_model_so_far_until_it_beats_it():
+    """A round starts from a fresh fit of the best model, which may score lower: the progress goes on showing the
+    best so far (the dashboard draws it as "best so far") until the round's climb is higher."""
+    from effdim.experiments.structure import replicate_data
+    from effdim.structure import start_again
+
+    truth, _, data = replicate_data(_ROUNDS_CONFIG)
+    shown = []
+    rounds = start_again(
+        data, truth, 0.0, seeds=[np.random.default_rng(0)], score="bic", progress=shown.append, restarts=1
+    )  # a log-likelihood score of 0 is out of reach: the round gains nothing
+    assert not rounds.gained and rounds.candidates > 0 and shown
+    assert {(p.model, p.score) for p in shown} == {(truth, 0.0)}
+    assert all(p.phase.startswith("round 2: ") for p in shown)
 
 
 def test_a_search_stopped_by_time_gets_no_rounds():

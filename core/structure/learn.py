@@ -761,7 +761,9 @@ def start_again(
             max_time=left,
             cpu_time=cpu_time,
             rounds=0,
-            progress=None if progress is None else _round_progress(progress, len(gained) + 2, gained, seconds),
+            progress=None
+            if progress is None
+            else _round_progress(progress, len(gained) + 2, gained, seconds, model, value),
             cancel=cancel,
             **settings,
         )
@@ -777,12 +779,17 @@ def start_again(
     return Rounds(tuple(gained), cut, seconds, candidates)
 
 
-def _round_progress(progress: Callable, number: int, before: list[StructureResult], seconds: float) -> Callable:
-    """``progress`` for round ``number``: counted on from the rounds ``before`` it (``seconds`` all rounds so far)."""
+def _round_progress(
+    progress: Callable, number: int, before: list[StructureResult], seconds: float, best: HLCModel, value: float
+) -> Callable:
+    """``progress`` for round ``number``: counted on from the rounds ``before`` it (``seconds`` all rounds so far),
+    and showing the best model so far, ``best`` scoring ``value``, until the round's own climbs beat it (a round
+    starts from a fresh fit of that model, which may score lower)."""
     steps = sum(len(r.steps) for r in before)
     candidates = sum(r.candidates for r in before)
 
     def shifted(p: StructureProgress) -> Any:
+        shown = {} if p.score > value else {"model": best, "score": value}
         return progress(
             replace(
                 p,
@@ -790,6 +797,7 @@ def _round_progress(progress: Callable, number: int, before: list[StructureResul
                 candidates=p.candidates + candidates,
                 elapsed=p.elapsed + seconds,
                 phase=f"round {number}: {p.phase}",
+                **shown,
             )
         )
 
