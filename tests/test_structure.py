@@ -1,6 +1,7 @@
 """Structure search (effdim.structure): recovery, monotone log-likelihood, local de, cancel, errors."""
 
 import json
+import re
 import threading
 import time
 
@@ -461,6 +462,7 @@ def test_cli_learn_prints_steps_and_the_learned_model(capsys):
     assert main(["learn", "hlc-figure2", "--quiet", "--seed", "0", "--start", "lc"]) == 0
     out = capsys.readouterr().out
     assert "structure search by bic+ from lc" in out and "learned: " in out and "stopped: converged" in out
+    assert re.search(r"\b[0-2] of at most 2 rounds from its own end ended higher", out)
     assert "NI" in out  # the LC start is wrong for these data (two groups of leaves): a node is introduced
 
 

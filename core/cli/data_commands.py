@@ -409,7 +409,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(
         f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
         f"{result.seconds:.1f} s; stopped: {result.stopped}; "
-        f"started again from its end {result.rounds} time{'s' if result.rounds != 1 else ''} with a gain"
+        f"{result.rounds} of at most {args.rounds} rounds from its own end ended higher"
     )
     for note in notes:
         print(f"warning: {note}")
