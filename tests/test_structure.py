@@ -354,6 +354,11 @@ def test_a_search_stopped_by_time_is_not_counted_as_stopping_below_the_truth():
     row = result.summary().iloc[0]
     assert (row["below_truth"], row["timed_out_below"], row["timed_out"]) == (1, 1, 2)
     assert "1 below (+1 stopped by time)" in result.markdown()
+    assert row["rounds_gained"] == 0  # records of a study without rounds
+    records[2].result["runs"][0]["rounds"] = 2
+    for rec in records[:2]:
+        rec.result["runs"][0]["rounds"] = 0
+    assert study.result(records, RunStats()).summary().iloc[0]["rounds_gained"] == 1
 
 
 def test_study_limits_each_search_in_cpu_seconds():

@@ -368,7 +368,8 @@ class StructureResult:
         errors; the share of exact recoveries; mean hidden nodes learned and true; the optimality gap's
         median and minimum and the runs more than :data:`GAP_TOLERANCE` below the truth: ``below_truth`` those
         whose search converged (it stopped in a local optimum), ``timed_out_below`` those stopped by the time
-        limit (a search cut short, not one that failed)."""
+        limit (a search cut short, not one that failed); ``rounds_gained`` the runs whose rounds (started again
+        from the first search's end) ended higher."""
         import pandas as pd
 
         runs = self.runs()
@@ -397,6 +398,8 @@ class StructureResult:
                     "gap_min": float(g["gap"].min()),
                     "below_truth": int(((g["gap"] < -GAP_TOLERANCE) & (g["stopped"] != "max_time")).sum()),
                     "timed_out_below": int(((g["gap"] < -GAP_TOLERANCE) & (g["stopped"] == "max_time")).sum()),
+                    # runs whose rounds ended higher than their first search (none in a study without rounds)
+                    "rounds_gained": int((g["rounds"] > 0).sum()) if "rounds" in g else 0,
                 }
             )
         order = {s: i for i, s in enumerate(self.study.scores)}
