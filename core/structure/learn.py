@@ -229,7 +229,7 @@ ESCAPE = "escape"
 LAST_RESORT = ("NS",)
 
 #: Times the search starts again from its own end, at most (:func:`start_again`): one more start found the
-#: generating tree where one search stopped 20 nats below it (docs/structure.md, "Starting again from the end").
+#: generating tree where one search stopped 20 nats below it (docs/structure.md, "Rounds").
 ROUNDS = 2
 #: The most rounds a search takes (each round's stream is spawned before the search starts).
 MAX_ROUNDS = 100
@@ -739,7 +739,7 @@ def start_again(
     """Searches started again from the end of a search, ``model`` scoring ``value``: each a new
     :func:`learn_structure` (``rounds=0``) from the end before it, seeded by the next of ``seeds``, with
     the structure fitted again by EM from fresh random starts and no move barred as visited. A local optimum
-    of one search is often not one of the next: its EM optimum, and so its candidates' local fits, differ.
+    of one search need not be one of the next: its EM optimum, and so its candidates' local fits, may differ.
 
     Goes on while a round ends higher by more than the tie tolerance, at most ``len(seeds)`` rounds, within
     ``max_time`` seconds for all. ``settings`` are :func:`learn_structure`'s search settings.
