@@ -45,7 +45,15 @@ from ..notation import format_model, parse_model
 from ..regularity import is_regular
 from ..scores import PAPER_SCORES, SCORES
 from ..search import fit
-from ..structure import MAX_ROUNDS, ROUNDS, SEARCH_VERSION, learn_structure, robinson_foulds, start_again
+from ..structure import (
+    MAX_ROUNDS,
+    ROUNDS,
+    SEARCH_VERSION,
+    learn_structure,
+    robinson_foulds,
+    round_seeds,
+    start_again,
+)
 from ..validation import check_int
 from .common import Study, check_config, kl_bits, rng_for
 from .runner import DEFAULT_CACHE_DIR, JobRecord, RunStats, run_jobs
@@ -234,7 +242,7 @@ def rounds_job(config: dict) -> dict:
             data,
             parse_model(run["learned"]),
             run["score_learned"],
-            seeds=_search_seed(config).spawn(config["rounds"]),
+            seeds=round_seeds(_search_seed(config), config["rounds"]),
             score=score,
             max_time=config["max_time"] - run["seconds"],
             cpu_time=config.get("clock") == "cpu",

@@ -80,6 +80,7 @@ from .learn import (
     StructureProgress,
     StructureResult,
     learn_structure,
+    round_seeds,
     start_again,
 )
 from .local_de import LocalDe
@@ -116,6 +117,7 @@ __all__ = [
     "islands_model",
     "leaf_bipartitions",
     "learn_structure",
+    "round_seeds",
     "start_again",
     "local_fit",
     "LocalFit",

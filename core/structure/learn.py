@@ -38,7 +38,7 @@ from .moves import EXPANSION, OPERATORS, iter_candidate_moves
 from .residual import residual_groups
 from .start import _fresh, islands_model, mutual_information
 
-__all__ = ["Rounds", "Step", "StructureProgress", "StructureResult", "learn_structure", "start_again"]
+__all__ = ["Rounds", "Step", "StructureProgress", "StructureResult", "learn_structure", "round_seeds", "start_again"]
 
 
 @dataclass(frozen=True)
@@ -375,7 +375,7 @@ def learn_structure(
     if not (isinstance(start, HLCModel) or start in ("islands", "lc")):
         raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
     rng = as_seed(seed)
-    round_seeds = rng.spawn(rounds)  # children of the seed, not draws from the stream the first round uses
+    seeds_of_rounds = round_seeds(rng, rounds)
     index = {c: i for i, c in enumerate(data.columns)}
     mi = mutual_information(data)
     if isinstance(start, HLCModel):
@@ -665,7 +665,7 @@ def learn_structure(
         stopped=stopped,
         columns={leaf: col for leaf, col in columns.items() if leaf != col},
     )
-    if stopped == "converged" and round_seeds:
+    if stopped == "converged" and seeds_of_rounds:
         settings = {
             "operators": operators,
             "restarts": restarts,
@@ -684,11 +684,13 @@ def learn_structure(
             data,
             result.model,
             result.fit.score(score),
-            seeds=round_seeds,
+            seeds=seeds_of_rounds,
             score=score,
             max_time=None if max_time is None else max_time - result.seconds,
             cpu_time=cpu_time,
-            progress=None if progress is None else lambda p, first=result: progress(_after(p, first)),
+            progress=None
+            if progress is None
+            else _counted_on(progress, len(result.steps), result.candidates, result.seconds),
             cancel=cancel,
             **settings,
         )
@@ -713,14 +715,10 @@ class Rounds:
     candidates: int
 
 
-def _after(p: StructureProgress, before: StructureResult) -> StructureProgress:
-    """Progress of a round counted on from the search ``before`` it."""
-    return replace(
-        p,
-        steps=p.steps + len(before.steps),
-        candidates=p.candidates + before.candidates,
-        elapsed=p.elapsed + before.seconds,
-    )
+def round_seeds(seed: Any, rounds: int) -> list[np.random.Generator]:
+    """The streams of a search's ``rounds`` (:func:`start_again`): children spawned from ``seed``'s sequence,
+    not draws from the stream its first search uses, so that search is the same whatever ``rounds`` is."""
+    return list(as_seed(seed).spawn(rounds))
 
 
 def start_again(
@@ -763,7 +761,14 @@ def start_again(
             rounds=0,
             progress=None
             if progress is None
-            else _round_progress(progress, len(gained) + 2, gained, seconds, model, value),
+            else _counted_on(
+                progress,
+                sum(len(r.steps) for r in gained),
+                sum(r.candidates for r in gained),
+                seconds,
+                phase=f"round {len(gained) + 2}: ",
+                best=(model, value),
+            ),
             cancel=cancel,
             **settings,
         )
@@ -779,24 +784,28 @@ def start_again(
     return Rounds(tuple(gained), cut, seconds, candidates)
 
 
-def _round_progress(
-    progress: Callable, number: int, before: list[StructureResult], seconds: float, best: HLCModel, value: float
+def _counted_on(
+    progress: Callable,
+    steps: int,
+    candidates: int,
+    seconds: float,
+    *,
+    phase: str = "",
+    best: tuple[HLCModel, float] | None = None,
 ) -> Callable:
-    """``progress`` for round ``number``: counted on from the rounds ``before`` it (``seconds`` all rounds so far),
-    and showing the best model so far, ``best`` scoring ``value``, until the round's own climbs beat it (a round
-    starts from a fresh fit of that model, which may score lower)."""
-    steps = sum(len(r.steps) for r in before)
-    candidates = sum(r.candidates for r in before)
+    """``progress`` for a search that follows others: its steps, candidates and seconds counted on from theirs,
+    its phase prefixed with ``phase``, and, while its own score is not above it, the ``best`` model and score so
+    far shown instead (a round starts from a fresh fit of that model, which may score lower)."""
 
     def shifted(p: StructureProgress) -> Any:
-        shown = {} if p.score > value else {"model": best, "score": value}
+        shown = {} if best is None or p.score > best[1] else {"model": best[0], "score": best[1]}
         return progress(
             replace(
                 p,
                 steps=p.steps + steps,
                 candidates=p.candidates + candidates,
                 elapsed=p.elapsed + seconds,
-                phase=f"round {number}: {p.phase}",
+                phase=phase + p.phase,
                 **shown,
             )
         )
