@@ -125,11 +125,12 @@ def test_the_command_exits_2_with_one_line(argv):
     hidden=st.one_of(
         st.text(max_size=12), st.tuples(st.integers(-5, 10), st.integers(-5, 10)).map("{0[0]}..{0[1]}".format)
     ),
+    rounds=st.one_of(st.text(max_size=6), st.integers(0, 200).map(str)),
 )
-def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden):
-    """`experiment structure --leaves/--hidden`: any text gives a result or one line, never a traceback (nothing is
-    cached in the fresh directory, so --cached-only runs no job)."""
-    if "\x00" in leaves + hidden or leaves.startswith("-") or hidden.startswith("-"):
+def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden, rounds):
+    """`experiment structure --leaves/--hidden/--rounds`: any text gives a result or one line, never a traceback
+    (nothing is cached in the fresh directory, so --cached-only runs no job)."""
+    if "\x00" in leaves + hidden + rounds or any(t.startswith("-") for t in (leaves, hidden, rounds)):
         return  # a command line cannot hold a NUL; a leading dash would be read as an option
     args = [
         "experiment",
@@ -141,4 +142,4 @@ def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden):
         str(tmp_path),
         "--no-png",
     ]
-    run(capsys, [*args, "--leaves", leaves, "--hidden", hidden, "--sizes", "1k"])
+    run(capsys, [*args, "--leaves", leaves, "--hidden", hidden, "--rounds", rounds, "--sizes", "1k"])
