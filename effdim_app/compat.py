@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import panel as pn
+import panel.io.resources as panel_resources
 from bokeh.core.has_props import HasProps
 from bokeh.core.properties import validate
 from bokeh.core.property.wrappers import PropertyValueContainer
@@ -46,6 +47,7 @@ __all__ = [
     "Fast",
     "add_page_at_once",
     "quiet_filepond",
+    "no_typeset_math",
 ]
 
 # CDN_DIST, DIST_DIR (panel.io.resources): the URL prefix Panel gives its own files when a document has no
@@ -334,3 +336,21 @@ def quiet_filepond() -> None:
     painted = classproperty(lambda cls: [QUIET_FILEPOND_URL, *scripts.__get__(None, cls)])
     painted.with_painter = True
     FileDropper.__javascript__ = painted
+
+
+def no_typeset_math() -> None:
+    """Serve pages without MathJax, which no text of the dashboard uses.
+
+    Panel adds Bokeh's MathJax bundle (``bokeh-mathjax.min.js``, 1.8 MB, the largest script of the page) to
+    every served page that has an HTML or Markdown pane (``_panel_use_mathjax``, private, consulted by
+    ``bundle_resources`` for each page), so every page open downloaded and parsed it: about a tenth of the
+    browser's work of opening the dashboard (``benchmarks/bench_page_open.py``). Without it Panel's ``HTML``
+    view shows its text as it is. A Bokeh figure whose own texts hold TeX still gets MathJax (Bokeh's
+    ``_use_mathjax``; the dashboard's figures have none); the notebook output loads it only when asked
+    (``pn.extension('mathjax')``), so there is nothing to change there."""
+    panel_resources._panel_use_mathjax = _no_panel_mathjax
+
+
+def _no_panel_mathjax(roots) -> bool:
+    """:func:`no_typeset_math`'s answer to Panel's "does this page need MathJax for its HTML panes?"."""
+    return False

@@ -194,3 +194,21 @@ def test_the_file_droppers_scripts_are_its_models_javascript_list_with_filepond_
     painter = served.index(compat.QUIET_FILEPOND_URL)
     filepond = next(i for i, url in enumerate(served) if "filepond.min.js" in url)
     assert painter < filepond, broken("the page no longer loads a model's scripts in its __javascript__ order")
+
+
+def test_a_page_with_html_panes_loads_mathjax_only_until_no_typeset_math(monkeypatch):
+    """Panel bundles Bokeh's MathJax into a page as soon as it has an HTML pane (``_panel_use_mathjax``);
+    after :func:`effdim_app.compat.no_typeset_math` it does not (the served dashboard's pages)."""
+    from panel.io import resources
+
+    doc = Document()
+    page = [pn.pane.Markdown("$$x^2$$ as a CSV header").get_root(doc)]
+    served = resources.Resources(mode="server")
+
+    def with_mathjax() -> bool:
+        return any("mathjax" in str(url) for url in resources.bundle_resources(page, served).js_files)
+
+    monkeypatch.setattr(resources, "_panel_use_mathjax", resources._panel_use_mathjax)  # put back afterwards
+    assert with_mathjax(), broken("a page with an HTML pane no longer gets bokeh-mathjax: no_typeset_math may go")
+    compat.no_typeset_math()
+    assert not with_mathjax(), broken("bundle_resources no longer asks _panel_use_mathjax whether to load MathJax")

@@ -2,8 +2,8 @@
 sweep and after a hill climb (effdim_app.dashboard's data tab keeps all its figures in one wrapping box;
 with the fitted view's figures outside it, Bokeh never laid out the figures inside, leaving a 0x0 frame).
 
-The tests share one page on which Stouffer-Toby was swept once (:func:`swept`), in their order: the widths
-only read it, the last test runs a hill climb."""
+The widths only read the page on which Stouffer-Toby was swept (``stouffer_toby_swept``, tests/ui/conftest.py);
+the hill climb runs on a page of its own."""
 
 import pytest
 from conftest import VIEWPORT
@@ -32,20 +32,6 @@ def _shown(page: Page, title: str) -> list:
     return page.evaluate(FRAMES)
 
 
-@pytest.fixture(scope="module")
-def swept(browser, app_url):
-    """A page of the dashboard with a model of the data's four columns (so that the hill climb can run) and
-    Stouffer-Toby swept for |X| = 1 .. 3."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    open_app(page, app_url)
-    page.get_by_label("Model notation").fill("2(2,2,2,2)")
-    page.get_by_role("button", name="Apply notation").click()
-    sweep_stouffer_toby(page, up_to=3)
-    yield page
-    context.close()
-
-
 # Blank px between the bottom of the sweep's status line and the top of the score curves.
 GAP_ABOVE_CURVES = f"""() => {{ {DEEP}
   return deep('.effdim-curves')[0].getBoundingClientRect().top - deep('.effdim-status')[0].getBoundingClientRect().bottom;
@@ -53,8 +39,8 @@ GAP_ABOVE_CURVES = f"""() => {{ {DEEP}
 
 
 @pytest.mark.parametrize("width", [1366, 1024])
-def test_no_blank_band_above_the_score_curves(swept: Page, width):
-    page = swept
+def test_no_blank_band_above_the_score_curves(stouffer_toby_swept: Page, width):
+    page = stouffer_toby_swept
     page.set_viewport_size({"width": width, "height": 768})
     try:
         _shown(page, "Scores against")
@@ -64,8 +50,13 @@ def test_no_blank_band_above_the_score_curves(swept: Page, width):
     assert gap < 20, f"{gap:.0f} px blank between the sweep's status and its curves"  # an empty message took 50
 
 
-def test_the_score_and_climb_curves_are_laid_out(swept: Page):
-    page = swept
+def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
+    """A model of the data's four columns (so that the hill climb can run), Stouffer-Toby swept for |X| = 1 .. 3,
+    then the climb."""
+    open_app(page, app_url)
+    page.get_by_label("Model notation").fill("2(2,2,2,2)")
+    page.get_by_role("button", name="Apply notation").click()
+    sweep_stouffer_toby(page, up_to=3)
     frames = _shown(page, "Scores against")
     assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
     page.get_by_text("Edited model (leaves = columns)").click()
