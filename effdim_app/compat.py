@@ -338,6 +338,10 @@ def quiet_filepond() -> None:
     FileDropper.__javascript__ = painted
 
 
+#: Panel's own rule for "does this page need MathJax?", as imported (before :func:`no_typeset_math` replaces it).
+PANEL_USE_MATHJAX = panel_resources._panel_use_mathjax
+
+
 def no_typeset_math() -> None:
     """Serve pages without MathJax, which no text of the dashboard uses.
 
