@@ -75,32 +75,29 @@ def pytest_collection_modifyitems(config, items):
     the list by count is the first worker's share, the second half the second's (how pytest-xdist's
     ``worksteal`` deals them), each its slowest files first, a file's tests together and in their order.
 
-    The ``exclusive`` tests come first, while the other worker starts on short tests (an exclusive test
-    waits for the other worker's test to end, then runs alone). The files over :data:`FILLER_SECONDS` are
-    dealt longest first to the share with fewer seconds (the rest of the files holding an exclusive test to
-    the first); the short files fill the middle of the list, shortest first, so that each share ends on
-    short tests and the half by count falls among them, the second worker starting on the slower ones. A
-    worker that runs out then steals only short tests, and a long file is not split between the workers
-    (its module fixtures built twice) (CONTRIBUTING.md, "Running the tests")."""
+    The files over :data:`FILLER_SECONDS` are dealt longest first to the share with fewer seconds
+    (the files holding an exclusive test to the first share, at its front, where the other worker runs
+    short tests: an exclusive test waits for the other's test to end); the short files fill the middle of the list, so that each share ends
+    on short tests and the half by count falls between the shares. A worker that runs out then steals
+    only short tests, and a long file is not split between the workers (its module fixtures built twice)
+    (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
         files[_file(item)].append(item)
-    alone = [item for item in items if item.get_closest_marker("exclusive")]
-    holding = [name for name in files if any(item in alone for item in files[name])]
-    fillers = [name for name in files if name not in holding and seconds.get(name, 0.0) < FILLER_SECONDS]
+    exclusive = [name for name, tests in files.items() if any(t.get_closest_marker("exclusive") for t in tests)]
+    fillers = [name for name in files if name not in exclusive and seconds.get(name, 0.0) < FILLER_SECONDS]
     # sorted stably from the collection's order, never a set's: every worker must compute the same order
-    long = sorted((name for name in files if name not in holding and name not in fillers), key=lambda n: -seconds[n])
+    long = sorted((name for name in files if name not in exclusive and name not in fillers), key=lambda n: -seconds[n])
     shares: tuple[list, list] = ([], [])
-    totals = [sum(seconds.get(name, 0.0) for name in holding), 0.0]
+    totals = [sum(seconds.get(name, 0.0) for name in exclusive), 0.0]
     for name in long:
         share = 0 if totals[0] <= totals[1] else 1
         shares[share].append(name)
         totals[share] += seconds[name]
-    first = sorted(holding, key=lambda name: -seconds.get(name, 0.0)) + shares[0]
-    middle = sorted(fillers, key=lambda name: seconds.get(name, 0.0))
-    rest = [item for name in first + middle + shares[1] for item in files[name] if item not in alone]
-    items[:] = alone + rest
+    first = sorted(exclusive, key=lambda name: -seconds.get(name, 0.0)) + shares[0]
+    middle = sorted(fillers, key=lambda name: -seconds.get(name, 0.0))
+    items[:] = [item for name in first + middle + shares[1] for item in files[name]]
 
 
 _measured: defaultdict[str, float] = defaultdict(float)

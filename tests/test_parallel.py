@@ -96,18 +96,17 @@ def test_one_process_without_xdist(tmp_path):
     assert len({pid for _, pid, _, _ in runs}) == 1, runs
 
 
-def test_exclusive_tests_first_then_two_shares_of_seconds_short_files_between(tmp_path):
-    """The run's order (tests/conftest.py): the exclusive tests, then two shares of the long files' seconds by
-    durations.json (the rest of the files holding an exclusive test in the first), the short files (and unknown
-    ones) between them, shortest first, a file's tests together; ``--write-durations`` records the seconds of
-    this run's files."""
+def test_two_shares_of_seconds_each_slowest_first_short_files_between(tmp_path):
+    """The run's order (tests/conftest.py): two shares of the long files' seconds by durations.json, the first
+    with the files holding an exclusive test at its front, the short files (and unknown ones) between them, a
+    file's tests together; ``--write-durations`` records the seconds of this run's files."""
     _project(
         tmp_path,
         {
             "test_a.py": "def test_a1(): pass\n\ndef test_a2(): pass\n",
             "test_b.py": "import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n",
             "test_c.py": "def test_c1(): pass\n",
-            "test_d.py": "import pytest\n\ndef test_d1(): pass\n\n@pytest.mark.exclusive\ndef test_d2(): pass\n",
+            "test_d.py": "import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n",
             "test_e.py": "def test_e1(): pass\n",
             "test_f.py": "def test_f1(): pass\n",
         },
@@ -117,21 +116,21 @@ def test_exclusive_tests_first_then_two_shares_of_seconds_short_files_between(tm
         result = _pytest(tmp_path, "--collect-only", PYTHONHASHSEED=hash_seed)
         return [line.split("::")[1] for line in result.stdout.splitlines() if "::" in line]
 
-    # no durations: the exclusive test, the rest of its file, the others as collected
-    assert run() == ["test_d2", "test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1", "test_e1", "test_f1"]
+    collected = ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1", "test_e1", "test_f1"]
+    assert run() == collected  # no durations: as collected
     seconds = {"test_a.py": 0.01, "test_c.py": 5.0, "test_d.py": 4.0, "test_e.py": 6.0, "test_f.py": 3.0}
     (tmp_path / "durations.json").write_text(json.dumps(seconds))
-    # longest first to the share with fewer seconds: e (6 s) to the second, since d (4 s) opens the first;
-    # c (5 s) to the first, f (3 s) to the second: 9 s each; b (unknown) and a between them, shortest first
-    assert run() == ["test_d2", "test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2", "test_e1", "test_f1"]
+    # longest first to the share with fewer seconds: e (6 s) to the second, since d (exclusive, 4 s) opens the
+    # first; c (5 s) to the first, f (3 s) to the second: 9 s each; a and b (unknown) between them
+    assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2", "test_e1", "test_f1"]
     _pytest(tmp_path, "--write-durations", "test_b.py")
     durations = json.loads((tmp_path / "durations.json").read_text())
     assert durations["test_a.py"] == 0.01 and durations["test_c.py"] == 5.0  # files not run keep their seconds
     assert durations["test_b.py"] >= 0.3, durations
-    assert run() == ["test_d2", "test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2", "test_e1", "test_f1"]
+    assert run() == ["test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2", "test_e1", "test_f1"]
     # files of equal seconds keep the collection's order in every process (pytest-xdist's workers must agree)
     seconds.update({"test_c.py": 4.0, "test_e.py": 4.0, "test_f.py": 4.0})
     (tmp_path / "durations.json").write_text(json.dumps(seconds))
     assert {tuple(run(hash_seed)) for hash_seed in ("1", "2", "3", "4")} == {
-        ("test_d2", "test_d1", "test_e1", "test_b1", "test_b2", "test_a1", "test_a2", "test_c1", "test_f1")
+        ("test_d1", "test_e1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1", "test_f1")
     }
