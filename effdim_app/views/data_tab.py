@@ -66,7 +66,10 @@ class DataPanel(Viewer):
 
         names = list(datasets.names())
         self.bundled = pn.widgets.Select(
-            label="Bundled data set", options=names, value=names[0] if names else None, sizing_mode="stretch_width"
+            label="Bundled data set to load",
+            options=names,
+            value=names[0] if names else None,
+            sizing_mode="stretch_width",
         )
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
         self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
