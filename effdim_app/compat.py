@@ -348,10 +348,10 @@ def no_typeset_math() -> None:
     Panel adds Bokeh's MathJax bundle (``bokeh-mathjax.min.js``, 1.8 MB, the largest script of the page) to
     every served page that has an HTML or Markdown pane (``_panel_use_mathjax``, private, consulted by
     ``bundle_resources`` for each page), so every page open downloaded and parsed it: about a tenth of the
-    browser's main-thread time of opening the dashboard (README, the paragraph after the test command). Without it Panel's ``HTML``
-    view shows its text as it is. A Bokeh figure whose own texts hold TeX still gets MathJax (Bokeh's
-    ``_use_mathjax``; the dashboard's figures have none); the notebook output loads it only when asked
-    (``pn.extension('mathjax')``), so there is nothing to change there."""
+    browser's main-thread time of opening the dashboard (README, the paragraph after the test command).
+    Without it Panel's ``HTML`` view shows its text as it is. A Bokeh figure whose own texts hold TeX still
+    gets MathJax (Bokeh's ``_use_mathjax``; the dashboard's figures have none); the notebook output loads it
+    only when asked (``pn.extension('mathjax')``), so there is nothing to change there."""
     panel_resources._panel_use_mathjax = _no_panel_mathjax
 
 

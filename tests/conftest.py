@@ -75,12 +75,12 @@ def pytest_collection_modifyitems(config, items):
     the list by count is the first worker's share, the second half the second's (how pytest-xdist's
     ``worksteal`` deals them), each its slowest files first, a file's tests together and in their order.
 
-    The files over :data:`FILLER_SECONDS` are dealt longest first to the share with fewer seconds
-    (the files holding an exclusive test to the first share, at its front, where the other worker runs
-    short tests: an exclusive test waits for the other's test to end); the short files fill the middle of the list, so that each share ends
-    on short tests and the half by count falls between the shares. A worker that runs out then steals
-    only short tests, and a long file is not split between the workers (its module fixtures built twice)
-    (CONTRIBUTING.md, "Running the tests")."""
+    The files over :data:`FILLER_SECONDS` are dealt longest first to the share with fewer seconds (the
+    files holding an exclusive test to the first share, at its front, while the other worker starts on
+    short tests: an exclusive test waits for the other's test to end); the short files fill the middle of
+    the list, so that each share ends on short tests and the half by count falls between the shares. A
+    worker that runs out then steals only short tests, and a long file is not split between the workers
+    (its module fixtures built twice) (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
