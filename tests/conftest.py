@@ -1,5 +1,5 @@
 """Shared test configuration: hypothesis profiles (CI runs the same examples every time), and the suite's run on
-several processes (pytest-xdist) with the ``exclusive`` marker's lock, in two equal shares of seconds
+several processes (pytest-xdist) with the ``exclusive`` marker's lock, its slowest test files first
 (CONTRIBUTING.md, "Running the tests")."""
 
 import fcntl
@@ -27,7 +27,7 @@ TURNSTILE, RUN = 0, 1
 
 
 #: Seconds each test file took in a whole run (set-up, call and tear-down of all its tests), written by
-#: ``pytest --write-durations``; the run deals the workers equal shares of them.
+#: ``pytest --write-durations``; the run starts with the slowest files.
 DURATIONS = Path(__file__).with_name("durations.json")
 
 
@@ -64,40 +64,24 @@ def _file(item_or_report) -> str:
     return item_or_report.nodeid.split("::")[0]
 
 
-#: A test file of fewer seconds than this (tests/durations.json) is a filler: its tests go wherever the two
-#: workers' shares of the list meet.
-FILLER_SECONDS = 2.0
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """The tests in an order that deals two equal shares of seconds, by :data:`DURATIONS`: the first half of
-    the list by count is the first worker's share, the second half the second's (how pytest-xdist's
-    ``worksteal`` deals them), each its slowest files first, a file's tests together and in their order.
+    """Test files that hold an ``exclusive`` test first, then the others, each group slowest first by
+    :data:`DURATIONS` (a file it does not know last), a file's tests together and in their order.
 
-    The files over :data:`FILLER_SECONDS` are dealt longest first to the share with fewer seconds (the
-    files holding an exclusive test to the first share, at its front, while the other worker starts on
-    short tests: an exclusive test waits for the other's test to end); the short files fill the middle of
-    the list, so that each share ends on short tests and the half by count falls between the shares. A
-    worker that runs out then steals only short tests, and a long file is not split between the workers
-    (its module fixtures built twice) (CONTRIBUTING.md, "Running the tests")."""
+    pytest-xdist's ``worksteal`` first hands each worker an equal share of the tests by count, in this order:
+    the first worker gets the front (the exclusive and the longest files), the second the rest, starting
+    mid-list; a worker that runs out steals the back half of the other's queue. So the first worker starts
+    on the long files at once, the exclusive tests pass while the second has many short tests to run in
+    between, and a stolen test can build its file's module fixture a second time on the other worker
+    (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
         files[_file(item)].append(item)
-    exclusive = [name for name, tests in files.items() if any(t.get_closest_marker("exclusive") for t in tests)]
-    fillers = [name for name in files if name not in exclusive and seconds.get(name, 0.0) < FILLER_SECONDS]
-    # sorted stably from the collection's order, never a set's: every worker must compute the same order
-    long = sorted((name for name in files if name not in exclusive and name not in fillers), key=lambda n: -seconds[n])
-    shares: tuple[list, list] = ([], [])
-    totals = [sum(seconds.get(name, 0.0) for name in exclusive), 0.0]
-    for name in long:
-        share = 0 if totals[0] <= totals[1] else 1
-        shares[share].append(name)
-        totals[share] += seconds[name]
-    first = sorted(exclusive, key=lambda name: -seconds.get(name, 0.0)) + shares[0]
-    middle = sorted(fillers, key=lambda name: -seconds.get(name, 0.0))
-    items[:] = [item for name in first + middle + shares[1] for item in files[name]]
+    exclusive = {name for name, tests in files.items() if any(t.get_closest_marker("exclusive") for t in tests)}
+    order = sorted(files, key=lambda name: (name not in exclusive, -seconds.get(name, 0.0)))  # stable: ties keep theirs
+    items[:] = [item for name in order for item in files[name]]
 
 
 _measured: defaultdict[str, float] = defaultdict(float)

@@ -96,10 +96,9 @@ def test_one_process_without_xdist(tmp_path):
     assert len({pid for _, pid, _, _ in runs}) == 1, runs
 
 
-def test_two_shares_of_seconds_each_slowest_first_short_files_between(tmp_path):
-    """The run's order (tests/conftest.py): two shares of the long files' seconds by durations.json, the first
-    with the files holding an exclusive test at its front, the short files (and unknown ones) between them, a
-    file's tests together; ``--write-durations`` records the seconds of this run's files."""
+def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
+    """The run's order (tests/conftest.py): files holding an exclusive test, then the others, each slowest first by
+    durations.json, a file's tests together; ``--write-durations`` records the seconds of this run's files."""
     _project(
         tmp_path,
         {
@@ -107,30 +106,18 @@ def test_two_shares_of_seconds_each_slowest_first_short_files_between(tmp_path):
             "test_b.py": "import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n",
             "test_c.py": "def test_c1(): pass\n",
             "test_d.py": "import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n",
-            "test_e.py": "def test_e1(): pass\n",
-            "test_f.py": "def test_f1(): pass\n",
         },
     )
 
-    def run(hash_seed: str = "0") -> list[str]:
-        result = _pytest(tmp_path, "--collect-only", PYTHONHASHSEED=hash_seed)
+    def run() -> list[str]:
+        result = _pytest(tmp_path, "--collect-only")
         return [line.split("::")[1] for line in result.stdout.splitlines() if "::" in line]
 
-    collected = ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1", "test_e1", "test_f1"]
-    assert run() == collected  # no durations: as collected
-    seconds = {"test_a.py": 0.01, "test_c.py": 5.0, "test_d.py": 4.0, "test_e.py": 6.0, "test_f.py": 3.0}
-    (tmp_path / "durations.json").write_text(json.dumps(seconds))
-    # longest first to the share with fewer seconds: e (6 s) to the second, since d (exclusive, 4 s) opens the
-    # first; c (5 s) to the first, f (3 s) to the second: 9 s each; a and b (unknown) between them
-    assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2", "test_e1", "test_f1"]
+    assert run() == ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1"]  # no durations: as collected
+    (tmp_path / "durations.json").write_text(json.dumps({"test_a.py": 0.01, "test_c.py": 5.0}))
+    assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2"]  # test_b.py unknown: last
     _pytest(tmp_path, "--write-durations", "test_b.py")
     durations = json.loads((tmp_path / "durations.json").read_text())
     assert durations["test_a.py"] == 0.01 and durations["test_c.py"] == 5.0  # files not run keep their seconds
     assert durations["test_b.py"] >= 0.3, durations
-    assert run() == ["test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2", "test_e1", "test_f1"]
-    # files of equal seconds keep the collection's order in every process (pytest-xdist's workers must agree)
-    seconds.update({"test_c.py": 4.0, "test_e.py": 4.0, "test_f.py": 4.0})
-    (tmp_path / "durations.json").write_text(json.dumps(seconds))
-    assert {tuple(run(hash_seed)) for hash_seed in ("1", "2", "3", "4")} == {
-        ("test_d1", "test_e1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1", "test_f1")
-    }
+    assert run() == ["test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2"]  # 0.3 s and more, before 0.01
