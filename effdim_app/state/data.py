@@ -13,7 +13,7 @@ from effdim.errors import shown
 
 from .. import tasks
 from ..jobs import Job
-from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
+from .shared import MESSAGE_KINDS, NOTHING_HELD, error_text, job_parameter, runner_parameter
 
 __all__ = ["DataState"]
 
@@ -32,6 +32,10 @@ class DataState(param.Parameterized):
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
     load_job = job_parameter("The job reading an upload, while it runs.")
     jobs = runner_parameter("Reads uploads in a worker process; None: in this process.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.in_one_update = NOTHING_HELD  # how a read upload reaches the screen (.shared)
 
     def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
         """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:
@@ -130,11 +134,12 @@ class DataState(param.Parameterized):
     def _upload_read(self, job: Job, source: str) -> None:
         if self.load_job is not job:  # a newer upload replaced it
             return
-        self.load_job = None
-        if job.state != "done":
-            self._failed(source, ValueError(job.error.rstrip(".")))
-            return
-        self._read(job.result, source)
+        with self.in_one_update():
+            self.load_job = None
+            if job.state != "done":
+                self._failed(source, ValueError(job.error.rstrip(".")))
+                return
+            self._read(job.result, source)
 
     def _read(self, loaded, source: str) -> bool:
         """Use a file as :func:`effdim.reading.read_data` read it (a :class:`effdim.reading.Loaded`)."""

@@ -25,7 +25,7 @@ from ..jobs import JobRunner
 from .data import DataState
 from .model import ModelState
 from .reproduce import RunSettings, run_settings
-from .shared import MESSAGE_KINDS, error_text, job_parameter, runner_parameter
+from .shared import MESSAGE_KINDS, NOTHING_HELD, error_text, job_parameter, not_shown, runner_parameter
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
 
@@ -101,6 +101,7 @@ class ScoresState(param.Parameterized):
         self._key_of_results = None
         self.settings_of_results: RunSettings | None = None  # what the results were run with (their report's command)
         self._scored = None  # (mapping, scored model, data, CS prior) the last inputs check saw
+        self.in_one_update = NOTHING_HELD  # how a job's start and its results reach the screen (.shared)
         models.param.watch(self._inputs_changed, ["effective"])
         data.param.watch(self._inputs_changed, ["dataset"])
         self.param.watch(self._inputs_changed, ["mapping", "cs_prior"])
@@ -219,50 +220,47 @@ class ScoresState(param.Parameterized):
             return None, False
         return list(range(self.card_min, self.card_max + 1)), False
 
-    async def _run(self, task: str, fn, *args, depends=None, label: str | None = None, on_detail=None, **kwargs) -> Any:
-        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free.
+    async def _run(self, task: str, fn, *args, then, depends=None, label: str | None = None, on_detail=None, **kwargs):
+        """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free; return
+        ``then(result)``, or ``None`` when the job did not finish with a result still wanted.
 
         ``on_detail(text)`` is called with each new detail the worker sends
         (:attr:`effdim_app.jobs.Job.detail`). The result is discarded when
-        ``depends()`` (default :meth:`key`) changed meanwhile.
+        ``depends()`` (default :meth:`key`) changed meanwhile. The job's start, and its end with what
+        ``then`` shows of the result, each reach the screen at once (:data:`.shared.NOTHING_HELD`).
         """
         depends = depends or self.key
         key = depends()
-        job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
+        with self.in_one_update():
+            job = self.jobs.submit(fn, *args, label=label or task.capitalize(), **kwargs)
 
-        def show(*_):
-            if job.state == "done":  # "done" is said below, with the results: not before the chart has them
-                return
-            self.param.update(progress=int(100 * job.progress), status=job.describe())
+            def show(*_):
+                if job.state == "done":  # "done" is said below, with the results: not before the chart has them
+                    return
+                with self.in_one_update():
+                    self.param.update(progress=int(100 * job.progress), status=job.describe())
 
-        watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
-        if on_detail is not None:
-            watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
-        self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
+            watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
+            if on_detail is not None:
+                watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
+            self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
         try:
             outcome = await job
-        finally:
-            for watcher in watchers:
-                job.param.unwatch(watcher)
-            self.param.update(running=False, task="", job=None)
-        if job.state == "cancelled":
-            self.param.update(status=f"{task.capitalize()} cancelled.", progress=0)
+        except BaseException:
+            self._job_ended(job, watchers)
+            raise
+        with self.in_one_update():
+            self._job_ended(job, watchers)
+            unshown = not_shown(task, job, changed=key != depends())
+            if unshown is None:
+                return then(outcome)
+            self.param.update(**unshown)
             return None
-        if job.state != "done":
-            self.param.update(
-                status=f"{task.capitalize()} failed.",
-                progress=0,
-                message=f"{task.capitalize()} failed: {job.error}",
-                message_kind="danger",
-            )
-            return None
-        if key != depends():
-            self.param.update(
-                status=f"{task.capitalize()} finished, but the model or data changed meanwhile: result discarded.",
-                progress=0,
-            )
-            return None
-        return outcome
+
+    def _job_ended(self, job, watchers: list) -> None:
+        for watcher in watchers:
+            job.param.unwatch(watcher)
+        self.param.update(running=False, task="", job=None)
 
     def _settings(self, task: str, **options) -> RunSettings:
         """What a run of ``task`` starting now runs with (:mod:`.reproduce`)."""
@@ -290,19 +288,8 @@ class ScoresState(param.Parameterized):
         settings = self._settings(
             "sweep", node=self.node, cards=None if cards is None else tuple(cards), until_saturated=until_saturated
         )
-        results = await self._run(
-            "sweep",
-            tasks.sweep_task,
-            self.data.dataset,
-            model=self.scored_model(),
-            node=self.node,
-            cards=cards,
-            until_saturated=until_saturated,
-            restarts=self.restarts,
-            seed=self.seed,
-            cs_prior=self.cs_prior,
-        )
-        if results is not None:
+
+        def show(results: list) -> list:
             self._key_of_results = self.key()
             self.settings_of_results = settings
             last = results[-1]
@@ -316,7 +303,21 @@ class ScoresState(param.Parameterized):
             self.param.update(
                 results=list(results), progress=100, status=f"Sweep done: {len(results)} cardinalities scored.{note}"
             )
-        return results
+            return results
+
+        return await self._run(
+            "sweep",
+            tasks.sweep_task,
+            self.data.dataset,
+            model=self.scored_model(),
+            node=self.node,
+            cards=cards,
+            until_saturated=until_saturated,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+            then=show,
+        )
 
     async def run_climb(self) -> Any:
         if not self._ready():
@@ -329,17 +330,8 @@ class ScoresState(param.Parameterized):
             return None
         self.param.update(results=[], climb=None)
         settings = self._settings("climb", score=self.climb_score)
-        climb = await self._run(
-            "climb",
-            tasks.climb_task,
-            self.data.dataset,
-            model,
-            score=self.climb_score,
-            restarts=self.restarts,
-            seed=self.seed,
-            cs_prior=self.cs_prior,
-        )
-        if climb is not None:
+
+        def show(climb):
             self._key_of_results = self.key()
             self.settings_of_results = settings
             notes = pick_caveats(climb.best)
@@ -349,7 +341,19 @@ class ScoresState(param.Parameterized):
                 status=f"Hill climb done: {len(climb.path) - 1} steps up from all hidden nodes binary"
                 + (f"; the best model: {'; '.join(notes)}." if notes else "."),
             )
-        return climb
+            return climb
+
+        return await self._run(
+            "climb",
+            tasks.climb_task,
+            self.data.dataset,
+            model,
+            score=self.climb_score,
+            restarts=self.restarts,
+            seed=self.seed,
+            cs_prior=self.cs_prior,
+            then=show,
+        )
 
     async def run_learn(self) -> Any:
         """Learn a tree over all data columns (:func:`effdim.structure.learn_structure`) as a job, then open
@@ -363,6 +367,29 @@ class ScoresState(param.Parameterized):
         label = SCORES[self.learn_score].label
         budget = max(5.0, self.jobs.timeout - 5.0)  # stop with the best tree before the job's time limit
         self.param.update(learned_tree=None, learned_note="")
+
+        def show(learned):
+            fit = learned.fit
+            ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
+            self.models.set_model(learned.model, f"Learned structure ({label})")
+            self.mapping = "model"
+            self.param.update(
+                learned_tree=learned.model,
+                learned_note=(
+                    f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
+                    "now in the tree editor."
+                ),
+            )
+            self.param.update(
+                progress=100,
+                status=(
+                    f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
+                    f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
+                    "it is now in the tree editor (Undo brings back your model)."
+                ),
+            )
+            return learned
+
         learned = await self._run(
             "learn",
             tasks.learn_task,
@@ -375,29 +402,10 @@ class ScoresState(param.Parameterized):
             depends=lambda: id(self.data.dataset),
             label=f"Learn structure ({label})",
             on_detail=self._best_tree_so_far,
+            then=show,
         )
         if learned is None:
             self.param.update(learned_tree=None, learned_note="")
-            return None
-        fit = learned.fit
-        ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
-        self.models.set_model(learned.model, f"Learned structure ({label})")
-        self.mapping = "model"
-        self.param.update(
-            learned_tree=learned.model,
-            learned_note=(
-                f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
-                "now in the tree editor."
-            ),
-        )
-        self.param.update(
-            progress=100,
-            status=(
-                f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
-                f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
-                "it is now in the tree editor (Undo brings back your model)."
-            ),
-        )
         return learned
 
     def _best_tree_so_far(self, notation: str) -> None:

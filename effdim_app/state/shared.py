@@ -7,7 +7,10 @@ between sessions is safe (and makes undo/redo and re-visits instant).
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from typing import Any
 
@@ -98,6 +101,30 @@ def cached_standard_dimension(model: HLCModel) -> int:
 def job_parameter(doc: str) -> param.ClassSelector:
     """A state's parameter holding one of its running jobs (None when none runs)."""
     return param.ClassSelector(class_=Job, default=None, allow_None=True, instantiate=False, doc=doc)
+
+
+#: How the changes that one finished job causes reach the screen together. A state's own default holds
+#: nothing (no Panel here); the dashboard gives its states :func:`effdim_app.views.widgets.one_message`, so a
+#: sweep's results, table, curves and status arrive as one message the browser lays out once, not two dozen.
+NOTHING_HELD: Callable[[], AbstractContextManager] = contextlib.nullcontext
+
+
+def not_shown(task: str, job: Job, *, changed: bool) -> dict | None:
+    """Why the finished ``job`` of ``task`` has no result to show (the state's status, progress and message),
+    or ``None`` when it has one; ``changed``: the model or data changed while it ran."""
+    name = task.capitalize()
+    if job.state == "cancelled":
+        return {"status": f"{name} cancelled.", "progress": 0}
+    if job.state != "done":
+        return {
+            "status": f"{name} failed.",
+            "progress": 0,
+            "message": f"{name} failed: {job.error}",
+            "message_kind": "danger",
+        }
+    if changed:
+        return {"status": f"{name} finished, but the model or data changed meanwhile: result discarded.", "progress": 0}
+    return None
 
 
 def runner_parameter(doc: str) -> param.ClassSelector:

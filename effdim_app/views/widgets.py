@@ -6,6 +6,7 @@ Nothing here knows a tab; each tab's module (:mod:`.sidebar`,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html as html_text
 
@@ -19,7 +20,19 @@ from tornado.ioloop import IOLoop
 from ..compat import is_notebook_output, one_notebook_message
 from ..style import BUTTON_CSS, HTML_CSS
 
-__all__ = ["BIG", "compact", "typed", "html", "plain", "labelled", "message", "heading", "in_one_message", "JobLine"]
+__all__ = [
+    "BIG",
+    "compact",
+    "typed",
+    "html",
+    "plain",
+    "labelled",
+    "message",
+    "heading",
+    "in_one_message",
+    "one_message",
+    "JobLine",
+]
 
 BIG = 10_000_000
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -142,11 +155,12 @@ class JobLine(Viewer):
         if job is None or job.finished:
             self.row.visible = False
             return
-        if self.bar is None:
-            self._build()
-        self.text.object = f"<small>{plain(job.describe())}</small>"
-        self.bar.param.update(value=int(100 * job.progress) if job.total else -1, active=job.total == 0)
-        self.row.visible = True
+        with one_message():
+            if self.bar is None:
+                self._build()
+            self.text.object = f"<small>{plain(job.describe())}</small>"
+            self.bar.param.update(value=int(100 * job.progress) if job.total else -1, active=job.total == 0)
+            self.row.visible = True
 
     def __panel__(self):
         return self.row
@@ -183,6 +197,26 @@ def in_one_message(callback):
             return callback(*args, **kwargs)
 
     return run
+
+
+@contextlib.contextmanager
+def one_message():
+    """Changes to the current page made inside reach the browser together, as one message, when it exits.
+
+    For what a session's state does on its own, outside a user's action (:func:`in_one_message`): a job that
+    ends (a sweep's results, table, curves and status were two dozen messages, each laid out again by the
+    browser, measured with ``benchmarks/bench_app_update.py --browser``). A state holds nothing by itself
+    (``effdim_app.state.shared.NOTHING_HELD``); the dashboard gives it this.
+    """
+    doc = pn.state.curdoc
+    if doc is None:
+        yield
+    elif is_notebook_output(doc):
+        with one_notebook_message(doc):
+            yield
+    else:
+        with pn.io.hold(doc):
+            yield
 
 
 def _run_in_notebook(doc, callback, *args, **kwargs) -> None:
