@@ -1,5 +1,8 @@
 """The sweep's status and its chart agree: the status says a sweep is done only in frames where its
-curves are on screen (effdim_app.state.scores, effdim_app.views.data_tab)."""
+curves are on screen, and it arrives in one message with them, the table and the buttons
+(effdim_app.state.scores, effdim_app.views.data_tab, effdim_app.views.widgets.one_message)."""
+
+import json
 
 import pytest
 from pages import CURVE_POINTS, DEEP, TIMEOUT, open_app, sweep_stouffer_toby
@@ -28,9 +31,15 @@ WATCH = f"""() => {{
 
 
 def test_the_status_says_done_only_with_the_curves_on_screen(page: Page, app_url):
+    received = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: isinstance(f, str) and received.append(f)))
     open_app(page, app_url)
     page.evaluate(WATCH)
     sweep_stouffer_toby(page, up_to=3)
     page.wait_for_function("() => window.__curvesWithDone > 0", timeout=TIMEOUT)
     assert page.evaluate("() => window.__curvesWithDone") == 3
     assert page.evaluate("() => window.__doneWithoutCurves") == 0, "frames saying 'Sweep done' without the curves"
+    # the sweep's end is one message: its status with the new data of the curves and the table, and the buttons
+    (end,) = [json.loads(f) for f in received if "Sweep done" in f]
+    kinds, attributes = {e["kind"] for e in end["events"]}, {e.get("attr") for e in end["events"]}
+    assert "ColumnDataChanged" in kinds and {"disabled", "text"} <= attributes, (kinds, attributes)
