@@ -2,8 +2,8 @@
 
 Run All, then: the dashboard shows the last cell's model with the tree in
 step with the numbers, fits a 934 px output (JupyterLab at 1366 px with the
-file browser open) without blank space below it, and Enter in the States box
-applies. The screenshot of the cell
+file browser open) without blank space below it, Enter in the States box
+applies, and a sweep of a bundled data set runs as a job and shows its curves. The screenshot of the cell
 goes to ``tests/ui/screenshots/dashboard-jupyterlab.png`` (the one in
 ``docs/`` is a copy).
 """
@@ -14,7 +14,17 @@ import time
 
 import pytest
 from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
-from pages import DEEP, FIG2, FILEPOND_LOUD, QUIET_FILEPOND_JOINED, TIMEOUT, click_node, stat
+from pages import (
+    CURVE_POINTS,
+    DEEP,
+    FIG2,
+    FILEPOND_LOUD,
+    POLL,
+    QUIET_FILEPOND_JOINED,
+    TIMEOUT,
+    click_node,
+    stat,
+)
 from playwright.sync_api import Browser, Page, expect
 
 from effdim import parse_model
@@ -151,6 +161,18 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     applied = ModelState(parse_model(typed))
     expect(page.locator(".effdim-notation textarea")).to_have_value(applied.notation, timeout=TIMEOUT)
     expect(stat(page, "ds")).to_have_text(str(applied.report.ds))
+
+    # a job from the notebook's kernel: the bundled data set loaded, a sweep in a worker process, its end shown
+    # (one comm message, effdim_app/views/widgets.py: one_message) with the curves drawn
+    page.get_by_text("Data & scores", exact=True).click()
+    page.get_by_role("button", name="Load data set").click()
+    expect(page.get_by_text("Loaded bundled")).to_be_visible(timeout=TIMEOUT)
+    cards = page.locator(".effdim-card-max input")
+    cards.fill("3")
+    cards.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.locator(".effdim-status")).to_contain_text("Sweep done: 3 cardinalities scored.", timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT, polling=POLL)
 
     assert not refused, f"requests off this machine: {refused}"
     assert not [e for e in errors if "isn't known" in e], errors
