@@ -849,6 +849,18 @@ def test_a_round_shows_the_best_model_so_far_until_it_beats_it():
     assert all(p.phase.startswith("round 2: ") for p in shown)
 
 
+def test_the_result_counts_the_cost_of_every_round_run():
+    """A round that ends no higher is not kept, but its candidates, EM seconds and refits were spent: the result
+    counts them (its first search is the same whatever ``rounds`` is)."""
+    data = sample(separated_parameters(TRUTH, 0.85), 2000, np.random.default_rng(1))
+    first = learn_structure(data, score="bic", seed=0, restarts=2, rounds=0)
+    joined = learn_structure(data, score="bic", seed=0, restarts=2, rounds=1)
+    assert joined.rounds == 0 and joined.model == first.model  # the round ran and gained nothing ...
+    assert joined.candidates > first.candidates  # ... and its cost is counted
+    assert joined.local_refits > first.local_refits
+    assert joined.local_em_seconds > first.local_em_seconds and joined.full_em_seconds > first.full_em_seconds
+
+
 def test_a_search_stopped_by_time_gets_no_rounds():
     """Its time is spent: the study keeps its run as it was, with no round (and no search run)."""
     from effdim.experiments.structure import rounds_job

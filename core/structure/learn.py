@@ -707,12 +707,17 @@ def learn_structure(
 @dataclass(frozen=True)
 class Rounds:
     """What :func:`start_again` did: the rounds that ended higher (``gained``, in order), whether the last
-    round run was stopped by the time limit (``cut``), and the ``seconds`` and ``candidates`` of all rounds run."""
+    round run was stopped by the time limit (``cut``), and the cost of all rounds run, those that gained
+    nothing included: ``seconds``, ``candidates``, and the seconds of local and full EM and the local refits
+    (as :class:`StructureResult` counts them)."""
 
     gained: tuple[StructureResult, ...]
     cut: bool
     seconds: float
     candidates: int
+    local_em_seconds: float
+    full_em_seconds: float
+    local_refits: int
 
 
 def round_seeds(seed: Any, rounds: int) -> list[np.random.Generator]:
@@ -745,8 +750,10 @@ def start_again(
     data = as_dataset(dataset)
     tie = TIE_TOLERANCE * data.n_rows
     gained: list[StructureResult] = []
-    seconds, candidates, cut = 0.0, 0, False
+    run: list[StructureResult] = []
+    cut = False
     for seed in seeds:
+        seconds = sum(r.seconds for r in run)
         left = None if max_time is None else max_time - seconds
         if left is not None and left <= 0:
             cut = True
@@ -772,8 +779,7 @@ def start_again(
             cancel=cancel,
             **settings,
         )
-        seconds += again.seconds
-        candidates += again.candidates
+        run.append(again)
         cut = again.stopped == "max_time"
         if again.fit.score(score) <= value + tie:
             break
@@ -781,7 +787,15 @@ def start_again(
         model, value = again.model, again.fit.score(score)
         if cut:
             break
-    return Rounds(tuple(gained), cut, seconds, candidates)
+    return Rounds(
+        tuple(gained),
+        cut,
+        seconds=sum(r.seconds for r in run),
+        candidates=sum(r.candidates for r in run),
+        local_em_seconds=sum(r.local_em_seconds for r in run),
+        full_em_seconds=sum(r.full_em_seconds for r in run),
+        local_refits=sum(r.local_refits for r in run),
+    )
 
 
 def _counted_on(
@@ -815,16 +829,17 @@ def _counted_on(
 
 def _joined(first: StructureResult, after: Rounds, seconds: float) -> StructureResult:
     """One result for a search and the rounds after it: the fit of the last round that ended higher, the steps
-    of the search and of those rounds, the candidates and ``seconds`` of all."""
-    every = [first, *after.gained]
+    of the search and of those rounds, the cost (candidates, EM seconds, refits) of the search and of every
+    round run, and ``seconds`` in all."""
+    kept = [first, *after.gained]
     return replace(
         first,
-        fit=every[-1].fit,
-        steps=tuple(s for r in every for s in r.steps),
+        fit=kept[-1].fit,
+        steps=tuple(s for r in kept for s in r.steps),
         candidates=first.candidates + after.candidates,
-        local_em_seconds=sum(r.local_em_seconds for r in every),
-        full_em_seconds=sum(r.full_em_seconds for r in every),
-        local_refits=sum(r.local_refits for r in every),
+        local_em_seconds=first.local_em_seconds + after.local_em_seconds,
+        full_em_seconds=first.full_em_seconds + after.full_em_seconds,
+        local_refits=first.local_refits + after.local_refits,
         seconds=seconds,
         stopped="max_time" if after.cut else first.stopped,
         rounds=len(after.gained),
