@@ -204,8 +204,8 @@ def one_message():
     """Changes to the current page made inside reach the browser together, as one message, when it exits.
 
     For what a session's state does on its own, outside a user's action (:func:`in_one_message`): a job that
-    ends (a sweep's results, table, curves and status were two dozen messages, each laid out again by the
-    browser, measured with ``benchmarks/bench_app_update.py --browser``). A state holds nothing by itself
+    ends (a sweep's results, table, curves and status were some thirty messages, each laid out again by the
+    browser; ``benchmarks/bench_job_messages.py`` counts them). A state holds nothing by itself
     (``effdim_app.state.shared.NOTHING_HELD``); the dashboard gives it this.
     """
     doc = pn.state.curdoc
