@@ -1,5 +1,5 @@
-"""What the session states share (no Panel import): the message kinds, an error in words, and the engine's
-answers cached across sessions.
+"""What the session states share (no Panel import): the message kinds, an error in words, a finished job's
+outcome in words and how its changes reach the screen, and the engine's answers cached across sessions.
 
 Cached results are immutable and keyed by immutable models, so sharing them
 between sessions is safe (and makes undo/redo and re-visits instant).
