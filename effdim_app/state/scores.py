@@ -257,6 +257,11 @@ class ScoresState(param.Parameterized):
             self.param.update(**unshown)
             return None
 
+    def _results_run_with(self, settings: RunSettings) -> None:
+        """The results about to be shown are of the current inputs, run with ``settings``."""
+        self._key_of_results = self.key()
+        self.settings_of_results = settings
+
     def _job_ended(self, job, watchers: list) -> None:
         for watcher in watchers:
             job.param.unwatch(watcher)
@@ -290,8 +295,7 @@ class ScoresState(param.Parameterized):
         )
 
         def show(results: list) -> list:
-            self._key_of_results = self.key()
-            self.settings_of_results = settings
+            self._results_run_with(settings)
             last = results[-1]
             saturated = until_saturated and last.de >= complete_dimension(last.model)
             note = (
@@ -332,8 +336,7 @@ class ScoresState(param.Parameterized):
         settings = self._settings("climb", score=self.climb_score)
 
         def show(climb):
-            self._key_of_results = self.key()
-            self.settings_of_results = settings
+            self._results_run_with(settings)
             notes = pick_caveats(climb.best)
             self.param.update(
                 climb=climb,
