@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import threading
 import types
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ import panel as pn
 import panel.io.resources as panel_resources
 from bokeh.core.has_props import HasProps
 from bokeh.core.properties import validate
+from bokeh.core.property import bases as property_bases
 from bokeh.core.property.wrappers import PropertyValueContainer
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet, Model
@@ -46,6 +48,7 @@ __all__ = [
     "one_notebook_message",
     "Fast",
     "add_page_at_once",
+    "validation_per_thread",
     "quiet_filepond",
     "no_typeset_math",
 ]
@@ -287,6 +290,51 @@ class Fast(pn.theme.Fast):
     _resources = {kind: files for kind, files in pn.theme.Fast._resources.items() if kind != "font"}
 
 
+#: Per thread, whether Bokeh checks property values: set only inside a ``validate(...)`` block of that thread
+#: (:func:`validation_per_thread`); elsewhere Bokeh's process-wide setting holds.
+_VALIDATION = threading.local()
+
+
+def _validation_on() -> bool:
+    """``bokeh.core.property.bases.validation_on``, this thread's ``validate(...)`` block first."""
+    return getattr(_VALIDATION, "on", property_bases.Property._should_validate)
+
+
+def _validate_init(self, value) -> None:
+    self.old = getattr(_VALIDATION, "on", None)
+    _VALIDATION.on = value
+
+
+def _validate_exit(self, typ, value, traceback) -> None:
+    if self.old is None:
+        del _VALIDATION.on
+    else:
+        _VALIDATION.on = self.old
+
+
+def validation_per_thread() -> None:
+    """Make Bokeh's ``validate(False)`` blocks hold for the thread that opens them only.
+
+    Bokeh keeps the switch in one class attribute (``Property._should_validate``):
+    a block in one thread turned the checks off in every thread, and two blocks
+    overlapping in two threads could leave them off for good (each restores
+    what it found). With the checks off, Bokeh also skips the conversions it
+    makes when a check fails (a plot's title given as text becomes a ``Title``),
+    so a figure drawn in another thread kept a text title, which HoloViews then
+    failed on ("'str' object has no attribute 'update'"), and a server whose
+    switch stayed off sent pages the browser could not draw. The dashboard
+    builds each page in such a block (:func:`add_page_at_once`) while the
+    Experiments tab draws its figures in a thread, as does HoloViews (its
+    ``validate(False)`` while it updates a plot's data). Installed once;
+    Panel's ``set_bokeh_validation`` still sets the process-wide switch.
+    """
+    if property_bases.validation_on is _validation_on:
+        return
+    property_bases.validation_on = _validation_on
+    validate.__init__ = _validate_init
+    validate.__exit__ = _validate_exit
+
+
 def add_page_at_once(template: pn.template.BaseTemplate) -> None:
     """Let ``template`` add its page to the session's document under one freeze of the document's models,
     without checking each property value Panel sets.
@@ -298,9 +346,11 @@ def add_page_at_once(template: pn.template.BaseTemplate) -> None:
     the thousands of values Panel gives the page's new models against its
     property's type (Bokeh's public ``validate(False)`` turns that off);
     ``tests/test_page_open.py`` checks that the page's document is the same
-    with the checks. ``_init_doc`` is the private method ``server_doc`` calls
-    with the session's document.
+    with the checks; they are off in the thread that builds the page only
+    (:func:`validation_per_thread`). ``_init_doc`` is the private method
+    ``server_doc`` calls with the session's document.
     """
+    validation_per_thread()
     init_doc = template._init_doc
 
     def init_doc_frozen(doc=None, *args, **kwargs):

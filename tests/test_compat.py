@@ -177,6 +177,54 @@ def test_the_served_pages_design_and_page_freeze_still_find_their_internals():
     )
 
 
+def test_a_validate_block_turns_bokehs_checks_off_in_its_own_thread_only():
+    """Two threads' ``validate(False)`` blocks overlap, as a page build and the Experiments tab's figures drawn
+    in a thread do (:func:`effdim_app.compat.validation_per_thread`): meanwhile a third thread's plot still gets
+    its text title made a ``Title`` (Bokeh skips that conversion with its checks off), and after both blocks the
+    checks are on (Bokeh's own switch stayed off: each block restored what it found when it opened)."""
+    import threading
+
+    from bokeh.core.properties import validate
+    from bokeh.core.property import bases
+    from bokeh.models import Plot, Title
+
+    assert callable(getattr(bases, "validation_on", None)) and isinstance(bases.Property._should_validate, bool), (
+        broken("bokeh.core.property.bases no longer has validation_on() reading Property._should_validate")
+    )
+    compat.validation_per_thread()
+    a_in, b_in, a_out, both_in = (threading.Event() for _ in range(4))
+    inside = []
+
+    def first():
+        with validate(False):
+            inside.append(bases.validation_on())
+            a_in.set()
+            b_in.wait(5)
+            both_in.wait(5)
+        a_out.set()
+
+    def second():
+        a_in.wait(5)
+        with validate(False):
+            b_in.set()
+            a_out.wait(5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    b_in.wait(5)
+    plot = Plot(title="drawn meanwhile")  # this thread, while both blocks are open
+    both_in.set()
+    for thread in threads:
+        thread.join(5)
+    assert inside == [False], "the block's own thread checks nothing"
+    assert isinstance(plot.title, Title) and plot.title.text == "drawn meanwhile"
+    later = threading.Thread(target=lambda: inside.append(bases.validation_on()))
+    later.start()
+    later.join(5)
+    assert inside[-1] and bases.validation_on() and bases.Property._should_validate, "the checks are on again"
+
+
 def test_the_file_droppers_scripts_are_its_models_javascript_list_with_filepond_last():
     """``quiet_filepond`` puts its painter first in the list of scripts Panel loads for the file dropper's
     model (``__javascript__``), so that it runs before FilePond's; the served page lists them in that order.
