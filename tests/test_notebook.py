@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbclient  # in the test extra: CI runs the notebook
-import nbformat
-
 NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "effdim_dashboard.ipynb"
 
 
 def test_example_notebook_executes():
+    # imported here, not by every test process that only collects this file (nbformat's schema checks cost a
+    # second and a half of CPU to import); both are in the test extra: CI runs the notebook
+    import nbclient
+    import nbformat
+
     nb = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
