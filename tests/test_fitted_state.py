@@ -148,3 +148,25 @@ def test_a_fit_that_cannot_be_shown_for_a_defect_says_so_without_a_librarys_word
         "Cannot show this fit: an unexpected error inside effdim, not a problem with your input "
         "(the server's log has the details)"
     )
+
+
+def test_showing_a_fit_imports_nothing_on_the_servers_event_loop():
+    """The view's numbers of a fit (shares, identification, profiles, residuals, statistics) come from modules
+    the state imports with it: the first fit a fresh server showed imported effdim.diagnostics and scipy.stats
+    (0.6 s) on its event loop, every session waiting (a fresh interpreter, as a server starts)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import effdim_app.state\n"
+        "from effdim import datasets, parse_model\n"
+        "from effdim.search import fit\n"
+        "fitted = fit(datasets.load('stouffer-toby'), parse_model('X:2(A:2,B:2,C:2,D:2)'), restarts=1, seed=0)\n"
+        "before = set(sys.modules)\n"
+        "fitted.class_shares(), fitted.identification(), fitted.profiles('X')\n"
+        "fitted.bivariate_residuals(), fitted.fit_statistics()\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in ('effdim', 'scipy')))\n"
+    )  # (pandas imports its pyarrow glue at its first table of text, which a server's pages make before any fit)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", f"imported while a fit was shown: {out}"
