@@ -199,29 +199,29 @@ def test_a_validate_block_turns_bokehs_checks_off_in_its_own_thread_only():
         with validate(False):
             inside.append(bases.validation_on())
             a_in.set()
-            b_in.wait(5)
-            both_in.wait(5)
+            b_in.wait(30)
+            both_in.wait(30)
         a_out.set()
 
     def second():
-        a_in.wait(5)
+        a_in.wait(30)
         with validate(False):
             b_in.set()
-            a_out.wait(5)
+            a_out.wait(30)
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
         thread.start()
-    b_in.wait(5)
+    b_in.wait(30)
     plot = Plot(title="drawn meanwhile")  # this thread, while both blocks are open
     both_in.set()
     for thread in threads:
-        thread.join(5)
+        thread.join(30)
     assert inside == [False], "the block's own thread checks nothing"
     assert isinstance(plot.title, Title) and plot.title.text == "drawn meanwhile"
     later = threading.Thread(target=lambda: inside.append(bases.validation_on()))
     later.start()
-    later.join(5)
+    later.join(30)
     assert inside[-1] and bases.validation_on() and bases.Property._should_validate, "the checks are on again"
 
 
