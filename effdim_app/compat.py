@@ -321,9 +321,9 @@ def validation_per_thread() -> None:
     what it found). With the checks off, Bokeh also skips the conversions it
     makes when a check fails (a plot's title given as text becomes a ``Title``),
     so a figure drawn in another thread kept a text title, which HoloViews then
-    failed on ("'str' object has no attribute 'update'"); in the one test
-    process where that was seen, every page it served afterwards came up
-    blank, as it would with the checks left off (docs/robustness.md). The dashboard
+    failed on ("'str' object has no attribute 'update'"), and a process whose
+    checks stayed off serves blank pages (BokehJS cannot render a document
+    built without them; docs/robustness.md). The dashboard
     builds each page in such a block (:func:`add_page_at_once`) while the
     Experiments tab draws its figures in a thread, as does HoloViews (its
     ``validate(False)`` while it updates a plot's data). Installed once;
