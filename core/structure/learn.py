@@ -214,8 +214,10 @@ class _OutOfTime(Exception):
 #: The version of one search from one start (a round), part of the experiments' job keys: bumped whenever its
 #: decisions change, so that cached studies of an older search are not mixed with new results. 7: node
 #: introduction's groups in a fixed order (version 6 broke ties of equal cohesion by the strings' hashes, so
-#: a search could end elsewhere in another process).
-SEARCH_VERSION = 7
+#: a search could end elsewhere in another process). 8: node introduction over all of a node's children but one
+#: (the group residual dependence points to, :func:`effdim.structure.residual.residual_groups`) re-estimates the
+#: node's own family and that child's too.
+SEARCH_VERSION = 8
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).

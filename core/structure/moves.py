@@ -4,7 +4,9 @@
       ``H`` and a group of its children: every pair with a hidden child, and
       the most cohesive (by mutual information) of the other pairs and of
       groups of three or more; ``H'`` has ``|H|`` states (the move then
-      contains the current model) or 2;
+      contains the current model) or 2; over all of ``H``'s children but
+      one, ``H'`` takes over ``H``'s role, so ``H``'s own family and that
+      child's are re-estimated with the new node's (``free``);
     * node deletion ``ND(H, H')``: hidden ``H'`` is removed, its other
       neighbours are joined to its hidden neighbour ``H`` (either end of
       every edge between hidden nodes), ``H`` keeping its states or, when
@@ -55,8 +57,8 @@ EXPANSION = ("NI", "SI", "NM", "NS")
 @dataclass(frozen=True)
 class Move:
     """One candidate: the ``operator`` (see :data:`OPERATORS`), a sentence, the new ``model``
-    and the nodes whose families the move changes (``free``: :func:`changed_families`,
-    re-estimated by local EM); for ``NM`` the node kept and the node merged into it (``merged``), for ``NS`` the
+    and the nodes whose families the move changes (``free``: :func:`changed_families`, and for a node
+    introduction over all of a node's children but one, that node and that child; re-estimated by local EM); for ``NM`` the node kept and the node merged into it (``merged``), for ``NS`` the
     node split and the node split off (``split``)."""
 
     operator: str
@@ -150,12 +152,18 @@ def _node_introductions(
     ``|H|`` states (which contains the current model) and, when ``|H| > 2``, with 2 states."""
     new = _fresh(set(model.nodes), 1)[0]
     for h, groups in _child_groups(model, mi, index, per_node, residual):
+        kids = model.children(h)
         for group in groups:
+            kept = [c for c in kids if c not in group]
+            # the new node takes over H's role for all its children but one: H's own family and that child's
+            # change meaning too, so local EM re-estimates them (fixed, the move scores only its penalty)
+            also_free = frozenset([h, *kept]) if len(kept) == 1 and len(kids) >= 4 else frozenset()
             for k in sorted({model.card(h), 2}, reverse=True):
                 yield (
                     "NI",
                     f"introduce {new} ({k} states) over {', '.join(group)} under {h}",
                     _introduced(model, h, new, group, model.card(h), k),
+                    {"also_free": also_free},
                 )
 
 
@@ -182,8 +190,7 @@ def _node_splits(model: HLCModel, mi, index, residual: Mapping[str, list[tuple[s
                 "NS",
                 f"split {h} into {h} and {new} ({k} states each), {new} over {', '.join(side)}",
                 _introduced(model, h, new, side, k, k),
-                (),
-                (h, new),
+                {"split": (h, new)},
             )
 
 
@@ -231,7 +238,7 @@ def _node_merges(model: HLCModel) -> Iterator[tuple]:
             "NM",
             f"merge {gone} into {keep} with {k} states",
             _without(model, keep, gone, new_cards),
-            (keep, gone),
+            {"merged": (keep, gone)},
         )
 
 
@@ -303,10 +310,12 @@ def iter_candidate_moves(
         sources.append(_node_splits(model, mi, index, residual or {}))
     sources.append(m for m in _state_changes(model) if m[0] in operators)
     seen = set()
-    for operator, text, new, *pairs in itertools.chain.from_iterable(sources):
+    for operator, text, new, *more in itertools.chain.from_iterable(sources):
         if new not in seen and is_regular(new):
             seen.add(new)
-            yield Move(operator, text, new, changed_families(model, new), *pairs)
+            fields = dict(more[0]) if more else {}
+            free = changed_families(model, new) | fields.pop("also_free", frozenset())
+            yield Move(operator, text, new, free, **fields)
 
 
 def candidate_moves(

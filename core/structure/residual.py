@@ -105,11 +105,20 @@ def residual_groups(
     """Per hidden node with three or more children, the first ``per_node`` clusters of its children by
     residual dependence (:func:`residual_dependence`, :func:`_hierarchy`) whose members stay dependent (a
     linkage above ``least``), each a tuple of children in the model's order; any size from two to all
-    children but one. A node whose fit explains its children has none."""
+    children but one. A node whose fit explains its children has none of those; one with four or more children
+    also gets, whatever the threshold, the group of all its children but the one the others leave most
+    dependent (the largest total residual dependence): two adjacent nodes learned as one, where one of them
+    holds a single child, leave that child weakly dependent on all the others (docs/structure.md, "Search
+    version 8")."""
     out = {}
     for h in model.hidden:
         if len(model.children(h)) < 3:
             continue
         names, dependence = residual_dependence(model, messages, h)
-        out[h] = [tuple(names[i] for i in group) for group in _hierarchy(dependence, least)[:per_node]]
+        groups = [tuple(names[i] for i in group) for group in _hierarchy(dependence, least)[:per_node]]
+        if len(names) >= 4:
+            odd = int(np.argmax(dependence.sum(axis=1)))
+            rest = tuple(c for i, c in enumerate(names) if i != odd)
+            groups += [rest] if rest not in groups else []
+        out[h] = groups
     return out
