@@ -35,6 +35,7 @@ from effdim.structure import (
     robinson_foulds,
     transfer_parameters,
 )
+from effdim.structure.learn import climb_and_escape
 
 #: A clear-cut tree: three groups of three leaves, every hidden node with leaves of its own.
 TRUTH = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
@@ -966,3 +967,53 @@ def test_the_search_ends_alike_in_every_process():
         for h in (0, 1)
     }
     assert len(ends) == 1, ends
+
+
+class _Landscape:
+    """A made-up search space for :func:`climb_and_escape`: models are letters with a score and neighbours; a
+    climb goes to the best unvisited neighbour while it scores higher, and its end's lower neighbours are the
+    losing refits an escape takes (``(score, move)`` entries whose ``move.model`` is the neighbour)."""
+
+    def __init__(self, scores: dict, neighbours: dict):
+        self.scores, self.neighbours, self.left = scores, neighbours, []
+
+    def climb(self, model, visited):
+        visited.add(model)
+        while True:
+            up = [m for m in self.neighbours[model] if m not in visited and self.scores[m] > self.scores[model]]
+            if not up:
+                break
+            model = max(up, key=self.scores.get)
+            visited.add(model)
+        down = [m for m in self.neighbours[model] if self.scores[m] < self.scores[model]]
+        return model, [(self.scores[m], type("Move", (), {"model": m})) for m in down]
+
+    def leave(self, optimum, downhill):
+        entry = downhill.pop(max(range(len(downhill)), key=lambda i: downhill[i][0]))
+        self.left.append((optimum, entry[1].model))
+        return entry[1].model
+
+    def better(self, a, b):
+        return self.scores[a] > self.scores[b]
+
+
+def test_each_escape_leaves_the_optimum_the_search_is_at_and_each_new_optimum_gets_its_own_escapes():
+    """From A the first escape (to B) climbs to D; the next escape must leave D (to E, then up to G), not go back to
+    A's other neighbour C, and G gets two escapes of its own (H, I; its third neighbour J is not tried). Version 8
+    took both escapes from A's neighbours (B, then C) and ended at D."""
+    scores = {"A": 0, "B": -1, "C": -2, "D": 5, "E": 4, "F": 3, "G": 10, "H": 8, "I": 7, "J": 6}
+    neighbours = {
+        "A": "BC",
+        "B": "AD",
+        "C": "A",
+        "D": "BEF",
+        "E": "DG",
+        "F": "D",
+        "G": "EHIJ",
+        "H": "G",
+        "I": "G",
+        "J": "G",
+    }
+    space = _Landscape(scores, {m: list(n) for m, n in neighbours.items()})
+    assert climb_and_escape("A", space.climb, space.leave, space.better, escapes=2) == "G"
+    assert space.left == [("A", "B"), ("D", "E"), ("G", "H"), ("G", "I")]

@@ -216,8 +216,11 @@ class _OutOfTime(Exception):
 #: introduction's groups in a fixed order (version 6 broke ties of equal cohesion by the strings' hashes, so
 #: a search could end elsewhere in another process). 8: node introduction over all of a node's children but one
 #: (the group residual dependence points to, :func:`effdim.structure.residual.residual_groups`) re-estimates the
-#: node's own family and that child's too.
-SEARCH_VERSION = 8
+#: node's own family and that child's too. 9: each escape leaves the optimum the search is at, and each new
+#: optimum gets ``escapes`` escapes of its own (:func:`climb_and_escape`; version 8 took every escape from the
+#: first optimum's neighbours, ``escapes`` in all, and recorded one taken after a successful escape as a step
+#: from the best model so far, which that model was not a neighbour of).
+SEARCH_VERSION = 9
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).
@@ -240,6 +243,29 @@ MAX_ROUNDS = 100
 START_STEPS_ON_TIME = 3
 #: E-steps of one SQUAREM cycle of :func:`effdim.em.fit_em`, at most: the time limit is checked between cycles.
 CYCLE_STEPS = 4
+
+
+def climb_and_escape(start, climb: Callable, leave: Callable, better: Callable, escapes: int):
+    """Climb from ``start``, then out of each optimum reached: ``leave(optimum, downhill)`` steps to the least bad
+    of its losing neighbours (``(score, move, ...)`` entries, removed from ``downhill`` as they are taken) and
+    ``climb(position, visited)`` goes up from there, returning its end and the end's losing neighbours. An end
+    that scores higher (``better``) is the optimum escaped from next, with ``escapes`` escapes of its own; the
+    search stops after ``escapes`` escapes in a row end no higher, or when the optimum has no unvisited
+    neighbour left. One visited set for the whole search, so a climb never goes back. Returns the last optimum
+    (docs/structure.md, "Escapes")."""
+    visited: set = set()
+    optimum, downhill = climb(start, visited)
+    failed = 0
+    while failed < escapes:
+        downhill = [entry for entry in downhill if entry[1].model not in visited]
+        if not downhill:
+            break
+        end, there = climb(leave(optimum, downhill), visited)
+        if better(end, optimum):
+            optimum, downhill, failed = end, there, 0
+        else:
+            failed += 1
+    return optimum
 
 
 class _Position:
@@ -324,9 +350,10 @@ def learn_structure(
         local score whatever its sign (the local score of ``ND`` and ``NR`` is
         often far too low), and the E-steps of each such refit.
     escapes:
-        Climbs out of a local optimum once the climb stops, from its least bad
-        neighbours by full EM (the refit candidates that lost there), best
-        first; an end that scores higher becomes the optimum escaped from next.
+        Climbs out of each local optimum once the climb stops, from its least
+        bad neighbours by full EM (the refit candidates that lost there), best
+        first; an end that scores higher becomes the optimum escaped from next,
+        with ``escapes`` climbs of its own.
     local_starts, local_iter:
         Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
         of each candidate.
@@ -622,15 +649,7 @@ def learn_structure(
     try:
         if stopped == "max_time":
             raise _OutOfTime
-        visited: set = set()
-        best[0], downhill = climb(best[0], visited)
-        for _ in range(escapes):
-            downhill = [e for e in downhill if e[1].model not in visited]
-            if not downhill:
-                break
-            end, there = climb(escape(best[0], downhill), visited)
-            if better(end, best[0]):
-                best[0], downhill = end, there
+        climb_and_escape(best[0], climb, escape, better, escapes)  # the climbs keep ``best`` up to date
     except _OutOfTime:
         stopped = "max_time"
     except Cancelled:
