@@ -830,7 +830,7 @@ def test_search_leaves_the_merged_node_optimum_of_a_study_replicate():
 # ------------------------------------------------------------------ rounds: the search started again from its end
 #: A small replicate where two rounds gain under CS+.
 _ROUNDS_CONFIG = {
-    "replicate": 5,
+    "replicate": 3,
     "n": 1000,
     "seed": 0,
     "scores": ["cs+"],
@@ -997,15 +997,16 @@ class _Landscape:
         return self.scores[a] > self.scores[b]
 
 
-def test_each_escape_leaves_the_optimum_the_search_is_at_and_each_new_optimum_gets_its_own_escapes():
-    """From A the first escape (to B) climbs to D; the next escape must leave D (to E, then up to G), not go back to
-    A's other neighbour C, and G gets two escapes of its own (H, I; its third neighbour J is not tried). Version 8
-    took both escapes from A's neighbours (B, then C) and ended at D."""
-    scores = {"A": 0, "B": -1, "C": -2, "D": 5, "E": 4, "F": 3, "G": 10, "H": 8, "I": 7, "J": 6}
+def test_each_escape_leaves_the_optimum_the_search_is_at_then_the_optima_before_it():
+    """From A the first escape (to B) climbs to D; the next must leave D (to E, then up to G), not A; G gets two
+    escapes of its own (H, I; its third neighbour J is not tried); then the search goes back to D's untried
+    neighbour F, and to A's, C, from which it climbs to K, the highest. Version 8 took both escapes from A's
+    neighbours (B, then C) and recorded the second as a step from D; version 9 ended at G."""
+    scores = {"A": 0, "B": -1, "C": -2, "D": 5, "E": 4, "F": 3, "G": 10, "H": 8, "I": 7, "J": 6, "K": 12}
     neighbours = {
         "A": "BC",
         "B": "AD",
-        "C": "A",
+        "C": "AK",
         "D": "BEF",
         "E": "DG",
         "F": "D",
@@ -1013,7 +1014,8 @@ def test_each_escape_leaves_the_optimum_the_search_is_at_and_each_new_optimum_ge
         "H": "G",
         "I": "G",
         "J": "G",
+        "K": "C",
     }
     space = _Landscape(scores, {m: list(n) for m, n in neighbours.items()})
-    assert climb_and_escape("A", space.climb, space.leave, space.better, escapes=2) == "G"
-    assert space.left == [("A", "B"), ("D", "E"), ("G", "H"), ("G", "I")]
+    assert climb_and_escape("A", space.climb, space.leave, space.better, escapes=2) == "K"
+    assert space.left == [("A", "B"), ("D", "E"), ("G", "H"), ("G", "I"), ("D", "F"), ("A", "C")]

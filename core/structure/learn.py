@@ -219,8 +219,9 @@ class _OutOfTime(Exception):
 #: node's own family and that child's too. 9: each escape leaves the optimum the search is at, and each new
 #: optimum gets ``escapes`` escapes of its own (:func:`climb_and_escape`; version 8 took every escape from the
 #: first optimum's neighbours, ``escapes`` in all, and recorded one taken after a successful escape as a step
-#: from the best model so far, which that model was not a neighbour of).
-SEARCH_VERSION = 9
+#: from the best model so far, which that model was not a neighbour of). 10: when the last optimum's escapes are
+#: spent, the search escapes from the optima before it, back to the first (:func:`climb_and_escape`).
+SEARCH_VERSION = 10
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).
@@ -246,26 +247,31 @@ CYCLE_STEPS = 4
 
 
 def climb_and_escape(start, climb: Callable, leave: Callable, better: Callable, escapes: int):
-    """Climb from ``start``, then out of each optimum reached: ``leave(optimum, downhill)`` steps to the least bad
-    of its losing neighbours (``(score, move, ...)`` entries, removed from ``downhill`` as they are taken) and
-    ``climb(position, visited)`` goes up from there, returning its end and the end's losing neighbours. An end
-    that scores higher (``better``) is the optimum escaped from next, with ``escapes`` escapes of its own; the
-    search stops after ``escapes`` escapes in a row end no higher, or when the optimum has no unvisited
-    neighbour left. One visited set for the whole search, so a climb never goes back. Returns the last optimum
-    (docs/structure.md, "Escapes")."""
+    """Climb from ``start``, then escape from the optima reached: ``leave(source, downhill)`` steps from the
+    optimum ``source`` to the least bad of its losing neighbours (``(score, move, ...)`` entries, removed from
+    ``downhill`` as they are taken) and ``climb(position, visited)`` goes up from there, returning its end and
+    the end's losing neighbours. An end that scores higher than the best optimum so far (``better``) becomes
+    the optimum escaped from next; once ``escapes`` escapes in a row from it end no higher (or it has no
+    unvisited neighbour left), the search goes back to the optimum it came from and escapes from that one's
+    neighbours not yet tried, and so on back to the first. One visited set for the whole search, so a climb
+    never goes back. Returns the best optimum (docs/structure.md, "Escapes")."""
     visited: set = set()
     optimum, downhill = climb(start, visited)
-    failed = 0
-    while failed < escapes:
+    source, failed, earlier = optimum, 0, []  # earlier: the optima left behind, with their untried neighbours
+    while True:
         downhill = [entry for entry in downhill if entry[1].model not in visited]
-        if not downhill:
-            break
-        end, there = climb(leave(optimum, downhill), visited)
+        if failed >= escapes or not downhill:
+            if not earlier:
+                return optimum
+            (source, downhill), failed = earlier.pop(), 0
+            continue
+        end, there = climb(leave(source, downhill), visited)
         if better(end, optimum):
-            optimum, downhill, failed = end, there, 0
+            earlier.append((source, downhill))
+            optimum = source = end
+            downhill, failed = there, 0
         else:
             failed += 1
-    return optimum
 
 
 class _Position:
@@ -353,7 +359,8 @@ def learn_structure(
         Climbs out of each local optimum once the climb stops, from its least
         bad neighbours by full EM (the refit candidates that lost there), best
         first; an end that scores higher becomes the optimum escaped from next,
-        with ``escapes`` climbs of its own.
+        with ``escapes`` escapes of its own (in a row that end no higher), then
+        the optima before it get theirs.
     local_starts, local_iter:
         Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
         of each candidate.
