@@ -3,8 +3,8 @@
 1. ``learn``: :func:`effdim.structure.learn_structure` (BIC+, islands start)
    on 10,000 rows sampled from a random latent tree over 20 observed
    variables (target: under 60 s), over 50 (target: under 10 minutes) and
-   over 100 (no target; 18 min of CPU measured, docs/structure.md;
-   the cost curve there).
+   over 100 (no target; 23 min of CPU measured, docs/structure.md, "Speed",
+   with the cost curve).
    Also reported: steps, candidates, the Robinson-Foulds distance to the
    generating tree and the score gap to the generating structure's own fit.
 2. ``local``: the cost of scoring one candidate move by local EM (the
