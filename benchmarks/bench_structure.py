@@ -158,10 +158,10 @@ def bench_curve(leaves: list[int], rows: list[int], seed: int, max_cpu: float | 
     by_rows = [bench_learn(20, n, 1, seed, max_cpu) for n in rows]
 
     def fitted(runs: list[dict], size: str) -> dict:
-        done = [r for r in runs if r["runs"][0]["stopped"] == "converged"]
+        done = [r for r in runs if all(run["stopped"] == "converged" for run in r["runs"])]
         return {
             "points": {r[size]: round(r["median_cpu_seconds"], 1) for r in runs},
-            "stopped_by_the_limit": [r[size] for r in runs if r["runs"][0]["stopped"] != "converged"],
+            "stopped_by_the_limit": [r[size] for r in runs if r not in done],
             "exponent": exponent([r[size] for r in done], [r["median_cpu_seconds"] for r in done])
             if len(done) >= 2
             else None,
