@@ -898,9 +898,26 @@ def test_a_round_shows_the_best_model_so_far_until_it_beats_it():
     assert all(p.phase.startswith("round 2: ") for p in shown)
 
 
-def test_the_result_counts_the_cost_of_every_round_run():
+class _Ticks:
+    """A clock that moves on one second each time it is read (whole numbers, so sums are exact): a search's EM
+    seconds then count its clock reads, the same in every run (on the machine's clock, two runs of one search
+    differed by more than a round's cost)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_the_result_counts_the_cost_of_every_round_run(monkeypatch):
     """A round that ends no higher is not kept, but its candidates, EM seconds and refits were spent: the result
     counts them (its first search is the same whatever ``rounds`` is)."""
+    from types import SimpleNamespace
+
+    ticks = _Ticks()
+    monkeypatch.setattr("effdim.structure.learn.time", SimpleNamespace(perf_counter=ticks, process_time=ticks))
     data = sample(separated_parameters(TRUTH, 0.85), 2000, np.random.default_rng(1))
     first = learn_structure(data, score="bic", seed=0, restarts=2, rounds=0)
     joined = learn_structure(data, score="bic", seed=0, restarts=2, rounds=1)
