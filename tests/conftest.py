@@ -34,7 +34,7 @@ DURATIONS = Path(__file__).with_name("durations.json")
 def pytest_addoption(parser):
     parser.addini(
         "workers",
-        "worker processes the suite runs on when -n is not given (pytest-xdist), at most one per CPU",
+        "worker processes the suite runs on when -n is not given (pytest-xdist), at most one more than the CPUs",
         default="1",
     )
     parser.addoption(
@@ -47,14 +47,15 @@ def pytest_addoption(parser):
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Without ``-n``, ``--dist`` or ``--pdb``, the suite runs on ``workers`` processes (pyproject.toml), as
-    pytest-xdist's ``-n`` would, but no more than the CPUs this process may use; ``-p no:xdist`` or ``-n 0`` runs
-    it in this process."""
+    pytest-xdist's ``-n`` would, but no more than one more than the CPUs this process may use (a worker waiting on a
+    page, a job or an exclusive test leaves its CPU to the extra one: CONTRIBUTING.md, "Running the tests");
+    ``-p no:xdist`` or ``-n 0`` runs it in this process."""
     if not hasattr(config.option, "numprocesses") or hasattr(config, "workerinput"):  # no xdist, or its worker
         return
     option = config.option
     if option.numprocesses is not None or option.dist != "no" or option.tx or option.usepdb or option.collectonly:
         return
-    workers = min(int(config.getini("workers")), len(os.sched_getaffinity(0)))
+    workers = min(int(config.getini("workers")), len(os.sched_getaffinity(0)) + 1)
     if workers > 1:
         option.numprocesses = workers
         option.dist = "worksteal"  # a worker that runs out takes tests queued on the other: no long tail
