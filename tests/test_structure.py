@@ -186,6 +186,19 @@ def test_state_deletion_of_the_only_state_a_row_uses_gives_valid_parameters():
     assert np.allclose(smaller.cpts["H2"], [[0.5, 0.5], [0.5, 0.5]])
 
 
+def test_node_split_of_a_node_with_states_of_probability_zero_gives_valid_parameters():
+    """EM can leave states without mass; a node split whose new state has only such states gave its children
+    rows of zeros, and the search stopped with "rows must sum to 1" (the study's 100k replicate 1)."""
+    from effdim.structure.local_em import split_parameters
+
+    model = parse_model("H1:4(A:3,B:3,C:3,D:3,E:3,F:3)")
+    params = random_parameters(model, np.random.default_rng(0))
+    params = Parameters(model, {**params.cpts, "H1": np.array([0.0, 0.0, 0.6, 0.4])})
+    split = split_parameters(params, parse_model("H1:3(A:3,B:3,C:3,H2:3(D:3,E:3,F:3))"), "H1", "H2")
+    assert all(np.allclose(table.sum(axis=-1), 1.0) for table in split.cpts.values())
+    assert np.allclose(split.marginals()["H1"], [0.0, 0.6, 0.4])  # the states with mass as they were
+
+
 def test_mutual_information_of_independent_and_copied_columns():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2, 4000)

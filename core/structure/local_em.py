@@ -139,9 +139,7 @@ def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str)
     joint = (given[:, :, None] * params.cpts[lower][None, :, :]).reshape(given.shape[0], -1)  # P(pair | parent)
     table = joint @ assign
     cpts[keep] = table if parent is not None else table[0]
-    weight = pair.ravel()[:, None] * assign  # P(pair, state); a state of pairs of probability 0: its pairs alike
-    mass = weight.sum(axis=0, keepdims=True)
-    weight = np.where(mass > 0, weight / np.where(mass > 0, mass, 1.0), assign / assign.sum(axis=0, keepdims=True))
+    weight = _given_state(pair.ravel()[:, None] * assign, assign)  # P(pair | state)
     for child in model.children(keep):
         side = upper if old.parent(child) == upper else lower
         rows = params.cpts[child]
@@ -149,6 +147,15 @@ def merged_parameters(params: Parameters, model: HLCModel, keep: str, gone: str)
         per_pair = np.broadcast_to(per_pair, (*pair.shape, rows.shape[-1])).reshape(pair.size, -1)
         cpts[child] = weight.T @ per_pair
     return Parameters(model, cpts)
+
+
+def _given_state(joint: np.ndarray, assign: np.ndarray) -> np.ndarray:
+    """Each column of ``joint`` (old states x new states, a joint probability) as a distribution over the old
+    states given that new state; a new state of probability 0 (EM can leave a state without mass) gets the old
+    states ``assign`` maps to it alike, instead of a column of zeros, which made the rows of the children built
+    from it sum to 0 (the study's 100k replicate 1 stopped on a leaf's CPT)."""
+    mass = joint.sum(axis=0, keepdims=True)
+    return np.where(mass > 0, joint / np.where(mass > 0, mass, 1.0), assign / assign.sum(axis=0, keepdims=True))
 
 
 def _merge_cost(rows: list[np.ndarray], weight: np.ndarray) -> np.ndarray:
@@ -205,11 +212,9 @@ def split_parameters(params: Parameters, model: HLCModel, keep: str, new: str) -
     to_new = np.eye(k - 1)[assign[new]]
     cpts = dict(warm.cpts)
     cpts[keep] = params.cpts[keep] @ to_keep if parent is not None else p_state @ to_keep
-    pair = to_keep.T @ (p_state[:, None] * to_new)  # P(keep, new)
-    cpts[new] = pair / np.maximum(pair.sum(axis=1, keepdims=True), 1e-300)
+    cpts[new] = _given_state(to_new.T @ (p_state[:, None] * to_keep), to_new.T @ to_keep).T  # P(new | keep)
     for side, children in ((to_keep, [c for c in model.children(keep) if c != new]), (to_new, below_new)):
-        weight = p_state[:, None] * side
-        weight = weight / np.maximum(weight.sum(axis=0, keepdims=True), 1e-300)
+        weight = _given_state(p_state[:, None] * side, side)  # P(old state | side's state)
         for child in children:
             cpts[child] = weight.T @ params.cpts[child]
     return Parameters(model, cpts)
