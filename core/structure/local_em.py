@@ -153,7 +153,7 @@ def _given_state(joint: np.ndarray, assign: np.ndarray) -> np.ndarray:
     """Each column of ``joint`` (old states x new states, a joint probability) as a distribution over the old
     states given that new state; a new state of probability 0 (EM can leave a state without mass) gets the old
     states ``assign`` maps to it alike, instead of a column of zeros, which made the rows of the children built
-    from it sum to 0 (the study's 100k replicate 1 stopped on a leaf's CPT)."""
+    from it sum to 0 (``Parameters`` refused them: "rows must sum to 1")."""
     mass = joint.sum(axis=0, keepdims=True)
     return np.where(mass > 0, joint / np.where(mass > 0, mass, 1.0), assign / assign.sum(axis=0, keepdims=True))
 
