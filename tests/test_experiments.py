@@ -359,6 +359,9 @@ def test_paired_statistics():
     rng = np.random.default_rng(0)
     a = rng.normal(size=40)
     assert paired_pvalue(a + 1.0 + 0.1 * rng.normal(size=40), a) < 1e-6
+    # one difference on every replicate (four RF distances one apart): the exact sign test's p, not 0
+    assert paired_pvalue([3, 4, 1, 2], [2, 3, 0, 1]) == 0.125
+    assert paired_pvalue(np.arange(40) + 1, np.arange(40)) == pytest.approx(2 * 0.5**40)
     marks = mark_best({"bic": a + 5, "cs": a + 5.01 + 0.5 * rng.normal(size=40), "cs+": a})
     assert marks["cs+"] == (True, 1.0) and not marks["bic"][0]
     with pytest.raises(ValueError):
