@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 
 from bokeh.document import Document
 from waiting import run_in_fresh_loop
@@ -27,7 +28,23 @@ def test_a_huge_model_renders_with_its_closed_forms_and_the_reason():
     assert "data-stat='ds'>2" in totals and "data-stat='de'>—" in totals and "not computed" in totals
     assert "more than one computation may use" in app.dimensions.de_note.object
     frame = app.dimensions.table.value
-    assert frame["de"].isna().all() and list(frame["dp"]) == [1_999_999_999]
+    assert list(frame["de"]) == ["—"] and list(frame["dp"]) == ["2·10⁹"]  # as the stat boxes show it
+
+
+def test_numbers_past_the_browser_s_precision_show_as_in_the_stat_boxes_and_exact_in_the_csv():
+    """The browser's numbers are doubles: dc of 60 binary leaves, 2^60 - 1, once arrived one too high (and
+    Bokeh warned of the loss); the table shows it as the stat boxes do, the CSV exactly."""
+    app = create_app("5(3(2,2),2,3(2,2))")
+    doc = _rendered(app)
+    assert app.models.load_notation("2:" + ",".join(["2"] * 60))
+    shown = app.dimensions.table.value.iloc[0]
+    assert shown["dc"] == "1.15·10¹⁸" and shown["ds"] == "121"
+    assert all(isinstance(value, str) for value in shown)
+    csv = app.dimensions._frame().to_csv(index=False)
+    assert f",{2**60 - 1}," in csv
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a number Bokeh cannot send exactly warns
+        doc.to_json()
 
 
 def test_a_running_job_shows_progress_line_and_cancel():

@@ -20,23 +20,22 @@ from .widgets import BIG, SMALL_TABLE, JobLine, compact, heading, html, in_one_m
 __all__ = ["DimensionsPanel"]
 
 NUMERIC_DIM_COLUMNS = ("ds", "de", "dc", "dp", "db", "deficit")
-DIM_COLUMNS = {
-    "hidden": "object",
-    "LC model": "object",
-    "ds": "int64",
-    "de": "int64",
-    "dc": "int64",
-    "dp": "int64",
-    "db": "int64",
-    "binding": "object",
-    "deficit": "int64",
-}
+#: The table's columns: every number goes to the browser as its text (:func:`_cell`), since the browser's numbers
+#: are doubles: dc of 60 binary leaves, 2^60 - 1, arrived one too high, and 3^198 - 1 as "2.95e+94".
+DIM_COLUMNS = dict.fromkeys(["hidden", "LC model", "ds", "de", "dc", "dp", "db", "binding", "deficit"], "object")
+
+
+def _cell(value) -> str:
+    """A dimension as the table shows it: 3,572 below :data:`~.widgets.BIG`, else as the stat boxes show it
+    (2.95·10⁹⁴; the exact value is in the table's CSV), "—" while unknown."""
+    if value is None or value is pd.NA:
+        return "—"
+    return f"{value:,}" if abs(value) < BIG else compact(value)
 
 
 class DimensionsPanel(Viewer):
     """Totals, the per-hidden-node table (row click highlights), and the rules behind each number."""
 
-    COLUMNS = ["hidden", "LC model", "ds", "de", "dc", "dp", "db", "binding", "deficit"]
     #: Pixel widths of the text columns at font scale 1 (the numbers share the rest).
     WIDTHS = {"hidden": 75, "LC model": 120, "binding": 75}
 
@@ -60,7 +59,6 @@ class DimensionsPanel(Viewer):
             widths=dict(self.WIDTHS),
             text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
             header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
-            formatters={c: {"type": "money", "thousand": ",", "precision": 0} for c in NUMERIC_DIM_COLUMNS},
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
             # stuck on screen after a row re-render; the row note spells out the full LC model.)
             configuration={"columnDefaults": {"resizable": False}, **SMALL_TABLE},
@@ -181,9 +179,11 @@ class DimensionsPanel(Viewer):
         )
         self._hidden_rows = [r.hidden for r in report.local]
         frame = self._frame()
+        for column in NUMERIC_DIM_COLUMNS:
+            frame[column] = [_cell(value) for value in frame[column]]
         self._syncing = True
         try:
-            self.table.param.update(value=frame, selection=[])
+            self.table.param.update(value=frame.astype(DIM_COLUMNS), selection=[])
         finally:
             self._syncing = False
         if not known:
@@ -208,7 +208,7 @@ class DimensionsPanel(Viewer):
         self._sync_selection()
 
     def _frame(self) -> pd.DataFrame:
-        """One row per hidden node of the report (the table, and its CSV)."""
+        """One row per hidden node of the report, exact: the CSV, and the table as :func:`_cell` writes it."""
         report = self.state.report
         rows = (
             []
@@ -228,7 +228,7 @@ class DimensionsPanel(Viewer):
                 for r in report.local
             ]
         )
-        return pd.DataFrame(rows, columns=self.COLUMNS).astype({"de": "Int64", "deficit": "Int64"})
+        return pd.DataFrame(rows, columns=list(DIM_COLUMNS)).astype({"de": "Int64", "deficit": "Int64"})
 
     def _update_notes(self, *_) -> None:
         state = self.state
