@@ -57,8 +57,8 @@ class DimensionsPanel(Viewer):
             layout="fit_columns",
             header_tooltips=explain.COLUMN_TOOLTIPS,
             widths=dict(self.WIDTHS),
-            text_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
-            header_align={c: "right" for c in ["ds", "de", "dc", "dp", "db", "deficit"]},
+            text_align=dict.fromkeys(NUMERIC_DIM_COLUMNS, "right"),
+            header_align=dict.fromkeys(NUMERIC_DIM_COLUMNS, "right"),
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
             # stuck on screen after a row re-render; the row note spells out the full LC model.)
             configuration={"columnDefaults": {"resizable": False}, **SMALL_TABLE},
