@@ -40,6 +40,9 @@ def edit_root(page: Page, card: int) -> float:
 def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, shots):
     a = browser.new_context(viewport=VIEWPORT).new_page()
     b = browser.new_context(viewport=VIEWPORT).new_page()
+    errors = []  # what page A's console said went wrong, for the failure below
+    a.on("pageerror", lambda error: errors.append(str(error)))
+    a.on("console", lambda line: errors.append(line.text) if line.type in ("error", "warning") else None)
     open_app(a, app_url)
     open_app(b, app_url)
     waits = [edit_root(b, 4)]
@@ -63,7 +66,20 @@ def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, sh
     waits.append(edit_root(b, 3))
     a.screenshot(path=str(shots / "20-shared-server-job.png"))
     a.locator(".effdim-de_job-cancel button").click()
-    expect(a.locator(".effdim-de-note")).to_contain_text("cancelled", timeout=TIMEOUT)
+    try:
+        expect(a.locator(".effdim-de-note")).to_contain_text("cancelled", timeout=TIMEOUT)
+    except AssertionError as failure:  # once in about 30 runs (not understood yet): keep what the page showed
+        a.screenshot(path=str(shots / "20-shared-server-cancel-failed.png"))
+        shown = {"de": stat(a, "de").inner_text(), "job line": a.locator(".effdim-de_job").all_inner_texts()}
+        apply_notation(a, "3:2,2,2,2")  # does the page still get the server's updates?
+        try:
+            expect(stat(a, "ds")).to_have_text("14", timeout=10_000)
+            answers = "yes"
+        except AssertionError:
+            answers = "no"
+        raise AssertionError(
+            f"Cancel left no note; the page showed {shown}; its console: {errors}; a later edit reached it: {answers}"
+        ) from failure
 
     huge = tmp_path / "huge.json"
     huge.write_text(json.dumps(model_to_json(HLCModel.lc(3, [2] * 2000))))
