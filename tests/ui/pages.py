@@ -96,6 +96,14 @@ def open_app(page: Page, url: str) -> None:
     assert page.evaluate(QUIET_FILEPOND_JOINED), FILEPOND_LOUD
 
 
+def console_errors(page: Page, *, warnings: bool = False) -> list[str]:
+    """A list that fills with what ``page``'s console reports as errors (and warnings, if asked) from now on."""
+    kinds = ("error", "warning") if warnings else ("error",)
+    said: list[str] = []
+    page.on("console", lambda message: said.append(message.text) if message.type in kinds else None)
+    return said
+
+
 def stat(page: Page, key: str):
     return page.locator(f"[data-stat={key}]")
 

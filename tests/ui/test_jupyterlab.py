@@ -23,6 +23,7 @@ from pages import (
     QUIET_FILEPOND_JOINED,
     TIMEOUT,
     click_node,
+    console_errors,
     stat,
 )
 from playwright.sync_api import Browser, Page, expect
@@ -107,9 +108,9 @@ def offline_page(browser: Browser, refused: list[str]) -> Page:
 # on 2 cores the whole test took 20 s)
 def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
     started = time.perf_counter()
-    refused, errors = [], []
+    refused = []
     page = offline_page(browser, refused)
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    errors = console_errors(page)
     page.goto(jupyterlab_url)
     page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
     lab_open = time.perf_counter() - started

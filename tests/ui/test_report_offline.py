@@ -7,6 +7,7 @@ import datetime
 from pathlib import Path
 
 import pytest
+from pages import console_errors
 from playwright.sync_api import Page
 
 from effdim import datasets
@@ -49,7 +50,7 @@ EXPECTED = {
 def open_offline(page: Page, path: Path) -> tuple[list[str], list[str], list[str]]:
     """Open ``path`` with every request that is not the file itself refused; returns
     (requests refused, every request made, console errors)."""
-    refused, made, errors = [], [], []
+    refused, made = [], []
 
     def route(request_route):
         if request_route.request.url.startswith("file://"):
@@ -60,7 +61,7 @@ def open_offline(page: Page, path: Path) -> tuple[list[str], list[str], list[str
 
     page.route("**/*", route)
     page.on("request", lambda request: made.append(request.url))
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    errors = console_errors(page)
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     return refused, made, errors
