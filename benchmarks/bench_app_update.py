@@ -21,6 +21,11 @@ caches of local LC ranks are empty).
 node, Enter in the States box, a click on "Apply notation") to the frame in
 which the answer is painted ("Selected: <node>", or the new ds). Timed inside
 the page, so Playwright's own latency is not counted; p50 and p95 per action.
+It then times ``--uploads`` uploads of the bundled Stouffer-Toby file on the
+Data tab (``upload``): from the file input's event (the file chosen) to the
+frame in which the data message shows its 216 rows, each after 2.5 s without
+input, as after a file dialog (FilePond's painter is then quiet:
+``effdim_app/quiet_filepond.js``). The edit targets do not apply to it.
 
 ``--jupyterlab`` times the same three actions on ``effdim_app.app(model)``
 in a notebook cell of a real JupyterLab (temporary directories, every
@@ -167,6 +172,52 @@ ARM = """([selector, pattern, kind, node, states, count]) => {
   };
   requestAnimationFrame(tick);
 }"""
+
+
+#: Arms the timing of one upload: from the file input's ``input`` event (a file chosen) to the frame in which a
+#: message pane (the shadow roots of the page's ``.effdim-message`` panes, found before the upload; the HTML pane
+#: keeps its root and replaces what is inside) shows ``pattern``.
+ARM_UPLOAD = """(pattern) => {
+  const expected = new RegExp(pattern);
+  const roots = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (!el.shadowRoot) continue;
+      if (el.classList.contains('effdim-message')) roots.push(el.shadowRoot);
+      walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  window.__effdimT0 = null; window.__effdimMs = null;
+  const stamp = (e) => { if (window.__effdimT0 === null) window.__effdimT0 = e.timeStamp; };
+  document.addEventListener('input', stamp, {capture: true, once: true});
+  const tick = () => {
+    if (window.__effdimT0 !== null && roots.some((root) => expected.test(root.textContent))) {
+      requestAnimationFrame(() => { window.__effdimMs = performance.now() - window.__effdimT0; });
+      return;
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def time_uploads(page, count: int) -> list[float]:
+    """File chosen -> its rows painted, for ``count`` uploads of the bundled Stouffer-Toby file on the Data tab,
+    each under a name of its own (so that each has a message of its own to wait for)."""
+    from pages import DATA, data_tab, upload
+
+    data_tab(page)
+    content = DATA.read_bytes()
+    times = []
+    for i in range(count):
+        page.wait_for_timeout(2500)  # no input for 2 s: the painter is quiet, as after a file dialog
+        name = f"upload-{i}.csv"
+        page.evaluate(ARM_UPLOAD, f"{re.escape(name)}': 216 rows")
+        upload(page, name, content)
+        page.wait_for_function("() => window.__effdimMs !== null", polling="raf", timeout=30_000)
+        times.append(page.evaluate("() => window.__effdimMs") / 1000)
+    return times
 
 
 #: What ``--browser`` times, in this order per edit.
@@ -317,9 +368,15 @@ def _chromium(pw):
 
 
 def time_served(
-    model: HLCModel, count: int, rng: random.Random, real: bool = False, trace: str | None = None
+    model: HLCModel,
+    count: int,
+    rng: random.Random,
+    real: bool = False,
+    trace: str | None = None,
+    uploads: int = 0,
 ) -> dict[str, list[float]]:
-    """:func:`time_edits` and :func:`time_shapes` on the served page at 1366x768.
+    """:func:`time_edits`, :func:`time_shapes` and ``uploads`` times :func:`time_uploads` on the served page at
+    1366x768.
 
     ``real``: against the ``effdim app`` command itself, in a subprocess (its
     template, job runner, collector tuning and logging), the page opened with
@@ -367,6 +424,8 @@ def time_served(
                 time_shapes(page, 1, first=2)  # to a regular tree, then trace two Applies between regular trees
                 time_shapes(page, 2, first=3)
                 browser.stop_tracing()
+            if uploads:
+                times["upload"] = time_uploads(page, uploads)
             browser.close()
     finally:
         stop()
@@ -447,18 +506,23 @@ def time_bare_panel(page, count: int) -> list[float]:
     return times
 
 
+#: Actions the edit targets do not apply to: a bare Panel app's round trip, and an upload (a file read in a
+#: worker process, its columns laid out).
+UNTARGETED = ("bare Panel", "upload")
+
+
 def _print_browser(title: str, results: dict[str, list[float]]) -> None:
     """A table of p50/p95/max per action, then one summary line over the actions (not "bare Panel")."""
     print()
     print(title)
-    print(f"{'action':>16} {'count':>5} {'p50':>6} {'p95':>6} {'max':>6}   target p50 <= 150, p95 <= 300")
+    print(f"{'action':>16} {'count':>5} {'p50':>6} {'p95':>6} {'max':>6}   target p50 <= 150, p95 <= 300 (edits)")
     worst50 = worst95 = 0.0
     for action, times in results.items():
         times = sorted(times)
         if times:
             p50, p95 = statistics.median(times), times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
             print(f"{action:>16} {len(times):>5} {1000 * p50:>6.0f} {1000 * p95:>6.0f} {1000 * times[-1]:>6.0f}")
-            if action != "bare Panel":
+            if action not in UNTARGETED:
                 worst50, worst95 = max(worst50, p50), max(worst95, p95)
     verdict = "meets" if worst50 <= 0.150 and worst95 <= 0.300 else "MISSES"
     print(f"summary: worst p50 {1000 * worst50:.0f} ms, worst p95 {1000 * worst95:.0f} ms ({verdict} the targets)")
@@ -483,6 +547,7 @@ def main() -> None:
     parser.add_argument("--trace", metavar="FILE", help="with --browser: a Chromium trace of two Applies to FILE")
     parser.add_argument("--browser-only", action="store_true", help="skip the server-side timings")
     parser.add_argument("--browser-nodes", type=int, default=20, help="tree size for --browser and --jupyterlab")
+    parser.add_argument("--uploads", type=int, default=10, help="uploads timed after the edits with --browser")
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -495,7 +560,7 @@ def main() -> None:
         where = "`effdim app` (subprocess)" if args.real else "pn.serve in a thread"
         _print_browser(
             f"served by {where}, headless Chromium, {n} nodes, event -> pixels (ms):",
-            time_served(model, args.edits, rng, real=args.real, trace=args.trace),
+            time_served(model, args.edits, rng, real=args.real, trace=args.trace, uploads=args.uploads),
         )
     if args.jupyterlab:
         _print_browser(

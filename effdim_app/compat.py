@@ -376,7 +376,9 @@ def quiet_filepond() -> None:
     FilePond 4 (Panel's ``FileDropper``) redraws 60 times a second from the moment its script loads, for as
     long as the page is open, shown or not (pqina/filepond#243): about 7 % of a core per open dashboard, a
     classroom's every laptop. It joins a painter it finds on ``window.__framePainter`` instead of starting its
-    own; the script defines one that redraws at full rate only while the page is in use. The scripts Panel
+    own; the script defines one that redraws at full rate only while the page is in use, and then on a faster
+    clock, since FilePond sends a chosen file only once its animations rest (docs/dashboard.md, "An upload's
+    first second"). The scripts Panel
     loads for a Bokeh model are its class's ``__javascript__`` list (private to Panel's and Bokeh's resource
     handling; a class property, since Panel names the files by where the page gets them, its server or, in a
     notebook, its own files), in order: the painter goes first, as a ``data:`` URL, which the served page
