@@ -44,6 +44,7 @@ from effdim.limits import format_bytes
 
 from .lifeline import end_with_server
 from .logs import LOG, current_session, swallowed
+from .worker_main import name_the_main_script
 
 __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
 
@@ -51,9 +52,9 @@ __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
 JOB_STATES = ["waiting", "running", "done", "failed", "cancelled", "timed out"]
 #: States a job never leaves.
 FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
-#: Modules the forkserver imports once: its watch on the server (it ends with it), and the engine, so a
-#: worker starts in milliseconds.
-PRELOAD = ["effdim_app.lifeline", "effdim_app.tasks"]
+#: Modules the forkserver imports once: the stand-in for the server's main script (no worker runs it again), its
+#: watch on the server (it ends with it), and the engine, so a worker starts in milliseconds.
+PRELOAD = ["effdim_app.worker_main", "effdim_app.lifeline", "effdim_app.tasks"]
 #: How much lower a worker's CPU priority is than the server's (``os.nice``): a page open or an edit on the
 #: server's event loop takes a core before a sweep does (docs/robustness.md, "Opening a page").
 WORKER_NICENESS = 10
@@ -170,6 +171,7 @@ class JobRunner:
         self.max_bytes = int(max_bytes)
         self._ctx = multiprocessing.get_context(start_method)
         if start_method == "forkserver":
+            name_the_main_script()
             self._ctx.set_forkserver_preload(PRELOAD)
         self._running: set[Job] = set()
         self._queue: deque[tuple[Job, asyncio.Future]] = deque()

@@ -257,9 +257,36 @@ async def main():
     print("submitted", flush=True)
     await asyncio.sleep(120)
 
-if __name__ == "__main__":  # the forkserver imports this file again, as __mp_main__
+if __name__ == "__main__":  # multiprocessing may run this file again in a worker, as __mp_main__
     asyncio.run(main())
 """
+
+
+SERVER_THAT_COUNTS_ITS_RUNS = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+with open({runs!r}, "a") as runs:  # every run of this file: as the server, or again in a worker
+    runs.write(__name__ + "\\n")
+from effdim_app.jobs import JobRunner
+from test_jobs import add
+
+async def main():
+    runner = JobRunner(workers=1, timeout=60, max_bytes=256 * 1024**2)
+    print([await runner.submit(add, i, 1, label="Sum") for i in range(3)], flush=True)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_job_workers_do_not_run_the_servers_script_again(tmp_path):
+    """A server started by a script's path (``effdim app``, ``panel serve``): multiprocessing ran that script
+    again in every worker, under ``panel serve`` an import of Panel, 1.3 s per job (effdim_app/worker_main.py)."""
+    runs, script = tmp_path / "runs.txt", tmp_path / "server.py"
+    script.write_text(SERVER_THAT_COUNTS_ITS_RUNS.format(tests=str(Path(__file__).parent), runs=str(runs)))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[1, 2, 3]", done.stderr
+    assert runs.read_text().split() == ["__main__"]  # not once more per job ("__mp_main__")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and reparenting are Linux's")

@@ -47,6 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "effdim_app.tasks",
             "effdim_app.jobs",
             "effdim_app.lifeline",
+            "effdim_app.worker_main",
             "effdim_app.links",
             "effdim_app.server_memory",
             "effdim_app.logs",
