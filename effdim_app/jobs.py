@@ -31,6 +31,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 import traceback
 from collections import deque
@@ -221,8 +222,12 @@ class JobRunner:
     def waiting(self) -> int:
         return len(self._queue)
 
-    def warm_up(self) -> None:
-        """Start the forkserver now (it imports the engine once), not at the first job. Blocking."""
+    def warm_up(self, wait: bool = True) -> None:
+        """Start the forkserver now (it imports the engine once, about a second), not at the first job; with
+        ``wait=False`` in a thread, so that the caller (a page being built on the server's event loop) goes on."""
+        if not wait:
+            threading.Thread(target=self.warm_up, name="effdim-jobs-warm-up", daemon=True).start()
+            return
         proc = self._ctx.Process(target=_noop)
         proc.start()
         proc.join()

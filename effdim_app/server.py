@@ -39,10 +39,7 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     """
     limits = limits or ServerLimits()
     if jobs is None:
-        jobs = pn.state.as_cached(
-            "effdim_app.jobs",
-            lambda: JobRunner(workers=workers or limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes),
-        )
+        jobs = pn.state.as_cached("effdim_app.jobs", lambda: _warming_runner(limits, workers or limits.workers))
     pn.extension(*EXTENSIONS)
     no_typeset_math()  # the page without MathJax, which it does not use: 1.8 MB less to load (effdim_app/compat.py)
     # the page's design for every component made in this session (pn.config is per session here):
@@ -60,6 +57,14 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     page = dashboard.template()
     keep_until_connected(pn.state.curdoc)
     return page
+
+
+def _warming_runner(limits: ServerLimits, workers: int) -> JobRunner:
+    """The runner of a server that made none at start (``panel serve apps/effdim.py``, made with its first
+    page): its forkserver starts beside that page's build, not at the first student's first job."""
+    jobs = JobRunner(workers=workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+    jobs.warm_up(wait=False)
+    return jobs
 
 
 def keep_until_connected(doc) -> None:

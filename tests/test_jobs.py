@@ -262,6 +262,31 @@ if __name__ == "__main__":  # multiprocessing may run this file again in a worke
 """
 
 
+WARM_UP_BESIDE = """
+import time, psutil
+from effdim_app.jobs import JobRunner
+
+if __name__ == "__main__":
+    start = time.monotonic()
+    JobRunner(workers=1).warm_up(wait=False)
+    returned = time.monotonic() - start
+    forkservers = lambda: [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+    while not forkservers() and time.monotonic() - start < 60:
+        time.sleep(0.05)
+    print(round(returned, 3), len(forkservers()), flush=True)
+"""
+
+
+def test_a_warm_up_without_waiting_starts_the_forkserver_beside_its_caller(tmp_path):
+    """``panel serve``'s runner is made with the first page, on the event loop: it starts the forkserver (an
+    import of the engine, about a second) in a thread, not at the first job and not on the loop."""
+    script = tmp_path / "warm.py"
+    script.write_text(WARM_UP_BESIDE)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    returned, forkservers = done.stdout.split()
+    assert float(returned) < 0.5 and forkservers == "1", done.stderr
+
+
 SERVER_THAT_COUNTS_ITS_RUNS = """
 import asyncio, sys
 sys.path.insert(0, {tests!r})
