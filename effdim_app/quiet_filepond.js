@@ -7,7 +7,7 @@
 // its next quiet redraw (up to 250 ms later).
 //
 // FilePond also holds back its queued work, the upload of a chosen file among it, until its animations have come
-// to rest, and its springs move one step per redraw: at one redraw a frame a 200-byte file left for the server
+// to rest, and its springs move one step per redraw: at one redraw a frame a 180-byte file left for the server
 // 1.2 s after FilePond had added it. While the page is in use the painter redraws FilePond STEPS times a frame on a
 // clock that runs STEPS times as fast, so its animations play that much faster and the file leaves about 0.15 s
 // after it was added (docs/dashboard.md, "An upload's first second").
