@@ -46,6 +46,7 @@ __all__ = [
     "is_notebook_output",
     "model_of",
     "one_notebook_message",
+    "one_walk_of_models",
     "Fast",
     "add_page_at_once",
     "validation_per_thread",
@@ -167,6 +168,41 @@ def one_notebook_message(doc: Document) -> Iterator[None]:
     finally:
         for root in doc.roots:
             push_on_root(root.ref["id"])
+
+
+@contextlib.contextmanager
+def one_walk_of_models(doc: Document) -> Iterator[None]:
+    """``doc``'s models walked once for all the changes made inside, and only if one of them changed which models
+    the document holds.
+
+    Bokeh walks every model of a document again (``doc.models.recompute``) after each change of a property whose
+    value refers to models, a layout's children or a figure's renderers (``invalidate``), unless the models are
+    frozen; its public ``doc.models.freeze()`` then walks on exit whether anything changed or not, which would add
+    a walk to every edit that changes no layout. Inside, the freeze count is held up (private:
+    ``DocumentModelManager._freeze_count``), so the freezes Panel puts around each layout update do not walk, and
+    ``invalidate`` only notes that a walk is due (the document's own attribute shadows the method); on exit the
+    walk runs once if it is due (docs/dashboard.md, "A sweep's end on the server").
+    """
+    models = doc.models
+    shadowed = models.__dict__.get("invalidate")  # an enclosing block's note
+    due = False
+
+    def note() -> None:
+        nonlocal due
+        due = True
+
+    models.invalidate = note
+    models._freeze_count += 1
+    try:
+        yield
+    finally:
+        models._freeze_count -= 1
+        if shadowed is None:
+            del models.invalidate
+        else:
+            models.invalidate = shadowed
+        if due:
+            models.invalidate()  # walks now, unless an enclosing freeze or block walks on its exit
 
 
 #: Browser side (BokehJS, run from a component's ``render``): makes the notebook output's comm send a user's

@@ -261,3 +261,36 @@ def test_a_page_with_html_panes_loads_mathjax_only_until_no_typeset_math(monkeyp
     assert with_mathjax(), broken("a page with an HTML pane no longer gets bokeh-mathjax: no_typeset_math may go")
     compat.no_typeset_math()
     assert not with_mathjax(), broken("bundle_resources no longer asks _panel_use_mathjax whether to load MathJax")
+
+
+def test_one_walk_of_models_walks_once_and_only_when_the_documents_models_changed():
+    """``one_walk_of_models`` holds Bokeh's freeze count (``DocumentModelManager._freeze_count``) and notes its
+    ``invalidate`` calls: a change that adds no model walks nothing; several that do, a freeze as Panel puts
+    around a layout's update and a nested block among them, walk once, as the outermost block exits."""
+    from unittest import mock
+
+    from bokeh.document.models import DocumentModelManager
+    from bokeh.models import Column, Div
+
+    doc = Document()
+    root = Column(Div(text="a"))
+    doc.add_root(root)
+    assert isinstance(getattr(doc.models, "_freeze_count", None), int), broken("the models' freeze count is gone")
+    walks = mock.patch.object(
+        DocumentModelManager, "recompute", autospec=True, side_effect=DocumentModelManager.recompute
+    )
+    added = Div(text="c")
+    with walks as recompute:
+        with compat.one_walk_of_models(doc):
+            root.children[0].text = "b"  # a value, no model
+        assert recompute.call_count == 0, broken("a change of a plain value walked the document's models")
+        with compat.one_walk_of_models(doc):
+            root.children = [*root.children, added]
+            with doc.models.freeze():
+                root.children = [*root.children, Div(text="d")]
+            with compat.one_walk_of_models(doc):
+                root.children = [root.children[0], added]
+            assert recompute.call_count == 0, broken("the models were walked inside the block")
+        assert recompute.call_count == 1, broken(f"{recompute.call_count} walks for one block, not 1")
+    assert doc.get_model_by_id(added.id) is added and doc.models._freeze_count == 0
+    assert "invalidate" not in vars(doc.models)  # Bokeh's own method again

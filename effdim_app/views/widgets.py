@@ -17,7 +17,7 @@ from bokeh.events import ModelEvent
 from panel.viewable import Viewer
 from tornado.ioloop import IOLoop
 
-from ..compat import is_notebook_output, one_notebook_message
+from ..compat import is_notebook_output, one_notebook_message, one_walk_of_models
 from ..style import BUTTON_CSS, HTML_CSS
 
 __all__ = [
@@ -193,10 +193,29 @@ def in_one_message(callback):
         if doc is not None and is_notebook_output(doc):
             IOLoop.current().add_callback(functools.partial(_run_in_notebook, doc, callback, *args, **kwargs))
             return None
-        with pn.io.hold():
+        with one_update(doc):
             return callback(*args, **kwargs)
 
     return run
+
+
+@contextlib.contextmanager
+def one_update(doc):
+    """``doc``'s changes made inside reach the browser as one message, after one walk of its models.
+
+    Each change of a layout (a pane shown, a figure replaced, a table's columns) had Bokeh walk every model of
+    the document again to find the new ones: the end of a sweep walked the page six times, about half of the
+    0.78 s its results held the server's event loop. Now the walk runs once, if at all, as the block exits,
+    before the message goes out (:func:`effdim_app.compat.one_walk_of_models`).
+    """
+    if doc is None:
+        yield
+    elif is_notebook_output(doc):
+        with one_notebook_message(doc), one_walk_of_models(doc):
+            yield
+    else:
+        with pn.io.hold(doc), one_walk_of_models(doc):
+            yield
 
 
 @contextlib.contextmanager
@@ -208,20 +227,13 @@ def one_message():
     browser; ``benchmarks/bench_job_messages.py`` counts them). A state holds nothing by itself
     (``effdim_app.state.shared.NOTHING_HELD``); the dashboard gives it this.
     """
-    doc = pn.state.curdoc
-    if doc is None:
+    with one_update(pn.state.curdoc):
         yield
-    elif is_notebook_output(doc):
-        with one_notebook_message(doc):
-            yield
-    else:
-        with pn.io.hold(doc):
-            yield
 
 
 def _run_in_notebook(doc, callback, *args, **kwargs) -> None:
     """``callback`` on ``doc``'s notebook output, its changes sent as one message (see :func:`in_one_message`)."""
-    with one_notebook_message(doc):
+    with one_update(doc):
         callback(*args, **kwargs)
 
 
