@@ -10,14 +10,18 @@ in headless Chromium (Debian's ``/usr/bin/chromium`` via Playwright) and, for
 each of ``--repeats`` fresh pages, uploads the Stouffer-Toby data, then sweeps
 |X| = 1..3. Per action it counts the Bokeh document messages the page received
 (``PATCH-DOC`` frames) and reads Chrome's own counters (``Performance.getMetrics``):
-main-thread task time, style recalculations and layouts. Medians over the pages.
+main-thread task time, style recalculations and layouts; and, on the server, the
+longest block of changes the action made (``effdim_app.views.widgets.one_update``,
+timed around its walk of the page's models: a user's action or a job's end),
+the time it held the event loop every session shares. Medians over the pages.
 
-Run: ``python benchmarks/bench_job_messages.py [--repeats 5]``
+Run: ``python benchmarks/bench_job_messages.py [--repeats 5] [--walk-each-change]``
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -28,6 +32,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
 
 #: Chrome's counters reported per action (``Performance.getMetrics``).
 COUNTERS = ("TaskDuration", "RecalcStyleCount", "LayoutCount", "ScriptDuration")
+
+
+#: Seconds of each block of changes made on the server since the list was last cleared (:func:`_time_blocks`).
+BLOCKS: list[float] = []
+
+
+def _time_blocks(walk_each_change: bool) -> None:
+    """Record in :data:`BLOCKS` how long each block of changes (``one_update``'s walk of the models included)
+    takes on the server, which runs in this process; ``walk_each_change``: Bokeh walks the models after each
+    change of a layout, as before ``effdim_app.compat.one_walk_of_models`` (for a comparison)."""
+    from effdim_app.views import widgets
+
+    walk = (lambda _doc: contextlib.nullcontext()) if walk_each_change else widgets.one_walk_of_models
+
+    @contextlib.contextmanager
+    def timed(doc):
+        start = time.perf_counter()
+        with walk(doc):
+            yield
+        BLOCKS.append(time.perf_counter() - start)
+
+    widgets.one_walk_of_models = timed
 
 
 def _patch_messages(frames: list) -> int:
@@ -70,11 +96,18 @@ def measure(url: str, repeats: int) -> dict[str, list[dict]]:
 
             def action(name, run):
                 frames.clear()
+                BLOCKS.clear()
                 before = counters()
                 run()
                 page.wait_for_timeout(1500)  # whatever follows the end (the fitted model's own job) included
                 after = counters()
-                rows[name].append({"messages": _patch_messages(frames), **{k: after[k] - before[k] for k in COUNTERS}})
+                rows[name].append(
+                    {
+                        "messages": _patch_messages(frames),
+                        "block": max(BLOCKS, default=0.0),
+                        **{k: after[k] - before[k] for k in COUNTERS},
+                    }
+                )
 
             def read():
                 upload(page, "stouffer-toby.csv", DATA.read_bytes())
@@ -97,12 +130,18 @@ def measure(url: str, repeats: int) -> dict[str, list[dict]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="fresh pages (default 5)")
+    parser.add_argument(
+        "--walk-each-change",
+        action="store_true",
+        help="the server walks the page's models after each layout change, as before one walk per block",
+    )
     args = parser.parse_args()
 
     from jupyterlab_session import free_port, wait_for
 
     from effdim_app import serve
 
+    _time_blocks(args.walk_each_change)
     port = free_port()
     server = serve(port=port, address="127.0.0.1", threaded=True, show=False, websocket_origin=[f"127.0.0.1:{port}"])
     wait_for(port)
@@ -114,12 +153,13 @@ def main() -> None:
     print(f"{args.repeats} pages, {time.perf_counter() - started:.0f} s; medians per action:")
     print(
         f"{'action':8s} {'messages':>8s} {'main thread s':>13s} {'script s':>8s} {'style recalcs':>13s} {'layouts':>7s}"
+        f" {'server block ms':>15s}"
     )
     for name, measured in rows.items():
-        med = {k: statistics.median(r[k] for r in measured) for k in ("messages", *COUNTERS)}
+        med = {k: statistics.median(r[k] for r in measured) for k in ("messages", "block", *COUNTERS)}
         print(
             f"{name:8s} {med['messages']:8.0f} {med['TaskDuration']:13.2f} {med['ScriptDuration']:8.2f} "
-            f"{med['RecalcStyleCount']:13.0f} {med['LayoutCount']:7.0f}"
+            f"{med['RecalcStyleCount']:13.0f} {med['LayoutCount']:7.0f} {1000 * med['block']:15.0f}"
         )
 
 
