@@ -39,7 +39,8 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     """
     limits = limits or ServerLimits()
     if jobs is None:
-        jobs = pn.state.as_cached("effdim_app.jobs", lambda: _warming_runner(limits, workers or limits.workers))
+        # made with the first page (panel serve apps/effdim.py): its forkserver starts beside that page's build
+        jobs = pn.state.as_cached("effdim_app.jobs", lambda: _runner(limits, workers or limits.workers, wait=False))
     pn.extension(*EXTENSIONS)
     no_typeset_math()  # the page without MathJax, which it does not use: 1.8 MB less to load (effdim_app/compat.py)
     # the page's design for every component made in this session (pn.config is per session here):
@@ -59,11 +60,11 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     return page
 
 
-def _warming_runner(limits: ServerLimits, workers: int) -> JobRunner:
-    """The runner of a server that made none at start (``panel serve apps/effdim.py``, made with its first
-    page): its forkserver starts beside that page's build, not at the first student's first job."""
+def _runner(limits: ServerLimits, workers: int, wait: bool) -> JobRunner:
+    """The server's job runner within ``limits``, its forkserver started now (the engine imported), not during
+    a student's first job; ``wait=False``: in a thread, beside the caller (:meth:`JobRunner.warm_up`)."""
     jobs = JobRunner(workers=workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
-    jobs.warm_up(wait=False)
+    jobs.warm_up(wait=wait)
     return jobs
 
 
@@ -128,8 +129,7 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
         page = lambda: session_page(limits, workers=share)  # noqa: E731 - one runner per forked process
         kwargs["num_procs"] = num_procs
     else:
-        jobs = JobRunner(workers=limits.workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
-        jobs.warm_up()  # the forkserver imports the engine now, not during a student's first job
+        jobs = _runner(limits, limits.workers, wait=True)
         page = lambda: session_page(limits, jobs)  # noqa: E731
     if threaded:  # a notebook's or a test's process
         return pn.serve({"effdim": page}, port=port, show=show, threaded=True, title=TITLE, **kwargs)
