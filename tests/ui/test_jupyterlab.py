@@ -10,8 +10,6 @@ goes to ``tests/ui/screenshots/dashboard-jupyterlab.png`` (the one in
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from jupyterlab_session import KERNEL_IDLE, refuse_other_hosts
 from pages import (
@@ -40,11 +38,6 @@ OUTPUT_WIDTH = 934
 LAB_VIEWPORT = {"width": 1366, "height": 1400}
 #: Blank space allowed below the dashboard's lowest drawn element, inside its output.
 BLANK_BELOW = 60
-#: Seconds the dashboard's part of the test may take on an idle machine (Run All to the last check) ...
-DASHBOARD_SECONDS = 45
-#: ... or this many times the seconds JupyterLab took to open the notebook and start its kernel, the same
-#: browser, server and machine under the same load, with no effdim code involved.
-LAB_OPEN_FACTOR = 4
 
 
 # Labels of the tree as BokehJS draws it (the figure named "effdim-tree").
@@ -103,17 +96,12 @@ def offline_page(browser: Browser, refused: list[str]) -> Page:
     return page
 
 
-# not exclusive: its bound on seconds is relative to JupyterLab's own opening under the same load (another
-# worker's test included), with a floor of DASHBOARD_SECONDS (beside another worker's browser tests at load 7
-# on 2 cores the whole test took 20 s)
 def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
-    started = time.perf_counter()
     refused = []
     page = offline_page(browser, refused)
     errors = console_errors(page)
     page.goto(jupyterlab_url)
     page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
-    lab_open = time.perf_counter() - started
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
     expected = notebook_state()
@@ -178,9 +166,3 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     assert not refused, f"requests off this machine: {refused}"
     assert not [e for e in errors if "isn't known" in e], errors
     assert page.evaluate(QUIET_FILEPOND_JOINED), FILEPOND_LOUD  # the notebook's output loads the painter first too
-    # the dashboard's part (Run All to the last check) within DASHBOARD_SECONDS, or as many times JupyterLab's
-    # own opening as the machine's load makes it slower: a stall of the dashboard still fails (at load 9 on
-    # 2 cores: JupyterLab opened in 14 s, the dashboard's part took 21 s)
-    dashboard = time.perf_counter() - started - lab_open
-    bound = max(DASHBOARD_SECONDS, LAB_OPEN_FACTOR * lab_open)
-    assert dashboard < bound, f"the dashboard's part took {dashboard:.0f} s, JupyterLab opened in {lab_open:.0f} s"
