@@ -1,4 +1,4 @@
-"""What the browser does when a job ends: messages received and main-thread work, upload and sweep.
+"""What the browser does when data is loaded or a job ends: messages received and main-thread work.
 
 A job (reading an upload, a sweep) changes many parts of the page when it
 starts, while it runs and when it ends: the status, the progress bar, the
@@ -7,8 +7,8 @@ the browser applies and lays out the page once per message; sent together
 (``effdim_app.views.widgets.one_message``), once. This script serves the
 dashboard as ``effdim app`` does (one job runner, worker processes), opens it
 in headless Chromium (Debian's ``/usr/bin/chromium`` via Playwright) and, for
-each of ``--repeats`` fresh pages, uploads the Stouffer-Toby data, then sweeps
-|X| = 1..3. Per action it counts the Bokeh document messages the page received
+each of ``--repeats`` fresh pages, loads the first bundled data set with "Load
+data set", uploads the Stouffer-Toby data, then sweeps |X| = 1..3. Per action it counts the Bokeh document messages the page received
 (``PATCH-DOC`` frames) and reads Chrome's own counters (``Performance.getMetrics``):
 main-thread task time, style recalculations and layouts; and, on the server, the
 longest block of changes the action made (``effdim_app.views.widgets.one_update``,
@@ -71,7 +71,7 @@ def measure(url: str, repeats: int) -> dict[str, list[dict]]:
     from pages import DATA, TIMEOUT, data_tab, open_app, upload
     from playwright.sync_api import expect, sync_playwright
 
-    rows: dict[str, list[dict]] = {"upload": [], "sweep": []}
+    rows: dict[str, list[dict]] = {"bundled": [], "upload": [], "sweep": []}
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path="/usr/bin/chromium", headless=True, args=["--no-sandbox", "--disable-gpu"]
@@ -109,6 +109,10 @@ def measure(url: str, repeats: int) -> dict[str, list[dict]]:
                     }
                 )
 
+            def bundled():
+                page.get_by_role("button", name="Load data set").click()
+                expect(page.get_by_text("Loaded bundled")).to_be_visible(timeout=TIMEOUT)
+
             def read():
                 upload(page, "stouffer-toby.csv", DATA.read_bytes())
                 expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
@@ -120,6 +124,7 @@ def measure(url: str, repeats: int) -> dict[str, list[dict]]:
                 page.get_by_role("button", name="▶ Sweep cardinality").click()
                 expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc", timeout=TIMEOUT)
 
+            action("bundled", bundled)
             action("upload", read)
             action("sweep", sweep)
             page.close()

@@ -98,3 +98,33 @@ def test_the_entry_points_stay_callable_once_their_modules_are_loaded():
         effdim_app.server.session_page,
         effdim_app.server.show,
     )
+
+
+def test_every_button_sends_what_its_click_changes_as_one_message():
+    """A click's changes reach the browser together (``effdim_app.views.widgets.in_one_message``): "Load data
+    set" sent eleven messages, laid out one by one (``benchmarks/bench_job_messages.py``). A coroutine handler
+    runs a job, whose start and end its state sends as one message (``ScoresState._run``)."""
+    import inspect
+
+    import panel as pn
+
+    from effdim_app.views import widgets
+
+    app = create_app("5(3(2,2),2,3(2,2))")
+    for tab in (1, 2, 0):  # the Data & scores and Experiments tabs are built when first opened
+        app.tabs.active = tab
+    buttons = pn.Column(app.tabs, app.model_panel, app.demo).select(pn.widgets.Button)
+    handlers = {
+        button.label: watcher.fn
+        for button in buttons
+        for watcher in button.param.watchers["clicks"]["value"]
+        if watcher.fn.__qualname__ != "Syncable._param_change"  # Panel's own, sending the click to the browser
+    }
+    assert {"Apply notation", "Load data set", "Apply proposed model", "■ Cancel"} <= set(handlers)
+    one_message = widgets.in_one_message(lambda: None).__code__
+    loose = [
+        label
+        for label, fn in handlers.items()
+        if getattr(fn, "__code__", None) is not one_message and not inspect.iscoroutinefunction(fn)
+    ]
+    assert not loose, f"clicks whose changes go out one by one: {loose}"

@@ -72,7 +72,7 @@ class DataPanel(Viewer):
             sizing_mode="stretch_width",
         )
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
-        self.load_bundled.on_click(lambda _: state.load_bundled(self.bundled.value))
+        self.load_bundled.on_click(in_one_message(lambda _: state.load_bundled(self.bundled.value)))
         # the values wrap in their cell: a column of six long labels was cut at the panel's edge
         self.columns = pn.widgets.Tabulator(
             typed(**DATA_COLUMNS),
@@ -105,7 +105,7 @@ class DataPanel(Viewer):
         self.order_down = pn.widgets.Button(label="▼ Later", width=95, css_classes=["effdim-order-down"])
         self.order_up.on_click(in_one_message(lambda _: self._move(-1)))
         self.order_down.on_click(in_one_message(lambda _: self._move(1)))
-        self.order_column.param.watch(lambda _: self._show_order(), "value")
+        self.order_column.param.watch(in_one_message(lambda _: self._show_order()), "value")
         self.order = pn.Column(
             self.order_column,
             pn.Row(self.order_states, pn.Column(self.order_up, self.order_down, margin=0), margin=0),
@@ -226,7 +226,7 @@ class ScoresPanel(Viewer):
         self.to_editor = pn.widgets.Button(
             label="Edit the LC model over these columns in the tree editor", sizing_mode="stretch_width"
         )
-        self.to_editor.on_click(lambda _: state.use_lc_model_in_editor())
+        self.to_editor.on_click(in_one_message(lambda _: state.use_lc_model_in_editor()))
         self.node = pn.widgets.Select.from_param(state.param.node, label="Node to sweep", options=[], width=120)
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(
@@ -275,7 +275,7 @@ class ScoresPanel(Viewer):
         self.run.on_click(self._run_sweep)
         self.climb.on_click(self._run_climb)
         self.learn.on_click(self._run_learn)
-        self.cancel.on_click(lambda _: state.cancel())
+        self.cancel.on_click(in_one_message(lambda _: state.cancel()))
         self.progress = pn.indicators.Progress(
             value=0, max=100, active=False, sizing_mode="stretch_width", height=18, margin=(10, 10)
         )

@@ -33,7 +33,7 @@ from ..figures import ProfileBars, ResidualMap, ShareBars
 from ..state import FittedState
 from ..style import HTML_CSS
 from .proposal_view import ProposalView
-from .widgets import plain
+from .widgets import in_one_message, plain
 
 __all__ = ["FittedState", "FittedView"]
 
@@ -64,7 +64,7 @@ class FittedView(Viewer):
         self.order = pn.widgets.TextInput(
             label="Reorder its states (e.g. 2,1,3)", width=190, css_classes=["effdim-order"]
         )
-        self.order.param.watch(self._reorder, "value")
+        self.order.param.watch(in_one_message(self._reorder), "value")
         self.stats = pn.pane.HTML(
             "", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"], stylesheets=[HTML_CSS, STATS_CSS]
         )

@@ -15,6 +15,7 @@ from panel.viewable import Viewer
 
 from ..state import ProposalState
 from ..style import HTML_CSS
+from .widgets import in_one_message
 
 __all__ = ["ProposalView"]
 
@@ -31,9 +32,9 @@ class ProposalView(Viewer):
         self.apply = pn.widgets.Button(label="Apply proposed model", color="primary", width=180)
         self.dismiss = pn.widgets.Button(label="Dismiss", width=90)
         self.undo = pn.widgets.Button(label="Undo", width=90)
-        self.apply.on_click(lambda _: state.apply())
-        self.dismiss.on_click(lambda _: state.dismiss())
-        self.undo.on_click(lambda _: state.undo())
+        self.apply.on_click(in_one_message(lambda _: state.apply()))
+        self.dismiss.on_click(in_one_message(lambda _: state.dismiss()))
+        self.undo.on_click(in_one_message(lambda _: state.undo()))
         state.param.watch(self._show, ["pending", "text", "applied"])
         self._show()
 

@@ -135,7 +135,7 @@ class JobLine(Viewer):
             css_classes=["effdim-job-cancel", f"effdim-{name}-cancel"],
             stylesheets=[BUTTON_CSS],
         )
-        self.cancel.on_click(lambda _: self._job() and self._job().cancel())
+        self.cancel.on_click(in_one_message(lambda _: self._job() and self._job().cancel()))
         self.row.objects = [self.bar, self.text, self.cancel]
 
     def _job(self):
