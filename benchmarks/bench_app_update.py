@@ -25,7 +25,11 @@ It then times ``--uploads`` uploads of the bundled Stouffer-Toby file on the
 Data tab (``upload``): from the file input's event (the file chosen) to the
 frame in which the data message shows its 216 rows, each after 2.5 s without
 input, as after a file dialog (FilePond's painter is then quiet:
-``effdim_app/quiet_filepond.js``). The edit targets do not apply to it.
+``effdim_app/quiet_filepond.js``); then ``--tab-opens`` first openings of the
+Data & scores tab (``open Data tab``), each on a fresh page (a session builds
+the tab the first time it is opened): from the click on the tab to the frame
+in which its "Load data set" button is painted. The edit targets apply to
+neither.
 
 ``--jupyterlab`` times the same three actions on ``effdim_app.app(model)``
 in a notebook cell of a real JupyterLab (temporary directories, every
@@ -220,6 +224,47 @@ def time_uploads(page, count: int) -> list[float]:
     return times
 
 
+#: Arms the timing of a first opening of the Data & scores tab: from the next pointer down (the click on the tab) to
+#: the frame in which the tab's "Load data set" button is painted (the tab's views arrive in one message).
+ARM_TAB_OPEN = """() => {
+  window.__effdimT0 = null; window.__effdimMs = null;
+  document.addEventListener('pointerdown', (e) => { window.__effdimT0 = e.timeStamp; }, {capture: true, once: true});
+  const painted = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.tagName === 'BUTTON' && el.textContent.trim() === 'Load data set' && el.getClientRects().length) return true;
+      if (el.shadowRoot && painted(el.shadowRoot)) return true;
+    }
+    return false;
+  };
+  const tick = () => {
+    if (window.__effdimT0 !== null && painted(document)) {
+      requestAnimationFrame(() => { window.__effdimMs = performance.now() - window.__effdimT0; });
+      return;
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
+def time_tab_opens(browser, url: str, count: int) -> list[float]:
+    """Click on "Data & scores" -> its "Load data set" button painted, on ``count`` fresh pages."""
+    from pages import data_tab
+
+    times = []
+    for _ in range(count):
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(url)
+        page.locator(".effdim-dims .tabulator-row").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)  # the page settled, as when a student reads it before moving on
+        page.evaluate(ARM_TAB_OPEN)
+        data_tab(page)
+        page.wait_for_function("() => window.__effdimMs !== null", polling="raf", timeout=30_000)
+        times.append(page.evaluate("() => window.__effdimMs") / 1000)
+        page.close()
+    return times
+
+
 #: What ``--browser`` times, in this order per edit.
 ACTIONS = ("click", "states", "apply")
 
@@ -374,9 +419,10 @@ def time_served(
     real: bool = False,
     trace: str | None = None,
     uploads: int = 0,
+    tab_opens: int = 0,
 ) -> dict[str, list[float]]:
     """:func:`time_edits`, :func:`time_shapes` and ``uploads`` times :func:`time_uploads` on the served page at
-    1366x768.
+    1366x768, then ``tab_opens`` times :func:`time_tab_opens`.
 
     ``real``: against the ``effdim app`` command itself, in a subprocess (its
     template, job runner, collector tuning and logging), the page opened with
@@ -426,6 +472,9 @@ def time_served(
                 browser.stop_tracing()
             if uploads:
                 times["upload"] = time_uploads(page, uploads)
+            page.close()
+            if tab_opens:
+                times["open Data tab"] = time_tab_opens(browser, url, tab_opens)
             browser.close()
     finally:
         stop()
@@ -506,9 +555,9 @@ def time_bare_panel(page, count: int) -> list[float]:
     return times
 
 
-#: Actions the edit targets do not apply to: a bare Panel app's round trip, and an upload (a file read in a
-#: worker process, its columns laid out).
-UNTARGETED = ("bare Panel", "upload")
+#: Actions the edit targets do not apply to: a bare Panel app's round trip, an upload (a file read in a worker
+#: process, its columns laid out) and a tab's first opening (its views built).
+UNTARGETED = ("bare Panel", "upload", "open Data tab")
 
 
 def _print_browser(title: str, results: dict[str, list[float]]) -> None:
@@ -548,6 +597,9 @@ def main() -> None:
     parser.add_argument("--browser-only", action="store_true", help="skip the server-side timings")
     parser.add_argument("--browser-nodes", type=int, default=20, help="tree size for --browser and --jupyterlab")
     parser.add_argument("--uploads", type=int, default=10, help="uploads timed after the edits with --browser")
+    parser.add_argument(
+        "--tab-opens", type=int, default=10, help="first openings of the Data & scores tab timed with --browser"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
@@ -560,7 +612,9 @@ def main() -> None:
         where = "`effdim app` (subprocess)" if args.real else "pn.serve in a thread"
         _print_browser(
             f"served by {where}, headless Chromium, {n} nodes, event -> pixels (ms):",
-            time_served(model, args.edits, rng, real=args.real, trace=args.trace, uploads=args.uploads),
+            time_served(
+                model, args.edits, rng, real=args.real, trace=args.trace, uploads=args.uploads, tab_opens=args.tab_opens
+            ),
         )
     if args.jupyterlab:
         _print_browser(

@@ -128,3 +128,17 @@ def test_every_button_sends_what_its_click_changes_as_one_message():
         if getattr(fn, "__code__", None) is not one_message and not inspect.iscoroutinefunction(fn)
     ]
     assert not loose, f"clicks whose changes go out one by one: {loose}"
+
+
+def test_the_data_tab_opens_without_tables_and_makes_each_when_it_has_rows():
+    """A hidden Tabulator still costs the browser its build: the Data & scores tab's four tables, empty on a new
+    page, were about 0.4 s of its first opening (docs/dashboard.md, "Opening the Data & scores tab")."""
+    import panel as pn
+
+    app = create_app("5(3(2,2),2,3(2,2))")
+    app.tabs.active = 1
+    tab = app.tabs[1]
+    assert not tab.select(pn.widgets.Tabulator)
+    assert app.data.load_bundled("hlc-figure2")
+    (table,) = tab.select(pn.widgets.Tabulator)  # the data's columns, shown with their rows
+    assert table.visible and list(table.value["column"]) == list(app.data.dataset.columns)

@@ -17,7 +17,7 @@ from ..figures import ClimbCurve, ScoreCurves
 from ..state import CS_PRIORS, SHOWN_SCORES, DataState, ScoresState
 from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
 from .tree_view import TreeFigure
-from .widgets import JobLine, heading, html, in_one_message, labelled, message, plain, typed
+from .widgets import JobLine, TableOnDemand, heading, html, in_one_message, labelled, message, plain, typed
 
 __all__ = ["DataPanel", "ScoresPanel"]
 
@@ -74,7 +74,7 @@ class DataPanel(Viewer):
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
         self.load_bundled.on_click(in_one_message(lambda _: state.load_bundled(self.bundled.value)))
         # the values wrap in their cell: a column of six long labels was cut at the panel's edge
-        self.columns = pn.widgets.Tabulator(
+        self.columns = TableOnDemand(
             typed(**DATA_COLUMNS),
             show_index=False,
             disabled=True,
@@ -84,7 +84,6 @@ class DataPanel(Viewer):
             widths={"column": 100, "states": 80},
             formatters={"values": {"type": "textarea"}},
             max_height=220,
-            visible=False,
         )
         self.message = message(state)
         self.load_job = JobLine(state, "load_job")
@@ -151,7 +150,7 @@ class DataPanel(Viewer):
         if state.dataset is None:
             return
         self.use.param.update(options=labelled(state.full.columns), value=list(state.columns), visible=True)
-        self.columns.param.update(value=state.columns_frame(), visible=True)
+        self.columns.show(state.columns_frame())
         column = self.order_column.value if self.order_column.value in state.columns else state.columns[0]
         self.order_column.param.update(options=list(state.columns), value=column)
         self._show_order()
@@ -210,7 +209,7 @@ class ScoresPanel(Viewer):
             css_classes=["effdim-mapping"],
             stylesheets=[TOGGLE_CSS],
         )
-        self.leaf_map = pn.widgets.Tabulator(
+        self.leaf_map = TableOnDemand(
             typed(**LEAF_COLUMNS),
             show_index=False,
             disabled=True,
@@ -218,7 +217,6 @@ class ScoresPanel(Viewer):
             sizing_mode="stretch_width",
             layout="fit_data_stretch",
             max_height=200,
-            visible=False,
         )
         self.mismatch = pn.pane.Alert(
             "", alert_type="danger", visible=False, sizing_mode="stretch_width", stylesheets=[ALERT_CSS]
@@ -297,7 +295,7 @@ class ScoresPanel(Viewer):
         # visibility is toggled on wrapping columns, not on the rendered plots themselves
         self.plot_box = pn.Column(sizing_mode="stretch_width", margin=0, visible=False, css_classes=["effdim-curves"])
         self.climb_box = pn.Column(sizing_mode="stretch_width", margin=0, visible=False, css_classes=["effdim-climb"])
-        self.table = pn.widgets.Tabulator(
+        self.table = TableOnDemand(
             typed(**RESULT_COLUMNS),
             show_index=False,
             disabled=True,
@@ -306,7 +304,6 @@ class ScoresPanel(Viewer):
             sizing_mode="stretch_width",
             layout="fit_data_table",
             css_classes=["effdim-results"],
-            visible=False,
             header_align={c: "right" for c in RESULT_COLUMNS},
             text_align={c: "right" for c in RESULT_COLUMNS},
             configuration={"columnDefaults": {"resizable": False}},
@@ -320,14 +317,13 @@ class ScoresPanel(Viewer):
             visible=False,
             width=220,
         )
-        self.path = pn.widgets.Tabulator(
+        self.path = TableOnDemand(
             typed(**PATH_COLUMNS),
             show_index=False,
             disabled=True,
             selectable=False,
             sizing_mode="stretch_width",
             layout="fit_data_stretch",
-            visible=False,
         )
         state.param.watch(self._update_inputs, ["mismatch", "leaf_map", "node", "mapping"])
         state.models.param.watch(self._update_inputs, ["effective"])
@@ -363,9 +359,9 @@ class ScoresPanel(Viewer):
         if state.leaf_map:
             frame = pd.DataFrame(state.leaf_map, columns=["leaf", "column", "leaf states", "column states"])
             frame["leaf states"] = frame["leaf states"].astype("Int64")
-            self.leaf_map.param.update(value=frame, visible=True)
+            self.leaf_map.show(frame)
         else:
-            self.leaf_map.visible = False
+            self.leaf_map.hide()
         self._update_running()
         items = "".join(f"<li>{plain(m)}</li>" for m in state.mismatch)
         self.mismatch.param.update(
@@ -407,10 +403,7 @@ class ScoresPanel(Viewer):
             keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in scored.columns]
             frame = scored[keep].rename(columns={"card": "|H|", **labels})
             floats = {c: TWO_DECIMALS for c in ["loglik", *labels.values()] if c in frame.columns}
-            # shown before its rows arrive: Tabulator draws no rows into a hidden table, and showing it again with
-            # the same rows (Undo bringing a sweep back) does not draw them
-            self.table.visible = True
-            self.table.param.update(value=frame, formatters=floats)
+            self.table.show(frame, formatters=floats)
             self.download.visible = True
             notes = state.pick_notes()
             cells = "".join(
@@ -425,13 +418,13 @@ class ScoresPanel(Viewer):
                 f"<small>CS and CS+ with the Dirichlet prior {plain(prior)}</small>"
             )
         else:
-            self.table.visible = False
+            self.table.hide()
             self.download.visible = False
             self.best.object = ""
         climb = state.climb
         if climb is not None:
             path = state.climb_frame()
-            self.path.param.update(value=path, formatters={"score": TWO_DECIMALS, "loglik": TWO_DECIMALS}, visible=True)
+            self.path.show(path, formatters={"score": TWO_DECIMALS, "loglik": TWO_DECIMALS})
             if self.climb_curve is None:
                 self.climb_curve = ClimbCurve()
                 self.climb_box.objects = [
@@ -440,7 +433,7 @@ class ScoresPanel(Viewer):
             with pn.io.unlocked():
                 self.climb_curve.update(path, climb.score)
         else:
-            self.path.visible = False
+            self.path.hide()
         self.climb_box.visible = climb is not None
         self.plot_box.visible = climb is None and bool(state.results)
         self.plot_hint.visible = climb is None and not state.results
