@@ -293,7 +293,8 @@ def create_app(
 
 
 def app(model: HLCModel | str | None = None):
-    """The dashboard for display in a notebook (loads the Panel extensions first).
+    """The dashboard for display in a notebook (loads the Panel extensions first, and starts the worker
+    processes of its jobs in a thread: the first sweep does not wait for them).
 
     Served (``pn.serve(effdim_app.app)``), each session gets the templated page.
     """
@@ -302,4 +303,5 @@ def app(model: HLCModel | str | None = None):
     dashboard = create_app(model)
     if pn.state.served:
         return dashboard.template()
+    dashboard.models.jobs.warm_up(wait=False)  # else the kernel's first job waits about a second for them
     return dashboard

@@ -287,6 +287,29 @@ def test_a_warm_up_without_waiting_starts_the_forkserver_beside_its_caller(tmp_p
     assert float(returned) < 0.5 and forkservers == "1", done.stderr
 
 
+NOTEBOOK_DASHBOARD = """
+import time, psutil
+import effdim_app
+
+if __name__ == "__main__":
+    effdim_app.app("3:2,2,2")  # as in a notebook's cell; no job run
+    start = time.monotonic()
+    forkservers = lambda: [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+    while not forkservers() and time.monotonic() - start < 60:
+        time.sleep(0.05)
+    print(len(forkservers()), flush=True)
+"""
+
+
+def test_a_notebook_dashboard_starts_its_worker_processes_before_its_first_job(tmp_path):
+    """In a notebook the first sweep waited for the forkserver's start (1.35 s against 0.28 s after, in a
+    JupyterLab kernel): ``effdim_app.app`` starts it beside the kernel as the dashboard is shown."""
+    script = tmp_path / "notebook.py"
+    script.write_text(NOTEBOOK_DASHBOARD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["1"], done.stderr
+
+
 SERVER_THAT_COUNTS_ITS_RUNS = """
 import asyncio, sys
 sys.path.insert(0, {tests!r})
