@@ -96,7 +96,7 @@ class EffdimApp(Viewer):
         self.models = ModelState(model, limits=limits, jobs=jobs)
         self.data = DataState(max_bytes=limits.upload_bytes, jobs=jobs)
         self.scores = ScoresState(self.models, self.data, jobs=jobs)
-        self.data.in_one_update = self.scores.in_one_update = one_message
+        self.models.in_one_update = self.data.in_one_update = self.scores.in_one_update = one_message
         self.tree = TreeView(self.models, height=340)
         self.model_panel = ModelPanel(self.models)
         self.selection = SelectionPanel(self.models)

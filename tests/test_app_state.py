@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -480,8 +481,20 @@ def test_heavy_dimensions_run_as_a_job_and_arrive_later():
     from effdim_app.config import ServerLimits
     from effdim_app.jobs import JobRunner
 
+    held, report_set_while = [], []
+
+    @contextlib.contextmanager
+    def in_one_update():  # as the dashboard's one_message: everything the job's end changes goes out together
+        held.append(True)
+        try:
+            yield
+        finally:
+            held.pop()
+
     async def go():
         s = ModelState(FIG2, limits=ServerLimits(quick_ms=0), jobs=JobRunner(workers=1))
+        s.in_one_update = in_one_update
+        s.param.watch(lambda _: report_set_while.append(bool(held)), "report")
         s.load_notation("4:3,3,3,3")
         job, early = s.de_job, s.report
         await job
@@ -490,6 +503,7 @@ def test_heavy_dimensions_run_as_a_job_and_arrive_later():
     s, job, early = run(go())
     assert early.de is None and early.ds == s.report.ds  # closed forms at once
     assert job.state == "done" and s.de_job is None and s.de_note == ""
+    assert report_set_while == [False, True], "the exact de was shown outside one update"
     from effdim import dimensions
 
     assert s.report.de == dimensions(parse_model("4:3,3,3,3")).de and s.report.de_status == "proven"

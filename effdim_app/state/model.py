@@ -35,6 +35,7 @@ from ..logs import swallowed
 from .model_edits import ModelEdits
 from .shared import (
     MESSAGE_KINDS,
+    NOTHING_HELD,
     REPORTS,
     cached_regularize,
     cached_standard_dimension,
@@ -103,6 +104,7 @@ class ModelState(ModelEdits, param.Parameterized):
         self._derived_for: tuple | None = None
         self._verify_token = 0
         self._pending: HLCModel | None = None
+        self.in_one_update = NOTHING_HELD  # how the end of an exact-de or whole-tree-rank job reaches the screen
         self.param.update(**self._derive(model, self.selected))
         self._start_pending()
 
@@ -209,6 +211,10 @@ class ModelState(ModelEdits, param.Parameterized):
     def _finish_de(self, job: Job, model: HLCModel) -> None:
         if self.de_job is not job:  # the model changed meanwhile: another job or none
             return
+        with self.in_one_update():
+            self._show_de(job, model)
+
+    def _show_de(self, job: Job, model: HLCModel) -> None:
         if job.state == "done":
             REPORTS.put((model, "local"), job.result)
             self.param.update(report=job.result, de_note="", de_job=None, revision=self.revision + 1)
@@ -258,7 +264,8 @@ class ModelState(ModelEdits, param.Parameterized):
         if how == "refuse":
             self._say(f"The direct rank was not computed: {why}.", "warning")
             return None
-        self.param.update(direct_running=True)
+        with self.in_one_update():
+            self.param.update(direct_running=True)
         if self.jobs is None:
             try:
                 report = tasks.dimensions_task(model, direct=True, max_bytes=self.limits.job_bytes)
@@ -275,14 +282,16 @@ class ModelState(ModelEdits, param.Parameterized):
             report = await job
             if self.direct_job is not job:  # the model changed meanwhile
                 return None
-            self.param.update(direct_job=None, direct_running=False)
             if job.state != "done":
-                self._say(f"The direct rank was not computed: {job.error}", "danger")
+                with self.in_one_update():
+                    self.param.update(direct_job=None, direct_running=False)
+                    self._say(f"The direct rank was not computed: {job.error}", "danger")
                 return None
-        self.param.update(direct_running=False)
-        if token != self._verify_token:
-            return None
-        self.direct = report
+        with self.in_one_update():
+            self.param.update(direct_job=None, direct_running=False)
+            if token != self._verify_token:
+                return None
+            self.direct = report
         return report
 
     @property
