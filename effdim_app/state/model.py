@@ -266,6 +266,7 @@ class ModelState(ModelEdits, param.Parameterized):
             return None
         with self.in_one_update():
             self.param.update(direct_running=True)
+        failed = None  # why the job computed no report
         if self.jobs is None:
             try:
                 report = tasks.dimensions_task(model, direct=True, max_bytes=self.limits.job_bytes)
@@ -283,12 +284,12 @@ class ModelState(ModelEdits, param.Parameterized):
             if self.direct_job is not job:  # the model changed meanwhile
                 return None
             if job.state != "done":
-                with self.in_one_update():
-                    self.param.update(direct_job=None, direct_running=False)
-                    self._say(f"The direct rank was not computed: {job.error}", "danger")
-                return None
+                failed = job.error
         with self.in_one_update():
             self.param.update(direct_job=None, direct_running=False)
+            if failed is not None:
+                self._say(f"The direct rank was not computed: {failed}", "danger")
+                return None
             if token != self._verify_token:
                 return None
             self.direct = report
