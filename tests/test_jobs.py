@@ -262,13 +262,15 @@ if __name__ == "__main__":  # multiprocessing may run this file again in a worke
 """
 
 
-WARM_UP_BESIDE = """
+#: A process that imports ``{setup}``, runs ``{start}`` and prints how long that took and how many forkservers it
+#: has once one started (or after 60 s).
+FORKSERVER_STARTED_BY = """
 import time, psutil
-from effdim_app.jobs import JobRunner
+{setup}
 
 if __name__ == "__main__":
     start = time.monotonic()
-    JobRunner(workers=1).warm_up(wait=False)
+    {start}
     returned = time.monotonic() - start
     forkservers = lambda: [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
     while not forkservers() and time.monotonic() - start < 60:
@@ -277,37 +279,32 @@ if __name__ == "__main__":
 """
 
 
+def _forkservers_started_by(setup: str, statement: str, tmp_path) -> tuple[float, int, str]:
+    """Seconds ``statement`` took in a fresh process after ``setup``, the forkservers that process then has, and
+    its stderr."""
+    script = tmp_path / "start.py"
+    script.write_text(FORKSERVER_STARTED_BY.format(setup=setup, start=statement))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    returned, forkservers = done.stdout.split() or ("nan", "0")
+    return float(returned), int(forkservers), done.stderr
+
+
 def test_a_warm_up_without_waiting_starts_the_forkserver_beside_its_caller(tmp_path):
     """``panel serve``'s runner is made with the first page, on the event loop: it starts the forkserver (an
     import of the engine, about a second) in a thread, not at the first job and not on the loop."""
-    script = tmp_path / "warm.py"
-    script.write_text(WARM_UP_BESIDE)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
-    returned, forkservers = done.stdout.split()
-    assert float(returned) < 0.5 and forkservers == "1", done.stderr
-
-
-NOTEBOOK_DASHBOARD = """
-import time, psutil
-import effdim_app
-
-if __name__ == "__main__":
-    effdim_app.app("3:2,2,2")  # as in a notebook's cell; no job run
-    start = time.monotonic()
-    forkservers = lambda: [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
-    while not forkservers() and time.monotonic() - start < 60:
-        time.sleep(0.05)
-    print(len(forkservers()), flush=True)
-"""
+    returned, forkservers, stderr = _forkservers_started_by(
+        "from effdim_app.jobs import JobRunner", "JobRunner(workers=1).warm_up(wait=False)", tmp_path
+    )
+    assert returned < 0.5 and forkservers == 1, stderr
 
 
 def test_a_notebook_dashboard_starts_its_worker_processes_before_its_first_job(tmp_path):
     """In a notebook the first sweep waited for the forkserver's start (1.35 s against 0.28 s after, in a
     JupyterLab kernel): ``effdim_app.app`` starts it beside the kernel as the dashboard is shown."""
-    script = tmp_path / "notebook.py"
-    script.write_text(NOTEBOOK_DASHBOARD)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split() == ["1"], done.stderr
+    _, forkservers, stderr = _forkservers_started_by(
+        "import effdim_app", 'effdim_app.app("3:2,2,2")  # as in a notebook\'s cell; no job run', tmp_path
+    )
+    assert forkservers == 1, stderr
 
 
 SERVER_THAT_COUNTS_ITS_RUNS = """
