@@ -8,8 +8,9 @@ the browser applies and lays out the page once per message; sent together
 dashboard as ``effdim app`` does (one job runner, worker processes), opens it
 in headless Chromium (Debian's ``/usr/bin/chromium`` via Playwright) and, for
 each of ``--repeats`` fresh pages, loads the first bundled data set with "Load
-data set", uploads the Stouffer-Toby data, then sweeps |X| = 1..3. Per action it counts the Bokeh document messages the page received
-(``PATCH-DOC`` frames) and reads Chrome's own counters (``Performance.getMetrics``):
+data set", uploads the Stouffer-Toby data, then sweeps |X| = 1..3. Per action
+it counts the Bokeh document messages the page received (``PATCH-DOC`` frames)
+and reads Chrome's own counters (``Performance.getMetrics``):
 main-thread task time, style recalculations and layouts; and, on the server, the
 longest block of changes the action made (``effdim_app.views.widgets.one_update``,
 timed around its walk of the page's models: a user's action or a job's end),
