@@ -57,7 +57,7 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
                 state.steps,
                 0,
                 f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
-                f"{state.candidates} candidates tried; "
+                f"{state.candidates} candidate{'s' if state.candidates != 1 else ''} tried; "
                 f"best so far {label} {state.score:,.2f}",
                 format_model(state.model),
             )
