@@ -65,6 +65,8 @@ def test_a_running_job_shows_progress_line_and_cancel():
 
 
 def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one():
+    import panel as pn
+
     from effdim import parse_model
     from effdim_app.views import ScoresPanel
 
@@ -72,13 +74,14 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
     scores = app.scores
     panel = ScoresPanel(scores)  # the app builds its own when the Data tab first opens
     panel.__panel__().get_root(Document())
-    assert not panel.learned_box.visible
+    assert not panel.learned_box.visible and panel.learned_drawing is None  # no figure until a search sends a tree
     scores.param.update(
         learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,E:2,H3:3(F:2,G:2))"),
         learned_note="Best tree so far (3 hidden nodes)",
     )
     drawn = panel.learned_drawing._nodes.data
     assert panel.learned_box.visible and "Best tree so far" in panel.learned_note.object
+    assert len(panel.learned_box.select(pn.pane.Bokeh)) == 1
     assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
     scores.param.update(learned_tree=None, learned_note="")
     assert not panel.learned_box.visible
@@ -130,15 +133,17 @@ def test_every_button_sends_what_its_click_changes_as_one_message():
     assert not loose, f"clicks whose changes go out one by one: {loose}"
 
 
-def test_the_data_tab_opens_without_tables_and_makes_each_when_it_has_rows():
+def test_the_data_tab_opens_without_tables_or_figures_and_makes_each_when_it_has_rows():
     """A hidden Tabulator still costs the browser its build: the Data & scores tab's four tables, empty on a new
-    page, were about 0.4 s of its first opening (docs/dashboard.md, "Opening the Data & scores tab")."""
+    page, were about 0.4 s of its first opening; a hidden figure is laid out again with every change the page
+    receives (docs/dashboard.md, "Opening the Data & scores tab")."""
     import panel as pn
 
     app = create_app("5(3(2,2),2,3(2,2))")
     app.tabs.active = 1
     tab = app.tabs[1]
     assert not tab.select(pn.widgets.Tabulator)
+    assert not tab.select(pn.pane.Bokeh)
     assert app.data.load_bundled("hlc-figure2")
     (table,) = tab.select(pn.widgets.Tabulator)  # the data's columns, shown with their rows
     assert table.visible and list(table.value["column"]) == list(app.data.dataset.columns)

@@ -279,11 +279,11 @@ class ScoresPanel(Viewer):
         )
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = message(state, keep_height=False)
-        self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
+        # the search's live drawing, built with the first tree a search sends: a figure in the page, even hidden,
+        # is laid out again with every change the page receives (a job's progress too), at a cost to the browser
+        self.learned_drawing: TreeFigure | None = None
         self.learned_note = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-learned"])
-        self.learned_box = pn.Column(
-            self.learned_note, self.learned_drawing.pane, sizing_mode="stretch_width", margin=0, visible=False
-        )
+        self.learned_box = pn.Column(self.learned_note, sizing_mode="stretch_width", margin=0, visible=False)
         # Bokeh figures updated in place, each built with the first results it shows (effdim_app.figures)
         self.curves: ScoreCurves | None = None
         self.climb_curve: ClimbCurve | None = None
@@ -385,7 +385,12 @@ class ScoresPanel(Viewer):
         """Draw the structure search's best tree so far, then its result (ScoresState.learned_tree)."""
         tree = self.state.learned_tree
         if tree is not None:
-            self.learned_drawing.draw(model_data(tree))
+            if self.learned_drawing is None:
+                self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
+                self.learned_drawing.draw(model_data(tree))
+                self.learned_box.append(self.learned_drawing.pane)
+            else:
+                self.learned_drawing.draw(model_data(tree))
             self.learned_note.object = f"<b>{plain(self.state.learned_note)}</b>"
         self.learned_box.visible = tree is not None
 
