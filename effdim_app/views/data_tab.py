@@ -385,12 +385,12 @@ class ScoresPanel(Viewer):
         """Draw the structure search's best tree so far, then its result (ScoresState.learned_tree)."""
         tree = self.state.learned_tree
         if tree is not None:
-            if self.learned_drawing is None:
+            first = self.learned_drawing is None
+            if first:
                 self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
-                self.learned_drawing.draw(model_data(tree))
+            self.learned_drawing.draw(model_data(tree))
+            if first:  # shown with its first tree
                 self.learned_box.append(self.learned_drawing.pane)
-            else:
-                self.learned_drawing.draw(model_data(tree))
             self.learned_note.object = f"<b>{plain(self.state.learned_note)}</b>"
         self.learned_box.visible = tree is not None
 

@@ -14,17 +14,17 @@ from effdim.distribution import random_parameters, sample
 
 pytestmark = pytest.mark.browser
 
-#: A known latent tree over 8 columns (binary and ternary). On 1,000 rows of it (seed 7) the search accepts two moves
-#: within its first 0.5 s of CPU on this machine, each a new best tree, then tries candidates for ~5 s more until no move
+#: A known latent tree over 8 columns (binary and ternary). On 1,000 rows of it (seed 7) the search accepts two
+#: moves within its first 0.5 s of CPU, each a new best tree, then tries candidates for about 5 s more until no move
 #: improves it: three trees to draw while it runs, and an end that does not depend on the machine's load (a search
 #: stopped by a time limit did, and the test failed a correct page when a loaded machine starved the job).
 TRUTH = "H1:2(H2:2(A:3,B:2,C:3,D:2),E:3,F:2,G:2,I:2)"
 
 # Every tree the live drawing (the Bokeh figure named "effdim-learned-tree") shows, read in the page every 25 ms (a
 # poll from the test could miss one shown briefly): window.effdimDrawings gets [[node, kind, x, y, label], ...] and
-# the status line (the element the recorder is given) then, each time either changes (positions and labels too: a relocation or a new state redraws the
-# same nodes elsewhere or relabelled). The drawing is read before the status line: if the job still runs, it ran
-# when the drawing was read.
+# the status line then (the element the recorder is given), each time the drawing changes (positions and labels
+# too: a relocation or a new state redraws the same nodes elsewhere or relabelled). The drawing is read before the
+# status line: if the job still runs, it ran when the drawing was read.
 RECORD_DRAWINGS = """
 (statusLine) => {
   const nodes = () => {
