@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pages import TIMEOUT, data_tab, open_app, stat, sweep_stouffer_toby, upload
+from pages import POLL, TIMEOUT, data_tab, open_app, stat, sweep_stouffer_toby, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -88,7 +88,11 @@ def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_th
     status = page.locator(".effdim-status")
     status.evaluate(RECORD_DRAWINGS)
     page.get_by_role("button", name="Learn structure").click()
-    expect(status).to_contain_text("running")
+    page.wait_for_function(  # the first tree drawn while the search runs, for the screenshot
+        "() => window.effdimDrawings.some((d) => d.nodes.length && d.status.includes('running'))",
+        timeout=TIMEOUT,
+        polling=POLL,
+    )
     page.screenshot(path=str(shots / "learn-structure-live.png"))
     expect(status).to_contain_text("Structure learned", timeout=TIMEOUT)
     drawings = page.evaluate("window.effdimDrawings")
