@@ -706,6 +706,21 @@ def test_learn_structure_opens_the_learned_tree_in_the_editor_and_undo_brings_ba
     assert scores.learned_tree is None and scores.learned_note == ""
 
 
+def test_a_structure_search_stopped_by_its_time_says_so_and_opens_its_best_tree(monkeypatch):
+    """The search gets the computation's time limit less a margin; stopped by it, it still opens its best tree
+    and says why it ended."""
+    from effdim_app.jobs import JobRunner
+    from effdim_app.state import scores as scores_module
+
+    monkeypatch.setattr(scores_module, "SEARCH_MIN_SECONDS", 0.3)
+    m, d = ModelState(FIG2), DataState()
+    s = ScoresState(m, d, restarts=1, jobs=JobRunner(workers=1, timeout=4.0))  # a search of 0.3 s
+    d.load_bundled("hlc-figure2")
+    learned = run(s.run_learn())
+    assert learned is not None and learned.stopped == "max_time"
+    assert "the time limit ended the search" in s.status and m.model == learned.model
+
+
 def test_learn_structure_needs_data():
     s = ScoresState(ModelState(FIG2), DataState())
     assert run(s.run_learn()) is None
