@@ -35,11 +35,7 @@ SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
 CS_PRIORS: dict[str, str] = {
     str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))
 }
-
-#: A structure search stops with its best tree so far this many seconds before the computation's time limit (a
-#: search stopped by the limit would end with nothing), and is given at least ``SEARCH_MIN_SECONDS``.
-SEARCH_END_MARGIN_SECONDS = 5.0
-SEARCH_MIN_SECONDS = 5.0
+SEARCH_MIN_SECONDS = 5.0  # a structure search's shortest time; it stops 5 s before the computation's time limit
 
 
 def _hidden_count(model: HLCModel) -> str:
@@ -373,7 +369,7 @@ class ScoresState(param.Parameterized):
             self.param.update(message="Load a data set first.", message_kind="warning")
             return None
         label = SCORES[self.learn_score].label
-        budget = max(SEARCH_MIN_SECONDS, self.jobs.timeout - SEARCH_END_MARGIN_SECONDS)
+        budget = max(SEARCH_MIN_SECONDS, self.jobs.timeout - 5.0)  # stop with the best tree before the job's limit
         self.param.update(learned_tree=None, learned_note="")
 
         def show(learned):
