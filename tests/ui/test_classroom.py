@@ -80,13 +80,6 @@ def test_projector_mode_reflows_without_cutting_anything_off(page: Page, app_url
     page.screenshot(path=str(shots / f"17-projector-{width}.png"))
 
 
-def test_projector_log_beside_the_tree(page: Page, app_url):
-    open_app(page, app_url + f"?projector=1&model={PRESETS[IRREGULAR]}")
-    expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(3, timeout=TIMEOUT)
-    tree, log = box(page, ".bk-Canvas"), box(page, ".effdim-steps")
-    assert log["x"] >= tree["right"] - 5 and log["y"] < tree["bottom"], (tree, log)  # beside it, on screen
-
-
 @pytest.mark.exclusive  # the layout counts as settled when two reads 300 ms apart agree
 def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
     page.set_viewport_size({"width": 1024, "height": 768})  # the message's column sets the row's height

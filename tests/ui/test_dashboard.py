@@ -132,8 +132,7 @@ def test_two_sessions_do_not_share_state(page: Page, app_url):
     open_app(other, app_url)
     apply_notation(page, "2:3,3")
     expect(stat(page, "ds")).to_have_text("9", timeout=TIMEOUT)
-    other.reload()
-    open_app(other, app_url)
+    open_app(other, app_url)  # the other page opened again: a new session, with the default model
     expect(other.locator(".effdim-notation textarea")).to_have_value(FIG2)
     expect(stat(other, "ds")).to_have_text("41")
     apply_notation(other, "3:2,2,2,2")

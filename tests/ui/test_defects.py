@@ -262,7 +262,8 @@ def test_first_screen_says_what_the_numbers_are_irregular_totals_show_both_and_p
     page: Page, app_url, shots
 ):
     """The first screen's sentence; an irregular model's totals, its regular equivalent's and as drawn; the
-    projector switched on with it cuts nothing and scales every text."""
+    projector switched on with it cuts nothing, scales every text and puts the regularization log beside the
+    tree at 1366 px (tests/ui/test_classroom.py: under it where the window is narrower)."""
     open_app(page, app_url)
     expect(page.locator(".effdim-lead")).to_contain_text("ds counts a model's free parameters")
     apply_notation(page, IRREGULAR)
@@ -281,12 +282,14 @@ def test_first_screen_says_what_the_numbers_are_irregular_totals_show_both_and_p
     steps.scroll_into_view_if_needed()
     cut = cut_off(page)["cells"]
     assert cut == [], f"cut to '…': {cut}"
-    box = steps.bounding_box()
+    log = steps.bounding_box()
     rows = page.locator(".effdim-steps .tabulator-row")
     last = rows.last.bounding_box()
-    assert last["y"] + last["height"] <= box["y"] + box["height"] + 1, "the log's last row is cut"
+    assert last["y"] + last["height"] <= log["y"] + log["height"] + 1, "the log's last row is cut"
     assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
     assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary
+    tree = page.locator(".bk-Canvas").first.bounding_box()
+    assert log["x"] >= tree["x"] + tree["width"] - 5 and log["y"] < tree["y"] + tree["height"], (tree, log)  # beside it
 
 
 def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_url):

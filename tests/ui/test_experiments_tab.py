@@ -1,7 +1,10 @@
-"""The Experiments tab in headless Chromium: shipped results drawn, generator switchable."""
+"""The Experiments tab in headless Chromium: shipped results drawn, generator switchable; and every tab of the
+served page and of the notebook (inline) form loaded with each request to another host refused, none attempted
+(no web font, no CDN), on the same pages (a page open costs seconds of Chromium's CPU)."""
 
 import pytest
-from pages import POLL, TIMEOUT, open_app
+from jupyterlab_session import refuse_other_hosts
+from pages import POLL, TIMEOUT, console_errors, open_app
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -38,33 +41,6 @@ def frames_drawn(page: Page) -> dict:
     return heights
 
 
-def test_experiments_tab_shows_figures_and_table2(page: Page, app_url, shots):
-    open_app(page, app_url)
-    page.get_by_text("Experiments", exact=True).click()
-    expect(page.get_by_text("Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score")).to_be_visible(timeout=TIMEOUT)
-    expect(page.locator("table").filter(has_text="243k").first).to_be_visible(timeout=TIMEOUT)
-    # units, abbreviations and a takeaway per figure, in words
-    for said in ("in 1e-3 bits", "SS", "|X|", "docs/experiments.md"):
-        expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
-    expect(page.get_by_text("Takeaway:")).to_have_count(2)
-    page.wait_for_function(
-        f"() => ({TITLES})().includes('KL: 8:2,2,2,2, 10 replicates')", timeout=TIMEOUT, polling=POLL
-    )
-    page.wait_for_function(
-        f"() => ({TITLES})().some((t) => t.startsWith('KL of the selected model, 50 replicates'))",
-        timeout=TIMEOUT,
-        polling=POLL,
-    )
-    assert len(frames_drawn(page)) == 3
-    page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
-    page.wait_for_function(
-        f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT, polling=POLL
-    )
-    page.wait_for_timeout(500)  # the new panels' layout
-    assert "Selected |X|: 2:2,2,2,2" in frames_drawn(page)
-    page.screenshot(path=str(shots / "experiments.png"), full_page=True)
-
-
 # Per titled figure: its y scale, y range and the smallest and largest y of its drawn points.
 Y_EXTENTS = """
 () => {
@@ -93,8 +69,25 @@ OVERFLOW = """
 """
 
 
-def open_experiments(page: Page, url: str) -> None:
+def open_offline(page: Page, url: str) -> tuple[list[str], list[str]]:
+    """Open ``url`` with every request to another host refused, and its Data tab (the tabs are built on first
+    opening, and load their scripts then): the requests refused and the console's errors, as they grow."""
+    refused = []
+    refuse_other_hosts(page, refused)
+    errors = console_errors(page)
     open_app(page, url)
+    page.get_by_text("Data & scores", exact=True).click()
+    return refused, errors
+
+
+def assert_nothing_asked_of_another_host(page: Page, refused: list[str], errors: list[str]) -> None:
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+    assert errors == []
+    assert "Open Sans" not in page.evaluate("() => getComputedStyle(document.body).fontFamily")  # no web font
+
+
+def open_experiments(page: Page) -> None:
     page.get_by_text("Experiments", exact=True).click()
     # the figures take seconds to draw: the tab says so at once instead of staying blank
     expect(page.get_by_text("Drawing the Section 5 figures").first).to_be_visible(timeout=TIMEOUT)
@@ -113,21 +106,56 @@ def assert_kl_axes_fit_their_data(page: Page) -> None:
         assert e["end"] / e["start"] < 1000, (title, e)  # not stretched far beyond the data
 
 
-@pytest.mark.parametrize("width", [1366, 1024])
-def test_kl_plots_fit_their_data_and_the_tab_fits_the_page(page: Page, app_url, shots, width):
-    page.set_viewport_size({"width": width, "height": 768})
-    open_experiments(page, app_url)
-    assert_kl_axes_fit_their_data(page)
+def assert_the_tab_fits(page: Page) -> None:
     page.wait_for_timeout(500)  # the figures' layout
     content, shown = page.evaluate(OVERFLOW)
     assert content <= shown + 1, f"the Experiments tab is {content} px wide in {shown} px"
-    page.screenshot(path=str(shots / f"experiments-{width}.png"))
 
 
-def test_experiments_tab_fits_a_notebook_output(page: Page, inline_url):
+def test_experiments_tab_shows_figures_and_table2_fits_the_page_and_nothing_leaves_the_machine(
+    page: Page, app_url, shots
+):
+    """At 1366 px: the figures, Table 2, the KL plots' axes, the tab inside the page, the generator switched; the
+    served page's tabs loaded with no request to another host."""
+    refused, errors = open_offline(page, app_url)
+    open_experiments(page)
+    expect(page.get_by_text("Section 6: HLC 5,3,3:2,2,2,2,2, hill climbing per score")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("table").filter(has_text="243k").first).to_be_visible(timeout=TIMEOUT)
+    # units, abbreviations and a takeaway per figure, in words
+    for said in ("in 1e-3 bits", "SS", "|X|", "docs/experiments.md"):
+        expect(page.locator(".effdim-how-to-read, .markdown").filter(has_text=said).first).to_be_visible()
+    expect(page.get_by_text("Takeaway:")).to_have_count(2)
+    titles = page.evaluate(TITLES)
+    assert "KL: 8:2,2,2,2, 10 replicates" in titles, titles
+    assert any(t.startswith("KL of the selected model, 50 replicates") for t in titles), titles
+    assert len(frames_drawn(page)) == 3
+    assert_kl_axes_fit_their_data(page)
+    assert_the_tab_fits(page)
+    page.screenshot(path=str(shots / "experiments-1366.png"))
+
+    page.locator("select").filter(has_text="8:2,2,2,2").first.select_option("2:2,2,2,2")
+    page.wait_for_function(
+        f"() => ({TITLES})().includes('KL: 2:2,2,2,2, 10 replicates')", timeout=TIMEOUT, polling=POLL
+    )
+    page.wait_for_timeout(500)  # the new panels' layout
+    assert "Selected |X|: 2:2,2,2,2" in frames_drawn(page)
+    page.screenshot(path=str(shots / "experiments.png"), full_page=True)
+    assert_nothing_asked_of_another_host(page, refused, errors)
+
+
+def test_kl_plots_fit_their_data_and_the_tab_fits_the_page_at_1024_px(page: Page, app_url, shots):
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_app(page, app_url)
+    open_experiments(page)
+    assert_kl_axes_fit_their_data(page)
+    assert_the_tab_fits(page)
+    page.screenshot(path=str(shots / "experiments-1024.png"))
+
+
+def test_experiments_tab_fits_a_notebook_output_and_nothing_leaves_the_machine(page: Page, inline_url):
     page.set_viewport_size({"width": 930, "height": 768})
-    open_experiments(page, inline_url)
+    refused, errors = open_offline(page, inline_url)
+    open_experiments(page)
     assert_kl_axes_fit_their_data(page)  # the notebook form draws the same figures
-    page.wait_for_timeout(500)
-    content, shown = page.evaluate(OVERFLOW)
-    assert content <= shown + 1, f"the Experiments tab is {content} px wide in {shown} px"
+    assert_the_tab_fits(page)
+    assert_nothing_asked_of_another_host(page, refused, errors)

@@ -17,19 +17,15 @@ def message(page: Page):
     return page.locator(".effdim-message").first
 
 
-def test_a_notation_longer_than_the_box_takes_gets_a_length_message(page: Page, app_url):
+DEEP = "2(" * 1000 + "2" + ")" * 1000
+
+
+def test_a_notation_too_long_or_nested_a_thousand_deep_is_refused_in_the_message_area(page: Page, app_url):
     limit = ServerLimits().notation_chars
     open_app(page, app_url)
     apply_notation(page, "3:" + ",".join(["2"] * 10_000))  # 20,001 characters
     expect(message(page)).to_contain_text(f"the notation is longer than {limit:,} characters", timeout=TIMEOUT)
     expect(message(page)).not_to_contain_text("position")
-
-
-DEEP = "2(" * 1000 + "2" + ")" * 1000
-
-
-def test_a_notation_nested_a_thousand_deep_is_refused_in_the_message_area(page: Page, app_url):
-    open_app(page, app_url)
     apply_notation(page, DEEP)
     expect(message(page)).to_contain_text("nested more than 200 levels deep", timeout=TIMEOUT)
     expect(stat(page, "ds")).to_have_text("41")  # the model in use stays

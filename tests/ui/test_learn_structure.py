@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pages import POLL, TIMEOUT, data_tab, open_app, stat, sweep_stouffer_toby, upload
+from pages import POLL, TIMEOUT, data_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -56,35 +56,27 @@ RECORD_DRAWINGS = """
 """
 
 
-def test_learn_structure_runs_as_a_job_opens_the_tree_in_the_editor_and_marks_the_fit_shown(page: Page, app_url, shots):
-    """The learned tree replaces the model in the editor; the fitted view keeps the sweep's fit shown before,
-    said to no longer match the model on screen (as after any model change, tests/ui/test_tabs_fit.py)."""
-    open_app(page, app_url)
-    expect(stat(page, "ds")).to_have_text("41")
-    sweep_stouffer_toby(page, up_to=2)
-    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
-    stale = page.get_by_text("This fit no longer matches the model on screen")
-    expect(stale).to_have_count(0)
-    page.get_by_role("button", name="Learn structure").click()
-    status = page.locator(".effdim-status")
-    expect(status).to_contain_text("Structure learned", timeout=TIMEOUT)
-    page.screenshot(path=str(shots / "learn-structure.png"))
-    expect(status).to_contain_text("now in the tree editor")
-    expect(stale.last).to_be_visible(timeout=TIMEOUT)
-    page.get_by_text("Model & dimensions", exact=True).click()
-    notation = page.locator(".effdim-notation textarea")
-    for column in ("A", "B", "C", "D"):  # the learned tree's leaves are the data's columns
-        expect(notation).to_have_value(re.compile(rf"\b{column}:2\b"))
-    expect(stat(page, "ds")).not_to_have_text("41")
-
-
-def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_the_editor(page: Page, app_url, shots):
+def test_the_best_tree_is_drawn_while_the_search_runs_the_result_opens_in_the_editor_and_the_fit_shown_is_marked(
+    page: Page, app_url, shots
+):
+    """The search runs as a job and draws its best tree as it improves; the learned tree replaces the model in the
+    editor, and the fitted view keeps the sweep's fit shown before, said to no longer match the model on screen
+    (as after any model change, tests/ui/test_tabs_fit.py)."""
     data = sample(random_parameters(parse_model(TRUTH), 7), 1000, 8)
     csv = data.to_frame().to_csv(index=False).encode()
     open_app(page, app_url)
+    expect(stat(page, "ds")).to_have_text("41")
     data_tab(page)
     upload(page, "latent-tree.csv", csv)
     expect(page.get_by_text("1,000 rows")).to_be_visible(timeout=TIMEOUT)
+    to = page.locator(".effdim-card-max input")
+    to.fill("2")
+    to.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
+    stale = page.get_by_text("This fit no longer matches the model on screen")
+    expect(stale).to_have_count(0)
+
     status = page.locator(".effdim-status")
     status.evaluate(RECORD_DRAWINGS)
     page.get_by_role("button", name="Learn structure").click()
@@ -101,11 +93,14 @@ def test_the_best_tree_is_drawn_while_the_search_runs_and_the_result_opens_in_th
     hidden = [sum(kind == "hidden" for _, kind, *_ in nodes) for nodes in drawn_while_running]
     assert max(hidden) > 1, hidden
     assert len(drawn_while_running) > 1  # redrawn as the search improved the tree
+    expect(status).to_contain_text("now in the tree editor")
     expect(page.locator(".effdim-learned")).to_contain_text("now in the tree editor")
+    expect(stale.last).to_be_visible(timeout=TIMEOUT)
     page.screenshot(path=str(shots / "learn-structure-final.png"))
     page.get_by_text("Model & dimensions", exact=True).click()
     notation = page.locator(".effdim-notation textarea")
     expect(notation).to_have_value(re.compile(r"\bA:3\b"))
+    expect(stat(page, "ds")).not_to_have_text("41")
     in_editor = parse_model(notation.input_value())
     final = page.evaluate("window.effdimDrawings.at(-1).nodes")  # recorded long before the tab opened
     # the final drawing is the tree now in the editor, its leaves the data's columns
