@@ -1,13 +1,18 @@
 """CPU seconds a set of test files costs, by program (Chromium, Python, Playwright's driver), and its page opens.
 
-Runs ``python -m pytest -q -p no:cacheprovider ARGS`` (the suite's two workers unless ARGS say otherwise) and
+Runs ``python -m pytest -q -p no:cacheprovider ARGS`` (on the suite's workers unless ARGS say otherwise) and
 samples, ten times a second, every process descended from that pytest: its user + system time from
 ``/proc/PID/stat`` (threads that ended included). A process's last tenth of a second before it ends is missed.
 CPU seconds, unlike wall-clock ones, hardly grow when other processes share the cores, so a change to what
 the browser tests cost can be measured on a busy machine (CONTRIBUTING.md, "Running the tests"). The page
 opens are the calls of Playwright's ``Page.goto`` and ``Page.reload`` (a plugin this script loads).
 
-Run: ``python benchmarks/bench_test_cpu.py [--repeat N] tests/ui/test_proposal.py [more pytest arguments]``
+With ``--per-test``, the tests run one at a time in one process (``-p no:xdist``) and each tenth of a second's
+CPU goes to the test running then (the plugin writes its name to a file at each test's start and end): the
+costliest tests and files, by program, to find where a suite's CPU goes.
+
+Run: ``python benchmarks/bench_test_cpu.py [--repeat N] [--per-test] tests/ui/test_proposal.py [more pytest
+arguments]``
 """
 
 from __future__ import annotations
@@ -25,9 +30,12 @@ from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
 PLUGIN = "bench_test_cpu_pages"
-#: The plugin that counts page opens: appends one line per call to the file named by the environment variable.
+#: The plugin that counts page opens (appends one line per call to the file named by BENCH_PAGE_OPENS) and, for
+#: ``--per-test``, names the test that runs in the file named by BENCH_RUNNING_TEST (empty between tests).
 PLUGIN_SOURCE = """
 import os
+
+import pytest
 from playwright.sync_api import Page
 
 def _counted(method):
@@ -39,7 +47,19 @@ def _counted(method):
 
 Page.goto = _counted(Page.goto)
 Page.reload = _counted(Page.reload)
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    running = os.environ.get("BENCH_RUNNING_TEST")
+    if running:
+        with open(running, "w") as out:
+            out.write(item.nodeid)
+    yield
+    if running:
+        open(running, "w").close()  # between tests
 """
+#: Where ``--per-test`` puts the CPU seconds spent outside any test (start-up, collection, tear-down of the run).
+BETWEEN = "(between tests)"
 
 
 def _program(pid: int) -> str:
@@ -68,13 +88,15 @@ def _stat(pid: int) -> tuple[int, str, float] | None:
 
 
 class Sampler(threading.Thread):
-    """Samples the CPU seconds of every process descended from ``root`` until stopped."""
+    """Samples the CPU seconds of every process descended from ``root`` until stopped; with ``running`` (the
+    file naming the test that runs), also each test's seconds by program."""
 
-    def __init__(self, root: int):
+    def __init__(self, root: int, running: Path | None = None):
         super().__init__(daemon=True)
-        self.root, self.stopped = root, threading.Event()
+        self.root, self.running, self.stopped = root, running, threading.Event()
         self.seconds: dict[tuple[int, str], float] = {}
         self.programs: dict[tuple[int, str], str] = {}
+        self.per_test: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
 
     def run(self) -> None:
         while not self.stopped.wait(0.1):
@@ -85,12 +107,16 @@ class Sampler(threading.Thread):
                 if grown == inside:
                     break
                 inside = grown
+            test = (self.running.read_text() or BETWEEN) if self.running else BETWEEN
             for pid in inside & stats.keys():
                 _, started, cpu = stats[pid]
                 key = (pid, started)
                 # the last program it runs (a shell script execs Chromium)
                 self.programs[key] = _program(pid) or self.programs.get(key, "ended unseen")
-                self.seconds[key] = max(cpu, self.seconds.get(key, 0.0))
+                before = self.seconds.get(key, 0.0)
+                if cpu > before:
+                    self.per_test[test][self.programs[key]] += cpu - before
+                    self.seconds[key] = cpu
 
     def by_program(self) -> dict[str, float]:
         total: dict[str, float] = defaultdict(float)
@@ -99,20 +125,26 @@ class Sampler(threading.Thread):
         return dict(total)
 
 
-def measure(pytest_args: list[str]) -> dict[str, float]:
+def measure(pytest_args: list[str], per_test: bool = False) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """The run's wall seconds, exit code, page opens and CPU seconds by program; with ``per_test``, one test at a
+    time, and each test's CPU seconds by program."""
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
-        opens = Path(folder, "opens.txt")
+        opens, running = Path(folder, "opens.txt"), Path(folder, "running.txt")
         opens.touch()
+        running.touch()
         environment = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
             "BENCH_PAGE_OPENS": str(opens),
         }
+        if per_test:
+            environment["BENCH_RUNNING_TEST"] = str(running)
+            pytest_args = ["-p", "no:xdist", *pytest_args]
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN, *pytest_args]
         start = time.monotonic()
         process = subprocess.Popen(command, env=environment)
-        sampler = Sampler(process.pid)
+        sampler = Sampler(process.pid, running if per_test else None)
         sampler.start()
         code = process.wait()
         wall = time.monotonic() - start
@@ -120,17 +152,36 @@ def measure(pytest_args: list[str]) -> dict[str, float]:
         sampler.join()
         result = {"wall": wall, "exit": code, "page opens": len(opens.read_text().splitlines())}
         result.update(sampler.by_program())
-        return result
+        return result, {test: dict(seconds) for test, seconds in sampler.per_test.items()}
+
+
+def print_per_test(per_test: dict[str, dict[str, float]], top: int) -> None:
+    """The ``top`` costliest tests and files, CPU seconds in all and by program."""
+    programs = sorted({p for seconds in per_test.values() for p in seconds}, key=lambda p: (p != "chromium", p))
+    files: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for test, seconds in per_test.items():
+        for program, cpu in seconds.items():
+            files[test.split("::")[0]][program] += cpu
+    for title, table in (("tests", per_test), ("files", files)):
+        print(f"\ncostliest {title}: CPU s in all, " + ", ".join(programs))
+        for name, seconds in sorted(table.items(), key=lambda item: -sum(item[1].values()))[:top]:
+            split = " ".join(f"{seconds.get(p, 0.0):6.1f}" for p in programs)
+            print(f"{sum(seconds.values()):7.1f}  {split}  {name}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs to take the median of")
+    parser.add_argument("--per-test", action="store_true", help="one test at a time: the costliest tests and files")
+    parser.add_argument("--top", type=int, default=25, help="how many tests and files --per-test lists")
     options, pytest_args = parser.parse_known_args()
     runs = []
     for _ in range(options.repeat):
-        runs.append(measure(pytest_args))
-        print(f"load {os.getloadavg()[0]:.1f}:", {k: round(v, 1) for k, v in runs[-1].items()}, flush=True)
+        totals, per_test = measure(pytest_args, options.per_test)
+        runs.append(totals)
+        print(f"load {os.getloadavg()[0]:.1f}:", {k: round(v, 1) for k, v in totals.items()}, flush=True)
+        if options.per_test:
+            print_per_test(per_test, options.top)
     if options.repeat > 1:
         keys = sorted({k for run in runs for k in run})
         print("median:", {k: round(statistics.median(run.get(k, 0.0) for run in runs), 1) for k in keys})
