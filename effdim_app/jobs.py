@@ -115,7 +115,7 @@ class Job(param.Parameterized):
         if self.state == "running":
             steps = f", {self.done} of {self.total} done" if self.total else ""
             note = f"; {self.note}" if self.note else ""
-            return f"{self.label}: running for {self.seconds:.0f} s{steps}{note} (stopped after {self.timeout:.0f} s)."
+            return f"{self.label}: running for {self.seconds:.0f} s{steps}{note} (time limit {self.timeout:.0f} s)."
         if self.state == "done":
             return f"{self.label}: done in {self.seconds:.1f} s."
         return f"{self.label}: {self.error}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -212,16 +213,18 @@ def test_at_most_workers_run_and_the_rest_wait_in_order(runner):
         await asyncio.sleep(0.2)
         states = [j.state for j in jobs]
         positions = [j.position for j in jobs[2:]]
-        note = jobs[3].describe()
+        note, running = jobs[3].describe(), jobs[0].describe()
         busy = runner.running
         jobs[3].cancel()  # a waiting job leaves the queue without running
         for j in jobs:
             await j
-        return jobs, states, positions, busy, note
+        return jobs, states, positions, busy, note, running
 
-    jobs, states, positions, busy, note = run(go())
+    jobs, states, positions, busy, note, running = run(go())
     assert states == ["running", "running", "waiting", "waiting"] and positions == [0, 1] and busy == 2
     assert note == "J3: waiting for a free worker (1 job ahead)."
+    # a running job's line gives its time limit, not a stop that has not happened
+    assert re.fullmatch(rf"J0: running for \d+ s \(time limit {jobs[0].timeout:.0f} s\)\.", running), running
     assert [j.state for j in jobs] == ["done", "done", "done", "cancelled"]
     assert runner.running == 0 and runner.waiting == 0
 
