@@ -134,15 +134,20 @@ def upload(page: Page, name: str, content: bytes) -> None:
     page.locator("input.filepond--browser").set_input_files({"name": name, "mimeType": "text/csv", "buffer": content})
 
 
+def sweep(page: Page, up_to: int) -> None:
+    """On the Data tab, with data loaded: sweep |X| = 1 .. ``up_to``."""
+    to = page.locator(".effdim-card-max input")
+    to.fill(str(up_to))
+    to.press("Enter")
+    page.get_by_role("button", name="▶ Sweep cardinality").click()
+
+
 def sweep_stouffer_toby(page: Page, up_to: int) -> None:
     """Upload the Stouffer-Toby data on the Data tab and sweep |X| = 1 .. ``up_to``."""
     data_tab(page)
     upload(page, "stouffer-toby.csv", DATA.read_bytes())
     expect(page.get_by_text("216 rows")).to_be_visible(timeout=TIMEOUT)
-    to = page.locator(".effdim-card-max input")
-    to.fill(str(up_to))
-    to.press("Enter")
-    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    sweep(page, up_to)
 
 
 # Defines `views` (every Bokeh view of the page), `walk(view)` (adds a view and those under it, renderers

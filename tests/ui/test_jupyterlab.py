@@ -23,6 +23,7 @@ from pages import (
     click_node,
     console_errors,
     stat,
+    sweep,
 )
 from playwright.sync_api import Browser, Page, expect
 
@@ -156,10 +157,7 @@ def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url
     page.get_by_text("Data & scores", exact=True).click()
     page.get_by_role("button", name="Load data set").click()
     expect(page.get_by_text("Loaded bundled")).to_be_visible(timeout=TIMEOUT)
-    cards = page.locator(".effdim-card-max input")
-    cards.fill("3")
-    cards.press("Enter")
-    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    sweep(page, up_to=3)
     expect(page.locator(".effdim-status")).to_contain_text("Sweep done: 3 cardinalities scored.", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT, polling=POLL)
 

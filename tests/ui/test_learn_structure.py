@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pages import POLL, TIMEOUT, data_tab, open_app, stat, upload
+from pages import POLL, TIMEOUT, data_tab, open_app, stat, sweep, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -69,10 +69,7 @@ def test_the_best_tree_is_drawn_while_the_search_runs_the_result_opens_in_the_ed
     data_tab(page)
     upload(page, "latent-tree.csv", csv)
     expect(page.get_by_text("1,000 rows")).to_be_visible(timeout=TIMEOUT)
-    to = page.locator(".effdim-card-max input")
-    to.fill("2")
-    to.press("Enter")
-    page.get_by_role("button", name="▶ Sweep cardinality").click()
+    sweep(page, up_to=2)
     expect(page.locator(".effdim-fit-stats")).to_contain_text("df = dc − de", timeout=TIMEOUT)
     stale = page.get_by_text("This fit no longer matches the model on screen")
     expect(stale).to_have_count(0)
