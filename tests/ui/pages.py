@@ -130,6 +130,13 @@ def data_tab(page: Page) -> None:
     page.get_by_text("Data & scores", exact=True).click()
 
 
+def model_tab(page: Page) -> None:
+    """Back to the Model tab, once its table and tree are drawn again (the tabs are drawn when shown)."""
+    page.get_by_text("Model & dimensions", exact=True).click()
+    expect(table_rows(page).first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
+
+
 def upload(page: Page, name: str, content: bytes) -> None:
     page.locator("input.filepond--browser").set_input_files({"name": name, "mimeType": "text/csv", "buffer": content})
 

@@ -13,6 +13,7 @@ from pages import (
     apply_notation,
     click_node,
     data_tab,
+    model_tab,
     open_app,
     stat,
     sweep_stouffer_toby,
@@ -120,7 +121,7 @@ def test_bad_file_message_and_model_intact(page: Page, app_url, shots):
     upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
     expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
     page.screenshot(path=str(shots / "07-bad-file.png"))
-    page.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(page)
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
     expect(stat(page, "ds")).to_have_text("41")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")

@@ -18,6 +18,7 @@ from pages import (
     css,
     cut_off,
     data_tab,
+    model_tab,
     open_app,
     stat,
     upload,
@@ -92,7 +93,7 @@ def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Pag
     page.get_by_role("button", name="▶ Sweep cardinality").click()
     expect(page.get_by_role("button", name="■ Cancel")).to_be_enabled(timeout=TIMEOUT)
     # a tree edit while the LC model over all columns is swept: the sweep goes on
-    page.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(page)
     click_node(page, FIG2, "O3")
     expect(page.locator(".effdim-sel")).to_contain_text("Selected: O3", timeout=TIMEOUT)
     box = page.locator(".effdim-card-input input")

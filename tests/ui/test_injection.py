@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, open_app, upload
+from pages import FIG2, TIMEOUT, apply_notation, click_node, data_tab, model_tab, open_app, upload
 from playwright.sync_api import Page, expect
 from strategies import MARKUP, hostile_text
 
@@ -73,7 +73,7 @@ def test_user_text_shows_literally_and_never_runs(page: Page, app_url, dialogs, 
     expect(message(page)).to_contain_text(f"Loaded upload 'big{NAME}'", timeout=TIMEOUT)
     assert len(hostile_csv(12_000)) > 250_000
 
-    page.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(page)
     apply_notation(page, f"3:2,{IMG}")
     expect(message(page)).to_contain_text("near '3:2,<img src=x o'", timeout=TIMEOUT)  # the notation echoed
     click_node(page, FIG2, "O3")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pages import POLL, TIMEOUT, data_tab, open_app, stat, sweep, upload
+from pages import POLL, TIMEOUT, data_tab, model_tab, open_app, stat, sweep, upload
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -94,7 +94,7 @@ def test_the_best_tree_is_drawn_while_the_search_runs_the_result_opens_in_the_ed
     expect(page.locator(".effdim-learned")).to_contain_text("now in the tree editor")
     expect(stale.last).to_be_visible(timeout=TIMEOUT)
     page.screenshot(path=str(shots / "learn-structure-final.png"))
-    page.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(page)
     notation = page.locator(".effdim-notation textarea")
     expect(notation).to_have_value(re.compile(r"\bA:3\b"))
     expect(stat(page, "ds")).not_to_have_text("41")

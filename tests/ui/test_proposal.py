@@ -3,7 +3,7 @@ brings the earlier sweep back with the model, its table's rows and its curves (e
 A fit that no longer matches the model on screen says so, whether a proposal or the notation box changed it."""
 
 import pytest
-from pages import CURVE_POINTS, POLL, TIMEOUT, apply_notation, data_tab, open_app, stat, sweep_stouffer_toby
+from pages import CURVE_POINTS, POLL, TIMEOUT, apply_notation, data_tab, model_tab, open_app, stat, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 from test_fitted_view import CELL_XY
 
@@ -58,7 +58,7 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     page.wait_for_timeout(3000)
     expect(choice).to_have_value("|X| = 1: X:1(A:2,B:2,C:2,D:2)")
     expect(one).to_be_visible()
-    page.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(page)
     expect(page.locator(".effdim-notation textarea")).not_to_have_value("X:3(A:2,B:2,H1:2(C:2,D:2))", timeout=TIMEOUT)
 
     # another model applied in the notation box: the fit shown is not of it; scoring the edited tree clears the

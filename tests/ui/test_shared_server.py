@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 from conftest import VIEWPORT
-from pages import TIMEOUT, apply_notation, console_errors, data_tab, open_app, stat, upload
+from pages import TIMEOUT, apply_notation, console_errors, data_tab, model_tab, open_app, stat, upload
 from playwright.sync_api import Page, expect
 
 from effdim import HLCModel, model_to_json, parse_model
@@ -140,7 +140,7 @@ def test_another_students_edit_round_trips_within_a_second_during_each_heavy_act
     a.get_by_role("button", name="■ Cancel").click()
     expect(status).to_contain_text("cancelled", timeout=TIMEOUT)
 
-    a.get_by_text("Model & dimensions", exact=True).click()
+    model_tab(a)
     apply_notation(a, "3:" + ",".join(["2"] * 10_000))  # past the notation limit: refused for its length
     expect(a.locator(".effdim-message").first).to_contain_text("longer than", timeout=TIMEOUT)
     waits["huge notation"] = [edit_root(b, 2)]
