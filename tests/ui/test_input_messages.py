@@ -20,7 +20,9 @@ def message(page: Page):
 DEEP = "2(" * 1000 + "2" + ")" * 1000
 
 
-def test_a_notation_too_long_or_nested_a_thousand_deep_is_refused_in_the_message_area(page: Page, app_url):
+def test_a_notation_too_long_or_nested_a_thousand_deep_is_refused_and_a_utf16_upload_is_read_each_in_its_message_area(
+    page: Page, app_url
+):
     limit = ServerLimits().notation_chars
     open_app(page, app_url)
     apply_notation(page, "3:" + ",".join(["2"] * 10_000))  # 20,001 characters
@@ -29,6 +31,11 @@ def test_a_notation_too_long_or_nested_a_thousand_deep_is_refused_in_the_message
     apply_notation(page, DEEP)
     expect(message(page)).to_contain_text("nested more than 200 levels deep", timeout=TIMEOUT)
     expect(stat(page, "ds")).to_have_text("41")  # the model in use stays
+    # the Data tab's message area: a UTF-16 file is read and says so
+    data_tab(page)
+    upload(page, "utf16.csv", "rating,région\ntrès bien,nord\nbien,sud\nmal,nord\n".encode("utf-16"))
+    expect(message(page)).to_contain_text("Loaded upload 'utf16.csv'", timeout=TIMEOUT)
+    expect(message(page)).to_contain_text("UTF-16")
 
 
 def test_a_link_with_a_deeply_nested_model_opens_the_page_with_the_message(page: Page, app_url):
@@ -36,11 +43,3 @@ def test_a_link_with_a_deeply_nested_model_opens_the_page_with_the_message(page:
     expect(message(page)).to_contain_text("nested more than 200 levels deep", timeout=TIMEOUT)
     # the link's text stays in the notation box, so it can be mended in place (the model on screen is unchanged)
     expect(page.locator(".effdim-notation textarea")).to_have_value(DEEP)
-
-
-def test_a_utf16_upload_is_read_and_says_utf16(page: Page, app_url):
-    open_app(page, app_url)
-    data_tab(page)
-    upload(page, "utf16.csv", "rating,région\ntrès bien,nord\nbien,sud\nmal,nord\n".encode("utf-16"))
-    expect(message(page)).to_contain_text("Loaded upload 'utf16.csv'", timeout=TIMEOUT)
-    expect(message(page)).to_contain_text("UTF-16")
