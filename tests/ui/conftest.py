@@ -71,8 +71,31 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": VIEWPORT}
+def warm_browser(browser_type, browser_type_launch_args, tmp_path_factory):
+    """Chromium with one profile on disk for the whole run (per worker), as a returning student's browser.
+
+    Playwright's ``browser.new_context()`` is an incognito profile: it keeps no compiled code, so every page
+    opened in a fresh one parsed and compiled the dashboard's 5 MB of scripts again. Pages of this profile
+    reuse them (HTTP cache and V8's code cache): a quarter of Chromium's CPU seconds in the browser tests
+    (CONTRIBUTING.md, "Running the tests"). Each test still gets a page of its own, hence a server session of
+    its own; the dashboard keeps nothing in the browser (no cookies or storage, its page is sent ``no-store``).
+    A page that routes its requests (the offline checks, ``refuse_other_hosts``) loads without the cache
+    (Playwright turns it off for a routed page), so it still asks for everything."""
+    context = browser_type.launch_persistent_context(
+        tmp_path_factory.mktemp("chromium-profile"), **browser_type_launch_args, viewport=VIEWPORT
+    )
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(warm_browser):
+    """A page of :func:`warm_browser` at 1366x768; it and every page the test opened are closed after it."""
+    before = set(warm_browser.pages)
+    page = warm_browser.new_page()
+    yield page
+    for opened in set(warm_browser.pages) - before:
+        opened.close()
 
 
 @contextmanager
@@ -109,18 +132,17 @@ STOUFFER_TOBY_FIT, STOUFFER_TOBY_G2 = "|X| = 2: X:2(A:2,B:2,C:2,D:2)", "2.7199"
 
 
 @pytest.fixture(scope="session")
-def stouffer_toby_swept(browser, app_url):
+def stouffer_toby_swept(warm_browser, app_url):
     """One page per worker with Stouffer-Toby swept for |X| = 1 .. 3 and its fitted view showing BIC+'s pick, on
     the Data & scores tab, for the tests that read a swept page (a sweep and its drawing cost seconds of both
     cores). A test that changes what the page shows puts it back (:func:`show_the_first_fit`); one that changes
     the model or the sweep sweeps a page of its own."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+    page = warm_browser.new_page()
     open_app(page, app_url)
     sweep_stouffer_toby(page, up_to=3)
     expect(page.locator(".effdim-fit-stats")).to_contain_text(STOUFFER_TOBY_G2, timeout=TIMEOUT)
     yield page
-    context.close()
+    page.close()
 
 
 def show_the_first_fit(page: Page) -> None:

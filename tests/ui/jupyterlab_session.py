@@ -29,11 +29,14 @@ LAB_SETTINGS = {
 KERNEL_IDLE = "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'"
 
 
-def refuse_other_hosts(page, refused: list[str] | None = None) -> None:
-    """Every request of ``page`` to a host other than this machine is refused (and listed in ``refused``)."""
+def refuse_other_hosts(page, refused: list[str] | None = None, asked: list[str] | None = None) -> None:
+    """Every request of ``page`` to a host other than this machine is refused (and listed in ``refused``); those
+    to this machine are listed in ``asked``. Routed, the page loads nothing from the browser's cache."""
 
     def route(request_route):
         if urlparse(request_route.request.url).hostname in ("127.0.0.1", "localhost"):
+            if asked is not None:
+                asked.append(request_route.request.url)
             request_route.continue_()
         else:
             if refused is not None:

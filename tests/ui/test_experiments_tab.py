@@ -72,10 +72,12 @@ OVERFLOW = """
 def open_offline(page: Page, url: str) -> tuple[list[str], list[str]]:
     """Open ``url`` with every request to another host refused, and its Data tab (the tabs are built on first
     opening, and load their scripts then): the requests refused and the console's errors, as they grow."""
-    refused = []
-    refuse_other_hosts(page, refused)
+    refused, asked = [], []
+    refuse_other_hosts(page, refused, asked)
     errors = console_errors(page)
     open_app(page, url)
+    # every script fetched, none taken from the test browser's cache unseen (conftest.py, warm_browser)
+    assert any("/bokeh.min.js" in url for url in asked), asked
     page.get_by_text("Data & scores", exact=True).click()
     return refused, errors
 

@@ -10,6 +10,7 @@ numbers, and the two processes must both have served sessions.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,6 @@ import time
 
 import psutil
 import pytest
-from conftest import VIEWPORT
 from jupyterlab_session import free_port, wait_for
 from pages import TIMEOUT, apply_notation, open_app, stat
 from playwright.sync_api import expect
@@ -72,23 +72,25 @@ def _cpu_seconds(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def test_pages_on_two_server_processes_each_keep_their_own_model(browser, two_process_url):
+def test_pages_on_two_server_processes_each_keep_their_own_model(page, two_process_url):
     url, server = two_process_url
     forked = _forked_servers(server.pid, 2)
     assert len(forked) == 2, forked
     before = [_cpu_seconds(p) for p in forked]
-    pages = [browser.new_context(viewport=VIEWPORT).new_page() for _ in range(4)]
+    pages = [page] + [page.context.new_page() for _ in range(3)]  # all closed after the test (conftest.py)
     models = ["3:2,2,2,2", "4:3,3,3", "3(2,2,2(2,2))", "5(3(2,2),2,3(2,2))"]  # regular: ds as drawn
-    for page, notation in zip(pages, models):
-        open_app(page, url)
-        apply_notation(page, notation)
-    for page, notation in zip(pages, models):
+    for one, notation in zip(pages, models):
+        open_app(one, url)
+        apply_notation(one, notation)
+    for one, notation in zip(pages, models):
         model = parse_model(notation)
-        expect(stat(page, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
-        expect(page.locator(".effdim-notation textarea")).to_have_value(notation)
+        expect(stat(one, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
+        expect(one.locator(".effdim-notation textarea")).to_have_value(notation)
     # an edit once all four pages exist: the selected node of the last page to 4 states
     last = pages[-1]
-    selected = last.locator(".effdim-sel b").inner_text().removeprefix("Selected: ").strip()
+    shown = last.locator(".effdim-sel b")
+    expect(shown).to_have_text(re.compile(r"Selected: \S"), timeout=TIMEOUT)  # a node, once the page has one
+    selected = shown.inner_text().removeprefix("Selected: ").strip()
     box = last.locator(".effdim-card-input input")
     box.fill("4")
     box.press("Enter")
@@ -96,5 +98,3 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(browser, two_pr
     expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
     used = [_cpu_seconds(p) - b for p, b in zip(forked, before)]
     assert all(u > 0.3 for u in used), f"CPU seconds per server process while serving the pages: {used}"
-    for page in pages:
-        page.context.close()
