@@ -187,9 +187,10 @@ def shots() -> Path:
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "effdim_dashboard.ipynb"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def jupyterlab_url(tmp_path_factory):
-    """JupyterLab (``jupyterlab_session.jupyterlab``) on a copy of the example notebook; yields its URL."""
+    """JupyterLab (``jupyterlab_session.jupyterlab``) on a copy of the example notebook; yields its URL and stops
+    it, and its kernel, after the module's tests."""
     try:
         with jupyterlab(NOTEBOOK, tmp_path_factory.mktemp("jupyterlab")) as url:
             yield url

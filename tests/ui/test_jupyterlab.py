@@ -90,16 +90,19 @@ def notebook_state() -> ModelState:
     return state
 
 
-def offline_page(browser: Browser, refused: list[str]) -> Page:
-    """A page whose requests to any host but this machine are refused (and listed in ``refused``)."""
-    page = browser.new_context(viewport=LAB_VIEWPORT).new_page()
+@pytest.fixture
+def offline_page(browser: Browser):
+    """A page whose requests to any host but this machine are refused, and the list of those refused; closed
+    after the test (JupyterLab polls its server for as long as its page is open)."""
+    context = browser.new_context(viewport=LAB_VIEWPORT)
+    page, refused = context.new_page(), []
     refuse_other_hosts(page, refused)
-    return page
+    yield page, refused
+    context.close()
 
 
-def test_example_notebook_offline_in_jupyterlab(browser: Browser, jupyterlab_url, shots):
-    refused = []
-    page = offline_page(browser, refused)
+def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[str]], jupyterlab_url, shots):
+    page, refused = offline_page
     errors = console_errors(page)
     page.goto(jupyterlab_url)
     page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)

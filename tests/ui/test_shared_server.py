@@ -37,9 +37,18 @@ def edit_root(page: Page, card: int) -> float:
     return time.perf_counter() - start
 
 
-def test_one_student_cannot_stall_or_kill_another(browser, app_url, tmp_path, shots):
-    a = browser.new_context(viewport=VIEWPORT).new_page()
-    b = browser.new_context(viewport=VIEWPORT).new_page()
+@pytest.fixture
+def students(browser):
+    """Two students' pages, each in a browser context of its own (a first visit: nothing cached), closed after
+    the test."""
+    contexts = [browser.new_context(viewport=VIEWPORT) for _ in range(2)]
+    yield [context.new_page() for context in contexts]
+    for context in contexts:
+        context.close()
+
+
+def test_one_student_cannot_stall_or_kill_another(students, app_url, tmp_path, shots):
+    a, b = students
     errors = console_errors(a, warnings=True)  # what page A's console said went wrong, for the failure below
     a.on("pageerror", lambda error: errors.append(str(error)))
     open_app(a, app_url)
@@ -108,11 +117,10 @@ def wide_csv(columns: int = 22_000) -> bytes:
     ).encode()
 
 
-def test_another_students_edit_round_trips_within_a_second_during_each_heavy_action(browser, app_url):
+def test_another_students_edit_round_trips_within_a_second_during_each_heavy_action(students, app_url):
     """Page A uploads a wide CSV, sweeps ten binary columns with 'to' = 0, learns a structure and applies a
     huge notation; during each, page B's edit must be on screen within about a second."""
-    a = browser.new_context(viewport=VIEWPORT).new_page()
-    b = browser.new_context(viewport=VIEWPORT).new_page()
+    a, b = students
     open_app(a, app_url)
     open_app(b, app_url)
     edit_root(b, 4)  # warm
