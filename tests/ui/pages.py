@@ -137,6 +137,12 @@ def model_tab(page: Page) -> None:
     page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
 
 
+def load_bundled_data(page: Page) -> None:
+    """On the Data tab: load the bundled data set (Figure 2's model's), once the page says so."""
+    page.get_by_role("button", name="Load data set").click()
+    expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
+
+
 def upload(page: Page, name: str, content: bytes) -> None:
     page.locator("input.filepond--browser").set_input_files({"name": name, "mimeType": "text/csv", "buffer": content})
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import DEEP, POLL, TIMEOUT, box, css, cut_off, open_app, stat
+from pages import DEEP, POLL, TIMEOUT, apply_notation, box, css, cut_off, open_app, stat
 from playwright.sync_api import Page, expect
 
 from effdim import parse_model
@@ -174,9 +174,7 @@ LOG_WIDTHS = f"""() => {{ {DEEP} const log = deep('.effdim-steps')[0];
 def test_projector_log_shows_its_whole_width(page: Page, app_url):
     """Projector mode switched on after the edit, at 1366 px, then again at 1024 px."""
     open_app(page, app_url)
-    notation = page.locator(".effdim-notation textarea")
-    notation.fill("4(3(2,2,2),3(2,2))")  # irregular: the log's removal step reads "H2 - H1:3 - H3 → H2 - H3"
-    page.get_by_role("button", name="Apply notation").click()
+    apply_notation(page, "4(3(2,2,2),3(2,2))")  # irregular: the log's removal step reads "H2 - H1:3 - H3 → H2 - H3"
     expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(2, timeout=TIMEOUT)
     for width in (1366, 1024):
         page.set_viewport_size({"width": width, "height": 768})

@@ -7,7 +7,7 @@ the hill climb runs on a page of its own."""
 
 import pytest
 from conftest import VIEWPORT
-from pages import DEEP, POLL, SCORES_PLOT, TIMEOUT, open_app, sweep_stouffer_toby
+from pages import DEEP, POLL, SCORES_PLOT, TIMEOUT, apply_notation, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
@@ -54,8 +54,7 @@ def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
     """A model of the data's four columns (so that the hill climb can run), Stouffer-Toby swept for |X| = 1 .. 3,
     then the climb."""
     open_app(page, app_url)
-    page.get_by_label("Model notation").fill("2(2,2,2,2)")
-    page.get_by_role("button", name="Apply notation").click()
+    apply_notation(page, "2(2,2,2,2)")
     sweep_stouffer_toby(page, up_to=3)
     frames = _shown(page, "Scores against")
     assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames

@@ -18,6 +18,7 @@ from pages import (
     css,
     cut_off,
     data_tab,
+    load_bundled_data,
     model_tab,
     open_app,
     stat,
@@ -83,8 +84,7 @@ CUT_CELLS = """(selector) => {
 def test_lc_sweep_survives_tree_edit_table_uncut_toggle_follows_editor(page: Page, app_url, shots):
     open_app(page, app_url)
     data_tab(page)
-    page.get_by_role("button", name="Load data set").click()
-    expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
+    load_bundled_data(page)
     # long enough to still run after the tree edit below (SQUAREM made 30 starts finish too soon)
     for selector, value in ((".effdim-card-max input", "4"), (".effdim-restarts input", "200")):
         box = page.locator(selector)
@@ -137,8 +137,7 @@ CURVE_STYLES = (
 def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(page: Page, app_url, shots):
     open_app(page, app_url)
     data_tab(page)
-    page.get_by_role("button", name="Load data set").click()  # hlc-figure2: 5 binary columns, dc = 31
-    expect(page.get_by_text("Loaded bundled data set")).to_be_visible(timeout=TIMEOUT)
+    load_bundled_data(page)  # hlc-figure2: 5 binary columns, dc = 31
     box = page.locator(".effdim-restarts input")
     box.fill("1")
     box.press("Enter")

@@ -4,7 +4,7 @@ served page and of the notebook (inline) form loaded with each request to anothe
 
 import pytest
 from jupyterlab_session import refuse_other_hosts
-from pages import POLL, TIMEOUT, console_errors, open_app
+from pages import POLL, TIMEOUT, console_errors, data_tab, open_app
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -77,8 +77,8 @@ def open_offline(page: Page, url: str) -> tuple[list[str], list[str]]:
     errors = console_errors(page)
     open_app(page, url)
     # every script fetched, none taken from the test browser's cache unseen (conftest.py, warm_browser)
-    assert any("/bokeh.min.js" in url for url in asked), asked
-    page.get_by_text("Data & scores", exact=True).click()
+    assert any("/bokeh.min.js" in fetched for fetched in asked), asked
+    data_tab(page)
     return refused, errors
 
 

@@ -22,6 +22,8 @@ from pages import (
     TIMEOUT,
     click_node,
     console_errors,
+    data_tab,
+    load_bundled_data,
     stat,
     sweep,
 )
@@ -157,9 +159,8 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
 
     # a job from the notebook's kernel: the bundled data set loaded, a sweep in a worker process, its end shown
     # (one comm message, effdim_app/views/widgets.py: one_message) with the curves drawn
-    page.get_by_text("Data & scores", exact=True).click()
-    page.get_by_role("button", name="Load data set").click()
-    expect(page.get_by_text("Loaded bundled")).to_be_visible(timeout=TIMEOUT)
+    data_tab(page)
+    load_bundled_data(page)
     sweep(page, up_to=3)
     expect(page.locator(".effdim-status")).to_contain_text("Sweep done: 3 cardinalities scored.", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT, polling=POLL)
