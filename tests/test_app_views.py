@@ -83,6 +83,14 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
     assert panel.learned_box.visible and "Best tree so far" in panel.learned_note.object
     assert len(panel.learned_box.select(pn.pane.Bokeh)) == 1
     assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
+    # a better tree from the search: the same figure redrawn, not a second one
+    figure = panel.learned_drawing
+    scores.param.update(
+        learned_tree=parse_model("H1:2(H2:2(A:2,B:2,C:2),D:2,H4:2(E:2,H3:3(F:2,G:2)))"),
+        learned_note="Best tree so far (4 hidden nodes)",
+    )
+    assert panel.learned_drawing is figure and len(panel.learned_box.select(pn.pane.Bokeh)) == 1
+    assert figure._nodes.data["kind"].count("hidden") == 4 and "4 hidden nodes" in panel.learned_note.object
     scores.param.update(learned_tree=None, learned_note="")
     assert not panel.learned_box.visible
 

@@ -15,9 +15,12 @@ from effdim.distribution import random_parameters, sample
 pytestmark = pytest.mark.browser
 
 #: A known latent tree over 8 columns (binary and ternary). On 1,000 rows of it (seed 7) the search accepts two
-#: moves within its first 0.5 s of CPU, each a new best tree, then tries candidates for about 5 s more until no move
-#: improves it: three trees to draw while it runs, and an end that does not depend on the machine's load (a search
-#: stopped by a time limit did, and the test failed a correct page when a loaded machine starved the job).
+#: moves within its first 0.3 s, each a new best tree, then tries candidates for about 3 s more until no move
+#: improves it: an end that does not depend on the machine's load (a search stopped by a time limit did, and the
+#: test failed a correct page when a loaded machine starved the job). The three trees come too quickly for the
+#: page to show each (the server sends a job's latest progress every 50 ms, and on an idle machine the first two
+#: were sometimes both passed over), so that every new best tree is redrawn is checked without a browser
+#: (tests/test_app_views.py); here, that the live drawing reaches the page while the search runs.
 TRUTH = "H1:2(H2:2(A:3,B:2,C:3,D:2),E:3,F:2,G:2,I:2)"
 
 # Every tree the live drawing (the Bokeh figure named "effdim-learned-tree") shows, read in the page every 25 ms (a
@@ -88,8 +91,7 @@ def test_the_best_tree_is_drawn_while_the_search_runs_the_result_opens_in_the_ed
     drawn_while_running = [d["nodes"] for d in drawings if "running" in d["status"]]
     assert drawn_while_running, "no tree was drawn while the search ran"
     hidden = [sum(kind == "hidden" for _, kind, *_ in nodes) for nodes in drawn_while_running]
-    assert max(hidden) > 1, hidden
-    assert len(drawn_while_running) > 1  # redrawn as the search improved the tree
+    assert max(hidden) > 1, hidden  # at least the tree of the search's last move (the start is 1 node)
     expect(status).to_contain_text("now in the tree editor")
     expect(page.locator(".effdim-learned")).to_contain_text("now in the tree editor")
     expect(stale.last).to_be_visible(timeout=TIMEOUT)
