@@ -16,7 +16,7 @@ import contextlib
 import functools
 import threading
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import panel as pn
@@ -25,8 +25,10 @@ from bokeh.core.has_props import HasProps
 from bokeh.core.properties import validate
 from bokeh.core.property import bases as property_bases
 from bokeh.core.property.wrappers import PropertyValueContainer
+from bokeh.core.serialization import Deserializer, Serializer
 from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet, Model
+from bokeh.util.serialization import make_id
 from panel.io.notebook import block_comm, push_on_root
 from panel.io.resources import CDN_DIST, DIST_DIR
 from panel.io.state import set_curdoc, state
@@ -41,6 +43,7 @@ __all__ = [
     "SERVER_MODELS_KNOWN_JS",
     "TOOLTIPS_IN_VIEWPORT_JS",
     "cache_class_defaults",
+    "copies_of",
     "serialize_set_values_only",
     "document_stylesheets",
     "is_notebook_output",
@@ -447,3 +450,44 @@ def no_typeset_math() -> None:
 def _no_panel_mathjax(roots) -> bool:
     """:func:`no_typeset_math`'s answer to Panel's "does this page need MathJax for its HTML panes?"."""
     return False
+
+
+def copies_of(models: list[Model]) -> Callable[[], list[Model]]:
+    """A maker of fresh copies of ``models``, every model they reference copied too, each copy under ids of its
+    own, so that each can join a document of its own (a Bokeh model belongs to one document at a time).
+
+    Bokeh has no deep copy of models. The models are serialized once, as Bokeh sends them to a browser
+    (``bokeh.core.serialization``), and each copy is deserialized from that with every object's id replaced:
+    a model's representation is ``{"type": "object", "id": ..., "attributes": ...}`` and a reference to one
+    ``{"id": ...}`` (the wire format of Bokeh's protocol, not a documented Python API). Python callbacks are
+    not copied; ``CustomJS`` ones are models and are."""
+    serialized = Serializer().serialize(models)
+    ids = _object_ids(serialized.content)
+
+    def copy() -> list[Model]:
+        renamed = {old: make_id() for old in ids}
+        return Deserializer().decode(_renamed(serialized.content, renamed), serialized.buffers)
+
+    return copy
+
+
+def _object_ids(rep) -> set[str]:
+    """The ids of the models serialized in ``rep`` (a Bokeh representation, see :func:`copies_of`)."""
+    if isinstance(rep, dict):
+        found = {rep["id"]} if rep.get("type") == "object" and "id" in rep else set()
+        return found.union(*(_object_ids(value) for value in rep.values()))
+    if isinstance(rep, list | tuple):  # a map's entries are (key, value) tuples
+        return set().union(*(_object_ids(value) for value in rep))
+    return set()
+
+
+def _renamed(rep, ids: dict[str, str]):
+    """``rep`` with every model id (an ``"id"`` entry naming a key of ``ids``) replaced by its value in ``ids``."""
+    if isinstance(rep, dict):
+        return {
+            key: ids.get(value, value) if key == "id" and isinstance(value, str) else _renamed(value, ids)
+            for key, value in rep.items()
+        }
+    if isinstance(rep, list | tuple):
+        return type(rep)(_renamed(value, ids) for value in rep)
+    return rep

@@ -294,3 +294,32 @@ def test_one_walk_of_models_walks_once_and_only_when_the_documents_models_change
         assert recompute.call_count == 1, broken(f"{recompute.call_count} walks for one block, not 1")
     assert doc.get_model_by_id(added.id) is added and doc.models._freeze_count == 0
     assert "invalidate" not in vars(doc.models)  # Bokeh's own method again
+
+
+def test_copies_of_models_are_deep_equal_and_each_joins_a_document_of_its_own():
+    """``copies_of`` relies on Bokeh's wire format (an object ``{"type": "object", "id": ...}``, a reference
+    ``{"id": ...}``): each copy has every model anew under new ids, the same values (arrays included), the
+    ``CustomJS`` callbacks too, and two copies can be shown at once, each in its own document."""
+    import numpy as np
+    from bokeh.models import CustomJS
+    from bokeh.plotting import figure
+
+    original = figure(title="KL", y_axis_type="log")
+    original.line(np.arange(5.0), np.array([1.0, 2.0, 4.0, 8.0, 16.0]), legend_label="BIC+")
+    original.js_on_event("tap", CustomJS(code="console.log('tap')"))
+    copy = compat.copies_of([original])
+    first, second = copy()[0], copy()[0]
+    ids = [{m.id for m in fig.references()} for fig in (original, first, second)]
+    assert len(ids[1]) == len(ids[0]) and not ids[0] & ids[1] and not ids[1] & ids[2], broken(
+        "a copy of a figure shares model ids with the figure or another copy, or lost models"
+    )
+    assert sorted(type(m).__name__ for m in first.references()) == sorted(
+        type(m).__name__ for m in original.references()
+    ), broken("a copy of a figure has other models than the figure")
+    source = first.renderers[0].data_source
+    assert first.title.text == "KL" and list(source.data["y"]) == [1.0, 2.0, 4.0, 8.0, 16.0], broken(
+        "a copy of a figure lost its values"
+    )
+    assert first.js_event_callbacks["tap"][0].code == "console.log('tap')", broken("a copy lost its CustomJS")
+    for fig in (first, second):
+        Document().add_root(fig)  # each in a document of its own

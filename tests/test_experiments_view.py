@@ -37,3 +37,22 @@ def test_missing_results_are_reported_not_raised(tmp_path):
     panel = ExperimentsPanel(tmp_path)
     assert panel.results is None
     assert "hlc_table2.md" in panel.__panel__().object
+
+
+def test_figures_are_drawn_once_per_process_and_copied_for_each_session(monkeypatch):
+    """HoloViews draws a figure in about a second; every session after the first gets a copy of it, its models
+    its own (a Bokeh model belongs to one document)."""
+    from effdim_app.views import experiments_view
+
+    drawn = []
+    render = experiments_view._render
+    monkeypatch.setattr(experiments_view, "_render", lambda *args: drawn.append(args) or render(*args))
+    monkeypatch.setattr(experiments_view, "_DRAWN", {})
+    results = load_committed()
+    sessions = [
+        experiments_view._figures(RESULTS_DIR, lc_summary_figure, results.lc_summary, "2:2,2,2,2") for _ in range(2)
+    ]
+    assert len(drawn) == 1 and len(sessions[0]) == len(sessions[1]) == 2
+    assert not {m.id for f in sessions[0] for m in f.references()} & {m.id for f in sessions[1] for m in f.references()}
+    other = experiments_view._figures(RESULTS_DIR, lc_summary_figure, results.lc_summary, "8:2,2,2,2")
+    assert len(drawn) == 2 and other[0].title.text != sessions[0][0].title.text  # another generator, drawn anew

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 import panel as pn
 from panel.viewable import Viewer
 
 from effdim.experiments.committed import RESULTS_DIR, load_committed
 from effdim.experiments.plots import lc_summary_figure, table2_figure
+
+from ..compat import copies_of
 
 __all__ = ["ExperimentsPanel"]
 
@@ -60,6 +63,7 @@ class ExperimentsPanel(Viewer):
 
     def __init__(self, directory=RESULTS_DIR, **params):
         super().__init__(**params)
+        self.directory = directory
         try:
             self.results = load_committed(directory)
         except (OSError, ValueError) as err:
@@ -105,13 +109,13 @@ class ExperimentsPanel(Viewer):
 
     async def _draw_all(self) -> None:
         await self._draw_generator()
-        table2 = self.results.hlc_table2
-        self.hlc_panel.objects = _figure_panes(await asyncio.to_thread(_render, table2_figure, table2))
+        figures = await asyncio.to_thread(_figures, self.directory, table2_figure, self.results.hlc_table2)
+        self.hlc_panel.objects = _figure_panes(figures)
 
     async def _draw_generator(self) -> None:
         label = self.generator.value
         self.lc_panels.objects = [_loading(f"Drawing the Section 5 figures of {label}…")]
-        figures = await asyncio.to_thread(_render, lc_summary_figure, self.results.lc_summary, label)
+        figures = await asyncio.to_thread(_figures, self.directory, lc_summary_figure, self.results.lc_summary, label)
         if label == self.generator.value:  # not replaced by a later choice meanwhile
             self.lc_panels.objects = _figure_panes(figures)
 
@@ -123,16 +127,31 @@ class ExperimentsPanel(Viewer):
 TABLE_CSS = ":host { max-width: 100%; overflow-x: auto; }"
 #: HoloViews' renderer is not thread-safe: one drawing at a time, whichever session asks.
 _RENDER_LOCK = threading.Lock()
+#: (results folder, plot function, its last argument) -> a maker of copies of the figures drawn for them.
+_DRAWN: dict[tuple, Callable[[], list]] = {}
+
+
+def _figures(directory, plot, frame, *args) -> list:
+    """The Bokeh figures of ``plot(frame, *args)`` for the results in ``directory``, in a worker thread: drawn by
+    HoloViews once per server process, then copied for each session (:func:`effdim_app.compat.copies_of`: a
+    sixth of the second and a half of drawing them, which a class opening the tab at once waited for in turn)."""
+    key = (str(directory), plot.__name__, *args)
+    with _RENDER_LOCK:
+        copy = _DRAWN.get(key)
+        if copy is None:
+            drawn = _render(plot, frame, *args)
+            _DRAWN[key] = copies_of(drawn)
+            return drawn  # the session that waited for the drawing shows it; the others get copies
+    return copy()
 
 
 def _render(plot, *args) -> list:
-    """The Bokeh figures of ``plot(*args)`` (a HoloViews layout or one plot), in a worker thread."""
+    """The Bokeh figures of ``plot(*args)`` (a HoloViews layout or one plot)."""
     import holoviews as hv
 
-    with _RENDER_LOCK:
-        drawn = plot(*args)
-        parts = list(drawn) if isinstance(drawn, hv.Layout) else [drawn]
-        return [hv.render(part, backend="bokeh") for part in parts]
+    drawn = plot(*args)
+    parts = list(drawn) if isinstance(drawn, hv.Layout) else [drawn]
+    return [hv.render(part, backend="bokeh") for part in parts]
 
 
 def _figure_panes(figures: list) -> list:
