@@ -1,7 +1,8 @@
 """The example notebook in real JupyterLab with every request off this machine refused.
 
-Run All, then: the dashboard shows the last cell's model with the tree in
-step with the numbers, fits a 934 px output (JupyterLab at 1366 px with the
+Run All, then: no cell shows an error, the first prints Figure 2's
+dimensions, no output names Bokeh's CDN, the dashboard shows the last
+cell's model with the tree in step with the numbers, fits a 934 px output (JupyterLab at 1366 px with the
 file browser open) without blank space below it, Enter in the States box
 applies, and a sweep of a bundled data set runs as a job and shows its curves. The screenshot of the cell
 goes to ``tests/ui/screenshots/dashboard-jupyterlab.png`` (the one in
@@ -114,6 +115,13 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
     expect(stat(page, "ds")).to_have_text(str(expected.report.ds), timeout=TIMEOUT)
     expect(stat(page, "de")).to_have_text(str(expected.report.de))
     page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    # every cell ran without an error (JupyterLab shows a traceback as the stderr type), the first printed the
+    # dimensions of Figure 2
+    expect(page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).to_have_count(0)
+    expect(page.locator(".jp-OutputArea-output").filter(has_text="ds = 41, de = 23").first).to_be_visible()
+    # BokehJS is in the outputs themselves (a classroom may have no internet): none even names Bokeh's CDN
+    outputs = "() => [...document.querySelectorAll('.jp-OutputArea-output')].map((o) => o.innerHTML).join()"
+    assert "cdn.bokeh.org" not in page.evaluate(outputs)
     expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation)
     # the Run All race: the tree showed the model before the last cell's edit
     page.wait_for_function(
