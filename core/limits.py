@@ -11,6 +11,11 @@ regularity) never need such a check.
 
 The message says, in plain words, what would be needed and what can still
 be had; it never names a library option.
+
+It also holds how many rounds a structure search takes at most
+(:data:`ROUNDS` by default, :data:`MAX_ROUNDS` at the very most;
+:func:`effdim.structure.start_again`), which the command line shows in its
+help without importing the search.
 """
 
 from __future__ import annotations
@@ -19,7 +24,16 @@ import math
 
 from .errors import EffdimError
 
-__all__ = ["SizeLimitError", "DEFAULT_MAX_BYTES", "format_bytes", "short_text", "number_text", "MAX_EXACT_DIGITS"]
+__all__ = [
+    "SizeLimitError",
+    "DEFAULT_MAX_BYTES",
+    "format_bytes",
+    "short_text",
+    "number_text",
+    "MAX_EXACT_DIGITS",
+    "ROUNDS",
+    "MAX_ROUNDS",
+]
 
 #: Whole numbers up to this many digits are printed exactly; larger ones (dc of an LC model with
 #: 15,000 binary leaves has 4,516 digits) as ``about 2.819e4515``. Python refuses to convert
@@ -28,6 +42,12 @@ MAX_EXACT_DIGITS = 1000
 
 #: Default memory limit of one exact rank computation (a 2-core laptop has a few GB to spare).
 DEFAULT_MAX_BYTES = 2 * 1024**3
+
+#: Times a structure search starts again from its own end, at most (:func:`effdim.structure.start_again`): one
+#: more start found the generating tree where one search stopped 20 nats below it (docs/structure.md, "Rounds").
+ROUNDS = 2
+#: The most rounds a search takes (each round's stream is spawned before the search starts).
+MAX_ROUNDS = 100
 
 
 class SizeLimitError(EffdimError, ValueError):

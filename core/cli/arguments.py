@@ -191,8 +191,8 @@ def _nonnegative_int(text: str) -> int:
 
 
 def _rounds(text: str) -> int:
-    """``--rounds`` of a structure search (:data:`effdim.structure.MAX_ROUNDS` at most)."""
-    from ..structure import MAX_ROUNDS
+    """``--rounds`` of a structure search (:data:`effdim.limits.MAX_ROUNDS` at most)."""
+    from ..limits import MAX_ROUNDS
 
     return _whole_number(text, 0, MAX_ROUNDS, f"a number of rounds from 0 to {MAX_ROUNDS}")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ..limits import DEFAULT_MAX_BYTES
+from ..limits import DEFAULT_MAX_BYTES, ROUNDS
 from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
 from ..scores import SCORES
-from ..structure import ROUNDS
 from .app_command import _cmd_app
 from .arguments import (
     _add_em_options,

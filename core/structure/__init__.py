@@ -68,11 +68,10 @@ Acceptance
 from __future__ import annotations
 
 from ..em import Cancelled
+from ..limits import MAX_ROUNDS, ROUNDS
 from .compare import leaf_bipartitions, robinson_foulds, shape
 from .learn import (
     ESCAPE,
-    MAX_ROUNDS,
-    ROUNDS,
     SEARCH_VERSION,
     START_STEPS_ON_TIME,
     Rounds,

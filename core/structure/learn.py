@@ -26,6 +26,7 @@ from ..data import DataError, Dataset
 from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
+from ..limits import MAX_ROUNDS, ROUNDS
 from ..model import NAME_PATTERN, HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
@@ -233,12 +234,6 @@ ESCAPE = "escape"
 #: Operators screened only when no candidate of the other phases wins: a node split re-estimates the family of
 #: every neighbour of the node (the costliest local EM of all), and it is needed where the other moves stop.
 LAST_RESORT = ("NS",)
-
-#: Times the search starts again from its own end, at most (:func:`start_again`): one more start found the
-#: generating tree where one search stopped 20 nats below it (docs/structure.md, "Rounds").
-ROUNDS = 2
-#: The most rounds a search takes (each round's stream is spawned before the search starts).
-MAX_ROUNDS = 100
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
