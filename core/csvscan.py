@@ -59,27 +59,9 @@ import pandas as pd
 
 from .data import Column, DataError, too_many_values
 from .errors import shown
+from .text_formats import ENCODING_ALIASES, ENCODINGS, SEPARATORS
 
-__all__ = ["ENCODINGS", "SEPARATORS", "CsvCells", "read_bytes", "read_cells"]
-
-#: Encodings a CSV file may be read in: the name given to ``--encoding`` -> the words shown.
-ENCODINGS = {
-    "utf-8": "UTF-8",
-    "utf-8-sig": "UTF-8 with a byte-order mark",
-    "latin-1": "Latin-1",
-    "cp1252": "Windows-1252",
-    "utf-16": "UTF-16",
-}
-#: Separators detected (any other single character may be given): the character -> the words shown.
-SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs"}
-_ENCODING_ALIASES = {
-    "utf8": "utf-8",
-    "utf-8-bom": "utf-8-sig",
-    "latin1": "latin-1",
-    "iso-8859-1": "latin-1",
-    "windows-1252": "cp1252",
-    "utf16": "utf-16",
-}
+__all__ = ["CsvCells", "read_bytes", "read_cells"]
 
 #: Bytes of the file scanned at once for its structure.
 _BLOCK = 1 << 22
@@ -193,7 +175,7 @@ def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
 def _encoding(raw: bytes, encoding: str | None, source: str) -> str:
     """The encoding given (checked against the bytes) or detected (module docstring)."""
     if encoding is not None:
-        wanted = _ENCODING_ALIASES.get(encoding.lower().replace("_", "-"), encoding.lower().replace("_", "-"))
+        wanted = ENCODING_ALIASES.get(encoding.lower().replace("_", "-"), encoding.lower().replace("_", "-"))
         if wanted not in ENCODINGS:
             raise DataError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
     else:

@@ -86,7 +86,7 @@ class Loaded:
 
     def description(self) -> str:
         """``'CSV, Latin-1, fields separated by semicolons'``: what was detected or given."""
-        from .csvscan import ENCODINGS, SEPARATORS
+        from .text_formats import ENCODINGS, SEPARATORS
 
         parts = [FORMATS[self.format]]
         if self.encoding is not None:

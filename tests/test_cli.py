@@ -169,3 +169,13 @@ def test_limits_from_json_file_and_options(tmp_path):
     path.write_text('{"max_nodes": 50, "time_limit": 5}')
     limits = load_limits(path, max_nodes=60, workers=None)
     assert (limits.max_nodes, limits.time_limit, limits.workers) == (60, 5, load_limits().workers)
+
+
+def test_the_command_line_starts_without_the_engines_heavy_libraries():
+    """``effdim --version``, ``--help`` and ``dims`` start in about half a second: building the parser imports
+    neither pandas nor SciPy nor the EM engine and the structure search (each command imports what it needs when
+    it runs; together they were half a second more of every command's start)."""
+    heavy = ["pandas", "scipy", "effdim.em", "effdim.structure", "effdim.data"]
+    code = f"import sys; from effdim.cli import build_parser; build_parser(); print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", f"imported while the parser was built: {out.strip()}"

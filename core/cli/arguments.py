@@ -62,7 +62,7 @@ def _executor_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _add_em_options(p: argparse.ArgumentParser) -> None:
-    from ..csvscan import ENCODINGS
+    from ..text_formats import ENCODINGS
 
     p.add_argument(
         "--sep",
