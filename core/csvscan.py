@@ -59,7 +59,7 @@ import pandas as pd
 
 from .data import Column, DataError, too_many_values
 from .errors import shown
-from .text_formats import ENCODING_ALIASES, ENCODINGS, SEPARATORS
+from .text_formats import ENCODINGS, SEPARATORS, encoding_name
 
 __all__ = ["CsvCells", "read_bytes", "read_cells"]
 
@@ -175,7 +175,7 @@ def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
 def _encoding(raw: bytes, encoding: str | None, source: str) -> str:
     """The encoding given (checked against the bytes) or detected (module docstring)."""
     if encoding is not None:
-        wanted = ENCODING_ALIASES.get(encoding.lower().replace("_", "-"), encoding.lower().replace("_", "-"))
+        wanted = encoding_name(encoding)
         if wanted not in ENCODINGS:
             raise DataError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
     else:

@@ -8,7 +8,7 @@ builds its options from it before it knows whether any file will be read.
 
 from __future__ import annotations
 
-__all__ = ["ENCODINGS", "ENCODING_ALIASES", "SEPARATORS"]
+__all__ = ["ENCODINGS", "ENCODING_ALIASES", "SEPARATORS", "encoding_name"]
 
 #: Encodings a CSV file may be read in: the name given to ``--encoding`` -> the words shown.
 ENCODINGS = {
@@ -29,3 +29,10 @@ ENCODING_ALIASES = {
 }
 #: Separators detected (any other single character may be given): the character -> the words shown.
 SEPARATORS = {",": "commas", ";": "semicolons", "\t": "tabs"}
+
+
+def encoding_name(text: str) -> str:
+    """The name in :data:`ENCODINGS` that ``text`` gives (any case, ``_`` for ``-``, or an alias such as
+    ``latin1``); a name it does not know, in the same form, for the caller to refuse."""
+    name = text.lower().replace("_", "-")
+    return ENCODING_ALIASES.get(name, name)

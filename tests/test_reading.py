@@ -254,14 +254,14 @@ def test_cli_fit_reads_every_encoding_and_separator_the_same_way(tmp_path, capsy
             "--sep",
             "tab",
             "--encoding",
-            "utf-16",
+            "UTF16",  # the reader's other names for an encoding, in any case (effdim.text_formats)
         ]
     )
     assert status == 0
     assert (
         capsys.readouterr().err.splitlines()[0] == f"effdim: read {path.name} as CSV, UTF-16, fields separated by tabs"
     )
-    assert main(["fit", str(path), "--model", "2:2,2", "--encoding", "latin-1"]) == 2
+    assert main(["fit", str(path), "--model", "2:2,2", "--encoding", "latin1"]) == 2
     assert capsys.readouterr().err.strip() == (
         f"effdim: {path.name}: the file is UTF-16 text, not Latin-1; read it as utf-16"
     )

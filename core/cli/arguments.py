@@ -62,7 +62,7 @@ def _executor_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _add_em_options(p: argparse.ArgumentParser) -> None:
-    from ..text_formats import ENCODINGS
+    from ..text_formats import ENCODINGS, encoding_name
 
     p.add_argument(
         "--sep",
@@ -75,6 +75,7 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--encoding",
         default=None,
+        type=encoding_name,  # latin1, UTF8, ...: the names the reader takes
         choices=list(ENCODINGS),
         help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)",
     )
