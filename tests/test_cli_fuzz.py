@@ -100,6 +100,42 @@ def test_random_files_of_every_format(capsys, tmp_path, data, extension):
         run(capsys, argv)
 
 
+@FUZZ
+@given(
+    encoding=st.one_of(
+        st.text(max_size=12),
+        st.sampled_from(["utf-8", "UTF8", "utf_8_sig", "Latin1", "ISO-8859-1", "windows_1252", "UTF16", "cp1252"]),
+    )
+)
+def test_random_encoding_names(capsys, tmp_path, encoding):
+    """`--encoding` with any text, or a name the reader knows in any spelling: a fit or one line, never a traceback
+    (a name it knows that does not fit the bytes, UTF-16 here, is refused in one line too)."""
+    if "\x00" in encoding or encoding.startswith("-"):
+        return  # a command line cannot hold a NUL; a leading dash would be read as an option
+    path = tmp_path / "data.csv"
+    path.write_bytes("a;b\n\xe9;1\ne;2\n\xe9;2\n".encode("latin-1"))
+    run(
+        capsys,
+        [
+            "fit",
+            str(path),
+            "--model",
+            "2:2,2",
+            "--map",
+            "O1=a",
+            "--map",
+            "O2=b",
+            "--restarts",
+            "1",
+            "--max-iter",
+            "5",
+            "--quiet",
+            "--encoding",
+            encoding,
+        ],
+    )
+
+
 # ---------------------------------------------------------- the real command
 @pytest.mark.parametrize(
     "argv",
