@@ -65,24 +65,28 @@ def _file(item_or_report) -> str:
     return item_or_report.nodeid.split("::")[0]
 
 
+def _is_exclusive(item) -> bool:
+    return item.get_closest_marker("exclusive") is not None
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Test files that hold an ``exclusive`` test first, then the others, each group slowest first by
-    :data:`DURATIONS` (a file it does not know last), a file's tests together and in their order.
+    """The ``exclusive`` tests first, one after another (each file's in their order, the slowest file's first),
+    then the other tests' files slowest first by :data:`DURATIONS` (a file it does not know last), a file's
+    tests together and in their order.
 
     pytest-xdist's ``worksteal`` first hands each worker an equal share of the tests by count, in this order:
-    the first worker gets the front (the exclusive and the longest files), the second the rest, starting
-    mid-list; a worker that runs out steals the back half of the other's queue. So the first worker starts
-    on the long files at once, the exclusive tests pass while the second has many short tests to run in
-    between, and a stolen test can build its file's module fixture a second time on the other worker
-    (CONTRIBUTING.md, "Running the tests")."""
+    the first worker gets the front (the exclusive tests, then the longest files), the others the rest,
+    starting further down the list; a worker that runs out steals the back half of another's queue. The first
+    worker runs the exclusive tests as one block while the others wait (:func:`_turn`): the machine is
+    emptied once, not once per exclusive test (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
         files[_file(item)].append(item)
-    exclusive = {name for name, tests in files.items() if any(t.get_closest_marker("exclusive") for t in tests)}
-    order = sorted(files, key=lambda name: (name not in exclusive, -seconds.get(name, 0.0)))  # stable: ties keep theirs
-    items[:] = [item for name in order for item in files[name]]
+    order = sorted(files, key=lambda name: -seconds.get(name, 0.0))  # stable: ties keep theirs
+    ordered = [item for name in order for item in files[name]]
+    items[:] = [item for item in ordered if _is_exclusive(item)] + [item for item in ordered if not _is_exclusive(item)]
 
 
 _measured: defaultdict[str, float] = defaultdict(float)
@@ -100,16 +104,18 @@ def pytest_sessionfinish(session):
         DURATIONS.write_text(json.dumps(dict(sorted(known.items())), indent=0) + "\n")
 
 
-#: In a worker of a parallel run, the lock file shared with the other workers.
-_lock_path: str | None = None
+#: In a worker of a parallel run, the lock file shared with the other workers, open for the whole run: closing any
+#: of a process's descriptors of a file drops every lock the process holds on it (POSIX), a kept turnstile too.
+_lock = None
 
 
 def pytest_configure(config):
     """The controller of a parallel run makes the lock file its workers share: they inherit the variable, and
     take it out of their environment so that a pytest a test runs in a subprocess does not wait for the lock."""
-    global _lock_path
+    global _lock
     if hasattr(config, "workerinput"):
-        _lock_path = os.environ.pop(LOCK_VARIABLE, None)
+        path = os.environ.pop(LOCK_VARIABLE, None)
+        _lock = open(path, "r+b") if path else None  # open until the worker ends
     elif getattr(config.option, "numprocesses", None):
         handle, path = tempfile.mkstemp(prefix="effdim-tests-", suffix=".lock")
         os.close(handle)
@@ -124,28 +130,30 @@ def pytest_unconfigure(config):
 
 
 @contextmanager
-def _turn(exclusive: bool):
-    """Holds the run lock for one test: shared by ordinary tests, alone for an ``exclusive`` one. Outside a
-    parallel run there is no other worker to wait for."""
-    if _lock_path is None:
+def _turn(exclusive: bool, next_exclusive: bool):
+    """Holds the run lock for one test: shared by ordinary tests, alone for an ``exclusive`` one. An exclusive
+    test followed by another on this worker keeps the turnstile, so that no other worker starts a test between
+    them: a block of exclusive tests waits once for the other workers' tests to end, not once per test. Outside
+    a parallel run there is no other worker to wait for."""
+    lock = _lock
+    if lock is None:
         yield
         return
-    path = _lock_path
-    with open(path, "r+b") as lock:
-        fcntl.lockf(lock, fcntl.LOCK_EX, 1, TURNSTILE)
-        try:
-            fcntl.lockf(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, RUN)
-        finally:
+    fcntl.lockf(lock, fcntl.LOCK_EX, 1, TURNSTILE)  # at once if this worker's last test kept it
+    try:
+        fcntl.lockf(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, 1, RUN)
+    finally:
+        if not (exclusive and next_exclusive):
             fcntl.lockf(lock, fcntl.LOCK_UN, 1, TURNSTILE)
-        try:
-            yield
-        finally:
-            fcntl.lockf(lock, fcntl.LOCK_UN, 1, RUN)
+    try:
+        yield
+    finally:
+        fcntl.lockf(lock, fcntl.LOCK_UN, 1, RUN)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
     """Every test (its fixtures' set-up and tear-down included) runs holding the run lock; outside it, so that
     pytest-timeout's clock starts once the test may run."""
-    with _turn(exclusive=item.get_closest_marker("exclusive") is not None):
+    with _turn(_is_exclusive(item), nextitem is not None and _is_exclusive(nextitem)):
         return (yield)

@@ -17,7 +17,7 @@ workers = "3"
 markers = ["exclusive: runs while no other test runs"]
 """
 
-#: Eight ordinary tests and one exclusive test among them, each writing when it ran.
+#: Eight ordinary tests and two exclusive tests among them, each writing when it ran.
 TIMED_TESTS = """
 import os, time
 import pytest
@@ -39,6 +39,10 @@ def test_alone():
 @pytest.mark.parametrize("n", range(4, 8))
 def test_ordinary_after(n):
     _ran(f"ordinary{n}", 0.2)
+
+@pytest.mark.exclusive
+def test_alone_too():
+    _ran("alone_too", 0.5)
 """
 
 
@@ -72,19 +76,21 @@ def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
     _project(tmp_path, {"test_timed.py": TIMED_TESTS})
     intervals = tmp_path / "intervals.txt"
     result = _pytest(tmp_path, *options, INTERVALS=str(intervals))
-    assert "9 passed" in result.stdout, result.stdout
+    assert "10 passed" in result.stdout, result.stdout
     rows = [line.split() for line in intervals.read_text().splitlines()]
     return [(name, int(pid), float(start), float(end)) for name, pid, start, end in rows]
 
 
-def test_by_default_three_workers_at_most_one_more_than_the_cpus_and_the_exclusive_test_alone(tmp_path):
+def test_by_default_three_workers_at_most_one_more_than_the_cpus_and_the_exclusive_tests_alone_in_one_block(tmp_path):
     runs = _run(tmp_path, "-p", "xdist.plugin")
     workers = min(3, len(os.sched_getaffinity(0)) + 1)
     assert len({pid for _, pid, _, _ in runs}) == workers, runs  # -n without being asked
-    (alone,) = [run for run in runs if run[0] == "alone"]
-    others = [run for run in runs if run[0] != "alone"]
-    overlapping = [run for run in others if run[2] < alone[3] and alone[2] < run[3]]
-    assert not overlapping, f"ran during the exclusive test: {overlapping}"
+    alone = sorted((run for run in runs if run[0].startswith("alone")), key=lambda run: run[2])
+    others = [run for run in runs if not run[0].startswith("alone")]
+    # both exclusive tests first, on one worker, and no other test from the first one's start to the last one's end
+    assert [run[0] for run in alone] == ["alone", "alone_too"] and alone[0][1] == alone[1][1], alone
+    overlapping = [run for run in others if run[2] < alone[1][3] and alone[0][2] < run[3]]
+    assert not overlapping, f"ran during the exclusive tests or between them: {overlapping}"
     # the ordinary tests did run side by side
     assert any(a[1] != b[1] and a[2] < b[3] and b[2] < a[3] for a in others for b in others), runs
 
