@@ -28,7 +28,7 @@ from pages import (
     stat,
     sweep,
 )
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim_app.state import ModelState
@@ -94,14 +94,15 @@ def notebook_state() -> ModelState:
 
 
 @pytest.fixture
-def offline_page(browser: Browser):
-    """A page whose requests to any host but this machine are refused, and the list of those refused; closed
-    after the test (JupyterLab polls its server for as long as its page is open)."""
-    context = browser.new_context(viewport=LAB_VIEWPORT)
-    page, refused = context.new_page(), []
+def offline_page(warm_browser):
+    """A page whose requests to any host but this machine are refused (routed, it loads nothing from the browser's
+    cache), and the list of those refused; closed after the test (JupyterLab polls its server for as long as its
+    page is open)."""
+    page, refused = warm_browser.new_page(), []
+    page.set_viewport_size(LAB_VIEWPORT)
     refuse_other_hosts(page, refused)
     yield page, refused
-    context.close()
+    page.close()
 
 
 def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[str]], jupyterlab_url, shots):
