@@ -22,7 +22,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 #: The environment variable naming the lock file that the run's worker processes share.
 LOCK_VARIABLE = "EFFDIM_TESTS_LOCK"
 #: Byte ranges of the lock file: a waiting exclusive test holds the turnstile, so that the other workers
-#: cannot keep starting tests ahead of it; every test holds the run lock, shared or exclusive.
+#: cannot keep starting tests ahead of it (and keeps it while the next test is exclusive too); every test holds
+#: the run lock, shared or exclusive.
 TURNSTILE, RUN = 0, 1
 
 
@@ -34,7 +35,7 @@ DURATIONS = Path(__file__).with_name("durations.json")
 def pytest_addoption(parser):
     parser.addini(
         "workers",
-        "worker processes the suite runs on when -n is not given (pytest-xdist), at most one more than the CPUs",
+        "worker processes the suite runs on when -n is not given (pytest-xdist), at most the CPUs",
         default="1",
     )
     parser.addoption(
@@ -47,15 +48,15 @@ def pytest_addoption(parser):
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
     """Without ``-n``, ``--dist`` or ``--pdb``, the suite runs on ``workers`` processes (pyproject.toml), as
-    pytest-xdist's ``-n`` would, but no more than one more than the CPUs this process may use (a worker waiting on a
-    page, a job or an exclusive test leaves its CPU to the extra one: CONTRIBUTING.md, "Running the tests");
-    ``-p no:xdist`` or ``-n 0`` runs it in this process."""
+    pytest-xdist's ``-n`` would, but no more than the CPUs this process may use (a worker more kept both cores
+    saturated and slowed every test, its Chromium and its jobs by more than it added: CONTRIBUTING.md, "Running
+    the tests"); ``-p no:xdist`` or ``-n 0`` runs it in this process."""
     if not hasattr(config.option, "numprocesses") or hasattr(config, "workerinput"):  # no xdist, or its worker
         return
     option = config.option
     if option.numprocesses is not None or option.dist != "no" or option.tx or option.usepdb or option.collectonly:
         return
-    workers = min(int(config.getini("workers")), len(os.sched_getaffinity(0)) + 1)
+    workers = min(int(config.getini("workers")), len(os.sched_getaffinity(0)))
     if workers > 1:
         option.numprocesses = workers
         option.dist = "worksteal"  # a worker that runs out takes tests queued on the other: no long tail

@@ -81,9 +81,9 @@ def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
     return [(name, int(pid), float(start), float(end)) for name, pid, start, end in rows]
 
 
-def test_by_default_three_workers_at_most_one_more_than_the_cpus_and_the_exclusive_tests_alone_in_one_block(tmp_path):
+def test_by_default_as_many_workers_as_asked_at_most_the_cpus_and_the_exclusive_tests_alone_in_one_block(tmp_path):
     runs = _run(tmp_path, "-p", "xdist.plugin")
-    workers = min(3, len(os.sched_getaffinity(0)) + 1)
+    workers = min(3, len(os.sched_getaffinity(0)))
     assert len({pid for _, pid, _, _ in runs}) == workers, runs  # -n without being asked
     alone = sorted((run for run in runs if run[0].startswith("alone")), key=lambda run: run[2])
     others = [run for run in runs if not run[0].startswith("alone")]
@@ -91,8 +91,9 @@ def test_by_default_three_workers_at_most_one_more_than_the_cpus_and_the_exclusi
     assert [run[0] for run in alone] == ["alone", "alone_too"] and alone[0][1] == alone[1][1], alone
     overlapping = [run for run in others if run[2] < alone[1][3] and alone[0][2] < run[3]]
     assert not overlapping, f"ran during the exclusive tests or between them: {overlapping}"
-    # the ordinary tests did run side by side
-    assert any(a[1] != b[1] and a[2] < b[3] and b[2] < a[3] for a in others for b in others), runs
+    # the ordinary tests did run side by side (on a machine with more than one CPU)
+    side_by_side = any(a[1] != b[1] and a[2] < b[3] and b[2] < a[3] for a in others for b in others)
+    assert side_by_side or workers == 1, runs
 
 
 def test_one_process_without_xdist(tmp_path):
