@@ -104,7 +104,19 @@ def test_no_layout_shift_when_a_message_appears(page: Page, app_url):
     expect(stat(page, "ds")).to_have_text("41")
 
 
-def test_tree_as_svg_beside_the_png(page: Page, app_url, tmp_path):
+# [scrollWidth, clientWidth] of the regularization log's rows area: wider content scrolls sideways, hiding
+# the end of its last column.
+LOG_WIDTHS = f"""() => {{ {DEEP} const log = deep('.effdim-steps')[0];
+  const holder = log && log.shadowRoot && log.shadowRoot.querySelector('.tabulator-tableholder');
+  return holder ? [holder.scrollWidth, holder.clientWidth] : null; }}"""
+
+
+def test_tree_as_svg_then_the_guided_demo_then_the_projector_log_at_its_whole_width(
+    page: Page, app_url, shots, tmp_path
+):
+    """On one page: Figure 2's tree downloaded as SVG beside the PNG; the guided demo through the paper's cases with
+    the engine's numbers; projector mode switched on after an edit, the regularization log whole at 1366 px, then
+    at 1024 px; last, the SVG opened in the browser."""
     import xml.etree.ElementTree as ET
 
     open_app(page, app_url)
@@ -125,16 +137,9 @@ def test_tree_as_svg_beside_the_png(page: Page, app_url, tmp_path):
         "O5 : 2",
     ]  # Figure 2
     assert len(svg.findall(f"{ns}circle")) == 3 and len(svg.findall(f"{ns}line")) == 7
-    # a browser opens it: it draws as an image of its own size
     saved = tmp_path / "effdim-tree.svg"
     drawing.value.save_as(saved)
-    page.goto(saved.as_uri())
-    size = page.evaluate("() => [document.documentElement.width.baseVal.value, document.documentElement.tagName]")
-    assert size == [float(svg.get("width")), "svg"]
 
-
-def test_guided_demo_steps_through_the_papers_cases_with_the_engines_numbers(page: Page, app_url, shots):
-    open_app(page, app_url)
     page.get_by_role("button", name="▶ Guided demo").click()
     bar = page.locator(".effdim-demo-text")
     notation = page.locator(".effdim-notation textarea")
@@ -163,17 +168,7 @@ def test_guided_demo_steps_through_the_papers_cases_with_the_engines_numbers(pag
     page.get_by_role("button", name="End demo").click()
     expect(bar).to_be_hidden()
 
-
-# [scrollWidth, clientWidth] of the regularization log's rows area: wider content scrolls sideways, hiding
-# the end of its last column.
-LOG_WIDTHS = f"""() => {{ {DEEP} const log = deep('.effdim-steps')[0];
-  const holder = log && log.shadowRoot && log.shadowRoot.querySelector('.tabulator-tableholder');
-  return holder ? [holder.scrollWidth, holder.clientWidth] : null; }}"""
-
-
-def test_projector_log_shows_its_whole_width(page: Page, app_url):
-    """Projector mode switched on after the edit, at 1366 px, then again at 1024 px."""
-    open_app(page, app_url)
+    # projector mode switched on after an edit, at 1366 px, then again at 1024 px
     apply_notation(page, "4(3(2,2,2),3(2,2))")  # irregular: the log's removal step reads "H2 - H1:3 - H3 → H2 - H3"
     expect(page.locator(".effdim-steps .tabulator-row")).to_have_count(2, timeout=TIMEOUT)
     for width in (1366, 1024):
@@ -185,3 +180,8 @@ def test_projector_log_shows_its_whole_width(page: Page, app_url):
         assert content <= shown + 1, f"at {width} px the regularization log is {content} px wide in {shown} px"
         page.get_by_role("button", name="Projector: on ✓").click()
         expect(page.get_by_role("button", name="Projector: off")).to_be_visible(timeout=TIMEOUT)
+
+    # the SVG opens in a browser: it draws as an image of its own size
+    page.goto(saved.as_uri())
+    size = page.evaluate("() => [document.documentElement.width.baseVal.value, document.documentElement.tagName]")
+    assert size == [float(svg.get("width")), "svg"]

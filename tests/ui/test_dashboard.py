@@ -12,13 +12,10 @@ from pages import (
     TIMEOUT,
     apply_notation,
     click_node,
-    data_tab,
-    model_tab,
     open_app,
     stat,
     sweep_stouffer_toby,
     table_rows,
-    upload,
 )
 from playwright.sync_api import Page, expect
 
@@ -28,8 +25,9 @@ from effdim.dimensions import dimensions
 pytestmark = pytest.mark.browser
 
 
-def test_load_then_click_node_change_cardinality_table_changes(page: Page, app_url, shots):
-    """Figure 2 on the first screen; then a node's states edited, the table and the totals following, and undone."""
+def test_load_then_click_node_change_cardinality_then_preset_notation_and_irregular_model(page: Page, app_url, shots):
+    """Figure 2 on the first screen; then a node's states edited, the table and the totals following, and undone;
+    then a preset, the notation box and an irregular model's regularization log."""
     open_app(page, app_url)
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
     expect(stat(page, "ds")).to_have_text("41")
@@ -60,11 +58,8 @@ def test_load_then_click_node_change_cardinality_table_changes(page: Page, app_u
     expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
     expect(table_rows(page).nth(0)).to_contain_text("5:3,3,2")
 
-
-def test_preset_then_notation_then_irregular_model_shows_regularization_log(page: Page, app_url, shots):
-    """A preset loaded; then a model typed in the notation box, and a syntax error refused with the model kept;
-    then an irregular model, its regularization log, and the model said irregular with auto-regularize off."""
-    open_app(page, app_url)
+    # a preset loaded; then a model typed in the notation box, and a syntax error refused with the model kept;
+    # then an irregular model, its regularization log, and the model said irregular with auto-regularize off
     page.locator("select").first.select_option("Table 1: LC 4:3,3,3")
     page.get_by_role("button", name="Load preset").click()
     expect(page.locator(".effdim-notation textarea")).to_have_value("4:3,3,3", timeout=TIMEOUT)
@@ -111,20 +106,6 @@ def test_upload_csv_and_see_curves(page: Page, app_url, shots):
     page.get_by_role("button", name="Load data set").click()
     expect(page.locator(".effdim-best")).not_to_contain_text("Best cardinality", timeout=TIMEOUT)
     expect(page.get_by_text("Earlier results were cleared")).to_be_visible()
-
-
-def test_bad_file_message_and_model_intact(page: Page, app_url, shots):
-    open_app(page, app_url)
-    click_node(page, FIG2, "H3")
-    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
-    data_tab(page)
-    upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
-    expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
-    page.screenshot(path=str(shots / "07-bad-file.png"))
-    model_tab(page)
-    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
-    expect(stat(page, "ds")).to_have_text("41")
-    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
 
 
 def test_two_sessions_do_not_share_state(page: Page, app_url):

@@ -190,14 +190,23 @@ def test_dimension_table_as_csv_tree_as_png_then_json_import_empty_file_named_an
 def test_uploads_refused_then_read_categories_in_file_order_reordered_wrapped_and_id_column_left_out(
     page: Page, app_url, shots
 ):
-    """One page, one file after another on the Data tab: a refused file leaves no "Upload complete"; the next
-    keeps its categories in the file's order, and a column's states can be reordered; a long value list wraps
-    in the columns table; a Latin-1 file with semicolons is read, its identifier column left out."""
+    """One page, one file after another on the Data tab: a refused file leaves no "Upload complete", and the
+    model and its selected node as they were; the next keeps its categories in the file's order, and a column's
+    states can be reordered; a long value list wraps in the columns table; a Latin-1 file with semicolons is read,
+    its identifier column left out."""
     open_app(page, app_url)
+    click_node(page, FIG2, "H3")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
     data_tab(page)
     upload(page, "ragged.csv", b"A,B,C\n1,2,3\n1,2\n")
     expect(page.get_by_text("line 3 has 2 fields")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("Upload complete")).to_have_count(0, timeout=TIMEOUT)
+    page.screenshot(path=str(shots / "07-bad-file.png"))
+    model_tab(page)
+    expect(page.locator(".effdim-notation textarea")).to_have_value(FIG2)
+    expect(stat(page, "ds")).to_have_text("41")
+    expect(page.locator(".effdim-sel")).to_contain_text("Selected: H3")
+    data_tab(page)
     # the fresh drop zone takes the next file; categories keep the file's order, numbered ones by number
     upload(page, "ok.csv", b"freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\n")
     expect(page.get_by_text("Loaded upload 'ok.csv'")).to_be_visible(timeout=TIMEOUT)
