@@ -56,3 +56,20 @@ def test_figures_are_drawn_once_per_process_and_copied_for_each_session(monkeypa
     assert not {m.id for f in sessions[0] for m in f.references()} & {m.id for f in sessions[1] for m in f.references()}
     other = experiments_view._figures(RESULTS_DIR, lc_summary_figure, results.lc_summary, "8:2,2,2,2")
     assert len(drawn) == 2 and other[0].title.text != sessions[0][0].title.text  # another generator, drawn anew
+
+
+def test_the_tab_says_the_figures_are_being_drawn_until_they_are(monkeypatch):
+    """The layout a session first sends holds a line for each section saying its figures are being drawn (the
+    browser test sees the line or the figures, whichever comes first: a copy can arrive before the line is laid
+    out, tests/ui/test_experiments_tab.py). Served, the drawing runs after this layout was sent; here it is
+    held back (outside a server Panel would run it at once)."""
+    import panel as pn
+
+    monkeypatch.setattr(pn.state, "execute", lambda *args, **kwargs: None)
+    panel = ExperimentsPanel()
+    shown = [
+        [getattr(part, "object", "") for row in box.objects for part in row.objects]
+        for box in (panel.lc_panels, panel.hlc_panel)
+    ]
+    assert any("Drawing the Section 5 figures" in str(text) for text in shown[0]), shown
+    assert any("Drawing the Section 6 figure" in str(text) for text in shown[1]), shown
