@@ -5,7 +5,9 @@ samples, ten times a second, every process descended from that pytest: its user 
 ``/proc/PID/stat`` (threads that ended included). A process's last tenth of a second before it ends is missed.
 CPU seconds, unlike wall-clock ones, hardly grow when other processes share the cores, so a change to what
 the browser tests cost can be measured on a busy machine (CONTRIBUTING.md, "Running the tests"). The page
-opens are the calls of Playwright's ``Page.goto`` and ``Page.reload`` (a plugin this script loads).
+opens are the calls of Playwright's ``Page.goto`` and ``Page.reload`` (a plugin this script loads). It also says how
+busy the machine's cores were during the run (``/proc/stat``, every process of the machine) and, on several workers,
+for how many seconds only one of them ran a test (each test's start and end, as the plugin logs them).
 
 With ``--per-test``, the tests run one at a time in one process (``-p no:xdist``) and each tenth of a second's
 CPU goes to the test running then (the plugin writes its name to a file at each test's start and end): the
@@ -30,10 +32,12 @@ from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
 PLUGIN = "bench_test_cpu_pages"
-#: The plugin that counts page opens (appends one line per call to the file named by BENCH_PAGE_OPENS) and, for
+#: The plugin that counts page opens (appends one line per call to the file named by BENCH_PAGE_OPENS), logs each
+#: test's worker, start and end (from its set-up to its tear-down, the run lock held) to BENCH_INTERVALS and, for
 #: ``--per-test``, names the test that runs in the file named by BENCH_RUNNING_TEST (empty between tests).
 PLUGIN_SOURCE = """
 import os
+import time
 
 import pytest
 from playwright.sync_api import Page
@@ -57,6 +61,23 @@ def pytest_runtest_protocol(item, nextitem):
     yield
     if running:
         open(running, "w").close()  # between tests
+
+_started = {}
+_relayed = False  # the controller of a parallel run, which hears of its workers' tests
+
+def pytest_configure(config):
+    global _relayed
+    _relayed = getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+
+def pytest_runtest_logstart(nodeid, location):
+    _started[nodeid] = time.monotonic()
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _relayed:
+        return
+    with open(os.environ["BENCH_INTERVALS"], "a") as out:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        out.write(f"{worker} {_started.pop(nodeid)} {time.monotonic()}\\n")
 """
 #: Where ``--per-test`` puts the CPU seconds spent outside any test (start-up, collection, tear-down of the run).
 BETWEEN = "(between tests)"
@@ -75,6 +96,24 @@ def _program(pid: int) -> str:
     if name.startswith("python"):
         return "python"
     return name
+
+
+def _busy_jiffies() -> tuple[int, int]:
+    """The machine's clock ticks so far: busy (not idle or waiting on I/O) and in all, over every CPU."""
+    ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
+def _alone(intervals: list[tuple[str, float, float]]) -> float:
+    """Seconds during which exactly one worker ran a test, between the first test's start and the last one's end."""
+    events = sorted([(start, 1) for _, start, _ in intervals] + [(end, -1) for _, _, end in intervals])
+    alone, running, since = 0.0, 0, None
+    for moment, change in events:
+        if running == 1:
+            alone += moment - since
+        running += change
+        since = moment
+    return alone
 
 
 def _stat(pid: int) -> tuple[int, str, float] | None:
@@ -130,27 +169,37 @@ def measure(pytest_args: list[str], per_test: bool = False) -> tuple[dict[str, f
     time, and each test's CPU seconds by program."""
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
-        opens, running = Path(folder, "opens.txt"), Path(folder, "running.txt")
-        opens.touch()
-        running.touch()
+        opens, running, intervals = (Path(folder, name) for name in ("opens.txt", "running.txt", "intervals.txt"))
+        for path in (opens, running, intervals):
+            path.touch()
         environment = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
             "BENCH_PAGE_OPENS": str(opens),
+            "BENCH_INTERVALS": str(intervals),
         }
         if per_test:
             environment["BENCH_RUNNING_TEST"] = str(running)
             pytest_args = ["-p", "no:xdist", *pytest_args]
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN, *pytest_args]
-        start = time.monotonic()
+        start, (busy, ticks) = time.monotonic(), _busy_jiffies()
         process = subprocess.Popen(command, env=environment)
         sampler = Sampler(process.pid, running if per_test else None)
         sampler.start()
         code = process.wait()
         wall = time.monotonic() - start
+        busy_after, ticks_after = _busy_jiffies()
         sampler.stopped.set()
         sampler.join()
-        result = {"wall": wall, "exit": code, "page opens": len(opens.read_text().splitlines())}
+        tests = [(w, float(a), float(b)) for w, a, b in (line.split() for line in intervals.read_text().splitlines())]
+        result = {
+            "wall": wall,
+            "exit": code,
+            "page opens": len(opens.read_text().splitlines()),
+            "cores busy": (busy_after - busy) / (ticks_after - ticks) * (os.cpu_count() or 1),
+        }
+        if len({worker for worker, _, _ in tests}) > 1:
+            result["one worker alone s"] = _alone(tests)
         result.update(sampler.by_program())
         return result, {test: dict(seconds) for test, seconds in sampler.per_test.items()}
 
