@@ -86,8 +86,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         files[_file(item)].append(item)
     order = sorted(files, key=lambda name: -seconds.get(name, 0.0))  # stable: ties keep theirs
-    ordered = [item for name in order for item in files[name]]
-    items[:] = [item for item in ordered if _is_exclusive(item)] + [item for item in ordered if not _is_exclusive(item)]
+    items[:] = sorted((item for name in order for item in files[name]), key=lambda item: not _is_exclusive(item))
 
 
 _measured: defaultdict[str, float] = defaultdict(float)
