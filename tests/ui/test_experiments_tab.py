@@ -89,23 +89,23 @@ def assert_nothing_asked_of_another_host(page: Page, refused: list[str], errors:
     assert "Open Sans" not in page.evaluate("() => getComputedStyle(document.body).fontFamily")  # no web font
 
 
-# True once the tab shows something for Section 5: the figures, or the line saying they are being drawn.
+# True once the three figures are drawn.
+ALL_DRAWN = f"() => Object.keys(({Y_EXTENTS})()).length === 3"
+# True once the tab shows something for Section 5: the figures, or the line saying they are being drawn. The first
+# session of a server process waits seconds for the drawing, the others get copies within a fraction of one, which
+# may replace the line before it was ever laid out (a check for the line alone failed such pages).
 SECTION_5_SHOWN = f"""() => {{ {DEEP}
   const drawing = deep("span").some((el) => el.textContent.startsWith("Drawing the Section 5 figures")
                                             && el.checkVisibility());
-  return drawing || Object.keys(({Y_EXTENTS})()).length === 3;
+  return drawing || ({ALL_DRAWN})();
 }}"""
-#: Seconds within which the tab shows that line or the figures: the first session of a server process waits
-#: seconds for the drawing, the others get copies within a fraction of one, which may pass before the line was
-#: ever laid out (a check for the line alone failed such pages).
-AT_ONCE_SECONDS = 5
 
 
 def open_experiments(page: Page) -> None:
     page.get_by_text("Experiments", exact=True).click()
-    # the figures may take seconds to draw: the tab says so at once instead of staying blank
-    page.wait_for_function(SECTION_5_SHOWN, timeout=AT_ONCE_SECONDS * 1000, polling=POLL)
-    page.wait_for_function(f"() => Object.keys(({Y_EXTENTS})()).length === 3", timeout=TIMEOUT, polling=POLL)
+    # the figures may take seconds to draw: the tab says so instead of staying blank
+    page.wait_for_function(SECTION_5_SHOWN, timeout=TIMEOUT, polling=POLL)
+    page.wait_for_function(ALL_DRAWN, timeout=TIMEOUT, polling=POLL)
     expect(page.get_by_text("Drawing the Section")).to_have_count(0)
 
 
