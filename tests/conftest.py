@@ -5,7 +5,6 @@ several processes (pytest-xdist) with the ``exclusive`` marker's lock, its slowe
 import fcntl
 import json
 import os
-import sys
 import tempfile
 from collections import defaultdict
 from contextlib import contextmanager
@@ -110,22 +109,10 @@ def pytest_sessionfinish(session):
 _lock = None
 
 
-def _write_bytecode() -> None:
-    """Python caches what it compiles during the run, for this process and every one it starts (the workers, the
-    servers, JupyterLab's kernel, the CLI in a subprocess, the installed wheel): where ``PYTHONDONTWRITEBYTECODE``
-    is set (it is on this project's machines) each of them compiled ``core/`` and ``effdim_app/`` anew, and pytest
-    rewrote the test modules' assertions in every worker, some 30 of the suite's Python CPU seconds in a fresh
-    clone (CONTRIBUTING.md, "Running the tests"). The caches go where Python puts them, ``__pycache__`` beside
-    each source (git-ignored)."""
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    sys.dont_write_bytecode = False
-
-
 def pytest_configure(config):
     """The controller of a parallel run makes the lock file its workers share: they inherit the variable, and
     take it out of their environment so that a pytest a test runs in a subprocess does not wait for the lock."""
     global _lock
-    _write_bytecode()
     if hasattr(config, "workerinput"):
         path = os.environ.pop(LOCK_VARIABLE, None)
         _lock = open(path, "r+b") if path else None  # open until the worker ends
