@@ -1,4 +1,4 @@
-"""Browser tests: the dashboard served in a thread, driven by Playwright in headless Chromium.
+"""Browser tests: the dashboard served by ``effdim app``, driven by Playwright in headless Chromium.
 
 Debian's Chromium is used (``playwright install`` cannot download browsers
 here); ``.ci/run`` installs it when missing. Screenshots go to
@@ -8,7 +8,10 @@ here); ``.ci/run`` installs it when missing. Screenshots go to
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
+import signal
+import subprocess
+import sys
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -99,31 +102,56 @@ def page(warm_browser):
 
 
 @contextmanager
-def served(limits=None):
-    """The dashboard served as ``effdim app`` serves it (one job runner, ``limits`` or the defaults), in a
-    thread; yields its URL."""
-    from effdim_app import serve
+def served(log: Path, *options: str):
+    """``effdim app`` with ``options`` in a process of its own, as a class's server runs it; yields its URL and
+    the process. Its log goes to ``log`` (quoted when it fails to start).
 
+    Not in a thread of the test worker: the server's collections would then walk the worker's whole heap
+    (pytest's, Hypothesis's and Playwright's objects too), 0.3 s each time it hands back closed sessions'
+    memory (effdim_app/server_memory.py), and the server would share the worker's interpreter lock."""
     port = free_port()
-    server = serve(
-        port=port,
-        address="127.0.0.1",
-        threaded=True,
-        show=False,
-        limits=limits,
-        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
-    )
-    wait_for(port)
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "effdim.cli",
+                "app",
+                "--no-show",
+                "--port",
+                str(port),
+                "--address",
+                "127.0.0.1",
+                "--allow-websocket-origin",
+                f"127.0.0.1:{port}",
+                "--allow-websocket-origin",
+                f"localhost:{port}",
+                *options,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its worker processes and forkserver end with it
+        )
     try:
-        yield f"http://127.0.0.1:{port}/effdim"
+        try:
+            wait_for(port, 90, server)
+        except RuntimeError as failure:
+            raise RuntimeError(f"{failure}; its log: {log.read_text()[-2000:]}") from None
+        yield f"http://127.0.0.1:{port}/effdim", server
     finally:
-        server.stop()
+        with suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(20)
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    """The dashboard served as ``effdim app`` serves it, default limits (:func:`served`)."""
-    with served() as url:
+def app_url(tmp_path_factory):
+    """The dashboard served by ``effdim app`` with the default limits (:func:`served`)."""
+    with served(tmp_path_factory.mktemp("server") / "effdim-app.log") as (url, _):
         yield url
 
 

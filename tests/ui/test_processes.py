@@ -9,16 +9,12 @@ numbers, and the two processes must both have served sessions.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 
 import psutil
 import pytest
-from jupyterlab_session import free_port, wait_for
+from conftest import served
 from pages import TIMEOUT, apply_notation, open_app, stat
 from playwright.sync_api import expect
 
@@ -29,32 +25,9 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def two_process_url():
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "effdim.cli",
-            "app",
-            "--no-show",
-            "--processes",
-            "2",
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-            "--allow-websocket-origin",
-            f"127.0.0.1:{port}",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    wait_for(port, 60)
-    yield f"http://127.0.0.1:{port}/effdim", server
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(20)
+def two_process_url(tmp_path_factory):
+    with served(tmp_path_factory.mktemp("server") / "effdim-app.log", "--processes", "2") as (url, server):
+        yield url, server
 
 
 def _forked_servers(pid: int, count: int, seconds: float = 60) -> list[psutil.Process]:
