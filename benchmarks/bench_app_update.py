@@ -438,11 +438,11 @@ def time_served(
     from effdim_app.dashboard import create_app
 
     if real:
-        from bench_classroom import start_server, stop_server
+        from bench_classroom import start_server, stop_app
 
         process, url = start_server([])
         url += f"?model={quote(str(model))}"
-        stop = functools.partial(stop_server, process)
+        stop = functools.partial(stop_app, process)
     else:
         url, server = _serve(lambda: create_app(model).template())
         stop = server.stop

@@ -41,18 +41,22 @@ import json
 import os
 import random
 import re
-import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import psutil
 
 from effdim import HLCModel, model_to_json
 from effdim.bounds import standard_dimension
+
+# the browser tests' server launcher (tests/ui/app_server.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
+from app_server import start_app, stop_app  # noqa: E402
 
 FIG2 = HLCModel.parse("5(3(2,2),2,3(2,2))")  # the dashboard's default model; H1 is selected
 PATHOLOGICAL = ["3:1000000000,2", "61:50,50,50", "40:30,30,30,30", "3:" + ",".join(["2"] * 10_000)]
@@ -403,26 +407,10 @@ def _free_port() -> int:
 
 
 def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "effdim.cli",
-        "app",
-        "--no-show",
-        "--port",
-        str(port),
-        "--address",
-        "127.0.0.1",
-        "--allow-websocket-origin",
-        f"127.0.0.1:{port}",
-        *extra,
-    ]
+    """``effdim app`` with the options ``extra``, its log in a temporary file (``tests/ui/app_server.py``)."""
     log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
-    # its own process group: with --processes N the forked servers go with it (see stop_server)
-    server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    wait_for_server(server, port, log.name)
-    return server, f"http://127.0.0.1:{port}/effdim"
+    log.close()
+    return start_app(Path(log.name), *extra)
 
 
 def wait_for_server(server: subprocess.Popen, port: int, log: str = "its output") -> None:
@@ -433,7 +421,7 @@ def wait_for_server(server: subprocess.Popen, port: int, log: str = "its output"
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.3)
-    stop_server(server)
+    stop_app(server)
     raise RuntimeError(f"the server did not start; see {log}")
 
 
@@ -471,18 +459,6 @@ async def classroom(url: str, pid: int | None, args):
     after_class = memory(pid)[0] if pid else float("nan")
     marks = await churn(url, args.churn, pid) if (args.churn and pid) else []
     return out, marks, peak, base, wall, after_class
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    """Stop the server's whole process group: SIGTERM to the parent alone would orphan
-    the processes that ``--processes N`` forked (a terminal's Ctrl-C reaches them all)."""
-    try:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def main() -> None:
@@ -535,7 +511,7 @@ def main() -> None:
         print(_summary(out, load_before, os.getloadavg()[0]))
     finally:
         if server is not None:
-            stop_server(server)
+            stop_app(server)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from bench_classroom import _free_port, _summary, classroom, stop_server
+from bench_classroom import _free_port, _summary, classroom, stop_app
 
 GENERIC = ("ws: message received", "ws: message sent")
 
@@ -204,7 +204,7 @@ def main() -> None:
     try:
         out, *_ = asyncio.run(classroom(url, server.pid, args))
     finally:
-        stop_server(server)
+        stop_app(server)
     print(_summary(out, load, os.getloadavg()[0]))
     with open(trace_path) as fh:
         report(json.load(fh), out, args.ramp)

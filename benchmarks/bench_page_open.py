@@ -20,7 +20,7 @@ import os
 import statistics
 
 import psutil
-from bench_classroom import Client, start_server, stop_server
+from bench_classroom import Client, start_server, stop_app
 
 
 async def open_pages(url: str, pid: int, pages: int) -> tuple[list[float], list[float]]:
@@ -49,7 +49,7 @@ def main() -> None:
     try:
         cpu, wall = asyncio.run(open_pages(url, server.pid, args.pages))
     finally:
-        stop_server(server)
+        stop_app(server)
     print(
         f"server CPU per page open: p50 {1000 * statistics.median(cpu):.0f} ms, min {1000 * min(cpu):.0f} ms, "
         f"max {1000 * max(cpu):.0f} ms (n={len(cpu)})"

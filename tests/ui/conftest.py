@@ -8,13 +8,11 @@ here); ``.ci/run`` installs it when missing. Screenshots go to
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from app_server import start_app, stop_app
 from jupyterlab_session import free_port, jupyterlab, wait_for
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
@@ -103,49 +101,17 @@ def page(warm_browser):
 
 @contextmanager
 def served(log: Path, *options: str):
-    """``effdim app`` with ``options`` in a process of its own, as a class's server runs it; yields its URL and
-    the process. Its log goes to ``log`` (quoted when it fails to start).
+    """``effdim app`` with ``options`` in a process of its own (:func:`app_server.start_app`), stopped after;
+    yields its URL and the process.
 
     Not in a thread of the test worker: the server's collections would then walk the worker's whole heap
     (pytest's, Hypothesis's and Playwright's objects too), 0.3 s each time it hands back closed sessions'
     memory (effdim_app/server_memory.py), and the server would share the worker's interpreter lock."""
-    port = free_port()
-    with open(log, "w") as out:
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "effdim.cli",
-                "app",
-                "--no-show",
-                "--port",
-                str(port),
-                "--address",
-                "127.0.0.1",
-                "--allow-websocket-origin",
-                f"127.0.0.1:{port}",
-                "--allow-websocket-origin",
-                f"localhost:{port}",
-                *options,
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its worker processes and forkserver end with it
-        )
+    server, url = start_app(log, *options)
     try:
-        try:
-            wait_for(port, 90, server)
-        except RuntimeError as failure:
-            raise RuntimeError(f"{failure}; its log: {log.read_text()[-2000:]}") from None
-        yield f"http://127.0.0.1:{port}/effdim", server
+        yield url, server
     finally:
-        with suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(20)
+        stop_app(server)
 
 
 @pytest.fixture(scope="session")

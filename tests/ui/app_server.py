@@ -1,0 +1,44 @@
+"""``effdim app`` in a process group of its own, as a class's server runs it: for the browser tests and benchmarks.
+
+(pytest puts this folder on ``sys.path``; the benchmarks that start a server add it.)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from jupyterlab_session import free_port, wait_for
+
+
+def start_app(log: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """``effdim app`` with ``options`` on a free port of 127.0.0.1, its output to ``log``; the process and the
+    dashboard's URL once it listens (its log's end quoted if it ends or does not listen first)."""
+    port = free_port()
+    command = [sys.executable, "-m", "effdim.cli", "app", "--no-show", "--port", str(port), "--address", "127.0.0.1"]
+    command += ["--allow-websocket-origin", f"127.0.0.1:{port}", "--allow-websocket-origin", f"localhost:{port}"]
+    with open(log, "w") as out:
+        # its own process group: with --processes N the forked servers, and its job workers, go with it
+        server = subprocess.Popen([*command, *options], stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(port, 90, server)
+    except RuntimeError as failure:
+        stop_app(server)
+        raise RuntimeError(f"{failure}; its log ({log}) ends: {Path(log).read_text()[-2000:]}") from None
+    return server, f"http://127.0.0.1:{port}/effdim"
+
+
+def stop_app(server: subprocess.Popen) -> None:
+    """Stop the server's whole process group: SIGTERM to the parent alone would orphan the processes that
+    ``--processes N`` forked (a terminal's Ctrl-C reaches them all); SIGKILL if it has not ended in 20 s."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(20)
+    except ProcessLookupError:
+        pass
