@@ -438,7 +438,8 @@ def time_served(
     from effdim_app.dashboard import create_app
 
     if real:
-        from bench_classroom import start_server, stop_app
+        from app_server import stop_app
+        from bench_classroom import start_server
 
         process, url = start_server([])
         url += f"?model={quote(str(model))}"

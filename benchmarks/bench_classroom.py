@@ -41,7 +41,6 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -400,29 +399,11 @@ async def churn(url: str, count: int, pid: int) -> list[tuple[str, float]]:
     return marks
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
     """``effdim app`` with the options ``extra``, its log in a temporary file (``tests/ui/app_server.py``)."""
     log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
     log.close()
     return start_app(Path(log.name), *extra)
-
-
-def wait_for_server(server: subprocess.Popen, port: int, log: str = "its output") -> None:
-    """Wait until ``server`` accepts connections on ``port`` (60 s at most; then stop it and raise)."""
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.3)
-    stop_app(server)
-    raise RuntimeError(f"the server did not start; see {log}")
 
 
 async def classroom(url: str, pid: int | None, args):

@@ -31,8 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-from bench_classroom import _free_port, _summary, classroom, stop_app
+from bench_classroom import _summary, classroom
+
+# the browser tests' server launchers (tests/ui)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
+from app_server import stop_app  # noqa: E402
+from jupyterlab_session import free_port, wait_for  # noqa: E402
 
 GENERIC = ("ws: message received", "ws: message sent")
 
@@ -186,7 +192,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.serve:
         return serve(args.serve, args.app_args)
-    port = _free_port()
+    port = free_port()
     trace_path = tempfile.mktemp(prefix="effdim-loop-trace-", suffix=".json")
     app = ["--no-show", "--port", str(port), "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"]
     server = subprocess.Popen(
@@ -196,9 +202,11 @@ def main() -> None:
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}/effdim"
-    from bench_classroom import wait_for_server
-
-    wait_for_server(server, port)
+    try:
+        wait_for(port, 60, server)
+    except RuntimeError:
+        stop_app(server)
+        raise
     load = os.getloadavg()[0]
     args.churn = 0
     try:

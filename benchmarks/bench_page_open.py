@@ -18,9 +18,15 @@ import argparse
 import asyncio
 import os
 import statistics
+import sys
+from pathlib import Path
 
 import psutil
-from bench_classroom import Client, start_server, stop_app
+from bench_classroom import Client, start_server
+
+# the browser tests' server launcher (tests/ui/app_server.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
+from app_server import stop_app  # noqa: E402
 
 
 async def open_pages(url: str, pid: int, pages: int) -> tuple[list[float], list[float]]:
