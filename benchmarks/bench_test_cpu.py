@@ -13,6 +13,13 @@ With ``--per-test``, the tests run one at a time in one process (``-p no:xdist``
 CPU goes to the test running then (the plugin writes its name to a file at each test's start and end): the
 costliest tests and files, by program, to find where a suite's CPU goes.
 
+Machines differ: the same suite took 5 min on one 2-core machine and 7.5 on another (CONTRIBUTING.md,
+"Running the tests"). So each run is put between two yardsticks: the CPU seconds (the least of three runs) of
+one fixed structure search, the clear-cut nine-leaf tree of tests/test_structure.py on 20,000 rows, the same
+work on every machine (``--yardstick-only`` prints it alone). Compare a run's seconds with another machine's
+through the ratio of their yardsticks. One shared virtual machine's speed drifted by a third within minutes
+(2 Dec 2026: 3.2 then 4.7 s), hence one before and one after.
+
 Run: ``python benchmarks/bench_test_cpu.py [--repeat N] [--per-test] tests/ui/test_proposal.py [more pytest
 arguments]``
 """
@@ -218,12 +225,41 @@ def print_per_test(per_test: dict[str, dict[str, float]], top: int) -> None:
             print(f"{sum(seconds.values()):7.1f}  {split}  {name}")
 
 
+def yardstick(runs: int = 3) -> float:
+    """The least CPU seconds of ``runs`` runs of one fixed structure search (BIC, seed 0) on 20,000 rows of the
+    clear-cut tree of tests/test_structure.py: the same candidates and E-steps on every machine, so its seconds
+    measure the machine (Python and NumPy on one core), not the code under test."""
+    import numpy as np
+
+    from effdim.distribution import sample
+    from effdim.experiments.structure import separated_parameters
+    from effdim.notation import parse_model
+    from effdim.structure import learn_structure
+
+    truth = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
+    data = sample(separated_parameters(truth, 0.85), 20_000, np.random.default_rng(1))
+    seconds = []
+    for _ in range(runs):
+        start = time.process_time()
+        learn_structure(data, score="bic", seed=0)
+        seconds.append(time.process_time() - start)
+    return min(seconds)
+
+
+def print_yardstick() -> None:
+    print(f"yardstick: {yardstick():.2f} CPU s (load {os.getloadavg()[0]:.1f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs to take the median of")
     parser.add_argument("--per-test", action="store_true", help="one test at a time: the costliest tests and files")
     parser.add_argument("--top", type=int, default=25, help="how many tests and files --per-test lists")
+    parser.add_argument("--yardstick-only", action="store_true", help="print the machine's yardstick and stop")
     options, pytest_args = parser.parse_known_args()
+    print_yardstick()
+    if options.yardstick_only:
+        return
     runs = []
     for _ in range(options.repeat):
         totals, per_test = measure(pytest_args, options.per_test)
@@ -231,6 +267,7 @@ def main() -> None:
         print(f"load {os.getloadavg()[0]:.1f}:", {k: round(v, 1) for k, v in totals.items()}, flush=True)
         if options.per_test:
             print_per_test(per_test, options.top)
+        print_yardstick()
     if options.repeat > 1:
         keys = sorted({k for run in runs for k in run})
         print("median:", {k: round(statistics.median(run.get(k, 0.0) for run in runs), 1) for k in keys})
