@@ -27,6 +27,7 @@ arguments]``
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -225,19 +226,27 @@ def print_per_test(per_test: dict[str, dict[str, float]], top: int) -> None:
             print(f"{sum(seconds.values()):7.1f}  {split}  {name}")
 
 
-def yardstick(runs: int = 3) -> float:
-    """The least CPU seconds of ``runs`` runs of one fixed structure search (BIC, seed 0) on 20,000 rows of the
-    clear-cut tree of tests/test_structure.py: the same candidates and E-steps on every machine, so its seconds
-    measure the machine (Python and NumPy on one core), not the code under test."""
+@functools.cache
+def _yardstick_data():
+    """20,000 rows of the clear-cut tree of tests/test_structure.py (drawn once: the yardstick runs before and
+    after each measurement)."""
     import numpy as np
 
     from effdim.distribution import sample
     from effdim.experiments.structure import separated_parameters
     from effdim.notation import parse_model
-    from effdim.structure import learn_structure
 
     truth = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
-    data = sample(separated_parameters(truth, 0.85), 20_000, np.random.default_rng(1))
+    return sample(separated_parameters(truth, 0.85), 20_000, np.random.default_rng(1))
+
+
+def yardstick(runs: int = 3) -> float:
+    """The least CPU seconds of ``runs`` runs of one fixed structure search (BIC, seed 0) on
+    :func:`_yardstick_data`: the same candidates and E-steps on every machine, so its seconds measure the
+    machine (Python and NumPy on one core), not the code under test."""
+    from effdim.structure import learn_structure
+
+    data = _yardstick_data()
     seconds = []
     for _ in range(runs):
         start = time.process_time()
