@@ -3,11 +3,12 @@
 The suite is bound by CPU, a third of it Chromium's (CONTRIBUTING.md, "Running the tests"), and each browser
 test opens a page. This starts ``effdim app`` (tests/ui/app_server.py), opens the dashboard in one Chromium
 profile on disk as the browser tests do (``warm_browser`` in tests/ui/conftest.py; the first open, which fills
-its caches, is not counted), then times each step: the CPU seconds (user + system, ``psutil``) of every
-Chromium process and of the server's process group, and, for the page opens, the renderer's main-thread
-seconds by kind from the DevTools ``Performance`` metrics (tasks in all, scripts, layout, style). Each step
-is followed by ``--settle`` seconds so that the work it sets off is counted (an idle page costs Chromium
-0.01-0.03 CPU s a second: CONTRIBUTING.md). Compare two checkouts by the medians of ``--pages`` opens.
+its caches, is not counted), then times each step: the CPU seconds of every Chromium process of the
+machine (``bench_idle_page.chromium_cpu_seconds``: run it on a quiet one) and of the server with its job
+workers (``psutil``), and, for the page opens, the renderer's main-thread seconds by kind from the DevTools
+``Performance`` metrics (tasks in all, scripts, layout, style). Each step is followed by ``--settle``
+seconds so that the work it sets off is counted (an idle page costs Chromium 0.01-0.03 CPU s a second:
+CONTRIBUTING.md). Compare two checkouts by the medians of ``--pages`` opens.
 
 Run: ``python benchmarks/bench_page_open_browser.py [--pages 5] [--settle 1.5]``
 """
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 import psutil
+from bench_idle_page import chromium_cpu_seconds
 from playwright.sync_api import sync_playwright
 
 # the browser tests' server launcher and page steps (tests/ui/)
@@ -35,9 +37,10 @@ MAIN_THREAD = {"TaskDuration": "tasks", "ScriptDuration": "scripts", "LayoutDura
                "RecalcStyleDuration": "style"}  # fmt: skip
 
 
-def cpu_seconds(processes) -> float:
+def server_cpu_seconds(pid: int) -> float:
+    """CPU seconds so far of the server ``pid`` and the processes it started (its job workers)."""
     total = 0.0
-    for process in processes:
+    for process in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
         try:
             times = process.cpu_times()
         except psutil.Error:  # ended since it was listed
@@ -51,13 +54,10 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=5, help="page opens measured (after one not counted)")
     parser.add_argument("--settle", type=float, default=1.5, help="seconds after each step, counted with it")
     args = parser.parse_args()
-    me = psutil.Process()
     server, url = start_app(Path(tempfile.mkdtemp()) / "effdim-app.log")
 
     def snapshot() -> tuple[float, float]:
-        chromium = [p for p in me.children(recursive=True) if "chrom" in p.name()]
-        served = [psutil.Process(server.pid), *psutil.Process(server.pid).children(recursive=True)]
-        return cpu_seconds(chromium), cpu_seconds(served)
+        return chromium_cpu_seconds(), server_cpu_seconds(server.pid)
 
     def measured(step) -> tuple[float, float]:
         chromium, served = snapshot()
