@@ -1,6 +1,6 @@
 """Chromium's CPU per page open and per first action on a real ``effdim app``: where a browser test's seconds go.
 
-The suite is bound by CPU, a third of it Chromium's (CONTRIBUTING.md, "Running the tests"), and each browser
+The suite is bound by CPU, about 40 % of it Chromium's (CONTRIBUTING.md, "The suite's speed"), and each browser
 test opens a page. This starts ``effdim app`` (tests/ui/app_server.py), opens the dashboard in one Chromium
 profile on disk as the browser tests do (``warm_browser`` in tests/ui/conftest.py; the first open, which fills
 its caches, is not counted), then times each step: the CPU seconds of every Chromium process of the
