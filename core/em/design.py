@@ -142,6 +142,7 @@ class ModelData:
                     missing=missing if self.has_missing else None,
                 )
             )
+        self.has_node_without_leaves = len({b.rows.start for b in self.blocks}) < self.n_hidden
 
     def leaf_block(self, j: int) -> tuple[slice, slice]:
         """Where leaf ``j``'s CPT ``P(O_j | parent)`` sits in a (hidden states, leaf states) array."""
@@ -156,10 +157,16 @@ class ModelData:
         ``log_leaf[s, h, d]`` is start ``s``'s log ``P(leaf state d | hidden state h)``, read only
         within the blocks of the mask (:meth:`leaf_block`)."""
         S = log_leaf.shape[0]
-        out = np.zeros((S, self.n_hidden_states, self.n_patterns))
+        shape = (S, self.n_hidden_states, self.n_patterns)
+        out = np.zeros(shape) if self.has_node_without_leaves else np.empty(shape)
+        written = set()
         for b in self.blocks:
             joint = log_leaf[:, b.rows, b.leaf_states] @ b.spell_t  # (S, k, joint states)
-            out[:, b.rows, :] += np.take(joint, b.codes, axis=2)
+            if b.rows.start in written:
+                out[:, b.rows, :] += np.take(joint, b.codes, axis=2)
+            else:  # a node's first block is written, not added to zeros (its codes are in range)
+                np.take(joint, b.codes, axis=2, out=out[:, b.rows, :], mode="clip")
+                written.add(b.rows.start)
         return out
 
     def leaf_counts(self, weights: np.ndarray, leaf: np.ndarray) -> np.ndarray:

@@ -95,9 +95,9 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     M: list = [None] * H
     logc: list = [None] * H
     for i in range(H - 1, -1, -1):  # children before parents
-        own = leaf[:, md.hidden_slices[i], :]
-        scale = own.max(axis=1, keepdims=True)  # (S, 1, m)
-        u = np.exp(own - scale)
+        u = leaf[:, md.hidden_slices[i], :]  # the leaves' evidence, made this node's message in place
+        scale = u.max(axis=1, keepdims=True)  # (S, 1, m)
+        np.exp(np.subtract(u, scale, out=u), out=u)
         for c in md.hidden_children[i]:
             u *= M[c]
             top = np.maximum(u.max(axis=1, keepdims=True), TINY)  # rescale after each product: no underflow
@@ -106,7 +106,8 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
             scale += logc[c]
         U[i], logc[i] = u, scale
         if i:
-            M[i] = np.maximum(batched_matmul(st.theta[i], u), TINY)  # (S, k_parent, k_i) @ (S, k_i, m)
+            message = batched_matmul(st.theta[i], u)  # (S, k_parent, k_i) @ (S, k_i, m)
+            M[i] = np.maximum(message, TINY, out=message)
     logpi = np.log(np.maximum(st.pi, TINY))
     joint = U[0] * st.pi[:, :, None]  # (S, k_root, m)
     tot = np.maximum(joint.sum(axis=1, keepdims=True), TINY)
@@ -121,7 +122,29 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         obj = ll + prior * logprior
     if not counts:
         return EStepStats(ll, obj, llp=llp[:, 0, :] if keep_post else None)
-    w = md.counts
+    if keep_post:
+        return _with_posteriors(md, st, ll, obj, U, M, logc, joint, tot, llp, logpi)
+    # Downward in expected counts R_i = N(p) P(i | p), the posteriors weighted by the patterns' counts:
+    # R_c = U_c * theta_c^T (R_i / M_c) and the family counts theta_c * ((R_i / M_c) U_c^T).
+    R = np.empty((S, K, m))
+    np.multiply(joint, md.counts / tot, out=R[:, md.hidden_slices[0], :])
+    pair: list = [None] * H
+    for i in range(H):
+        for c in md.hidden_children[i]:
+            ratio = R[:, md.hidden_slices[i], :] / M[c]  # (S, k_i, m)
+            below = R[:, md.hidden_slices[c], :]
+            np.multiply(U[c], batched_matmul(st.theta[c].transpose(0, 2, 1), ratio), out=below)
+            # expected family counts sum_p N(p) P(H_i = h, C = c | p) = theta(h, c) sum_p N(p) ratio(h) U_c(c)
+            pair[c] = st.theta[c] * batched_matmul(ratio, U[c].transpose(0, 2, 1))
+    leafc = md.leaf_counts(R, st.leaf)
+    mass = R.sum(axis=2)
+    return EStepStats(ll, obj, mass[:, md.hidden_slices[0]].copy(), pair, leafc, mass)
+
+
+def _with_posteriors(md: ModelData, st: BatchState, ll, obj, U, M, logc, joint, tot, llp, logpi) -> EStepStats:
+    """The rest of :func:`estep` keeping each hidden node's posteriors per pattern and its messages' logarithms
+    (for :mod:`effdim.em.queries`): downward in posteriors, then the expected counts from them."""
+    S, m, K, H, w = st.S, md.n_patterns, md.n_hidden_states, md.n_hidden, md.counts
     post: list = [None] * H
     post[0] = joint / tot
     down: list = [None] * H  # P(evidence outside the subtree of i, i) / P(pattern), per pattern
@@ -131,7 +154,6 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
             ratio = post[i] / M[c]  # (S, k_i, m)
             down[c] = batched_matmul(st.theta[c].transpose(0, 2, 1), ratio)  # (S, k_c, m)
             post[c] = U[c] * down[c]
-            # expected family counts sum_p N(p) P(H_i = h, C = c | p) = theta(h, c) sum_p N(p) ratio(h) U_c(c)
             pair[c] = st.theta[c] * batched_matmul(ratio * w, U[c].transpose(0, 2, 1))
     R = np.empty((S, K, m))
     for i in range(H):
@@ -139,9 +161,7 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     leafc = md.leaf_counts(R, st.leaf)
     mass = R.sum(axis=2)
     root = mass[:, md.hidden_slices[0]].copy()
-    if keep_post:
-        below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
-        outside = [np.broadcast_to(logpi[:, :, None], U[0].shape).copy()]
-        outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
-        return EStepStats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], below, outside)
-    return EStepStats(ll, obj, root, pair, leafc, mass)
+    below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
+    outside = [np.broadcast_to(logpi[:, :, None], U[0].shape).copy()]
+    outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
+    return EStepStats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], below, outside)

@@ -415,7 +415,6 @@ class _Region:
             log_ev[x] = e
         self.scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
         self.ev = {x: np.exp(e - e.max(axis=0)) for x, e in log_ev.items()}
-        self.ev_w = {x: ev * self.w for x, ev in self.ev.items()}  # the counts' weights of a node without children
 
     def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
         """EM from every start at once, accelerated by SQUAREM (:mod:`effdim.squarem`) as full EM is
@@ -496,8 +495,9 @@ class _Region:
 
         Upward: ``U[x]`` is ``x``'s evidence times its children's messages, rescaled per pattern (the logs of
         the scales add up in ``logc``); a node without children in the region is its fixed evidence, already
-        at scale 1. Downward, with ``R = post_p / M[x]``: ``counts[x] = theta_x * (R (U[x] w)^T)`` and
-        ``post_x = U[x] * (theta_x^T R)``, the expected counts of EM without the joint table per pattern.
+        at scale 1. Downward in the posteriors weighted by the patterns' counts, ``W_x = w post_x``, with
+        ``R = W_parent / M[x]``: ``counts[x] = theta_x * (R U[x]^T)`` and ``W_x = U[x] * (theta_x^T R)``, the
+        expected counts of EM without the joint table per pattern.
         """
         U, M = {}, {}
         S = next(iter(thetas.values())).shape[0] if thetas else 1
@@ -515,24 +515,24 @@ class _Region:
                 u = self.ev[x] if x != self.top else np.broadcast_to(self.ev[x], (S, *self.ev[x].shape))
             U[x] = u
             if x != self.top:
-                M[x] = np.maximum(thetas[x] @ u, 1e-300)
+                message = thetas[x] @ u
+                M[x] = np.maximum(message, 1e-300, out=message)
         root = U[self.top] * thetas[self.top][:, 0, :, None] if self.top_free else U[self.top]
         total = root.sum(axis=1)  # (S, m)
         ll = (np.log(total) + logc) @ self.w
-        post = {self.top: root / total[:, None, :]}
+        weighted = {self.top: root * (self.w / total)[:, None, :]}
         counts = {}
         if self.top_free:
-            counts[self.top] = (post[self.top] @ self.w)[:, None, :]
+            counts[self.top] = weighted[self.top].sum(axis=-1)[:, None, :]
         for x in self.order[1:]:
             learned, kids = x in self.learn, self.kids[x]
             if not (learned or kids):  # no count, and no node below needs its posterior
                 continue
-            ratio = post[self.parent[x]] / M[x]  # (S, k_parent, m)
+            ratio = weighted[self.parent[x]] / M[x]  # (S, k_parent, m)
             if learned:
-                weighted = self.ev_w[x] if U[x].ndim == 2 else U[x] * self.w
-                counts[x] = thetas[x] * (ratio @ np.swapaxes(weighted, -1, -2))
+                counts[x] = thetas[x] * (ratio @ np.swapaxes(U[x], -1, -2))
             if kids:
-                post[x] = U[x] * (thetas[x].transpose(0, 2, 1) @ ratio)
+                weighted[x] = U[x] * (thetas[x].transpose(0, 2, 1) @ ratio)
         return ll, counts
 
 
