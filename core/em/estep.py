@@ -122,8 +122,6 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         obj = ll + prior * logprior
     if not counts:
         return EStepStats(ll, obj, llp=llp[:, 0, :] if keep_post else None)
-    if keep_post:
-        return _with_posteriors(md, st, ll, obj, U, M, logc, joint, tot, llp, logpi)
     # Downward in expected counts R_i = N(p) P(i | p), the posteriors weighted by the patterns' counts:
     # R_c = U_c * theta_c^T (R_i / M_c) and the family counts theta_c * ((R_i / M_c) U_c^T).
     R = np.empty((S, K, m))
@@ -138,30 +136,27 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
             pair[c] = st.theta[c] * batched_matmul(ratio, U[c].transpose(0, 2, 1))
     leafc = md.leaf_counts(R, st.leaf)
     mass = R.sum(axis=2)
-    return EStepStats(ll, obj, mass[:, md.hidden_slices[0]].copy(), pair, leafc, mass)
+    stats = EStepStats(ll, obj, mass[:, md.hidden_slices[0]].copy(), pair, leafc, mass)
+    if keep_post:
+        stats.post, stats.below, stats.outside = _posteriors(md, st, U, M, logc, joint, tot, llp, logpi)
+        stats.llp = llp[:, 0, :]
+    return stats
 
 
-def _with_posteriors(md: ModelData, st: BatchState, ll, obj, U, M, logc, joint, tot, llp, logpi) -> EStepStats:
-    """The rest of :func:`estep` keeping each hidden node's posteriors per pattern and its messages' logarithms
-    (for :mod:`effdim.em.queries`): downward in posteriors, then the expected counts from them."""
-    S, m, K, H, w = st.S, md.n_patterns, md.n_hidden_states, md.n_hidden, md.counts
+def _posteriors(md: ModelData, st: BatchState, U, M, logc, joint, tot, llp, logpi) -> tuple[list, list, list]:
+    """Each hidden node's posteriors per pattern and the logarithms of its evidence below and outside its
+    subtree (:class:`EStepStats` ``post``, ``below``, ``outside``; for :mod:`effdim.em.queries`), from the
+    upward messages of :func:`estep`: downward in posteriors."""
+    H = md.n_hidden
     post: list = [None] * H
     post[0] = joint / tot
     down: list = [None] * H  # P(evidence outside the subtree of i, i) / P(pattern), per pattern
-    pair: list = [None] * H
     for i in range(H):
         for c in md.hidden_children[i]:
             ratio = post[i] / M[c]  # (S, k_i, m)
             down[c] = batched_matmul(st.theta[c].transpose(0, 2, 1), ratio)  # (S, k_c, m)
             post[c] = U[c] * down[c]
-            pair[c] = st.theta[c] * batched_matmul(ratio * w, U[c].transpose(0, 2, 1))
-    R = np.empty((S, K, m))
-    for i in range(H):
-        np.multiply(post[i], w, out=R[:, md.hidden_slices[i], :])
-    leafc = md.leaf_counts(R, st.leaf)
-    mass = R.sum(axis=2)
-    root = mass[:, md.hidden_slices[0]].copy()
     below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
     outside = [np.broadcast_to(logpi[:, :, None], U[0].shape).copy()]
     outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
-    return EStepStats(ll, obj, root, pair, leafc, mass, post, llp[:, 0, :], below, outside)
+    return post, below, outside
