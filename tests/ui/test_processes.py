@@ -45,6 +45,19 @@ def _cpu_seconds(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
+def _selected_node(page, model, seconds: float = TIMEOUT / 1000) -> str:
+    """The node of ``model`` that ``page`` says is selected, read until it names one: the line is redrawn as the
+    page settles (a check that it named a node followed by a read of it once read an empty line)."""
+    shown = page.locator(".effdim-sel b")
+    deadline = time.monotonic() + seconds
+    while True:
+        match = re.fullmatch(r"Selected: (\S+)", (shown.first.text_content() or "").strip())
+        if match and match[1] in model:
+            return match[1]
+        assert time.monotonic() < deadline, f"no node of {model} shown as selected after {seconds:.0f} s"
+        time.sleep(0.1)
+
+
 #: Regular models (ds as drawn), one per page; the test opens pages until both processes have served one.
 MODELS = ["3:2,2,2,2", "4:3,3,3", "3(2,2,2(2,2))", "5(3(2,2),2,3(2,2))", "2:2,2,2", "3:3,3,3,3", "2(2,2,2(2,2,2))"]
 #: CPU seconds a server process must have spent for it to count as having served a page (an idle one: 0.04).
@@ -75,14 +88,12 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(page, two_proce
         expect(stat(one, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
         expect(one.locator(".effdim-notation textarea")).to_have_value(notation)
     # an edit once all the pages exist: the selected node of the last page to 4 states
-    last = pages[-1]
-    shown = last.locator(".effdim-sel b")
-    expect(shown).to_have_text(re.compile(r"Selected: \S"), timeout=TIMEOUT)  # a node, once the page has one
-    selected = shown.inner_text().removeprefix("Selected: ").strip()
+    last, model = pages[-1], parse_model(models[-1])
+    selected = _selected_node(last, model)
     box = last.locator(".effdim-card-input input")
     box.fill("4")
     box.press("Enter")
-    edited = parse_model(models[-1]).with_card(selected, 4)
+    edited = model.with_card(selected, 4)
     expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
     used = [_cpu_seconds(p) - b for p, b in zip(forked, before)]
     assert all(u > SERVED for u in used), f"CPU seconds per server process while serving {len(pages)} pages: {used}"
