@@ -72,17 +72,20 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(page, two_proce
     forked = _forked_servers(server.pid, 2)
     assert len(forked) == 2, forked
     before = [_cpu_seconds(p) for p in forked]
-    pages, models = [], []
+
+    def used() -> list[float]:  # CPU seconds of each server process since the test began
+        return [_cpu_seconds(p) - b for p, b in zip(forked, before)]
+
+    pages = []
     for notation in MODELS:
         one = page if not pages else page.context.new_page()  # all closed after the test (conftest.py)
         open_app(one, url)
         apply_notation(one, notation)
         expect(stat(one, "ds")).to_have_text(str(standard_dimension(parse_model(notation))), timeout=TIMEOUT)
         pages.append(one)
-        models.append(notation)
-        used = [_cpu_seconds(p) - b for p, b in zip(forked, before)]
-        if len(pages) >= 4 and all(u > SERVED for u in used):
+        if len(pages) >= 4 and all(u > SERVED for u in used()):
             break
+    models = MODELS[: len(pages)]
     for one, notation in zip(pages, models):
         model = parse_model(notation)
         expect(stat(one, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
@@ -95,5 +98,5 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(page, two_proce
     box.press("Enter")
     edited = model.with_card(selected, 4)
     expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
-    used = [_cpu_seconds(p) - b for p, b in zip(forked, before)]
-    assert all(u > SERVED for u in used), f"CPU seconds per server process while serving {len(pages)} pages: {used}"
+    served = used()
+    assert all(u > SERVED for u in served), f"CPU seconds per server process while serving {len(pages)} pages: {served}"
