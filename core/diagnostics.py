@@ -98,7 +98,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import chdtrc  # chi2's survival function, without scipy.stats (0.6 s more to import)
 
 from .profiles import Labels
 
@@ -212,8 +212,8 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
     df, df_standard = dc - de, dc - ds
     df_polca = min(math.floor(n_used), dc) - ds
     ok = n_used > 0
-    p_g2 = float(stats.chi2.sf(g2, df)) if df > 0 and ok else None
-    p_x2 = float(stats.chi2.sf(x2, df)) if df > 0 and ok else None
+    p_g2 = float(chdtrc(df, g2)) if df > 0 and ok else None
+    p_x2 = float(chdtrc(df, x2)) if df > 0 and ok else None
 
     _, post = posterior(params, md, model.root)
     k = post.shape[1]
