@@ -10,10 +10,12 @@ Which process accepts a connection is the kernel's choice, and one that has
 just run tends to win again: left to it, all of four pages, and once all of
 seven, went to one process. So the first page opens while the second process
 is stopped (``SIGSTOP``) and the second page while the first is: each is
-served by the other one, whatever the kernel prefers. The last two open with
-both running, wherever their connections land. Each page has a browser
-context of its own, whose connections are its own: pages of one context
-reuse its kept-alive connections, and one to a stopped process would hang.
+served by the other one, whatever the kernel prefers. A browser context's
+pages reuse its kept-alive connections, and one to a stopped process would
+hang: the first page has a context of its own, the second is the test's page
+of the shared profile (``warm_browser``), which has no connection to this
+server yet. The last two open there with both processes running, wherever
+their connections land.
 """
 
 from __future__ import annotations
@@ -74,21 +76,14 @@ SERVED = 0.3
 
 
 @pytest.fixture
-def new_page(browser):
-    """Makes a page in a browser context of its own (its own connections, nothing cached); all are closed
-    after the test."""
-    contexts = []
-
-    def make():
-        contexts.append(browser.new_context(viewport=VIEWPORT))
-        return contexts[-1].new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+def own_context_page(browser):
+    """A page in a browser context of its own (its own connections, nothing cached), closed after the test."""
+    context = browser.new_context(viewport=VIEWPORT)
+    yield context.new_page()
+    context.close()
 
 
-def test_pages_on_two_server_processes_each_keep_their_own_model(new_page, two_process_url):
+def test_pages_on_two_server_processes_each_keep_their_own_model(own_context_page, page, two_process_url):
     url, server = two_process_url
     forked = _forked_servers(server.pid, 2)
     assert len(forked) == 2, forked
@@ -97,10 +92,9 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(new_page, two_p
     def used() -> list[float]:  # CPU seconds of each server process since the test began
         return [_cpu_seconds(p) - b for p, b in zip(forked, before)]
 
-    pages = []
-    for index, notation in enumerate(MODELS):
+    pages = [own_context_page, page] + [page.context.new_page() for _ in MODELS[2:]]  # closed after the test
+    for index, (one, notation) in enumerate(zip(pages, MODELS)):
         stopped = forked[1 - index] if index < 2 else None  # the first two pages: one on each process
-        one = new_page()
         if stopped:
             stopped.suspend()
         try:
@@ -110,7 +104,6 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(new_page, two_p
         finally:
             if stopped:
                 stopped.resume()
-        pages.append(one)
     for one, notation in zip(pages, MODELS):
         model = parse_model(notation)
         expect(stat(one, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
