@@ -109,13 +109,13 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
     page, refused = offline_page
     errors = console_errors(page)
     page.goto(jupyterlab_url)
-    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT, polling=POLL)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
     expected = notebook_state()
     expect(stat(page, "ds")).to_have_text(str(expected.report.ds), timeout=TIMEOUT)
     expect(stat(page, "de")).to_have_text(str(expected.report.de))
-    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT)
+    page.wait_for_function(KERNEL_IDLE, timeout=TIMEOUT, polling=POLL)
     # every cell ran without an error (JupyterLab shows a traceback as the stderr type), the first printed the
     # dimensions of Figure 2
     expect(page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).to_have_count(0)
@@ -126,7 +126,9 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
     expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation)
     # the Run All race: the tree showed the model before the last cell's edit
     page.wait_for_function(
-        f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}", timeout=TIMEOUT
+        f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}",
+        timeout=TIMEOUT,
+        polling=POLL,
     )
 
     output = page.locator(".jp-OutputArea-output").filter(has=stat(page, "ds"))
