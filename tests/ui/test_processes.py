@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager, nullcontext
 
 import psutil
 import pytest
@@ -56,6 +57,16 @@ def _cpu_seconds(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
+@contextmanager
+def _stopped(process: psutil.Process):
+    """``process`` stopped (``SIGSTOP``) for the block, then resumed, whatever the block raised."""
+    process.suspend()
+    try:
+        yield
+    finally:
+        process.resume()
+
+
 def _selected_node(page, model, seconds: float = TIMEOUT / 1000) -> str:
     """The node of ``model`` that ``page`` says is selected, read until it names one: the line is redrawn as the
     page settles (a check that it named a node followed by a read of it once read an empty line)."""
@@ -88,25 +99,16 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(own_context_pag
     forked = _forked_servers(server.pid, 2)
     assert len(forked) == 2, forked
     before = [_cpu_seconds(p) for p in forked]
-
-    def used() -> list[float]:  # CPU seconds of each server process since the test began
-        return [_cpu_seconds(p) - b for p, b in zip(forked, before)]
-
+    ds = {notation: str(standard_dimension(parse_model(notation))) for notation in MODELS}
     pages = [own_context_page, page] + [page.context.new_page() for _ in MODELS[2:]]  # closed after the test
     for index, (one, notation) in enumerate(zip(pages, MODELS)):
-        stopped = forked[1 - index] if index < 2 else None  # the first two pages: one on each process
-        if stopped:
-            stopped.suspend()
-        try:
+        # the first two pages: one on each process, the other stopped while it opens
+        with _stopped(forked[1 - index]) if index < 2 else nullcontext():
             open_app(one, url)
             apply_notation(one, notation)
-            expect(stat(one, "ds")).to_have_text(str(standard_dimension(parse_model(notation))), timeout=TIMEOUT)
-        finally:
-            if stopped:
-                stopped.resume()
+            expect(stat(one, "ds")).to_have_text(ds[notation], timeout=TIMEOUT)
     for one, notation in zip(pages, MODELS):
-        model = parse_model(notation)
-        expect(stat(one, "ds")).to_have_text(str(standard_dimension(model)), timeout=TIMEOUT)
+        expect(stat(one, "ds")).to_have_text(ds[notation], timeout=TIMEOUT)
         expect(one.locator(".effdim-notation textarea")).to_have_value(notation)
     # an edit once all the pages exist: the selected node of the last page to 4 states
     last, model = pages[-1], parse_model(MODELS[-1])
@@ -116,5 +118,5 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(own_context_pag
     box.press("Enter")
     edited = model.with_card(selected, 4)
     expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
-    served = used()
+    served = [_cpu_seconds(p) - b for p, b in zip(forked, before)]  # since the test began
     assert all(u > SERVED for u in served), f"CPU seconds per server process while serving {len(pages)} pages: {served}"
