@@ -22,8 +22,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 #: The environment variable naming the lock file that the run's worker processes share.
 LOCK_VARIABLE = "EFFDIM_TESTS_LOCK"
 #: Byte ranges of the lock file: a waiting exclusive test holds the turnstile, so that the other workers
-#: cannot keep starting tests ahead of it (and keeps it while the next test is exclusive too); every test holds
-#: the run lock, shared or exclusive.
+#: cannot keep starting browser tests ahead of it (and keeps it while the next test is exclusive too); exclusive
+#: and browser tests hold the run lock, exclusive or shared.
 TURNSTILE, RUN = 0, 1
 
 
@@ -70,23 +70,31 @@ def _is_exclusive(item) -> bool:
     return item.get_closest_marker("exclusive") is not None
 
 
+def _is_browser(item) -> bool:
+    return item.get_closest_marker("browser") is not None
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """The ``exclusive`` tests first, one after another (each file's in their order, the slowest file's first),
-    then the other tests' files slowest first by :data:`DURATIONS` (a file it does not know last), a file's
-    tests together and in their order.
+    then the browser tests' files, then the others', each slowest first by :data:`DURATIONS` (a file it does
+    not know last), a file's tests together and in their order.
 
     pytest-xdist's ``worksteal`` first hands each worker an equal share of the tests by count, in this order:
-    the first worker gets the front (the exclusive tests, then the longest files), the others the rest,
-    starting further down the list; a worker that runs out steals the back half of another's queue. The first
-    worker runs the exclusive tests as one block while the others wait (:func:`_turn`): the machine is
-    emptied once, not once per exclusive test (CONTRIBUTING.md, "Running the tests")."""
+    the first worker gets the front (the exclusive tests, the browser tests, the longest other files), the
+    others the rest, starting further down the list, where no test drives a browser; a worker that runs out
+    steals the back half of another's queue. The first worker runs the exclusive tests as one block while the
+    others run tests without a browser beside it (:func:`_turn`): the machine is emptied of browsers once, not
+    once per exclusive test (CONTRIBUTING.md, "Running the tests")."""
     seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     files: dict[str, list] = defaultdict(list)
     for item in items:
         files[_file(item)].append(item)
     order = sorted(files, key=lambda name: -seconds.get(name, 0.0))  # stable: ties keep theirs
-    items[:] = sorted((item for name in order for item in files[name]), key=lambda item: not _is_exclusive(item))
+    items[:] = sorted(
+        (item for name in order for item in files[name]),
+        key=lambda item: (not _is_exclusive(item), not _is_browser(item)),
+    )
 
 
 _measured: defaultdict[str, float] = defaultdict(float)
@@ -130,13 +138,15 @@ def pytest_unconfigure(config):
 
 
 @contextmanager
-def _turn(exclusive: bool, next_exclusive: bool):
-    """Holds the run lock for one test: shared by ordinary tests, alone for an ``exclusive`` one. An exclusive
-    test followed by another on this worker keeps the turnstile, so that no other worker starts a test between
-    them: a block of exclusive tests waits once for the other workers' tests to end, not once per test. Outside
-    a parallel run there is no other worker to wait for."""
+def _turn(exclusive: bool, browser: bool, next_exclusive: bool):
+    """Holds the run lock for one test: shared by browser tests, alone for an ``exclusive`` one; the other tests
+    take no lock. An exclusive test followed by another on this worker keeps the turnstile, so that no other
+    worker starts a browser test between them: a block of exclusive tests waits once for the other workers'
+    browser tests to end, not once per test. A test without a browser runs beside it: one process of the other
+    worker, where a browser test is Chromium's and a server's several (one starved a job runner's event loop for
+    2.2 s). Outside a parallel run there is no other worker to wait for."""
     lock = _lock
-    if lock is None:
+    if lock is None or not (exclusive or browser):
         yield
         return
     fcntl.lockf(lock, fcntl.LOCK_EX, 1, TURNSTILE)  # at once if this worker's last test kept it
@@ -153,7 +163,7 @@ def _turn(exclusive: bool, next_exclusive: bool):
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Every test (its fixtures' set-up and tear-down included) runs holding the run lock; outside it, so that
-    pytest-timeout's clock starts once the test may run."""
-    with _turn(_is_exclusive(item), nextitem is not None and _is_exclusive(nextitem)):
+    """Every exclusive or browser test (its fixtures' set-up and tear-down included) runs holding the run lock;
+    outside it, so that pytest-timeout's clock starts once the test may run."""
+    with _turn(_is_exclusive(item), _is_browser(item), nextitem is not None and _is_exclusive(nextitem)):
         return (yield)

@@ -1,4 +1,5 @@
-"""The suite's parallel run (tests/conftest.py): several workers by default, and an ``exclusive`` test alone."""
+"""The suite's parallel run (tests/conftest.py): several workers by default, and an ``exclusive`` test while no
+browser test runs."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ TESTS = Path(__file__).resolve().parent
 PROJECT = """
 [tool.pytest.ini_options]
 workers = "3"
-markers = ["exclusive: runs while no other test runs"]
+markers = ["exclusive: runs while no browser test runs", "browser: drives a browser"]
 """
 
-#: Eight ordinary tests and two exclusive tests among them, each writing when it ran.
+#: Six tests without a browser, two browser tests and two exclusive tests among them, each writing when it ran. The
+#: exclusive tests go first to one worker with the browser tests, the others to the other workers, which run them
+#: beside the exclusive block and then steal the browser tests, to wait for the block's end.
 TIMED_TESTS = """
 import os, time
 import pytest
@@ -28,21 +31,29 @@ def _ran(name, seconds):
     with open(os.environ["INTERVALS"], "a") as out:
         out.write(f"{name} {os.getpid()} {start} {time.monotonic()}\\n")
 
-@pytest.mark.parametrize("n", range(4))
-def test_ordinary(n):
-    _ran(f"ordinary{n}", 0.2)
+@pytest.mark.parametrize("n", range(3))
+def test_plain(n):
+    _ran(f"plain{n}", 0.2)
+
+@pytest.mark.browser
+def test_browser():
+    _ran("browser0", 0.2)
 
 @pytest.mark.exclusive
 def test_alone():
-    _ran("alone", 0.5)
+    _ran("alone", 1.0)
 
-@pytest.mark.parametrize("n", range(4, 8))
-def test_ordinary_after(n):
-    _ran(f"ordinary{n}", 0.2)
+@pytest.mark.parametrize("n", range(3, 6))
+def test_plain_after(n):
+    _ran(f"plain{n}", 0.2)
+
+@pytest.mark.browser
+def test_browser_after():
+    _ran("browser1", 0.2)
 
 @pytest.mark.exclusive
 def test_alone_too():
-    _ran("alone_too", 0.5)
+    _ran("alone_too", 1.0)
 """
 
 
@@ -81,19 +92,22 @@ def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
     return [(name, int(pid), float(start), float(end)) for name, pid, start, end in rows]
 
 
-def test_by_default_as_many_workers_as_asked_at_most_the_cpus_and_the_exclusive_tests_alone_in_one_block(tmp_path):
+def test_by_default_as_many_workers_as_asked_at_most_the_cpus_and_the_exclusive_tests_in_one_block_without_browsers(
+    tmp_path,
+):
     runs = _run(tmp_path, "-p", "xdist.plugin")
     workers = min(3, len(os.sched_getaffinity(0)))
     assert len({pid for _, pid, _, _ in runs}) == workers, runs  # -n without being asked
     alone = sorted((run for run in runs if run[0].startswith("alone")), key=lambda run: run[2])
     others = [run for run in runs if not run[0].startswith("alone")]
-    # both exclusive tests first, on one worker, and no other test from the first one's start to the last one's end
+    # both exclusive tests first, on one worker, and no browser test from the first one's start to the last one's end
     assert [run[0] for run in alone] == ["alone", "alone_too"] and alone[0][1] == alone[1][1], alone
-    overlapping = [run for run in others if run[2] < alone[1][3] and alone[0][2] < run[3]]
-    assert not overlapping, f"ran during the exclusive tests or between them: {overlapping}"
-    # the ordinary tests did run side by side (on a machine with more than one CPU)
+    beside = [run for run in others if run[2] < alone[1][3] and alone[0][2] < run[3]]
+    browsers = [run for run in beside if run[0].startswith("browser")]
+    assert not browsers, f"browser tests during the block {alone}: {browsers}"
+    # the tests without a browser ran beside the block and side by side (on a machine with more than one CPU)
     side_by_side = any(a[1] != b[1] and a[2] < b[3] and b[2] < a[3] for a in others for b in others)
-    assert side_by_side or workers == 1, runs
+    assert (beside and side_by_side) or workers == 1, runs
 
 
 def test_one_process_without_xdist(tmp_path):
@@ -101,9 +115,10 @@ def test_one_process_without_xdist(tmp_path):
     assert len({pid for _, pid, _, _ in runs}) == 1, runs
 
 
-def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
-    """The run's order (tests/conftest.py): files holding an exclusive test, then the others, each slowest first by
-    durations.json, a file's tests together; ``--write-durations`` records the seconds of this run's files."""
+def test_slowest_files_first_after_the_exclusive_tests_and_the_browser_tests(tmp_path):
+    """The run's order (tests/conftest.py): the exclusive tests, then the browser tests' files, then the others,
+    each slowest first by durations.json, a file's tests together; ``--write-durations`` records the seconds of
+    this run's files."""
     _project(
         tmp_path,
         {
@@ -111,6 +126,7 @@ def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
             "test_b.py": "import time\n\ndef test_b1(): time.sleep(0.3)\n\ndef test_b2(): pass\n",
             "test_c.py": "def test_c1(): pass\n",
             "test_d.py": "import pytest\n\n@pytest.mark.exclusive\ndef test_d1(): pass\n",
+            "test_e.py": "import pytest\n\n@pytest.mark.browser\ndef test_e1(): pass\n",
         },
     )
 
@@ -118,11 +134,11 @@ def test_slowest_files_first_after_those_with_an_exclusive_test(tmp_path):
         result = _pytest(tmp_path, "--collect-only")
         return [line.split("::")[1] for line in result.stdout.splitlines() if "::" in line]
 
-    assert run() == ["test_d1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1"]  # no durations: as collected
-    (tmp_path / "durations.json").write_text(json.dumps({"test_a.py": 0.01, "test_c.py": 5.0}))
-    assert run() == ["test_d1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2"]  # test_b.py unknown: last
+    assert run() == ["test_d1", "test_e1", "test_a1", "test_a2", "test_b1", "test_b2", "test_c1"]  # as collected
+    (tmp_path / "durations.json").write_text(json.dumps({"test_a.py": 0.01, "test_c.py": 5.0, "test_e.py": 0.001}))
+    assert run() == ["test_d1", "test_e1", "test_c1", "test_a1", "test_a2", "test_b1", "test_b2"]  # test_b.py last
     _pytest(tmp_path, "--write-durations", "test_b.py")
     durations = json.loads((tmp_path / "durations.json").read_text())
     assert durations["test_a.py"] == 0.01 and durations["test_c.py"] == 5.0  # files not run keep their seconds
     assert durations["test_b.py"] >= 0.3, durations
-    assert run() == ["test_d1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2"]  # 0.3 s and more, before 0.01
+    assert run() == ["test_d1", "test_e1", "test_c1", "test_b1", "test_b2", "test_a1", "test_a2"]  # 0.3 s, before 0.01
