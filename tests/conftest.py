@@ -142,9 +142,10 @@ def _turn(exclusive: bool, browser: bool, next_exclusive: bool):
     """Holds the run lock for one test: shared by browser tests, alone for an ``exclusive`` one; the other tests
     take no lock. An exclusive test followed by another on this worker keeps the turnstile, so that no other
     worker starts a browser test between them: a block of exclusive tests waits once for the other workers'
-    browser tests to end, not once per test. A test without a browser runs beside it: one process of the other
-    worker, where a browser test is Chromium's and a server's several (one starved a job runner's event loop for
-    2.2 s). Outside a parallel run there is no other worker to wait for."""
+    browser tests to end, not once per test. A test without a browser runs beside it: mostly one process of the
+    other worker (a few start a server or a pool for some seconds), where a browser test is Chromium's processes
+    and a server's (one starved a job runner's event loop for 2.2 s). Outside a parallel run there is no other
+    worker to wait for."""
     lock = _lock
     if lock is None or not (exclusive or browser):
         yield
