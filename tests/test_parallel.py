@@ -20,7 +20,8 @@ markers = ["exclusive: runs while no browser test runs", "browser: drives a brow
 
 #: Six tests without a browser, two browser tests and two exclusive tests among them, each writing when it ran. The
 #: exclusive tests go first to one worker with the browser tests, the others to the other workers, which run them
-#: beside the exclusive block and then steal the browser tests, to wait for the block's end.
+#: beside the exclusive block and then steal the browser tests, to wait for the block's end. On several workers
+#: the block starts once a test without a browser has (at most 10 s later), whenever each worker came up.
 TIMED_TESTS = """
 import os, time
 import pytest
@@ -31,9 +32,20 @@ def _ran(name, seconds):
     with open(os.environ["INTERVALS"], "a") as out:
         out.write(f"{name} {os.getpid()} {start} {time.monotonic()}\\n")
 
+def _plain(name):
+    open(os.environ["INTERVALS"] + ".plain", "a").close()
+    _ran(name, 0.2)
+
+def _after_a_plain_test_started(seconds=10):
+    deadline = time.monotonic() + seconds
+    while os.environ.get("PYTEST_XDIST_WORKER") and not os.path.exists(os.environ["INTERVALS"] + ".plain"):
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+
 @pytest.mark.parametrize("n", range(3))
 def test_plain(n):
-    _ran(f"plain{n}", 0.2)
+    _plain(f"plain{n}")
 
 @pytest.mark.browser
 def test_browser():
@@ -41,11 +53,12 @@ def test_browser():
 
 @pytest.mark.exclusive
 def test_alone():
+    _after_a_plain_test_started()
     _ran("alone", 1.0)
 
 @pytest.mark.parametrize("n", range(3, 6))
 def test_plain_after(n):
-    _ran(f"plain{n}", 0.2)
+    _plain(f"plain{n}")
 
 @pytest.mark.browser
 def test_browser_after():
