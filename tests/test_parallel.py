@@ -32,15 +32,17 @@ def _ran(name, seconds):
     with open(os.environ["INTERVALS"], "a") as out:
         out.write(f"{name} {os.getpid()} {start} {time.monotonic()}\\n")
 
+PLAIN_STARTED = os.environ["INTERVALS"] + ".plain"  # made by the first test without a browser to start
+
 def _plain(name):
-    open(os.environ["INTERVALS"] + ".plain", "a").close()
+    open(PLAIN_STARTED, "a").close()
     _ran(name, 0.2)
 
 def _after_a_plain_test_started(seconds=10):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: no other worker to wait for
+        return
     deadline = time.monotonic() + seconds
-    while os.environ.get("PYTEST_XDIST_WORKER") and not os.path.exists(os.environ["INTERVALS"] + ".plain"):
-        if time.monotonic() > deadline:
-            return
+    while not os.path.exists(PLAIN_STARTED) and time.monotonic() < deadline:
         time.sleep(0.01)
 
 @pytest.mark.parametrize("n", range(3))
