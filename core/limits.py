@@ -33,6 +33,7 @@ __all__ = [
     "MAX_EXACT_DIGITS",
     "ROUNDS",
     "MAX_ROUNDS",
+    "MAX_DESIGN_COLUMNS",
 ]
 
 #: Whole numbers up to this many digits are printed exactly; larger ones (dc of an LC model with
@@ -42,6 +43,10 @@ MAX_EXACT_DIGITS = 1000
 
 #: Default memory limit of one exact rank computation (a 2-core laptop has a few GB to spare).
 DEFAULT_MAX_BYTES = 2 * 1024**3
+
+#: Most columns of a covariate design (:func:`effdim.formula.design_matrix`): a categorical covariate
+#: with thousands of categories (an identifier) is refused before its indicator columns are built.
+MAX_DESIGN_COLUMNS = 200
 
 #: Times a structure search starts again from its own end, at most (:func:`effdim.structure.start_again`): one
 #: more start found the generating tree where one search stopped 20 nats below it (docs/structure.md, "Rounds").
