@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +109,7 @@ def read_data(
     max_columns: int | None = DEFAULT_MAX_COLUMNS,
     max_states: int = 50,
     too_many_states: str = "refuse",
+    unlimited: Collection[str] = (),
 ) -> Loaded:
     """Read a data file (path, open file or bytes) into a :class:`Loaded`.
 
@@ -132,6 +133,9 @@ def read_data(
         ``"refuse"`` such a column (a :class:`DataError`), or ``"drop"`` it
         and list it in :attr:`Loaded.dropped` (the dashboard lets the user
         pick the columns).
+    unlimited:
+        Columns exempt from ``max_states``, read with every value they have
+        (a distal outcome, a covariate or a weight that is a number).
     """
     from .csvscan import read_bytes, read_cells
 
@@ -146,7 +150,6 @@ def read_data(
         which = "a separator" if sep is not None else "an encoding"
         raise DataError(f"{shown}: {which} applies to CSV files only, not to a {FORMATS[kind]} file")
     if kind == "csv":
-        unlimited = _count_candidates(count_column)
         cells = read_cells(
             raw,
             sep=sep,
@@ -154,7 +157,7 @@ def read_data(
             max_bytes=max_bytes,
             max_columns=max_columns,
             max_states=max_states,
-            unlimited=unlimited,
+            unlimited=_count_candidates(count_column) | set(unlimited),
             ignore=set(missing),
             drop_wide=too_many_states == "drop",
             name=shown,
@@ -171,6 +174,7 @@ def read_data(
             missing=missing,
             source=shown,
             sep=cells.separator,
+            unlimited=unlimited,
         )
         return Loaded(dataset, "csv", cells.encoding, cells.separator, tuple(cells.dropped.items()))
     frame, labels = _read_frame(raw, kind, shown)
@@ -184,6 +188,7 @@ def read_data(
         max_columns=max_columns,
         max_states=max_states,
         too_many_states=too_many_states,
+        unlimited=unlimited,
     )
 
 
@@ -279,12 +284,13 @@ def _from_frame(
     max_columns: int | None,
     max_states: int,
     too_many_states: str,
+    unlimited: Collection[str],
 ) -> Loaded:
     """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes."""
     if max_columns is not None and frame.shape[1] > max_columns:
         raise DataError(f"{name}: the file has {frame.shape[1]:,} columns, more than the limit of {max_columns:,}")
     header = [str(c) for c in frame.columns]
-    unlimited = _count_candidates(count_column)
+    exempt = _count_candidates(count_column) | {u.lower() for u in unlimited}
     columns: list[Column | None] = []
     dropped = []
     ignore = set(missing)
@@ -294,7 +300,7 @@ def _from_frame(
         except TypeError:  # cells that are lists or records (Parquet's nested types) cannot be told apart
             raise DataError(f"{name}: column {h!r} holds lists or records, not one category per cell") from None
         distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
-        if too_many_states == "drop" and h.strip().lower() not in unlimited and distinct > max_states:
+        if too_many_states == "drop" and h.strip().lower() not in exempt and distinct > max_states:
             dropped.append((h, distinct))
             columns.append(None)
         else:
@@ -309,6 +315,7 @@ def _from_frame(
         max_states=max_states,
         missing=missing,
         source=name,
+        unlimited=unlimited,
     )
     return Loaded(dataset, kind, dropped=tuple(dropped))
 

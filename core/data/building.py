@@ -22,7 +22,9 @@ Loading rules (:func:`effdim.reading.read_data`, :func:`effdim.reading.load_csv`
   file without data rows, fewer than two data columns, binary content,
   ragged rows, duplicate or empty column names, a column with a single
   state (it carries no information) or with more than ``max_states`` states
-  (probably continuous or an identifier), a file over ``max_bytes``, a
+  (probably continuous or an identifier; the columns named in ``unlimited``
+  are exempt: a distal outcome, a covariate or a weight may be a number with
+  many values), a file over ``max_bytes``, a
   header over ``max_columns`` columns, negative, missing or non-numeric
   counts, and counts that sum to more than :data:`MAX_TOTAL_COUNT`.
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +61,7 @@ def from_frame(
     max_states: int = 50,
     missing: Sequence[str] = (),
     name: str = "data frame",
+    unlimited: Collection[str] = (),
 ) -> Dataset:
     """Build a :class:`Dataset` from a pandas DataFrame (one row per case).
 
@@ -66,7 +69,8 @@ def from_frame(
     stripping) to one of ``missing``. ``count_column`` works as in
     :func:`effdim.reading.load_csv` (``None`` by default here). An ordered categorical column
     keeps its category order; other columns sort naturally. Rows are named by
-    their index label in messages.
+    their index label in messages. The columns named in ``unlimited`` may have
+    more than ``max_states`` values (numbers read for a three-step analysis).
 
     Examples
     --------
@@ -85,7 +89,15 @@ def from_frame(
 
     columns = [column_of(df.iloc[:, j]) for j in range(df.shape[1])]
     return from_columns(
-        header, columns, len(df), label, count_column=count_column, max_states=max_states, missing=missing, source=name
+        header,
+        columns,
+        len(df),
+        label,
+        count_column=count_column,
+        max_states=max_states,
+        missing=missing,
+        source=name,
+        unlimited=unlimited,
     )
 
 
@@ -123,16 +135,19 @@ def from_columns(
     missing: Sequence[str],
     source: str,
     sep: str | None = None,
+    unlimited: Collection[str] = (),
 ) -> Dataset:
     """A :class:`Dataset` from ``n`` rows of coded columns (what every reader produces).
 
     ``label(i)`` names data row ``i`` in messages (``"line 7"``); ``sep``,
-    the separator of a CSV file, for a hint when the header has one column.
+    the separator of a CSV file, for a hint when the header has one column;
+    ``unlimited``, the columns exempt from ``max_states``.
     The rules on counts, states and missing cells are the module docstring's.
     """
     header = [str(h).strip() for h in header]
     _check_header(header, source, sep)
-    return _build(header, list(columns), n, label, count_column, max_states, set(missing), source)
+    limits = [math.inf if h in unlimited else max_states for h in header]
+    return _build(header, list(columns), n, label, count_column, limits, set(missing), source)
 
 
 def from_patterns(
@@ -254,7 +269,7 @@ def _build(
     n: int,
     label: Callable[[int], str],
     count_column: str | None,
-    max_states: int,
+    max_states: list[float],
     missing: set[str],
     source: str,
 ) -> Dataset:
@@ -273,7 +288,7 @@ def _build(
     codes: list[np.ndarray] = []
     states: list[tuple] = []
     for j in data_idx:
-        col_codes, col_states = _encode_column(columns[j], header[j], missing, max_states, source)
+        col_codes, col_states = _encode_column(columns[j], header[j], missing, max_states[j], source)
         codes.append(col_codes)
         states.append(col_states)
     if weights is not None:
@@ -403,7 +418,7 @@ def too_many_values(source: str, column: str, limit: int, examples: list) -> Dat
 
 
 def _encode_column(
-    column: Column, name: str, missing: set[str], max_states: int, source: str
+    column: Column, name: str, missing: set[str], max_states: float, source: str
 ) -> tuple[np.ndarray, tuple]:
     """Integer codes (``-1`` missing) and naturally sorted states of one column."""
     # clean each distinct value once: strip text, spot missing tokens
