@@ -108,8 +108,8 @@ def residual_groups(
     children but one. A node whose fit explains its children has none of those; one with four or more children
     also gets, whatever the threshold, the group of all its children but the one the others leave most
     dependent (the largest total residual dependence): two adjacent nodes learned as one, where one of them
-    holds a single child, leave that child weakly dependent on all the others (docs/structure-history.md,
-    "Search version 8")."""
+    holds a single child, leave that child weakly dependent on all the others (docs/structure.md,
+    "How it searches")."""
     out = {}
     for h in model.hidden:
         if len(model.children(h)) < 3:
