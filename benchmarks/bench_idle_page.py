@@ -6,7 +6,7 @@ Start the dashboard as a user does (``effdim app --port 5092 --no-show``), then:
 
 Each of three pages is opened, left 5 s to settle, then idle for 20 s; the CPU seconds of every Chromium process
 (``/proc/PID/stat``) over those 20 s are printed, with their median. Run it on a quiet machine: other Chromiums
-count too. (docs/suite-time.md has the figures: the file dropper's draw loop.)
+count too. Figures: docs/performance.md.
 """
 
 from __future__ import annotations
