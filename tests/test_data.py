@@ -425,7 +425,8 @@ def test_match_cardinalities():
 
 # ------------------------------------------------------------ bundled data sets
 def test_bundled_datasets_load_with_provenance():
-    assert datasets.names() == ["hlc-figure2", "lc-8-2222", "stouffer-toby"]
+    assert datasets.names() == ["cheating", "election", "hlc-figure2", "lc-8-2222", "stouffer-toby"]
+    assert datasets.DEFAULT in datasets.names()
     for name in datasets.names():
         ds = datasets.load(name)
         entry = datasets.info(name)
@@ -441,3 +442,16 @@ def test_bundled_datasets_load_with_provenance():
     np.testing.assert_array_equal(st_.counts, ref.counts)
     with pytest.raises(ValueError, match="unknown data set 'nope'"):
         datasets.load("nope")
+
+
+def test_bundled_polca_data_as_polca_has_them():
+    """poLCA's election and cheating: one row per respondent, the covariates kept (AGE's 79 values too)."""
+    election = datasets.load("election")
+    assert election.n_rows == 1785 and election.rows is not None
+    assert set(datasets.info("election").items) < set(election.columns)
+    assert election.states[0] == ("1 Extremely well", "2 Quite well", "3 Not too well", "4 Not well at all")
+    age = election.states[election.index("AGE")]
+    assert len(age) == 79 and min(age) == 18 and max(age) == 97
+    cheating = datasets.load("cheating")
+    assert cheating.n_rows == 319 and cheating.states[cheating.index("GPA")] == (1, 2, 3, 4, 5)
+    assert cheating.n_missing == 4

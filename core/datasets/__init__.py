@@ -2,7 +2,7 @@
 
 >>> from effdim import datasets
 >>> datasets.names()
-['hlc-figure2', 'lc-8-2222', 'stouffer-toby']
+['cheating', 'election', 'hlc-figure2', 'lc-8-2222', 'stouffer-toby']
 >>> datasets.load("stouffer-toby")
 Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 missing cells)
 
@@ -18,6 +18,28 @@ Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 miss
     Stored as the published table of the 16 response-pattern counts. Four
     binary items make the paper's LC models 2:2,2,2,2 and 3:2,2,2,2 (Kocka &
     Zhang 2002, Table 1) directly applicable.
+
+``election``
+    Real data. The 2000 American National Election Study: 1,785 respondents
+    rate how well each of 12 traits describes Al Gore (``MORALG`` ...
+    ``INTELG``) and George W. Bush (``MORALB`` ... ``INTELB``): moral, caring,
+    knowledgeable, a good leader, dishonest, intelligent; four answers each
+    (``1 Extremely well`` to ``4 Not well at all``), some missing; covariates
+    ``VOTE3`` (1 Gore, 2 Bush, 3 other), ``AGE`` (years), ``EDUC`` (1-7),
+    ``GENDER`` (1 male, 2 female), ``PARTY`` (1 strong Democrat to 7 strong
+    Republican). poLCA's manual fits 3 classes to the 12 items with
+    ``PARTY`` (and ``PARTY * AGE``) as covariates.
+
+``cheating``
+    Real data. 319 undergraduates' answers (1 no, 2 yes) on four kinds of
+    academic dishonesty: lying to avoid an exam (``LIEEXAM``), lying to avoid a
+    term paper (``LIEPAPER``), purchasing a term paper (``FRAUD``), copying
+    answers in an exam (``COPYEXAM``); and grade point average ``GPA`` in five
+    groups (1: < 2.99, ... 5: 3.75-4.00; missing for 4 students), poLCA's
+    example of a covariate. Dayton (1998), Table 3.1.
+
+Both are poLCA's data sets ``election`` and ``cheating`` as it distributes
+them, written to CSV by ``benchmarks/make_polca_datasets.R``.
 
 ``lc-8-2222``
     Synthetic. 10,000 cases sampled from the LC model 8:2,2,2,2 with random
@@ -44,7 +66,10 @@ from importlib import resources
 
 from ..data import DataError
 
-__all__ = ["DatasetInfo", "names", "info", "load", "generating_parameters"]
+__all__ = ["DEFAULT", "DatasetInfo", "names", "info", "load", "generating_parameters"]
+
+#: The data set offered first (the dashboard's choice before the user picks one).
+DEFAULT = "hlc-figure2"
 
 
 @dataclass(frozen=True)
@@ -62,11 +87,20 @@ class DatasetInfo:
     parameters_file: str | None = None
     #: Seed of ``benchmarks/make_datasets.py`` (synthetic data only).
     seed: int | None = None
+    #: Columns with many values (covariates such as an age), exempt from the limit on a column's states.
+    any_values: tuple[str, ...] = ()
+    #: The columns an LC model of the data is over when the others are covariates (real data with covariates).
+    items: tuple[str, ...] = ()
 
 
 _PAPER = (
     "Kocka, T. & Zhang, N. L. (2002). Dimension correction for hierarchical latent class models. "
     "Proceedings of UAI 2002."
+)
+
+_POLCA = (
+    "Linzer, D. A. & Lewis, J. B. (2011). poLCA: An R package for polytomous variable latent class analysis. "
+    "Journal of Statistical Software 42(10)."
 )
 
 _REGISTRY: dict[str, DatasetInfo] = {
@@ -87,9 +121,42 @@ _REGISTRY: dict[str, DatasetInfo] = {
                 "American Journal of Sociology 56(5), 395-406.",
                 "Goodman, L. A. (1974). Exploratory latent structure analysis using both identifiable "
                 "and unidentifiable models. Biometrika 61(2), 215-231.",
-                "Linzer, D. A. & Lewis, J. B. (2011). poLCA: An R package for polytomous variable latent "
-                "class analysis. Journal of Statistical Software 42(10). (data set 'values')",
+                _POLCA + " (data set 'values')",
             ),
+        ),
+        DatasetInfo(
+            name="election",
+            filename="election.csv",
+            title="2000 American National Election Study: 12 ratings of Gore and Bush, 1,785 respondents",
+            description=(
+                "How well moral, caring, knowledgeable, a good leader, dishonest and intelligent describe "
+                "Al Gore (columns ending G) and George W. Bush (ending B), four answers each, some missing; "
+                "covariates VOTE3, AGE, EDUC, GENDER and PARTY (1 strong Democrat to 7 strong Republican). "
+                "poLCA's data set 'election', one row per respondent."
+            ),
+            references=(
+                "The American National Election Studies (www.electionstudies.org). The 2000 National "
+                "Election Study. Ann Arbor, MI: University of Michigan, Center for Political Studies.",
+                _POLCA + " (data set 'election')",
+            ),
+            any_values=("AGE",),
+            items=tuple(f"{t}{who}" for who in "GB" for t in ("MORAL", "CARES", "KNOW", "LEAD", "DISHON", "INTEL")),
+        ),
+        DatasetInfo(
+            name="cheating",
+            filename="cheating.csv",
+            title="Academic dishonesty of 319 undergraduates: 4 binary items and their GPA",
+            description=(
+                "Whether each of 319 students lied to avoid an exam (LIEEXAM) or a term paper (LIEPAPER), "
+                "purchased a term paper (FRAUD) or copied answers in an exam (COPYEXAM): 1 no, 2 yes; and "
+                "their grade point average GPA in five groups (1 lowest, 5 highest; 4 missing). poLCA's data "
+                "set 'cheating', one row per student."
+            ),
+            references=(
+                "Dayton, C. M. (1998). Latent Class Scaling Analysis. Thousand Oaks, CA: SAGE. Table 3.1.",
+                _POLCA + " (data set 'cheating')",
+            ),
+            items=("LIEEXAM", "LIEPAPER", "FRAUD", "COPYEXAM"),
         ),
         DatasetInfo(
             name="lc-8-2222",
@@ -143,10 +210,11 @@ def _read(filename: str) -> bytes:
 
 def load(name: str):
     """The bundled data set ``name`` as an :class:`effdim.data.Dataset`."""
-    from ..reading import load_csv
+    from ..reading import read_data
 
     entry = info(name)
-    return load_csv(io.BytesIO(_read(entry.filename)), count_column="count", name=entry.name)
+    raw = _read(entry.filename)
+    return read_data(raw, format="csv", count_column="auto", name=entry.name, unlimited=entry.any_values).dataset
 
 
 def generating_parameters(name: str):

@@ -68,7 +68,7 @@ class DataPanel(Viewer):
         self.bundled = pn.widgets.Select(
             label="Bundled data set to load",
             options=names,
-            value=names[0] if names else None,
+            value=datasets.DEFAULT,
             sizing_mode="stretch_width",
         )
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
