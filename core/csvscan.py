@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Column, DataError, too_many_values
-from .errors import shown
+from .errors import os_error_words, shown
 from .text_formats import ENCODINGS, SEPARATORS, encoding_name
 
 __all__ = ["CsvCells", "read_bytes", "read_cells"]
@@ -153,14 +153,14 @@ def read_bytes(obj: Any, max_bytes: int) -> tuple[bytes, str]:
         try:
             size = os.path.getsize(path)
         except OSError as exc:
-            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({os_error_words(exc)})") from None
         if size > max_bytes:
             raise too_big(size, source)
         try:
             with open(path, "rb") as fh:
                 return fh.read(), source
         except OSError as exc:
-            raise DataError(f"{shown(path)}: cannot read the file ({exc.strerror or exc})") from None
+            raise DataError(f"{shown(path)}: cannot read the file ({os_error_words(exc)})") from None
     if hasattr(obj, "read"):
         source = shown(os.path.basename(str(getattr(obj, "name", ""))) or "data")
         chunk = obj.read(max_bytes + 1)

@@ -36,7 +36,10 @@ NotationError
 
 from __future__ import annotations
 
-__all__ = ["EffdimError", "InvalidArgument", "shown"]
+import errno
+import re
+
+__all__ = ["EffdimError", "InvalidArgument", "os_error_words", "shown"]
 
 
 class EffdimError(Exception):
@@ -55,3 +58,37 @@ def shown(text: str) -> str:
     ('survey.csv', "'survey\\\\n2024.csv'")
     """
     return text if text.isprintable() else repr(text)
+
+
+#: What the system's refusals of a file operation mean, in words (the rest: the system's own text).
+_OS_ERROR_WORDS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "the disk is read-only",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENOENT: "no such file or folder",
+    errno.EEXIST: "something of that name is already there",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EIO: "the disk reported an input/output error",
+    errno.EFBIG: "the file would be larger than the disk allows",
+    errno.ELOOP: "too many symbolic links in the path",
+    errno.EMFILE: "too many files are open",
+    errno.ENFILE: "too many files are open",
+    errno.ENXIO: "no such device",
+}
+
+
+def os_error_words(err: OSError) -> str:
+    """What a refused file operation means, in words, without the system's error number.
+
+    >>> os_error_words(OSError(errno.ENOSPC, "No space left on device"))
+    'the disk is full'
+    """
+    words = _OS_ERROR_WORDS.get(err.errno)
+    if words is not None:
+        return words
+    text = (err.strerror or str(err) or type(err).__name__).strip()
+    return re.sub(r"^\[Errno -?\d+\]\s*", "", text)

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import os_error_words
 from .model import MAX_CARD, MAX_DEPTH, HLCModel, ModelError
 
 __all__ = [
@@ -372,7 +373,7 @@ def load_model(spec: str) -> HLCModel:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as err:
-            raise ModelError(f"cannot read model file {spec!r}: {err.strerror}") from None
+            raise ModelError(f"cannot read model file {spec!r}: {os_error_words(err)}") from None
         except UnicodeDecodeError:
             raise ModelError(f"model file {spec!r} is not UTF-8 text") from None
         return model_from_json(text)

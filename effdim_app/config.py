@@ -27,7 +27,7 @@ from pathlib import Path
 
 from effdim import HLCModel, ModelError
 from effdim.dimensions import dimensions_cost
-from effdim.errors import InvalidArgument
+from effdim.errors import InvalidArgument, os_error_words
 from effdim.limits import format_bytes
 from effdim.validation import check_int
 
@@ -158,7 +158,7 @@ def load_limits(path: str | os.PathLike | None = None, **overrides) -> ServerLim
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as err:
-            raise InvalidArgument(f"cannot read limits file {str(path)!r}: {err.strerror}") from None
+            raise InvalidArgument(f"cannot read limits file {str(path)!r}: {os_error_words(err)}") from None
         try:
             if path.suffix.lower() == ".json":
                 values = json.loads(text)

@@ -220,7 +220,7 @@ def test_a_file_name_with_a_line_break_is_quoted_in_the_one_line(capsys, tmp_pat
         == "effdim: 'survey\\n2024.csv': the file is empty"
     )
     line = one_line_error(capsys, "sweep", str(tmp_path / "no\nsuch.csv"))
-    assert line.endswith("no\\nsuch.csv': cannot read the file (No such file or directory)"), line
+    assert line.endswith("no\\nsuch.csv': cannot read the file (no such file or folder)"), line
 
 
 @pytest.mark.parametrize("content", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\n\n", b"\xef\xbb\xbf \n"])

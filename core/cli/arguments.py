@@ -90,14 +90,17 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, default=None, help="seed of the EM starts")
     p.add_argument(
         "--tol",
-        type=float,
+        type=_nonnegative_float,
         default=1e-8,
         help="EM stops when the log-likelihood per row rises less (default 1e-8) and the "
         "parameters are within 1e-6 of EM's fixed point",
     )
     p.add_argument("--max-iter", type=_positive_int, default=1000, help="most EM steps per start (default 1000)")
     p.add_argument(
-        "--prior", type=float, default=None, help="pseudo-count per CPT cell (MAP); default: maximum likelihood"
+        "--prior",
+        type=_nonnegative_float,
+        default=None,
+        help="pseudo-count per CPT cell (MAP); default: maximum likelihood",
     )
     p.add_argument(
         "--cs-prior",
@@ -128,6 +131,12 @@ def _add_report_option(p: argparse.ArgumentParser) -> None:
         metavar="FILE.html",
         default=None,
         help="write the analysis as one self-contained HTML page (opens offline; docs/report.md)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an output file (--report, --posteriors) that exists; without it such a file is "
+        "refused before any work. A file the command reads is never written, even with --overwrite",
     )
 
 
@@ -196,6 +205,17 @@ def _rounds(text: str) -> int:
     from ..limits import MAX_ROUNDS
 
     return _whole_number(text, 0, MAX_ROUNDS, f"a number of rounds from 0 to {MAX_ROUNDS}")
+
+
+def _nonnegative_float(text: str) -> float:
+    """A finite number >= 0 (``--tol``, ``--prior``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
+    return value
 
 
 def _positive_float(text: str) -> float:

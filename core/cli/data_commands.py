@@ -13,6 +13,7 @@ from ..priors import DirichletPrior
 from ..scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 from .arguments import SEPARATOR_NAMES, UsageError, _em_kwargs, _em_settings, _executor_kwargs
 from .output import _STDERR, _emit_json, _n, _Progress, format_table
+from .outputs import check_outputs, writing
 
 
 def _load_data(args: argparse.Namespace):
@@ -108,7 +109,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         equivalent = result.equivalent_share_ranges(args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
     if args.posteriors:
-        result.posteriors().to_csv(args.posteriors, index=False)
+        with writing(args.posteriors, "posteriors"):
+            result.posteriors().to_csv(args.posteriors, index=False)
     _write_report(args, result, data=data, bootstrap=boot)
     notes = result.em.convergence_notes()
     if args.json:
@@ -206,20 +208,20 @@ def _bvr_pairs(bvr) -> list[dict]:
 
 
 def _prepare_report(args: argparse.Namespace) -> None:
-    """Before any work for ``--report``: refuse a file that cannot be written, and fix a seed so the
-    command in the report reproduces the numbers."""
-    if not args.report:
+    """Before any work: refuse output files that cannot or must not be written (:mod:`.outputs`), and for
+    ``--report`` fix a seed so the command in the report reproduces the numbers."""
+    outputs = {"--report": args.report, "--posteriors": getattr(args, "posteriors", None)}
+    reads = [args.data] + ([args.model] if args.model else [])
+    check_outputs(args.command, outputs, reads, args.overwrite)
+    if args.report is None:
         return
-    folder = os.path.dirname(os.path.abspath(args.report))
-    if not os.path.isdir(folder):
-        raise UsageError(f"effdim {args.command}: --report {args.report}: the folder {folder} does not exist")
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), "big") >> 1
 
 
 def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
     """Write the HTML report (:mod:`effdim.report`) with the command that reproduces it, if ``--report``."""
-    if not args.report:
+    if args.report is None:
         return
     from ..report import command_line, write_report
 
@@ -243,7 +245,8 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--bootstrap": getattr(args, "bootstrap", None),
         "--report": args.report,
     }
-    write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
+    with writing(args.report, "report"):
+        write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
 
 
 def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:
@@ -408,8 +411,15 @@ def _cmd_learn(args: argparse.Namespace) -> None:
     print(_scale_note(args, result.fit))
     print(
         f"\n{result.candidates} candidates by local EM, {result.local_refits} refit by full EM; "
-        f"{result.seconds:.1f} s; stopped: {result.stopped}; "
+        f"{result.seconds:.1f} s; stopped: {_stopped_words(result.stopped, args)}; "
         f"{result.rounds} of at most {args.rounds} rounds from its own end ended higher"
     )
     for note in notes:
         print(f"warning: {note}")
+
+
+def _stopped_words(stopped: str, args: argparse.Namespace) -> str:
+    """Why a structure search ended, in the CLI's words (the JSON keeps the engine's ``stopped``)."""
+    if stopped == "max_time":
+        return f"the time limit (--max-time {args.max_time:g} s)"
+    return stopped

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..experiments import ExperimentError
 from .arguments import UsageError
 from .output import _STDERR, _emit_json
+from .outputs import check_output_folder
 
 
 def _cmd_experiment(args: argparse.Namespace) -> None:
@@ -39,6 +40,9 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         raise UsageError(f"effdim experiment: {err}") from None
     if args.cached_only and args.no_cache:
         raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
+    if not (args.no_cache or args.cached_only):  # each finished job is written there at once
+        check_output_folder("experiment", "--cache-dir", args.cache_dir)
+    check_output_folder("experiment", "--out", args.out)
     try:
         result = study.run(
             cache_dir=None if args.no_cache else args.cache_dir,

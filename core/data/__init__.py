@@ -19,18 +19,20 @@ from .building import (
     from_patterns,
     too_many_values,
 )
-from .dataset import DataError, Dataset, LeavesWithoutColumns
+from .dataset import ColumnsWithoutLeafNames, DataError, Dataset, LeavesWithoutColumns, NeedsMapping
 from .matching import check_matches_model, resolve_mapping
 from .new_rows import encode_rows
 
 # shown in tracebacks and reprs, and pickled, under the path users import them from
-for _public in (DataError, LeavesWithoutColumns, Dataset, Column):
+for _public in (DataError, NeedsMapping, LeavesWithoutColumns, ColumnsWithoutLeafNames, Dataset, Column):
     _public.__module__ = __name__
 del _public
 
 __all__ = [
     "DataError",
+    "NeedsMapping",
     "LeavesWithoutColumns",
+    "ColumnsWithoutLeafNames",
     "Dataset",
     "from_frame",
     "from_patterns",

@@ -410,7 +410,7 @@ def _short(value: Any, width: int = 40) -> str:
 
 def too_many_values(source: str, column: str, limit: int, examples: list) -> DataError:
     """The one message for a column with more than ``limit`` distinct values (every reader uses it)."""
-    shown = ", ".join(map(repr, examples[:5]))
+    shown = ", ".join(_short(value, 20) for value in examples[:5])
     return DataError(
         f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...): "
         "probably continuous or an identifier; discretize or drop it"
@@ -440,7 +440,7 @@ def _encode_column(
     else:
         states, as_state = _natural_states(present)
     if len(states) > max_states:
-        raise too_many_values(source, name, max_states, [_short(s, 20) for s in states])
+        raise too_many_values(source, name, max_states, states)
     if len(states) == 0:
         raise DataError(f"{source}: column {name!r} has no values (every cell is missing)")
     if len(states) == 1:

@@ -33,20 +33,34 @@ class DataError(EffdimError, ValueError):
     """Data that cannot be used; the message names the culprit (column, line, value)."""
 
 
-class LeavesWithoutColumns(DataError):
-    """Leaves of a model that name no data column and no mapping given (:func:`resolve_mapping`).
+class NeedsMapping(DataError):
+    """Data columns and model leaves that a leaf -> column mapping would match.
 
-    ``str(err)`` says how to match them in Python (``mapping={leaf: column}``); each other face
-    adds its own remedy to :attr:`problem` in its own words (the CLI its ``--map`` option, the
+    ``str(err)`` says how in Python (:attr:`PYTHON_REMEDY`, ``mapping={leaf: column}``); each other
+    face adds its own remedy to :attr:`problem` in its own words (the CLI its ``--map`` option, the
     dashboard its Model tab), never another face's option names.
     """
 
+    PYTHON_REMEDY = "pass mapping={leaf: column}"
+
     def __init__(self, problem: str):
         self.problem = problem
-        super().__init__(f"{problem}; name the leaves after the columns, or pass mapping={{leaf: column}}")
+        super().__init__(f"{problem}; {self.PYTHON_REMEDY}")
 
     def __reduce__(self):  # pickles as it was raised (a worker process sends it back)
         return type(self), (self.problem,)
+
+
+class LeavesWithoutColumns(NeedsMapping):
+    """Leaves of a model that name no data column and no mapping given (:func:`resolve_mapping`)."""
+
+    PYTHON_REMEDY = "name the leaves after the columns, or pass mapping={leaf: column}"
+
+
+class ColumnsWithoutLeafNames(NeedsMapping):
+    """Columns whose names cannot name a learned tree's leaves (``effdim.structure.learn_structure``)."""
+
+    PYTHON_REMEDY = "name their leaves with mapping={leaf: column}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import DataError, Dataset
+from ..data import ColumnsWithoutLeafNames, DataError, Dataset
 from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
@@ -149,14 +149,13 @@ def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dat
     names = [leaf_of.get(c, c) for c in dataset.columns]
     for column, name in zip(dataset.columns, names):
         if not NAME_PATTERN.match(name):
-            raise DataError(
-                f"column {column!r} cannot name a leaf (use a letter or '_' followed by letters, "
-                "digits, '_', '.', '-'); name its leaf with mapping={leaf: column} "
-                "(--map LEAF=COLUMN in the CLI)"
+            raise ColumnsWithoutLeafNames(
+                f"column {column!r} cannot name a leaf (a leaf's name is a letter or '_' followed by letters, "
+                "digits, '_', '.', '-')"
             )
     if len(set(names)) != len(names):
         dup = next(x for x in names if names.count(x) > 1)
-        raise DataError(f"two columns would give leaves named {dup!r}; rename one with a mapping")
+        raise ColumnsWithoutLeafNames(f"two columns would give leaves named {dup!r}")
     for column, states in zip(dataset.columns, dataset.states):
         if len(states) < 2:
             what = f"a single value ({states[0]!r})" if states else "no values (every cell is missing)"

@@ -26,14 +26,17 @@ MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 
 def error_text(err: BaseException) -> str:
     """The error's message for the user (its class name when it has none); a model leaf that names no data
-    column gets the dashboard's remedy in place of the Python argument the engine's message names."""
-    from effdim.data import LeavesWithoutColumns
+    column, or a column that names no leaf, gets the dashboard's remedy in place of the Python argument the
+    engine's message names."""
+    from effdim.data import ColumnsWithoutLeafNames, LeavesWithoutColumns
 
     if isinstance(err, LeavesWithoutColumns):
         return (
             f"{err.problem}; rename the leaves after the columns (Rename on the Model tab), or score the LC "
             "model over all columns"
         )
+    if isinstance(err, ColumnsWithoutLeafNames):
+        return f"{err.problem}; rename the column in the data file"
     text = str(err).strip()
     return text or type(err).__name__
 
