@@ -17,6 +17,7 @@ poLCA's ``probs`` and StepMix's ``get_parameters_df`` readers expect:
 * :func:`profiles` -- class-conditional probabilities ``P(item = category | H = h)``
   of *every* observed item given one hidden node (through the tree, not only
   its children): what a profile plot shows;
+* :func:`profile_table` -- the same as a wide table, a row per item and category, a column per class;
 * :func:`class_shares` -- ``P(H = h)`` of every hidden node;
 * :func:`posterior_table` -- posterior membership of every hidden node per
   input row (or per response pattern for pattern-count data).
@@ -35,6 +36,7 @@ __all__ = [
     "conditionals",
     "parameter_table",
     "profiles",
+    "profile_table",
     "class_shares",
     "parameters_json",
     "posterior_table",
@@ -137,6 +139,18 @@ def profiles(params: Any, labels: Labels, node: str | None = None) -> pd.DataFra
             for s, p in enumerate(cond[leaf][h]):
                 rows.append((labels.state(node, h), labels.name(leaf), labels.state(leaf, s), float(p)))
     return pd.DataFrame(rows, columns=["class", "item", "category", "probability"])
+
+
+def profile_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`profiles`' rows as a wide table: a row per (item, category), a column per class.
+
+    Items and categories keep the order of ``frame`` (each column's own category order, the one every
+    face draws), never one category order shared by all items or an alphabetical one.
+    """
+    keys = pd.MultiIndex.from_tuples(dict.fromkeys(zip(frame["item"], frame["category"])), names=["item", "category"])
+    classes = list(dict.fromkeys(frame["class"]))
+    wide = frame.set_index(["item", "category", "class"])["probability"].unstack("class")
+    return wide.reindex(index=keys, columns=classes)
 
 
 def class_shares(params: Any, labels: Labels) -> pd.DataFrame:

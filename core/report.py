@@ -47,6 +47,7 @@ from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
 from .notation import format_model
 from .priors import DirichletPrior
+from .profiles import profile_table
 from .scores import SCORES, TIE_TOLERANCE, best
 from .search import pick_caveats
 from .treedraw import model_data, tree_svg
@@ -416,12 +417,11 @@ def _profiles_section(fit: Any) -> str:
         name = fit.labels.name(node)
         rows = shares[shares["node"] == name]
         classes, values = list(rows["state"]), list(rows["share"])
-        prof = fit.profiles(node)
+        wide = profile_table(fit.profiles(node))
         panels = []
-        for item, frame in prof.groupby("item", sort=False):
-            wide = frame.pivot_table(index="class", columns="category", values="probability", sort=False)
-            panels.append(profile_panel(item, list(wide.columns), wide.loc[classes].to_numpy(), classes, name))
-        wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
+        for item in dict.fromkeys(wide.index.get_level_values("item")):
+            rows = wide.loc[item]
+            panels.append(profile_panel(item, list(rows.index), rows[classes].to_numpy().T, classes, name))
         numbers = _table(
             ["item", "category", *[f"{name} = {c}" for c in wide.columns]],
             [

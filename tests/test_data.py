@@ -88,7 +88,7 @@ def test_missing_cells_are_kept_and_counted(tmp_path):
     assert ds.n_rows == 10
     # row 1: one missing (x3 -> 3), row 2: one (x2), row 3: one (x1), row 4: one (x4)
     assert ds.n_missing == 10
-    assert ds.states == ((1, 2), ("x", "y"), ("y", "x"))  # order of first appearance
+    assert ds.states == ((1, 2), ("x", "y"), ("x", "y"))  # first appearance; the same answers in one order
     counter = as_counter(ds)
     assert counter[(1, "x", None)] == 7  # rows 1 and 4 merge
     assert counter[(None, "y", "x")] == 1  # white space stripped, blank cell missing
@@ -113,10 +113,14 @@ def test_natural_state_order(tmp_path):
     assert ds.states[4] == (-2.0, 0.5, 1.5)
 
 
-def test_categories_keep_file_order_and_numbered_labels_sort_by_number(tmp_path):
-    text = "freq,rating\nsometimes,10 Not at all\nnever,2 Very well\noften,1 Extremely well\nnever,2 Very well\n"
+def test_categories_go_along_their_scale_and_numbered_labels_sort_by_number(tmp_path):
+    text = (
+        "freq,rating,colour\nsometimes,10 Not at all,red\nnever,2 Very well,green\noften,1 Extremely well,blue\n"
+        "never,2 Very well,red\n"
+    )
     ds = load_csv(write(tmp_path, text))
-    assert ds.states[0] == ("sometimes", "never", "often")
+    assert ds.states[0] == ("never", "sometimes", "often")
+    assert ds.states[2] == ("red", "green", "blue")  # no scale: the order of first appearance
     assert ds.states[1] == ("1 Extremely well", "2 Very well", "10 Not at all")
 
 

@@ -84,6 +84,7 @@ def _json_fit(result) -> dict:
 
 def _cmd_fit(args: argparse.Namespace) -> None:
     from ..notation import load_model
+    from ..profiles import profile_table
     from ..search import fit
 
     _prepare_report(args)
@@ -148,7 +149,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         print(format_table(["state", "share"], [(r.state, r.share) for r in rows.itertuples()]))
     root = model.root
     prof = result.profiles(root)
-    wide = prof.pivot_table(index=["item", "category"], columns="class", values="probability", sort=False)
+    wide = profile_table(prof)
     print(f"\nP(item = category | {root})")
     print(
         format_table(

@@ -10,12 +10,15 @@ Loading rules (:func:`effdim.reading.read_data`, :func:`effdim.reading.load_csv`
 * The states of a column are its distinct values, in their natural order: if
   every value reads as an integer the values become ``int`` and sort
   numerically; else if every value reads as a finite decimal they become
-  ``float``; else they stay strings in the order of their first appearance in
-  the file (a survey's "never, sometimes, often"), except labels that all
-  start with a number ("1 Extremely well", ..., "10 Not at all"), sorted by
-  that number. Distinct spellings are never merged (``"1"`` and ``"01"`` keep
-  the column as strings). :meth:`Dataset.with_state_order` puts them in
-  another order.
+  ``float``; else they stay strings, along their scale where
+  :func:`effdim.data.ordinal.answer_order` recognises one (numbered labels
+  such as "1 Extremely well"; agreement, frequency, quality, yes/no and
+  other common answer scales, low end first), else in the order of their
+  first appearance in the file. Every text column with the same set of
+  answers then gets the same order (:func:`effdim.data.ordinal.shared_orders`),
+  so the items of a questionnaire compare answer by answer. Distinct
+  spellings are never merged (``"1"`` and ``"01"`` keep the column as
+  strings). :meth:`Dataset.with_state_order` puts them in another order.
 * A column of counts (``count_column``) turns each row into ``count`` copies
   of its pattern; rows with count 0 contribute nothing and leave no pattern.
 * Rejected, with a :class:`DataError` naming the culprit: an empty file, a
@@ -37,7 +40,6 @@ choosing the reader of a file's format is :mod:`effdim.reading`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +49,7 @@ import pandas as pd
 
 from ..errors import shown
 from .dataset import DataError, Dataset, compress_columns, compress_rows, weighted_missing
+from .ordinal import answer_order, shared_orders
 
 #: Column names (case-insensitive) that ``count_column="auto"`` takes for counts.
 COUNT_COLUMN_NAMES = ("count", "counts", "n", "freq", "frequency", "weight")
@@ -291,6 +294,7 @@ def _build(
         col_codes, col_states = _encode_column(columns[j], header[j], missing, max_states[j], source)
         codes.append(col_codes)
         states.append(col_states)
+    codes, states = _in_shared_orders(codes, states, [columns[j].ordered is not None for j in data_idx])
     if weights is not None:
         keep = weights > 0
         if not keep.any():
@@ -453,7 +457,19 @@ def _encode_column(
     return lookup[column.codes], tuple(states)  # code -1 (missing) picks the trailing -1
 
 
-_LEADING_NUMBER = re.compile(r"\s*(\d+)")
+def _in_shared_orders(
+    codes: list[np.ndarray], states: list[tuple], given: list[bool]
+) -> tuple[list[np.ndarray], list[tuple]]:
+    """The columns with every set of answers in one order (:func:`effdim.data.ordinal.shared_orders`),
+    their codes renumbered to match."""
+    ordered = shared_orders(states, given)
+    for j, (old, new) in enumerate(zip(states, ordered)):
+        if new != old:
+            position = {s: i for i, s in enumerate(new)}
+            lookup = np.array([position[s] for s in old] + [-1], dtype=codes[j].dtype)
+            codes[j] = lookup[codes[j]]  # code -1 (missing) picks the trailing -1
+            states[j] = new
+    return codes, states
 
 
 def _natural_states(values: list[Any]) -> tuple[list, dict]:
@@ -479,9 +495,7 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
             if len(set(converted)) == len(converted):
                 states = sorted(converted)
                 return states, dict(zip(distinct, converted))
-        numbered = [_LEADING_NUMBER.match(v) for v in distinct]
-        if all(numbered):
-            distinct = sorted(distinct, key=lambda v: (_number_key(_LEADING_NUMBER.match(v).group(1)), v))
+        distinct = answer_order(distinct) or distinct
         return distinct, {v: v for v in distinct}
     mapping: dict[Any, Any] = {}
     for v in distinct:
@@ -503,9 +517,3 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
         return (1, 0, str(s))
 
     return sorted(states, key=key), mapping
-
-
-def _number_key(digits: str) -> tuple[int, str]:
-    """Sort key of a run of digits as the number it writes, without converting it (any length)."""
-    digits = digits.lstrip("0")
-    return len(digits), digits

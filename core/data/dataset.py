@@ -222,10 +222,10 @@ class Dataset:
         >>> from effdim.reading import load_csv
         >>> data = load_csv(b"freq,item\\nsometimes,1\\nnever,2\\noften,1\\n", name="s.csv")
         >>> data.states[0]
-        ('sometimes', 'never', 'often')
-        >>> again = data.with_state_order("freq", ["never", "sometimes", "often"])
+        ('never', 'sometimes', 'often')
+        >>> again = data.with_state_order("freq", ["often", "sometimes", "never"])
         >>> again.states[0], again.decode("freq", 0), again.n_rows
-        (('never', 'sometimes', 'often'), 'never', 3.0)
+        (('often', 'sometimes', 'never'), 'often', 3.0)
         """
         j = self.index(column)
         states = self.states[j]
