@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -429,7 +430,15 @@ def test_match_cardinalities():
 
 # ------------------------------------------------------------ bundled data sets
 def test_bundled_datasets_load_with_provenance():
-    assert datasets.names() == ["cheating", "election", "hlc-figure2", "lc-8-2222", "stouffer-toby"]
+    assert datasets.names() == [
+        "carcinoma",
+        "cheating",
+        "election",
+        "gss82",
+        "hlc-figure2",
+        "lc-8-2222",
+        "stouffer-toby",
+    ]
     assert datasets.DEFAULT in datasets.names()
     for name in datasets.names():
         ds = datasets.load(name)
@@ -459,3 +468,30 @@ def test_bundled_polca_data_as_polca_has_them():
     cheating = datasets.load("cheating")
     assert cheating.n_rows == 319 and cheating.states[cheating.index("GPA")] == (1, 2, 3, 4, 5)
     assert cheating.n_missing == 4
+
+
+def test_bundled_polca_tables_are_the_test_tables_and_carcinoma_chooses_a_model_whose_de_is_below_ds():
+    """carcinoma and gss82 as the tests' tables; on carcinoma, the tree its docstring names beats the best LC
+    model (3 classes) by BIC+ and has de < ds, while BIC, penalising ds, prefers the LC model."""
+    from effdim.search import fit
+
+    for name in ("carcinoma", "gss82"):
+        bundled, table = datasets.load(name), load_csv(Path(__file__).parent / "data" / f"{name}.csv")
+        assert bundled.states == table.states and bundled.n_rows == table.n_rows
+        assert sorted(map(tuple, bundled.to_frame().to_numpy().tolist())) == sorted(
+            map(tuple, table.to_frame().to_numpy().tolist())
+        )
+    data = datasets.load("carcinoma")
+    tree = fit(data, "H1:2(A:2,C:2,D:2,F:2,H2:2(G:2,H3:3(B:2,E:2)))", seed=0, warn=False)
+    lc = fit(data, "3:2,2,2,2,2,2,2", seed=0, warn=False)
+    assert (tree.de, tree.ds) == (19, 23) and not tree.unique
+    assert tree.score("bic+") > lc.score("bic+") and tree.score("bic") < lc.score("bic")
+    assert datasets.load("gss82").states[0] == ("Good", "Depends", "Waste of time")
+
+
+def test_the_fit_commands_help_names_every_bundled_data_set(monkeypatch):
+    from effdim.cli.parser import build_parser
+
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per option: no name broken at its hyphen
+    fit_help = build_parser()._subparsers._group_actions[0].choices["fit"].format_help()
+    assert all(name in " ".join(fit_help.split()) for name in datasets.names())

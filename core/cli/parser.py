@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit_p.add_argument(
         "data",
         help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
-        "data set name (stouffer-toby, lc-8-2222, hlc-figure2)",
+        "data set name (carcinoma, cheating, election, gss82, hlc-figure2, lc-8-2222, stouffer-toby)",
     )
     fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
     _add_em_options(fit_p)

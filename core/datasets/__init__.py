@@ -2,7 +2,7 @@
 
 >>> from effdim import datasets
 >>> datasets.names()
-['cheating', 'election', 'hlc-figure2', 'lc-8-2222', 'stouffer-toby']
+['carcinoma', 'cheating', 'election', 'gss82', 'hlc-figure2', 'lc-8-2222', 'stouffer-toby']
 >>> datasets.load("stouffer-toby")
 Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 missing cells)
 
@@ -38,8 +38,33 @@ Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 miss
     groups (1: < 2.99, ... 5: 3.75-4.00; missing for 4 students), poLCA's
     example of a covariate. Dayton (1998), Table 3.1.
 
-Both are poLCA's data sets ``election`` and ``cheating`` as it distributes
-them, written to CSV by ``benchmarks/make_polca_datasets.R``.
+``carcinoma``
+    Real data. Seven pathologists (``A`` ... ``G``) each rated 118 slides of
+    the uterine cervix for carcinoma (1 no, 2 yes); Agresti (2002), Table
+    13.1, the data of his latent class example. The published table of the 20
+    response patterns seen. The data set where the chosen model's parameters
+    are not unique: the latent tree that effdim's structure search learns by
+    BIC+ (:func:`effdim.structure.learn_structure`, from every seed tried),
+    ``H1:2(A:2,C:2,D:2,F:2,H2:2(G:2,H3:3(B:2,E:2)))``, scores above the best
+    LC model (3 classes) and has ``de = 19`` below ``ds = 23``: a hidden node of
+    three states between two binary neighbours (Lemma 4.1's largest regular
+    cardinality); BIC, penalising ``ds``, prefers the LC model of 3 classes to it.
+
+``gss82``
+    Real data. 1,202 white respondents to the 1982 General Social Survey on
+    surveys: their purpose (``PURPOSE``: good, depends, waste of time),
+    their accuracy (``ACCURACY``: mostly true, not true), the
+    respondent's understanding of the questions (``UNDERSTA``: good,
+    fair/poor) and cooperation with the interviewer (``COOPERAT``: interested,
+    cooperative, impatient); McCutcheon (1987), Table 3.1. Polytomous items
+    with text labels, as the published table of 33 response-pattern counts.
+    poLCA's manual fits 2 to 4 classes (log-likelihoods -2783.268,
+    -2754.545, -2746.621).
+
+All four are poLCA's data sets of these names as it distributes them (version
+1.6.0.2), written to CSV by ``benchmarks/make_polca_datasets.R``: published
+tables and a public survey's sample, the values and labels unchanged. poLCA's
+code is GPL (>= 2); only its data are used here, none of its code.
 
 ``lc-8-2222``
     Synthetic. 10,000 cases sampled from the LC model 8:2,2,2,2 with random
@@ -157,6 +182,36 @@ _REGISTRY: dict[str, DatasetInfo] = {
                 _POLCA + " (data set 'cheating')",
             ),
             items=("LIEEXAM", "LIEPAPER", "FRAUD", "COPYEXAM"),
+        ),
+        DatasetInfo(
+            name="carcinoma",
+            filename="carcinoma.csv",
+            title="Carcinoma diagnoses by seven pathologists (118 slides, 7 binary items)",
+            description=(
+                "Seven pathologists A-G rated 118 slides for carcinoma of the uterine cervix (1 no, 2 yes); the "
+                "published table of the 20 response patterns (column 'count'). The latent tree BIC+ learns, "
+                "H1:2(A:2,C:2,D:2,F:2,H2:2(G:2,H3:3(B:2,E:2))), has de = 19 below ds = 23: its parameters are "
+                "not unique. poLCA's data set 'carcinoma'."
+            ),
+            references=(
+                "Agresti, A. (2002). Categorical Data Analysis, 2nd ed. Hoboken, NJ: Wiley. Table 13.1.",
+                _POLCA + " (data set 'carcinoma')",
+            ),
+        ),
+        DatasetInfo(
+            name="gss82",
+            filename="gss82.csv",
+            title="1982 General Social Survey: attitudes to surveys (1,202 respondents, 4 polytomous items)",
+            description=(
+                "Purpose of surveys (good, depends, waste of time), their accuracy (mostly true, not "
+                "true), understanding of the questions (good, fair/poor), cooperation with the interviewer "
+                "(interested, cooperative, impatient); the published table of 33 response-pattern counts "
+                "(column 'count'). poLCA's data set 'gss82'."
+            ),
+            references=(
+                "McCutcheon, A. L. (1987). Latent Class Analysis. Newbury Park, CA: SAGE. Table 3.1.",
+                _POLCA + " (data set 'gss82')",
+            ),
         ),
         DatasetInfo(
             name="lc-8-2222",
