@@ -18,30 +18,9 @@ import time
 from effdim import HLCModel, parse_model
 from effdim.bounds import lc_bounds, standard_dimension
 from effdim.dimensions import _lc_rank, dimensions
+from effdim.paper import TABLE1 as PAPER_TABLE1
 
-TABLE1 = [
-    "2:2,2",
-    "2:2,2,2",
-    "3:2,2,2",
-    "4:2,2,2",
-    "2:3,3",
-    "2:3,3,3",
-    "3:3,3,3",
-    "3:4,5",
-    "4:3,3,3",
-    "5:3,3,3",
-    "6:3,3,3",
-    "2:2,2,2,2",
-    "3:2,2,2,2",
-    "4:2,2,2,2",
-    "5:2,2,2,2",
-    "6:2,2,2,2",
-    "3:5,2,2",
-    "3:4,2,2",
-    "5:3,3,2",
-    "5:6,3,2",
-    "5:10,3,2",
-]
+TABLE1 = [row.model for row in PAPER_TABLE1]
 
 
 def timed(fn, runs):

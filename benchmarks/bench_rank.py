@@ -29,14 +29,10 @@ import numpy as np
 from effdim import modp
 from effdim.model import HLCModel
 from effdim.modp import FLINT_MAX_SIDE, P
+from effdim.paper import TABLE1 as PAPER_TABLE1
 from effdim.rank import SCREEN_PRIME, effective_dimension, modular_rank, standard_dimension
 
-TABLE1 = {
-    "2:2,2": 3, "2:2,2,2": 7, "3:2,2,2": 7, "4:2,2,2": 7, "2:3,3": 7, "2:3,3,3": 13,
-    "3:3,3,3": 20, "3:4,5": 17, "4:3,3,3": 25, "5:3,3,3": 26, "6:3,3,3": 26,
-    "2:2,2,2,2": 9, "3:2,2,2,2": 13, "4:2,2,2,2": 15, "5:2,2,2,2": 15, "6:2,2,2,2": 15,
-    "3:5,2,2": 17, "3:4,2,2": 14, "5:3,3,2": 17, "5:6,3,2": 34, "5:10,3,2": 54,
-}  # fmt: skip
+TABLE1 = {row.model: row.de for row in PAPER_TABLE1}
 
 
 def hlc_tree(n_leaves: int = 100, seed: int = 0) -> HLCModel:

@@ -9,33 +9,13 @@ from __future__ import annotations
 import functools
 
 from effdim import HLCModel, parse_model
+from effdim.paper import FIGURE2 as PAPER_FIGURE2
+from effdim.paper import TABLE1
 
 __all__ = ["PRESETS", "PRESET_GROUPS", "TABLE1_LC", "DEFAULT_PRESET", "CUSTOM", "menu_entry"]
 
 #: The LC models of the paper's Table 1, in the table's order.
-TABLE1_LC: tuple[str, ...] = (
-    "2:2,2",
-    "2:2,2,2",
-    "3:2,2,2",
-    "4:2,2,2",
-    "2:3,3",
-    "2:3,3,3",
-    "3:3,3,3",
-    "3:4,5",
-    "4:3,3,3",
-    "5:3,3,3",
-    "6:3,3,3",
-    "2:2,2,2,2",
-    "3:2,2,2,2",
-    "4:2,2,2,2",
-    "5:2,2,2,2",
-    "6:2,2,2,2",
-    "3:5,2,2",
-    "3:4,2,2",
-    "5:3,3,2",
-    "5:6,3,2",
-    "5:10,3,2",
-)
+TABLE1_LC: tuple[str, ...] = tuple(row.model for row in TABLE1)
 
 FIGURE1 = "Figure 1: LC model 3:2,2,2,2"
 FIGURE2 = "Figure 2: HLC model 5,3,3:2,2,2,2,2"
@@ -46,7 +26,7 @@ IRREGULAR_LC = "Irregular LC model 9:2,2,2,2 (Lemma 3.2)"
 PRESET_GROUPS: dict[str, dict[str, str]] = {
     "Paper figures": {
         FIGURE1: "3:2,2,2,2",
-        FIGURE2: "5(3(2,2),2,3(2,2))",
+        FIGURE2: PAPER_FIGURE2.model,
     },
     "Irregular examples": {
         # H2 has 9 > (2*2*3)/3 = 4 states (shrink, Lemma 4.1); H3 has exactly

@@ -9,38 +9,14 @@ from hypothesis import strategies as st
 
 from effdim import parse_model
 from effdim.bounds import best_split, complete_dimension, lc_bounds, pairwise_bound, standard_dimension
-
-# Table 1 of the paper: model, de, db, ds, dc, dp ("dc" when no split qualifies)
-TABLE1 = [
-    ("2:2,2", 3, 3, 5, 3, "dc"),
-    ("2:2,2,2", 7, 7, 7, 7, "dc"),
-    ("3:2,2,2", 7, 7, 11, 7, "dc"),
-    ("4:2,2,2", 7, 7, 15, 7, "dc"),
-    ("2:3,3", 7, 7, 9, 8, 7),
-    ("2:3,3,3", 13, 13, 13, 26, 19),
-    ("3:3,3,3", 20, 20, 20, 26, "dc"),
-    ("3:4,5", 17, 17, 23, 19, 17),
-    ("4:3,3,3", 25, 26, 27, 26, "dc"),
-    ("5:3,3,3", 26, 26, 34, 26, "dc"),
-    ("6:3,3,3", 26, 26, 41, 26, "dc"),
-    ("2:2,2,2,2", 9, 9, 9, 15, 11),
-    ("3:2,2,2,2", 13, 14, 14, 15, 14),
-    ("4:2,2,2,2", 15, 15, 19, 15, "dc"),
-    ("5:2,2,2,2", 15, 15, 24, 15, "dc"),
-    ("6:2,2,2,2", 15, 15, 29, 15, "dc"),
-    ("3:5,2,2", 17, 17, 20, 19, 17),
-    ("3:4,2,2", 14, 14, 17, 15, 14),
-    ("5:3,3,2", 17, 17, 29, 17, "dc"),
-    ("5:6,3,2", 34, 34, 44, 35, 34),
-    ("5:10,3,2", 54, 54, 64, 59, 54),
-]
+from effdim.paper import FIGURE2, TABLE1
 
 
 @pytest.mark.parametrize("notation, de, db, ds, dc, dp", TABLE1)
 def test_table1_bounds(notation, de, db, ds, dc, dp):
     bounds = lc_bounds(parse_model(notation))
     assert (bounds.ds, bounds.dc, bounds.db) == (ds, dc, db)
-    if dp == "dc":
+    if dp is None:  # the table writes "dc": no split qualifies
         assert bounds.dp_is_dc and bounds.dp == dc
     else:
         assert bounds.dp == dp and not bounds.dp_is_dc
@@ -48,8 +24,8 @@ def test_table1_bounds(notation, de, db, ds, dc, dp):
 
 
 def test_ds_and_dc_of_figure2():
-    model = parse_model("5(3(2,2),2,3(2,2))")
-    assert standard_dimension(model) == 41
+    model = parse_model(FIGURE2.model)
+    assert standard_dimension(model) == FIGURE2.ds
     assert complete_dimension(model) == 31
 
 

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from effdim import rank
 from effdim.limits import SizeLimitError
 from effdim.model import HLCModel
+from effdim.paper import FIGURE2 as PAPER_FIGURE2
+from effdim.paper import TABLE1 as PAPER_TABLE1
 from effdim.rank import (
     FloatRank,
     P,
@@ -29,16 +31,8 @@ from effdim.rank import (
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-# Table 1 of the paper: LC model -> (de, ds).
-TABLE1 = {
-    "2:2,2": (3, 5), "2:2,2,2": (7, 7), "3:2,2,2": (7, 11), "4:2,2,2": (7, 15),
-    "2:3,3": (7, 9), "2:3,3,3": (13, 13), "3:3,3,3": (20, 20), "3:4,5": (17, 23),
-    "4:3,3,3": (25, 27), "5:3,3,3": (26, 34), "6:3,3,3": (26, 41), "2:2,2,2,2": (9, 9),
-    "3:2,2,2,2": (13, 14), "4:2,2,2,2": (15, 19), "5:2,2,2,2": (15, 24), "6:2,2,2,2": (15, 29),
-    "3:5,2,2": (17, 20), "3:4,2,2": (14, 17), "5:3,3,2": (17, 29), "5:6,3,2": (34, 44),
-    "5:10,3,2": (54, 64),
-}  # fmt: skip
-FIGURE2 = "5(3(2,2),2,3(2,2))"
+TABLE1 = {row.model: (row.de, row.ds) for row in PAPER_TABLE1}
+FIGURE2 = PAPER_FIGURE2.model
 
 
 # ------------------------------------------------------------------ helpers
