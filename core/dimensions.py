@@ -267,6 +267,34 @@ def _local_row(model: HLCModel, hidden: str, repeats: int, max_bytes: int | None
     )
 
 
+def _lc_report(model, violations, target, local, *, repeats, seed, check_float, max_bytes) -> DimensionReport:
+    """The report of an LC model: its one local row is the whole model, de its rank (Theorem 4's db the
+    upper bound), computed on the regular equivalent ``target`` (Lemma 3.2) when ``model`` is irregular."""
+    row = local[0]
+    upper = lc_bounds(target).db
+    rank = _lc_rank(*_key(target, target.root), upper, repeats, max_bytes)  # the local row's cached rank
+    method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
+    second = _float_opinion(target, seed, max_bytes) if check_float else None
+    return _report(
+        model,
+        violations,
+        target,
+        second,
+        ds=standard_dimension(model),
+        de=rank.de,
+        de_status=rank.status,
+        de_basis=DIRECT,
+        de_method=method,
+        failure_bound=rank.failure_bound,
+        upper_bound=upper,
+        de_direct=rank.de,
+        de_local_sum=None,
+        local=local,
+        dp=row.dp,
+        db=row.db,
+    )
+
+
 def dimensions(
     model: HLCModel,
     *,
@@ -308,28 +336,8 @@ def dimensions(
     local = tuple(_local_row(model, h, repeats, max_bytes) for h in model.hidden)
 
     if model.is_lc:
-        row = local[0]
-        upper = lc_bounds(target).db
-        rank = _lc_rank(*_key(target, target.root), upper, repeats, max_bytes)  # the local row's cached rank
-        method = rank.method if target is model else f"{rank.method}, on the regular equivalent"
-        second = _float_opinion(target, seed, max_bytes) if check_float else None
-        return _report(
-            model,
-            violations,
-            target,
-            second,
-            ds=ds,
-            de=rank.de,
-            de_status=rank.status,
-            de_basis=DIRECT,
-            de_method=method,
-            failure_bound=rank.failure_bound,
-            upper_bound=upper,
-            de_direct=rank.de,
-            de_local_sum=None,
-            local=local,
-            dp=row.dp,
-            db=row.db,
+        return _lc_report(
+            model, violations, target, local, repeats=repeats, seed=seed, check_float=check_float, max_bytes=max_bytes
         )
 
     # Corollary 4.1 on the regular equivalent (the model itself when regular)

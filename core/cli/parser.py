@@ -32,11 +32,26 @@ DATA_HELP = "a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data se
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``effdim`` argument parser (subcommands register themselves here)."""
+    """The ``effdim`` argument parser: one function below adds each command."""
     parser = _Parser(prog="effdim", description="Effective dimension of LC and HLC models (Kocka & Zhang 2002).")
     parser.add_argument("--version", action="version", version=f"effdim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add in (
+        _add_model_commands,
+        _add_fit,
+        _add_sweep,
+        _add_blrt,
+        _add_search,
+        _add_learn,
+        _add_experiment,
+        _add_app,
+    ):
+        add(sub)
+    return parser
 
+
+def _add_model_commands(sub) -> None:
+    """``dims``, ``regularize`` and ``gaps``: the commands on models, no data."""
     dims = sub.add_parser("dims", help="ds, de, dc and the local LC table of a model")
     dims.add_argument("model", help="notation (e.g. '3:2,2,2,2' or '5(3(2,2),2,3(2,2))') or a JSON file")
     dims.add_argument("--json", action="store_true", help="print one JSON object")
@@ -62,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.add_argument("--json", action="store_true", help="print a JSON list")
     gaps.set_defaults(run=_cmd_gaps)
 
+
+def _add_fit(sub) -> None:
+    """``fit``: one model fitted to data, its tables, diagnostics and report."""
     fit_p = sub.add_parser("fit", help="fit a model to data by EM and print its scores (Section 2.3)")
     fit_p.add_argument(
         "data",
@@ -72,31 +90,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(fit_p)
     _add_report_option(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
-
-    sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
-    sweep_p.add_argument("data", help=DATA_HELP)
-    sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
-    sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
-    sweep_p.add_argument(
-        "--max-card",
-        type=_positive_int,
-        default=None,
-        help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)",
-    )
-    sweep_p.add_argument(
-        "--until-saturated",
-        action="store_true",
-        help="stop at the first cardinality where de = dc: larger ones fit alike",
-    )
-    _add_em_options(sweep_p)
-    _add_report_option(sweep_p)
-    sweep_p.add_argument(
-        "--pick",
-        default="bic+",
-        choices=list(SCORES),
-        help="with --report: the criterion whose best model the report details (default bic+)",
-    )
-    sweep_p.set_defaults(run=_cmd_sweep)
 
     fit_p.add_argument(
         "--posteriors",
@@ -129,6 +122,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_executor_options(fit_p)
 
+
+def _add_sweep(sub) -> None:
+    """``sweep``: every cardinality of one hidden node."""
+    sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
+    sweep_p.add_argument("data", help=DATA_HELP)
+    sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
+    sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
+    sweep_p.add_argument(
+        "--max-card",
+        type=_positive_int,
+        default=None,
+        help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)",
+    )
+    sweep_p.add_argument(
+        "--until-saturated",
+        action="store_true",
+        help="stop at the first cardinality where de = dc: larger ones fit alike",
+    )
+    _add_em_options(sweep_p)
+    _add_report_option(sweep_p)
+    sweep_p.add_argument(
+        "--pick",
+        default="bic+",
+        choices=list(SCORES),
+        help="with --report: the criterion whose best model the report details (default bic+)",
+    )
+    sweep_p.set_defaults(run=_cmd_sweep)
+
+
+def _add_blrt(sub) -> None:
+    """``blrt``: the bootstrap likelihood-ratio test."""
     blrt_p = sub.add_parser("blrt", help="bootstrap likelihood-ratio test of k-1 against k states of a hidden node")
     blrt_p.add_argument("data", help=DATA_HELP)
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
@@ -138,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_executor_options(blrt_p)
     blrt_p.set_defaults(run=_cmd_blrt)
 
+
+def _add_search(sub) -> None:
+    """``search``: hill climbing over the hidden cardinalities."""
     search_p = sub.add_parser("search", help="hill climbing over the hidden cardinalities (Section 6)")
     search_p.add_argument("data", help=DATA_HELP)
     search_p.add_argument("--model", required=True, help="the structure (its cardinalities are ignored)")
@@ -151,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_option(search_p)
     search_p.set_defaults(run=_cmd_search)
 
+
+def _add_learn(sub) -> None:
+    """``learn``: the structure search."""
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
     learn_p.add_argument("data", help=f"{DATA_HELP}; every column is a leaf")
     learn_p.add_argument(
@@ -179,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_em_options(learn_p)
     learn_p.set_defaults(run=_cmd_learn)
 
+
+def _add_experiment(sub) -> None:
+    """``experiment``: the paper's studies."""
     exp = sub.add_parser(
         "experiment",
         help="the paper's experiments: 'lc' (Section 5), 'hlc' (Section 6, Table 2)",
@@ -257,6 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     exp.set_defaults(run=_cmd_experiment)
 
+
+def _add_app(sub) -> None:
+    """``app``: the dashboard."""
     app = sub.add_parser("app", help="launch the dashboard in the browser")
     app.add_argument("--port", type=_port, default=5006, help="TCP port (default 5006; 0: any free port)")
     app.add_argument("--address", default="localhost")
@@ -310,5 +346,3 @@ def build_parser() -> argparse.ArgumentParser:
         "session, at error; input the engine refused at info (default warning)",
     )
     app.set_defaults(run=_cmd_app)
-
-    return parser
