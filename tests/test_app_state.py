@@ -384,18 +384,18 @@ def test_direct_rank_on_demand_and_cleared_by_edits():
 
 
 def test_tree_data_marks_selection_highlight_and_regularization():
-    from effdim_app.views.tree_view import PALETTE, tree_data
+    from effdim_app.views.tree_view import PALETTE
 
     s = ModelState(presets.PRESETS[presets.IRREGULAR])
     s.select("H4")
     s.highlight = "H1"
-    data = tree_data(s)
+    data = s.drawing()
     nodes = dict(zip(data["nodes"]["node"], zip(data["nodes"]["label"], data["nodes"]["fill"], data["nodes"]["line"])))
     assert nodes["H2"] == ("H2 : 9→4", PALETTE["changed"], PALETTE["hidden"])
     assert nodes["H3"][0] == "H3 : 4 ✕"
     assert nodes["H4"][2] == PALETTE["selected"]
     assert len(data["halo"]["x"]) == 1 + len(s.effective.neighbors("H1"))
-    regular = tree_data(s, "regular")
+    regular = s.drawing("regular")
     assert "H3" not in regular["positions"]
     assert dict(zip(regular["nodes"]["node"], regular["nodes"]["label"]))["H2"] == "H2 : 4 (was 9)"
 
@@ -404,10 +404,10 @@ def test_tree_svg_draws_every_node_edge_and_label_of_the_screen():
     import xml.etree.ElementTree as ET
 
     from effdim.treedraw import SVG_UNIT
-    from effdim_app.views.tree_view import PALETTE, tree_data, tree_svg
+    from effdim_app.views.tree_view import PALETTE, tree_svg
 
     s = ModelState(presets.PRESETS[presets.IRREGULAR])
-    data = tree_data(s)
+    data = s.drawing()
     root = ET.fromstring(tree_svg(data))
     ns = "{http://www.w3.org/2000/svg}"
     assert root.tag == f"{ns}svg"

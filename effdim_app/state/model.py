@@ -27,6 +27,7 @@ import param
 
 from effdim import HLCModel, parse_model
 from effdim.dimensions import bounds_report
+from effdim.treedraw import model_data
 
 from .. import presets, tasks
 from ..config import ServerLimits
@@ -294,6 +295,34 @@ class ModelState(ModelEdits, param.Parameterized):
                 return None
             self.direct = report
         return report
+
+    def drawing(self, mode: str = "edited", scale: float = 1.0) -> dict:
+        """The edited model (``mode="regular"``: its regular equivalent) as :func:`effdim.treedraw.model_data`:
+        the selected node ringed, the nodes regularization changes or removes coloured and labelled."""
+        model, changed = self.model, self.changed
+        drawn = self.regularization.model if (mode == "regular" and self.regularization is not None) else model
+        regular_view = drawn is not model
+        labels = {}
+        for n, note in changed.items():
+            if n not in drawn:
+                continue
+            if note == "removed":
+                labels[n] = f"{n} : {drawn.card(n)} ✕"
+            elif note:
+                labels[n] = (
+                    f"{n} : {drawn.card(n)} (was {model.card(n)})"
+                    if regular_view
+                    else f"{n} : {model.card(n)}→{self.regularization.model.card(n)}"
+                )
+        return model_data(
+            drawn,
+            selected=self.selected,
+            changed=changed,
+            labels=labels,
+            centre=self.highlight,
+            highlight=self.highlight_nodes or (),
+            scale=scale,
+        )
 
     @property
     def is_regular(self) -> bool:

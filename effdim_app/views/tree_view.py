@@ -1,23 +1,19 @@
 """The HLC tree, drawn with a tidy layout; a click selects the nearest node.
 
-Drawn with Bokeh directly (one ``figure`` in one ``pn.pane.Bokeh`` for the
-lifetime of the view): an edit replaces the data of four
-``ColumnDataSource`` objects (edges, highlight halo, nodes, labels share
-one) and the axis ranges. The first version used a HoloViews
-``DynamicMap`` with a ``SingleTap`` stream (the HoloViews recipe for clicks); measured
-with ``benchmarks/bench_app_update.py`` every edit re-rendered the whole
-overlay through HoloViews, 200-380 ms on this machine, above the
-0.3 s budget of an edit with the rest of the page still to update. Updating the data
-sources costs a few milliseconds. The click works like the ``SingleTap``
-recipe: the plot's ``tap`` event gives data coordinates and the state picks
-the nearest node (``ModelState.select_nearest``); no glyph hit-testing.
+Drawn with Bokeh directly (one bare ``Plot`` in one ``pn.pane.Bokeh`` for the
+lifetime of the view): an edit replaces the data of the view's
+``ColumnDataSource`` objects (edges, highlight halo, nodes and their labels)
+and the axis ranges, never the figure, so an edit costs the browser a
+redraw and not a new plot (``benchmarks/bench_app_update.py`` measures it).
+A click works like HoloViews' ``SingleTap`` recipe: the plot's ``tap`` event
+gives data coordinates and the state picks the nearest node
+(``ModelState.select_nearest``); no glyph hit-testing.
 
 The figure is :class:`TreeFigure`, its data :func:`effdim.treedraw.model_data` of any model
 (the engine's drawing, which also writes the SVG file and the HTML report's tree):
-the editor's :class:`TreeView` draws the edited model through them, and the
-Data & scores tab draws the structure search's best tree so far with them.
-
-The scores panel keeps HoloViews (curves are rebuilt rarely).
+the editor's :class:`TreeView` draws the edited model (``ModelState.drawing``)
+through them, and the Data & scores tab draws the structure search's best
+tree so far with them.
 """
 
 from __future__ import annotations
@@ -37,7 +33,7 @@ from ..state import ModelState
 from ..style import HTML_CSS, TOGGLE_CSS
 from .widgets import in_one_message
 
-__all__ = ["TreeView", "TreeFigure", "PALETTE", "tree_data", "model_data", "tree_svg"]
+__all__ = ["TreeView", "TreeFigure", "PALETTE", "model_data", "tree_svg"]
 
 LEGEND_HTML = f"""
 <div class="effdim-legend">
@@ -52,35 +48,6 @@ LEGEND_HTML = f"""
  local LC model of the table row</span>
 </div>
 """
-
-
-def tree_data(state: ModelState, mode: str = "edited", scale: float = 1.0) -> dict:
-    """The edited model of ``state`` (``mode="regular"``: its regular equivalent) as :func:`model_data`:
-    the selected node ringed, the nodes regularization changes or removes coloured and labelled."""
-    model, changed = state.model, state.changed
-    drawn = state.regularization.model if (mode == "regular" and state.regularization is not None) else model
-    regular_view = drawn is not model
-    labels = {}
-    for n, note in changed.items():
-        if n not in drawn:
-            continue
-        if note == "removed":
-            labels[n] = f"{n} : {drawn.card(n)} ✕"
-        elif note:
-            labels[n] = (
-                f"{n} : {drawn.card(n)} (was {model.card(n)})"
-                if regular_view
-                else f"{n} : {model.card(n)}→{state.regularization.model.card(n)}"
-            )
-    return model_data(
-        drawn,
-        selected=state.selected,
-        changed=changed,
-        labels=labels,
-        centre=state.highlight,
-        highlight=state.highlight_nodes or (),
-        scale=scale,
-    )
 
 
 class TreeFigure:
@@ -205,7 +172,7 @@ class TreeView(Viewer):
             embed=False,
             width=200,
             margin=(0, 10),
-            callback=lambda: io.StringIO(tree_svg(tree_data(self.state, self.mode))),
+            callback=lambda: io.StringIO(tree_svg(self.state.drawing(self.mode))),
             css_classes=["effdim-tree-svg"],
         )
         self._mode_row = pn.Row(
@@ -221,7 +188,7 @@ class TreeView(Viewer):
         self.state.select_nearest(event.x, event.y, self.positions)
 
     def _redraw(self, *_) -> None:
-        data = tree_data(self.state, self.mode, self.font_scale)
+        data = self.state.drawing(self.mode, self.font_scale)
         self.positions = data["positions"]
         self._mode_row.visible = self.state.regularization is not None  # every change of the model is a revision
         self._drawing.draw(data, self.font_scale)

@@ -32,7 +32,6 @@ from playwright.sync_api import Page, expect
 
 from effdim import parse_model
 from effdim_app.state import ModelState
-from effdim_app.views.tree_view import tree_data
 
 pytestmark = pytest.mark.browser
 
@@ -126,7 +125,7 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
     expect(page.locator(".effdim-notation textarea")).to_have_value(expected.notation)
     # the Run All race: the tree showed the model before the last cell's edit
     page.wait_for_function(
-        f"() => ({TREE_LABELS})().join() === {','.join(tree_data(expected)['nodes']['label'])!r}",
+        f"() => ({TREE_LABELS})().join() === {','.join(expected.drawing()['nodes']['label'])!r}",
         timeout=TIMEOUT,
         polling=POLL,
     )
