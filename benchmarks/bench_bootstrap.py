@@ -22,6 +22,7 @@ import time
 
 from effdim import datasets
 from effdim.bootstrap import blrt
+from effdim.executor import Execution
 
 TOLERANCES = (1e-8, 1e-6)  # the default of every fit, and a looser one
 
@@ -39,7 +40,7 @@ def main() -> None:
             times = []
             for _ in range(args.repeats):
                 start = time.perf_counter()
-                result = blrt(data, "3:2,2,2,2", B=args.B, seed=0, executor=executor, tol=tol)
+                result = blrt(data, "3:2,2,2,2", B=args.B, seed=0, execution=Execution(executor), tol=tol)
                 times.append(time.perf_counter() - start)
             results[tol] = result
             print(

@@ -21,12 +21,11 @@ import argparse
 
 import numpy as np
 
-from effdim import datasets
+from effdim import datasets, lc_model_for, sweep
 from effdim.distribution import random_parameters, sample
 from effdim.em import fit_em
 from effdim.model import HLCModel
 from effdim.scores import best_index, cheeseman_stutz, cs_plus, model_dimensions
-from effdim.search import lc_model_for, sweep
 
 PRIORS = ("k2", "bdeu:1", "bdeu:10", "jeffreys")
 

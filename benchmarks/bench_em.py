@@ -34,12 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from effdim import datasets
+from effdim import datasets, hill_climb, sweep
 from effdim.data import from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.em import ModelData, fit_em
 from effdim.model import HLCModel
-from effdim.search import hill_climb, sweep
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "effdim-results.json"

@@ -12,7 +12,7 @@ Two measurements, both on the fits the library itself makes:
    a lower log-likelihood than the nested smaller one (any fit of it; a
    model fitted twice, grown from two different fits, counts twice), and
    separately the drops below the fit a model was grown from (``smaller``
-   of :func:`effdim.search.fit`; none before nested starts existed).
+   of :func:`effdim.fit`; none before nested starts existed).
 2. ``sweep``: sweeps of every hidden node of ``5(3(2,2),2,3(2,2))`` on the
    bundled ``hlc-figure2`` data (:func:`effdim.search.sweep`): the number of
    steps ``|H| -> |H| + 1`` that lower the log-likelihood, and the largest drop.
@@ -35,11 +35,10 @@ import statistics
 import time
 from pathlib import Path
 
-from effdim import datasets
+from effdim import datasets, sweep
 from effdim.experiments import hlc as hlc_module
 from effdim.model import HLCModel
 from effdim.notation import format_model
-from effdim.search import sweep
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "em-accuracy-results.json"

@@ -58,12 +58,12 @@ import time
 
 import numpy as np
 
+from effdim import fit
 from effdim.distribution import random_parameters, sample
 from effdim.em import fit_em
 from effdim.experiments.structure import separated_parameters
 from effdim.model import HLCModel
 from effdim.notation import parse_model
-from effdim.search import fit
 from effdim.structure import (
     Messages,
     candidate_moves,

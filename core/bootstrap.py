@@ -19,8 +19,8 @@ Hinkley 1997, Section 4.2), so ``p`` is never 0.
   ``LR_b`` cannot go negative through a poor local optimum.
 
 Replicates run in chunks as jobs of the engine's executor
-(:func:`effdim.executor.run_each`): local processes (default), this process
-(``executor="serial"``), or a Dask cluster (``scheduler=``). ``progress(done,
+(:func:`effdim.executor.run_each`; where, by an :class:`effdim.executor.Execution`):
+local processes (default), this process, or a Dask cluster. ``progress(done,
 total)`` is called as replicates finish and ``cancel`` (a
 ``threading.Event``) stops the run with :class:`effdim.em.Cancelled`,
 checked whenever a chunk finishes.
@@ -36,7 +36,8 @@ import numpy as np
 
 from .em import Cancelled
 from .errors import EffdimError, InvalidArgument
-from .executor import run_each
+from .executor import Execution, run_each
+from .settings import EMSettings
 from .validation import as_model, as_seed, check_int
 
 __all__ = ["BootstrapResult", "BootstrapError", "bootstrap_g2", "blrt", "bootstrap_job"]
@@ -99,13 +100,14 @@ def bootstrap_job(config: dict) -> dict:
     for seed in config["seeds"]:
         rng = as_seed(seed)
         data = sample(params, int(config["n"]), rng)
-        small = fit_em(data, null, seed=rng, **em)
+        settings = EMSettings(**em, seed=rng)
+        small = fit_em(data, null, settings)
         if config["test"] == "g2":
             ds, de = model_dimensions(null)
             values.append(fit_statistics(small.params, data, ds=ds, de=de).g2)
             continue
         alt = null.with_card(config["node"], int(config["k"]))
-        big = fit_em(data, alt, seed=rng, init=nested_start(small.params, alt), **em)
+        big = fit_em(data, alt, settings, init=nested_start(small.params, alt))
         values.append(max(0.0, 2.0 * (big.loglik - small.loglik)))
     return {"values": values}
 
@@ -119,7 +121,7 @@ def _check_B(B: Any) -> int:
     return check_int("the number of bootstrap replicates B", B, low=1)
 
 
-def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers, scheduler) -> np.ndarray:
+def _run(config: dict, B: int, seed: Any, *, progress, cancel, execution) -> np.ndarray:
     seeds = [int(x) for x in as_seed(seed).integers(2**63, size=B)]  # JSON-ready, one stream per replicate
     chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
     configs = {str(i): {**config, "seeds": chunk} for i, chunk in enumerate(chunks)}
@@ -142,15 +144,13 @@ def _run(config: dict, B: int, seed: Any, *, progress, cancel, executor, workers
     check_cancel()
     if progress is not None:
         progress(0, B)
-    run_each(
-        bootstrap_job, configs, list(configs), finish, fail, executor=executor, workers=workers, scheduler=scheduler
-    )
+    run_each(bootstrap_job, configs, list(configs), finish, fail, execution)
     if failures:
         raise BootstrapError(f"{len(failures)} of {len(configs)} chunks of replicates failed; first: {failures[0]}")
     return np.array([v for key in configs for v in values[key]], dtype=float)
 
 
-def _config(result: Any, test: str, em: dict, n: float) -> dict:
+def _config(result: Any, test: str, settings: EMSettings, n: float) -> dict:
     from .notation import format_model
 
     if not float(n).is_integer():
@@ -162,10 +162,10 @@ def _config(result: Any, test: str, em: dict, n: float) -> dict:
         "params": {k: np.asarray(v).tolist() for k, v in params.cpts.items()},
         "n": int(n),
         "em": {
-            "restarts": int(em["restarts"]),
-            "tol": float(em["tol"]),
-            "max_iter": int(em["max_iter"]),
-            "prior": em.get("prior"),
+            "restarts": settings.restarts,
+            "tol": settings.tol,
+            "max_iter": settings.max_iter,
+            "prior": settings.prior,
         },
     }
 
@@ -173,26 +173,24 @@ def _config(result: Any, test: str, em: dict, n: float) -> dict:
 def bootstrap_g2(
     fitted: Any,
     B: int = 100,
+    settings: EMSettings | None = None,
     *,
-    seed: Any = None,
-    restarts: int = 5,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
+    execution: Execution | None = None,
     progress: Callable | None = None,
     cancel: Any = None,
-    executor: str = "processes",
-    workers: int | None = None,
-    scheduler: Any = None,
+    **options: Any,
 ) -> BootstrapResult:
-    """Parametric bootstrap p-value of ``G2`` for a :class:`effdim.search.FitResult` (module docstring)."""
+    """Parametric bootstrap p-value of ``G2`` for a :class:`effdim.FitResult` (module docstring).
+
+    Replicates are refitted as ``settings`` say (:class:`effdim.EMSettings`;
+    ``options`` replace single fields; its seed draws the replicates) and
+    run where ``execution`` says (:class:`effdim.executor.Execution`).
+    """
     B = _check_B(B)
+    settings = EMSettings.of(settings, **options)
     stats = fitted.fit_statistics()
-    em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
-    config = _config(fitted, "g2", em, stats.n_used)
-    reps = _run(
-        config, B, seed, progress=progress, cancel=cancel, executor=executor, workers=workers, scheduler=scheduler
-    )
+    config = _config(fitted, "g2", settings, stats.n_used)
+    reps = _run(config, B, settings.seed, progress=progress, cancel=cancel, execution=execution)
     return BootstrapResult(stats.g2, reps, p_value(stats.g2, reps), "g2", config["null"])
 
 
@@ -201,28 +199,25 @@ def blrt(
     model: Any,
     node: str | None = None,
     B: int = 100,
+    settings: EMSettings | None = None,
     *,
-    seed: Any = None,
-    restarts: int = 5,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
+    mapping: dict | None = None,
+    execution: Execution | None = None,
     progress: Callable | None = None,
     cancel: Any = None,
-    executor: str = "processes",
-    workers: int | None = None,
-    scheduler: Any = None,
-    mapping: dict | None = None,
+    **options: Any,
 ) -> BootstrapResult:
     """Bootstrap likelihood-ratio test of ``model`` (``k`` states of hidden ``node``, default the
     root) against the same model with ``k - 1`` states (module docstring).
 
-    Fits both models to ``data`` (a Dataset or DataFrame) with ``restarts``
-    starts, the ``k``-state one also from the split ``k - 1`` fit, then runs
-    ``B`` replicates drawn from the ``k - 1`` fit.
+    Fits both models to ``data`` (a Dataset or DataFrame) as ``settings``
+    say (:class:`effdim.EMSettings`; ``options`` replace single fields), the
+    ``k``-state one also from the split ``k - 1`` fit, then runs ``B``
+    replicates drawn from the ``k - 1`` fit where ``execution`` says
+    (:class:`effdim.executor.Execution`).
     """
+    from .fitting import fit
     from .notation import format_model
-    from .search import fit
 
     B = _check_B(B)
     model = as_model(model)
@@ -232,21 +227,11 @@ def blrt(
     k = model.card(node)
     if k < 2:
         raise InvalidArgument(f"the test compares k - 1 with k states of {node}; {node} has {k}")
-    rng = as_seed(seed)
-    em = dict(restarts=restarts, tol=tol, max_iter=max_iter, prior=prior)
-    extra = {"mapping": mapping} if mapping else {}
-    small = fit(data, model.with_card(node, k - 1), seed=rng, **em, **extra)
-    big = fit(data, model, seed=rng, smaller=small, **em, **extra)
+    settings = EMSettings.of(settings, **options)
+    rng = as_seed(settings.seed)
+    small = fit(data, model.with_card(node, k - 1), settings.with_seed(rng), mapping=mapping)
+    big = fit(data, model, settings.with_seed(rng), mapping=mapping, smaller=small)
     lr = max(0.0, 2.0 * (big.loglik - small.loglik))
-    config = {**_config(small, "blrt", em, small.n), "node": node, "k": k}
-    reps = _run(
-        config,
-        B,
-        rng.integers(2**63),
-        progress=progress,
-        cancel=cancel,
-        executor=executor,
-        workers=workers,
-        scheduler=scheduler,
-    )
+    config = {**_config(small, "blrt", settings, small.n), "node": node, "k": k}
+    reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, execution=execution)
     return BootstrapResult(lr, reps, p_value(lr, reps), "blrt", format_model(small.model), format_model(model))

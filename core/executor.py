@@ -22,11 +22,12 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import EffdimError, InvalidArgument
 
-__all__ = ["EXECUTORS", "ExecutorError", "die_with_parent", "run_each"]
+__all__ = ["EXECUTORS", "Execution", "ExecutorError", "die_with_parent", "run_each"]
 
 #: ``executor=`` values; a ``scheduler`` (Dask) overrides them.
 EXECUTORS = ("processes", "serial")
@@ -40,29 +41,47 @@ class ExecutorError(EffdimError, RuntimeError):
     """Jobs could not be run at all (a missing Dask installation, an unknown executor)."""
 
 
+@dataclass(frozen=True)
+class Execution:
+    """Where independent jobs run (checked when made).
+
+    ``executor``: ``"processes"`` (local workers, ``workers`` of them,
+    default ``os.cpu_count()``, never more than the jobs) or ``"serial"``
+    (this process); ``scheduler``: a Dask scheduler address or
+    :class:`distributed.Client`, which overrides both.
+    """
+
+    executor: str = "processes"
+    workers: int | None = None
+    scheduler: Any = None
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise InvalidArgument(
+                f"unknown executor {self.executor!r}; choose 'processes' or 'serial', or give a scheduler"
+            )
+        if self.workers is not None and (isinstance(self.workers, bool) or not int(self.workers) >= 1):
+            raise InvalidArgument(f"the number of workers must be at least 1, got {self.workers!r}")
+
+
 def run_each(
     fn: JobFn,
     configs: Mapping[str, dict],
     keys: Sequence[str],
     finish: Callable[[str, dict, float], None],
     fail: Callable[[str, BaseException], None],
-    *,
-    executor: str = "processes",
-    workers: int | None = None,
-    scheduler: Any = None,
+    execution: Execution | None = None,
 ) -> tuple[str, int]:
-    """Run ``fn(configs[k])`` for every ``k`` in ``keys``; return ``(executor used, workers)``.
+    """Run ``fn(configs[k])`` for every ``k`` in ``keys`` where ``execution`` says
+    (:class:`Execution`; default: local processes); return ``(executor used, workers)``.
 
-    ``executor``: ``"processes"`` (local workers, default ``os.cpu_count()``
-    of them, never more than the jobs) or ``"serial"`` (this process);
-    ``scheduler``: a Dask scheduler address or :class:`distributed.Client`.
     On an exception in the caller (Ctrl-C, a ``finish`` that raises) the
     pending jobs are cancelled and the exception passed on.
     """
+    execution = execution or Execution()
+    executor, workers, scheduler = execution.executor, execution.workers, execution.scheduler
     if scheduler is not None:
         return "dask", _run_dask(fn, configs, keys, scheduler, finish, fail)
-    if executor not in EXECUTORS:
-        raise InvalidArgument(f"unknown executor {executor!r}; choose 'processes' or 'serial', or give a scheduler")
     if executor == "serial" or not keys:
         for k in keys:
             try:

@@ -21,9 +21,13 @@ import numpy as np
 from .em import ModelData, pattern_loglik, posterior
 from .errors import EffdimError, InvalidArgument
 from .model import HLCModel
+from .settings import EMSettings
 from .validation import as_dataset, as_model
 
 __all__ = ["LatentTreeLearner", "NotFittedError"]
+
+#: The learner's parameters that are fields of :class:`effdim.EMSettings`.
+_EM_PARAMS = ("restarts", "seed", "tol", "max_iter", "prior", "cs_prior")
 
 
 class NotFittedError(EffdimError, ValueError, AttributeError):
@@ -39,10 +43,13 @@ class LatentTreeLearner:
         An :class:`~effdim.model.HLCModel` or its notation (``"3:2,2,2,2"``,
         ``"5(3(2,2),2,3(2,2))"``). Leaves are matched to data columns by name,
         or by position when they carry the default names ``O1..On``.
-    restarts, seed, tol, max_iter, prior:
-        EM settings (:func:`effdim.em.fit_em`): random starts with pruning,
-        their seed, tolerance on the per-row log-likelihood rise, iteration
-        cap, and the pseudo-count of the MAP option (``None``: ML).
+    restarts, seed, tol, max_iter, prior, cs_prior:
+        The fields of :class:`effdim.EMSettings` a model search tunes, flat as
+        scikit-learn's ``get_params``/``set_params`` expect: random starts
+        with pruning, their seed, tolerance on the per-row log-likelihood
+        rise, iteration cap, the pseudo-count of the MAP option (``None``:
+        ML), and the prior of CS and CS+. Checked by :class:`~effdim.EMSettings`
+        when :meth:`fit` runs.
     mapping:
         Optional ``{leaf: column}`` for data whose column names differ.
 
@@ -75,7 +82,7 @@ class LatentTreeLearner:
     em_:
         The full :class:`~effdim.em.EMResult`.
     fit_:
-        The :class:`~effdim.search.FitResult` (tables and diagnostics).
+        The :class:`~effdim.FitResult` (tables and diagnostics).
     """
 
     def __init__(
@@ -87,6 +94,7 @@ class LatentTreeLearner:
         tol: float = 1e-8,
         max_iter: int = 1000,
         prior: float | None = None,
+        cs_prior: Any = None,
         mapping: dict[str, str] | None = None,
     ):
         self.model = model
@@ -95,11 +103,12 @@ class LatentTreeLearner:
         self.tol = tol
         self.max_iter = max_iter
         self.prior = prior
+        self.cs_prior = cs_prior
         self.mapping = mapping
 
     # ------------------------------------------------------------ sklearn API
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("model", "restarts", "seed", "tol", "max_iter", "prior", "mapping")}
+        return {k: getattr(self, k) for k in ("model", *_EM_PARAMS, "mapping")}
 
     def set_params(self, **params: Any) -> LatentTreeLearner:
         for k, v in params.items():
@@ -118,20 +127,11 @@ class LatentTreeLearner:
         Issues a :class:`effdim.em.ConvergenceWarning` when the best EM start
         did not converge or no other start reached its log-likelihood.
         """
-        from .search import fit
+        from .fitting import fit
 
         model = as_model(self.model)
-        result = fit(
-            as_dataset(X),
-            model,
-            restarts=self.restarts,
-            seed=self.seed,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            prior=self.prior,
-            mapping=self.mapping,
-            warn=False,
-        )
+        settings = EMSettings(**{k: getattr(self, k) for k in _EM_PARAMS})
+        result = fit(as_dataset(X), model, settings, mapping=self.mapping, warn=False)
         result.em.warn()  # points at the caller of this method
         self.model_ = model
         self.columns_ = result.columns  # leaf -> column of X

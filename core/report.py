@@ -1,6 +1,6 @@
 """One analysis as a self-contained HTML page a researcher can keep, print or send.
 
-:func:`report_html` turns a fitted model (:class:`effdim.search.FitResult`),
+:func:`report_html` turns a fitted model (:class:`effdim.FitResult`),
 and the sweep or hill climb it came from, into one HTML document;
 :func:`write_report` writes it to a file. ``effdim fit|sweep|search ...
 --report FILE.html`` calls them, and so can the dashboard. The page has:
@@ -546,7 +546,7 @@ def report_html(
     bootstrap: Any = None,
     generated: _dt.datetime | None = None,
 ) -> str:
-    """The HTML report of ``fit`` (a :class:`effdim.search.FitResult` that keeps its data) as a string.
+    """The HTML report of ``fit`` (a :class:`effdim.FitResult` that keeps its data) as a string.
 
     ``data``: the data set as loaded (all its columns; default the columns the
     model reads). ``sweep``: the sweep ``fit`` was chosen from (its fits in
@@ -560,7 +560,7 @@ def report_html(
     from . import __version__
 
     if getattr(fit, "em", None) is None or getattr(fit, "data", None) is None:
-        raise InvalidArgument("the report needs a fit that keeps its data and parameters (effdim.search.fit)")
+        raise InvalidArgument("the report needs a fit that keeps its data and parameters (effdim.fit)")
     if sweep is not None and climb is not None:
         raise InvalidArgument("a report shows a sweep or a hill climb, not both")
     if pick is not None and pick not in SCORES:

@@ -13,8 +13,8 @@
   no increase raises it. Cardinalities never exceed the regular maxima, so
   every model visited is regular.
 
-Each fit is :func:`effdim.em.fit_em` with restarts, scored by
-:func:`effdim.scores.score_fit`. Both functions take ``progress(done, total)``
+Each fit is :func:`effdim.fit` (EM with restarts, settings in
+:class:`effdim.EMSettings`, scored by :func:`effdim.scores.score_fit`). Both functions take ``progress(done, total)``
 (called after each fit) and ``cancel`` (a ``threading.Event``; when set,
 :class:`Cancelled` is raised between fits or EM steps), so a dashboard can run
 them in a thread.
@@ -22,220 +22,30 @@ them in a thread.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .bounds import complete_dimension
-from .em import Cancelled, EMResult, ModelData, fit_em
+from .em import Cancelled
 from .errors import InvalidArgument
+from .fitting import FitResult, fit, lc_model_for
 from .model import HLCModel
-from .nested import nested_start
-from .notation import format_model
-from .priors import resolve_cs_prior
 from .regularity import largest_regular_card
-from .scores import Scores, beats, best, criterion, score_fit
+from .scores import beats, best, criterion
+from .settings import EMSettings
 from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
 __all__ = [
     "Cancelled",
-    "FitResult",
     "HillClimb",
-    "fit",
     "sweep",
     "hill_climb",
     "start_model",
-    "lc_model_for",
     "pick_caveats",
 ]
 
 ProgressFn = Callable[[int, int], Any]
-
-
-@dataclass(frozen=True)
-class FitResult:
-    """One fitted and scored model.
-
-    ``card`` is the swept cardinality (``None`` outside a sweep); ``scores``
-    every criterion of :mod:`effdim.scores` (natural logs, higher is
-    better); ``restarts`` summarises the EM starts
-    (:meth:`effdim.em.EMResult.restarts_info`); ``degenerate`` lists empty or
-    duplicate hidden states as sentences.
-
-    The fitted model in the data's own words and its diagnostics:
-    ``data`` is the dataset arranged for the model
-    (:func:`effdim.data.check_matches_model`) and ``columns`` maps each leaf
-    to its data column; :meth:`parameter_table`, :meth:`profiles`,
-    :meth:`class_shares`, :meth:`posteriors` (:mod:`effdim.profiles`) and
-    :meth:`fit_statistics`, :meth:`pattern_table`, :meth:`bivariate_residuals`,
-    :meth:`identification` (:mod:`effdim.diagnostics`) read them. Hidden
-    states come by decreasing share; :meth:`relabeled` reorders them.
-    """
-
-    model: HLCModel
-    card: int | None
-    scores: Scores
-    restarts: dict = field(compare=False)
-    degenerate: tuple[str, ...] = ()
-    em: EMResult | None = field(default=None, repr=False, compare=False)
-    data: Any = field(default=None, repr=False, compare=False)
-    columns: dict = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def params(self):
-        """The fitted :class:`effdim.distribution.Parameters`."""
-        return None if self.em is None else self.em.params
-
-    # ------------------------------------------------------ in the data's words
-    @functools.cached_property
-    def labels(self):
-        """:class:`effdim.profiles.Labels`: column names and category labels of the leaves."""
-        from .profiles import Labels
-
-        return Labels.of(self.model, self.data, self.columns)
-
-    def parameter_table(self):
-        """Every CPT entry as a tidy DataFrame (:func:`effdim.profiles.parameter_table`)."""
-        from .profiles import parameter_table
-
-        return parameter_table(self.params, self.labels)
-
-    def profiles(self, node: str | None = None):
-        """``P(item = category | node = class)`` for every item (:func:`effdim.profiles.profiles`)."""
-        from .profiles import profiles
-
-        return profiles(self.params, self.labels, node)
-
-    def class_shares(self):
-        """``P(H = h)`` of every hidden node (:func:`effdim.profiles.class_shares`)."""
-        from .profiles import class_shares
-
-        return class_shares(self.params, self.labels)
-
-    def parameters_json(self) -> dict:
-        """The CPTs keyed by column names and category labels (:func:`effdim.profiles.parameters_json`)."""
-        from .profiles import parameters_json
-
-        return parameters_json(self.params, self.labels)
-
-    def posteriors(self, nodes: list[str] | None = None):
-        """Posterior membership per input row or pattern (:func:`effdim.profiles.posterior_table`)."""
-        from .profiles import posterior_table
-
-        return posterior_table(self.params, self._data(), self.labels, nodes)
-
-    def relabeled(self, node: str, order: Iterable[int]) -> FitResult:
-        """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``
-        (0-based; :meth:`effdim.em.EMResult.relabeled`)."""
-        em = self.em.relabeled(node, list(order))
-        return replace(self, em=em, degenerate=tuple(str(d) for d in em.degenerate))
-
-    # ------------------------------------------------------------- diagnostics
-    @functools.cached_property
-    def _statistics(self):
-        from .diagnostics import fit_statistics
-
-        return fit_statistics(self.params, self._data(), ds=self.ds, de=self.de)
-
-    def fit_statistics(self):
-        """G2, X2, df = dc - de, p-values, entropy R2 (:func:`effdim.diagnostics.fit_statistics`)."""
-        return self._statistics
-
-    def pattern_table(self):
-        """Observed against expected counts per response pattern (:func:`effdim.diagnostics.pattern_table`)."""
-        from .diagnostics import pattern_table
-
-        return pattern_table(self.params, self._data(), self.labels)
-
-    @functools.cached_property
-    def _residuals(self):
-        from .diagnostics import bivariate_residuals
-
-        return bivariate_residuals(self.params, self._data(), self.labels)
-
-    def bivariate_residuals(self):
-        """Bivariate residuals of every pair of items (:func:`effdim.diagnostics.bivariate_residuals`);
-        computed once per fit (the dashboard asks again at every change of the node shown)."""
-        return self._residuals
-
-    @functools.cached_property
-    def _identification(self):
-        from .diagnostics import identification
-
-        return identification(self.params, de=self.de, labels=self.labels)
-
-    def identification(self):
-        """Jacobian rank at the estimate against de (:func:`effdim.diagnostics.identification`); computed
-        once per fit, as the residuals (an SVD of the Jacobian)."""
-        return self._identification
-
-    @property
-    def unique(self) -> bool:
-        """Whether the parameters, class shares and posteriors are unique: ``de = ds``
-        (:mod:`effdim.diagnostics`, "Which fitted quantities are unique"). No computation."""
-        return self.de >= self.ds
-
-    @property
-    def equivalent_fit_dimension(self) -> int:
-        """``ds - de``: the dimension of the set of parameters that fit exactly as well (0 when unique)."""
-        return max(self.ds - self.de, 0)
-
-    def non_unique_sentence(self) -> str | None:
-        """What is not unique in this fit, as one sentence; ``None`` when ``de = ds``."""
-        from .diagnostics import non_unique_sentence
-
-        return non_unique_sentence(self.ds, self.de)
-
-    def equivalent_share_ranges(self, fits: int = 4, *, seed: Any = None) -> dict:
-        """The class shares' range over equivalent refits (:func:`effdim.diagnostics.equivalent_share_ranges`)."""
-        from .diagnostics import equivalent_share_ranges
-
-        return equivalent_share_ranges(self.em, self._data(), fits, seed=seed)
-
-    def _data(self):
-        if self.data is None:
-            raise InvalidArgument("this fit does not keep its data; fit it with effdim.search.fit")
-        return self.data
-
-    @property
-    def loglik(self) -> float:
-        return self.scores.loglik
-
-    @property
-    def ds(self) -> int:
-        return self.scores.ds
-
-    @property
-    def de(self) -> int:
-        return self.scores.de
-
-    @property
-    def n(self) -> float:
-        return self.scores.n
-
-    def score(self, name: str) -> float:
-        """A score by name: ``loglik`` or any name of :data:`effdim.scores.SCORES`."""
-        return self.scores.get(name)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``model`` (notation), ``card``, every score of
-        :class:`effdim.scores.Scores` (``loglik``, ``bic``, ``bic_plus``, ...,
-        ``ds``, ``de``, ``n``), ``unique`` and ``equivalent_fit_dimension``
-        (``ds - de``: parameters, shares and posteriors are not unique when
-        it is above 0), ``restarts`` and ``degenerate``."""
-        scores = self.scores.to_dict()
-        n = scores["n"]
-        scores["n"] = int(n) if float(n).is_integer() else n
-        return {
-            "model": format_model(self.model),
-            "card": self.card,
-            **scores,
-            "unique": self.unique,
-            "equivalent_fit_dimension": self.equivalent_fit_dimension,
-            "restarts": self.restarts,
-            "degenerate": list(self.degenerate),
-        }
 
 
 @dataclass(frozen=True)
@@ -318,101 +128,9 @@ def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) ->
     return notes
 
 
-def lc_model_for(dataset: Any, card: int = 2) -> HLCModel:
-    """The LC model ``card : |O_1|, ..., |O_n|`` over all columns of ``dataset``.
-
-    Leaves are named after the columns when the names are valid node names,
-    else ``O1..On`` (matched to the columns by position).
-    """
-    from .model import NAME_PATTERN
-
-    dataset = as_dataset(dataset)
-    columns = list(dataset.columns)
-    cards = list(dataset.cardinalities)
-    names = columns if all(NAME_PATTERN.match(c) for c in columns) else None
-    taken = set(names or [f"O{i + 1}" for i in range(len(columns))])
-    hidden = next(h for h in ("X", "H", "H1", "Latent", "_X") if h not in taken)
-    return HLCModel.lc(card, cards, hidden_name=hidden, observed_names=names)
-
-
 def _check_cancel(cancel: Any) -> None:
     if cancel is not None and cancel.is_set():
         raise Cancelled("search cancelled")
-
-
-def fit(
-    dataset: Any,
-    model: HLCModel | str,
-    *,
-    card: int | None = None,
-    restarts: int = 5,
-    seed: Any = None,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
-    smaller: FitResult | None = None,
-    cs_prior: Any = None,
-    cancel: Any = None,
-    warn: bool = True,
-    **em_options: Any,
-) -> FitResult:
-    """Fit ``model`` by EM (:func:`effdim.em.fit_em`) and score it (:func:`effdim.scores.score_fit`).
-
-    ``smaller``: the fit of a nested smaller model (``model`` with one hidden
-    cardinality one lower). Its solution with one hidden state split in two
-    (:func:`effdim.nested.nested_start`) is one more EM start besides the
-    ``restarts`` random ones, so the log-likelihood of ``model`` ends at
-    least as high as that of ``smaller`` (under maximum likelihood). Ignored
-    when ``model`` is not nested that way.
-
-    ``cs_prior``: the Dirichlet prior of CS and CS+ (``"k2"``, ``"bdeu:1"``,
-    ...; see :func:`effdim.scores.score_fit`), checked before EM runs.
-
-    ``warn``: issue a :class:`effdim.em.ConvergenceWarning` when the best
-    start did not converge or no other start reached it (sweeps and climbs
-    turn it off: their tables show the starts at the best).
-    """
-    from .data import resolve_mapping
-
-    model = as_model(model)
-    resolve_cs_prior(cs_prior, prior)
-    if isinstance(dataset, ModelData):
-        columns = {leaf: leaf for leaf in model.observed}
-    else:
-        dataset = as_dataset(dataset)
-        mapping = em_options.pop("mapping", None)
-        columns = resolve_mapping(dataset, model, mapping)
-        # arranges the data once (check_matches_model), within EM's memory budget
-        dataset = ModelData(model, dataset, mapping, max_bytes=em_options.get("max_bytes"))
-    arranged = dataset.dataset
-    start = nested_start(smaller.params if smaller is not None else None, model)
-    if start is not None:
-        given = em_options.pop("init", None)
-        given = [] if given is None else list(given) if isinstance(given, (list, tuple)) else [given]
-        em_options["init"] = [start, *given]
-    result = fit_em(
-        dataset,
-        model,
-        restarts=restarts,
-        seed=seed,
-        tol=tol,
-        max_iter=max_iter,
-        prior=prior,
-        cancel=cancel,
-        **em_options,
-    )
-    if warn:
-        result.warn()
-    return FitResult(
-        model=model,
-        card=card,
-        scores=score_fit(result, cs_prior=cs_prior),
-        restarts=result.restarts_info(),
-        degenerate=tuple(str(d) for d in result.degenerate),
-        em=result,
-        data=arranged,
-        columns=columns,
-    )
 
 
 # -------------------------------------------------------------------------- sweep
@@ -424,14 +142,11 @@ def sweep(
     *,
     max_card: int | None = None,
     until_saturated: bool = False,
-    restarts: int = 5,
-    seed: Any = None,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
+    settings: EMSettings | None = None,
+    mapping: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
     cancel: Any = None,
-    **em_options: Any,
+    **options: Any,
 ) -> list[FitResult]:
     """Fit and score ``model`` for each cardinality of one hidden node.
 
@@ -455,17 +170,18 @@ def sweep(
         test reads the ``de`` each fit's scores already carry (cached per
         local LC model, :func:`effdim.dimensions.dimensions`), so it costs
         nothing beyond the fits and ends the sweep where its curves turn flat.
-    restarts, seed, tol, max_iter, prior:
-        Passed to :func:`effdim.em.fit_em`; each fit gets its own stream
-        spawned from ``seed``. A fit whose cardinality is one above the
-        previous one is also started from that fit (``smaller`` of
-        :func:`fit`), so the log-likelihood does not fall along the sweep.
+    settings, options:
+        How EM runs (:class:`effdim.EMSettings`; ``options`` replace single
+        fields); each fit gets its own stream spawned from the seed. A fit
+        whose cardinality is one above the previous one is also started from
+        that fit (``smaller`` of :func:`effdim.fit`), so the log-likelihood
+        does not fall along the sweep.
+    mapping:
+        ``{leaf: column}`` where leaf names differ from column names.
     progress:
         ``progress(done, total)`` after each fit (and ``(0, total)`` first).
     cancel:
         ``threading.Event``: raises :class:`Cancelled` when set.
-    em_options:
-        Passed to :func:`fit`, e.g. ``cs_prior="k2"`` (:mod:`effdim.priors`).
 
     Returns
     -------
@@ -473,6 +189,7 @@ def sweep(
     ``until_saturated``, the last one is the first saturated model (or the
     last of ``cards`` when none is).
     """
+    settings = EMSettings.of(settings, **options)
     dataset = as_dataset(dataset)
     if model is None:
         model = lc_model_for(dataset)
@@ -490,7 +207,7 @@ def sweep(
     cards = [check_int(f"|{node}|", k, low=1) for k in cards]
     if not cards:
         raise InvalidArgument("no cardinalities to fit")
-    rngs = spawn_seeds(seed, len(cards))
+    rngs = spawn_seeds(settings.seed, len(cards))
     total = len(cards)
     if progress is not None:
         progress(0, total)
@@ -499,22 +216,9 @@ def sweep(
     for i, (k, rng) in enumerate(zip(cards, rngs)):
         _check_cancel(cancel)
         m = model.with_card(node, k)
-        results.append(
-            fit(
-                dataset,
-                m,
-                card=k,
-                restarts=restarts,
-                seed=rng,
-                tol=tol,
-                max_iter=max_iter,
-                prior=prior,
-                smaller=results[-1] if results else None,
-                cancel=cancel,
-                warn=False,
-                **em_options,
-            )
-        )
+        smaller = results[-1] if results else None
+        result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, smaller=smaller, cancel=cancel, warn=False)
+        results.append(replace(result, card=k))
         saturated = saturated_at is not None and results[-1].de >= saturated_at
         if saturated:
             total = i + 1
@@ -566,15 +270,12 @@ def hill_climb(
     model: HLCModel | str,
     score: str = "bic",
     *,
-    restarts: int = 5,
-    seed: Any = None,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
+    settings: EMSettings | None = None,
     start: dict[str, int] | None = None,
+    mapping: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
     cancel: Any = None,
-    **em_options: Any,
+    **options: Any,
 ) -> HillClimb:
     """Hill climbing over the hidden cardinalities of ``model``'s structure (Section 6).
 
@@ -587,18 +288,20 @@ def hill_climb(
     ends below the current log-likelihood; the best candidate on ``score``
     (any name of :data:`effdim.scores.SCORES`) is accepted if it beats the
     current model by more than a tie (:func:`climb`), else the climb stops.
-    The given cardinalities of ``model`` only fix its structure. EM and CS
-    options (``cs_prior``, ...) in ``em_options`` go to :func:`fit`.
+    The given cardinalities of ``model`` only fix its structure. EM runs with
+    ``settings`` (:class:`effdim.EMSettings`; ``options`` replace single
+    fields), each fit with its own stream spawned from the seed.
 
     ``progress(done, total)`` is called after each fit; ``total`` counts the
     fits done plus those left in the current step (it grows as the climb
     goes on).
     """
+    settings = EMSettings.of(settings, **options)
     score = criterion(score).name
     dataset = as_dataset(dataset)
     model = as_model(model)
     current = start_model(model, start)
-    rng = as_seed(seed)
+    rng = as_seed(settings.seed)
     done = 0
 
     def tick(left: int) -> None:
@@ -608,19 +311,8 @@ def hill_climb(
     def run(m: HLCModel, smaller: FitResult | None) -> FitResult:
         nonlocal done
         _check_cancel(cancel)
-        result = fit(
-            dataset,
-            m,
-            restarts=restarts,
-            seed=rng.spawn(1)[0],
-            tol=tol,
-            max_iter=max_iter,
-            prior=prior,
-            smaller=smaller,
-            cancel=cancel,
-            warn=False,
-            **em_options,
-        )
+        own = settings.with_seed(rng.spawn(1)[0])
+        result = fit(dataset, m, own, mapping=mapping, smaller=smaller, cancel=cancel, warn=False)
         done += 1
         return result
 

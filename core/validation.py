@@ -116,9 +116,13 @@ def as_model(model: Any):
 
 
 def as_dataset(data: Any):
-    """An :class:`effdim.data.Dataset` from a Dataset or a pandas DataFrame of categorical columns."""
+    """An :class:`effdim.data.Dataset` from a Dataset, a file as :func:`effdim.read_data` read it, or a
+    pandas DataFrame of categorical columns."""
     from .data import Dataset, from_frame
+    from .reading import Loaded
 
+    if isinstance(data, Loaded):
+        return data.dataset
     if isinstance(data, Dataset):
         return data
     try:
@@ -127,4 +131,6 @@ def as_dataset(data: Any):
         pd = None
     if pd is not None and isinstance(data, pd.DataFrame):
         return from_frame(data)
-    raise InvalidArgument(f"expected a Dataset or a pandas DataFrame, got {type(data).__name__}")
+    raise InvalidArgument(
+        f"expected data read by effdim.read_data, a Dataset or a pandas DataFrame, got {type(data).__name__}"
+    )

@@ -18,10 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from effdim import parse_model
+from effdim import dimensions, parse_model, regularize
 from effdim.bounds import standard_dimension
-from effdim.dimensions import dimensions
-from effdim.regularity import regularize
 
 from .presets import FIGURE2, IRREGULAR, PRESETS, TABLE1_LC
 

@@ -196,7 +196,7 @@ class ProfileBars:
         _legend_right(self.figure)
 
     def update(self, profiles: pd.DataFrame, shares: Mapping[int, float], node: str) -> None:
-        """``profiles``: rows (item, category, class, probability) as :meth:`effdim.search.FitResult.profiles`;
+        """``profiles``: rows (item, category, class, probability) as :meth:`effdim.FitResult.profiles`;
         ``shares``: the share of each state, for the legend."""
         rows = profiles.sort_values("class", kind="stable")
         order = {key: i for i, key in enumerate(dict.fromkeys(zip(profiles["item"], profiles["category"])))}
@@ -273,7 +273,7 @@ class ResidualMap:
         self.source.selected.on_change("indices", self._selected)
 
     def update(self, residuals: pd.DataFrame) -> None:
-        """``residuals``: the square table of :meth:`effdim.search.FitResult.bivariate_residuals`."""
+        """``residuals``: the square table of :meth:`effdim.FitResult.bivariate_residuals`."""
         names = [str(c) for c in residuals.columns]
         values = residuals.to_numpy(dtype=float)
         pairs = [(a, b, values[i, j]) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]

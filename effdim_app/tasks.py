@@ -8,45 +8,39 @@ through it, the engine.
 
 from __future__ import annotations
 
-from effdim import HLCModel
-from effdim.dimensions import dimensions
-from effdim.notation import format_model
-from effdim.reading import Loaded, read_data
+from effdim import EMSettings, HLCModel, dimensions, format_model, hill_climb, learn_structure, read_data, sweep
+from effdim.reading import Loaded
 from effdim.report import report_html
 from effdim.scores import SCORES
-from effdim.search import hill_climb, sweep
-from effdim.structure import learn_structure
 
 __all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "read_upload_task", "report_task"]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
-    """:func:`effdim.dimensions.dimensions`: the local LC ranks (Corollary 4.1), and the whole-tree rank if ``direct``."""
+    """:func:`effdim.dimensions`: the local LC ranks (Corollary 4.1), and the whole-tree rank if ``direct``."""
     return dimensions(model, direct=direct, check_float=direct, max_bytes=max_bytes)
 
 
-def sweep_task(dataset, *, model, node, cards, until_saturated, restarts, seed, cs_prior, progress=None):
-    """:func:`effdim.search.sweep` (progress after each fit; ``until_saturated``: stop where de = dc)."""
+def sweep_task(dataset, *, model, node, cards, until_saturated, settings: EMSettings, progress=None):
+    """:func:`effdim.sweep` (progress after each fit; ``until_saturated``: stop where de = dc)."""
     return sweep(
         dataset,
         model=model,
         node=node,
         cards=cards,
         until_saturated=until_saturated,
-        restarts=restarts,
-        seed=seed,
-        cs_prior=cs_prior,
+        settings=settings,
         progress=progress,
     )
 
 
-def climb_task(dataset, model, *, score, restarts, seed, cs_prior, progress=None):
-    """:func:`effdim.search.hill_climb` (progress after each fit)."""
-    return hill_climb(dataset, model, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior, progress=progress)
+def climb_task(dataset, model, *, score, settings: EMSettings, progress=None):
+    """:func:`effdim.hill_climb` (progress after each fit)."""
+    return hill_climb(dataset, model, score=score, settings=settings, progress=progress)
 
 
-def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=None):
-    """:func:`effdim.structure.learn_structure` from all columns of ``dataset``, stopping after ``max_time``
+def learn_task(dataset, *, score, settings: EMSettings, max_time, progress=None):
+    """:func:`effdim.learn_structure` from all columns of ``dataset``, stopping after ``max_time``
     seconds with the best tree so far; each progress call says the accepted steps in words and sends that
     tree in notation as its detail (the dashboard draws it)."""
     label = SCORES[score].label
@@ -62,9 +56,7 @@ def learn_task(dataset, *, score, restarts, seed, cs_prior, max_time, progress=N
                 format_model(state.model),
             )
 
-    return learn_structure(
-        dataset, score=score, restarts=restarts, seed=seed, cs_prior=cs_prior, max_time=max_time, progress=report
-    )
+    return learn_structure(dataset, score=score, em=settings, max_time=max_time, progress=report)
 
 
 def read_upload_task(

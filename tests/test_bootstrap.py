@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from effdim import fit
 from effdim.bootstrap import blrt, bootstrap_g2, p_value
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import Cancelled
 from effdim.errors import EffdimError
+from effdim.executor import Execution
 from effdim.model import HLCModel
-from effdim.search import fit
+
+SERIAL = Execution("serial")
 
 
 def test_p_value_counts_the_observed_statistic():
@@ -27,7 +30,7 @@ def test_bootstrap_g2_p_values_are_roughly_uniform_under_the_null():
     for rep in range(40):
         data = sample(truth, 150, rep)
         result = fit(data, model, restarts=1, seed=rep, warn=False)
-        ps.append(bootstrap_g2(result, 19, seed=rep, restarts=1, executor="serial").p_value)
+        ps.append(bootstrap_g2(result, 19, seed=rep, restarts=1, execution=SERIAL).p_value)
     ps = np.array(ps)
     assert stats.kstest(ps, "uniform").pvalue > 0.001
     assert 0.3 < ps.mean() < 0.7
@@ -45,7 +48,7 @@ def test_bootstrap_g2_rejects_a_model_that_is_wrong():
     )
     data = sample(truth, 400, 1)
     result = fit(data, "1:2,2,2", restarts=1, seed=0, warn=False)
-    assert bootstrap_g2(result, 19, seed=0, restarts=1, executor="serial").p_value == pytest.approx(1 / 20)
+    assert bootstrap_g2(result, 19, seed=0, restarts=1, execution=SERIAL).p_value == pytest.approx(1 / 20)
 
 
 def test_blrt_finds_a_real_second_class_and_not_a_spurious_one():
@@ -59,14 +62,14 @@ def test_blrt_finds_a_real_second_class_and_not_a_spurious_one():
     data = sample(two, 300, 7)
     seen = []
     result = blrt(
-        data, "2:2,2,2,2", B=9, seed=0, restarts=2, executor="serial", progress=lambda d, t: seen.append((d, t))
+        data, "2:2,2,2,2", B=9, seed=0, restarts=2, execution=SERIAL, progress=lambda d, t: seen.append((d, t))
     )
     assert result.p_value == pytest.approx(1 / 10) and result.statistic > 20
     assert seen[-1] == (9, 9)
     assert (result.null_model, result.alternative) == ("1:2,2,2,2", "2:2,2,2,2")
     # under the null (one class) the p-values spread out: not all near 0
     one = Parameters(HLCModel.parse("1:2,2,2,2"), {"H1": [1.0], **{f"O{i}": [[0.7, 0.3]] for i in range(1, 5)}})
-    ps = [blrt(sample(one, 200, s), "2:2,2,2,2", B=9, seed=s, restarts=2, executor="serial").p_value for s in range(6)]
+    ps = [blrt(sample(one, 200, s), "2:2,2,2,2", B=9, seed=s, restarts=2, execution=SERIAL).p_value for s in range(6)]
     assert np.mean(ps) > 0.25
 
 
@@ -75,17 +78,17 @@ def test_blrt_can_be_cancelled_and_checks_its_input():
     stop = threading.Event()
     stop.set()
     with pytest.raises(Cancelled):
-        blrt(data, "2:2,2,2,2", B=5, executor="serial", cancel=stop)
+        blrt(data, "2:2,2,2,2", B=5, execution=SERIAL, cancel=stop)
     stop = threading.Event()
 
     def progress(done, total):
         stop.set()  # cancel after the first chunk
 
     with pytest.raises(Cancelled):
-        blrt(data, "2:2,2,2,2", B=25, seed=0, restarts=1, executor="serial", progress=progress, cancel=stop)
+        blrt(data, "2:2,2,2,2", B=25, seed=0, restarts=1, execution=SERIAL, progress=progress, cancel=stop)
     with pytest.raises(EffdimError, match="replicates B must be at least 1"):
-        blrt(data, "2:2,2,2,2", B=0, executor="serial")
+        blrt(data, "2:2,2,2,2", B=0, execution=SERIAL)
     with pytest.raises(EffdimError, match="replicates B must be a whole number"):
-        blrt(data, "2:2,2,2,2", B=2.5, executor="serial")
+        blrt(data, "2:2,2,2,2", B=2.5, execution=SERIAL)
     with pytest.raises(EffdimError, match="not a hidden node"):
-        blrt(data, "2:2,2,2,2", node="O1", B=5, executor="serial")
+        blrt(data, "2:2,2,2,2", node="O1", B=5, execution=SERIAL)

@@ -189,7 +189,7 @@ def test_on_a_terminal_the_error_line_replaces_the_progress_bar(monkeypatch):
     import effdim.search
     from effdim.errors import EffdimError
 
-    real_fit, calls = effdim.search.fit, []
+    real_fit, calls = effdim.fit, []
 
     def fit_then_fail(*args, **kwargs):
         calls.append(1)

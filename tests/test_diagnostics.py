@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from strategies import hlc_models
 
-from effdim import datasets
+from effdim import datasets, fit
 from effdim.data import check_matches_model, from_patterns
 from effdim.diagnostics import bivariate_residuals, fit_statistics, identification, relax_pair
 from effdim.distribution import Parameters, observed_distribution, random_parameters, sample
@@ -19,7 +19,6 @@ from effdim.em import ConvergenceWarning
 from effdim.model import HLCModel, ModelError
 from effdim.profiles import Labels
 from effdim.reading import load_csv
-from effdim.search import fit
 
 
 def test_g2_x2_df_by_hand_on_a_two_way_table():

@@ -414,8 +414,8 @@ def test_converged_fits_have_posteriors_right_to_1e4(name, classes, optimum):
     """A fit reported as converged at the default settings has posteriors and class shares within
     1e-4 of the optimum (a fit at tol 1e-12). The log-likelihood test alone stopped 6e-5 nats short,
     posteriors off by 1.2e-2, and said converged (docs in effdim.em.iteration)."""
+    from effdim import lc_model_for
     from effdim.reading import load_csv
-    from effdim.search import lc_model_for
 
     data = load_csv(DATA / f"{name}.csv")
     model = lc_model_for(data, classes)

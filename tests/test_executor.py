@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from effdim.executor import run_each
+from effdim.executor import Execution, run_each
 
 
 def square(config: dict) -> dict:
@@ -31,8 +31,7 @@ def test_run_each_finishes_and_fails_each_job(executor):
         list(configs),
         lambda k, r, s: done.update({k: r["y"]}),
         lambda k, e: failed.update({k: str(e)}),
-        executor=executor,
-        workers=2,
+        Execution(executor, 2),
     )
     assert done == {"2": 4, "3": 9} and failed == {"-1": "negative"}
     assert (used, workers) == ((executor, 1) if executor == "serial" else (executor, 2))

@@ -14,6 +14,7 @@ import pytest
 from effdim.cli import main
 from effdim.distribution import observed_distribution
 from effdim.errors import InvalidArgument
+from effdim.executor import Execution
 from effdim.experiments import (
     HLCStudy,
     LCStudy,
@@ -47,7 +48,7 @@ TINY_HLC = dict(model="2(2(2,2),2,2(2,2))", replicates=2, sizes=(300, 1000), res
 # ---------------------------------------------------------------- end to end
 def test_tiny_lc_study_end_to_end(tmp_path):
     study = LCStudy(**TINY_LC)
-    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    result = study.run(cache_dir=tmp_path / "cache", execution=Execution("serial"), progress=False)
     assert result.stats.executed == len(study.jobs()) == 2 * 2 * 2
     fits = result.fits()
     assert len(fits) == 8 * 3 and set(fits["card"]) == {1, 2, 3}
@@ -81,7 +82,7 @@ def test_plots_of_a_tiny_study(tmp_path):
     import holoviews  # noqa: F401 - a dependency of effdim: missing, the test fails rather than skips
 
     study = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200, 800)})
-    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    result = study.run(cache_dir=tmp_path / "cache", execution=Execution("serial"), progress=False)
     paths, notes = write_outputs(result, tmp_path / "out", plots=True, png=find_chromium() is not None)
     names = {p.name for p in paths}
     assert "lc_figure4.html" in names and "lc_figure5.html" not in names  # no deterministic generator
@@ -93,7 +94,7 @@ def test_plots_of_a_tiny_study(tmp_path):
 
 def test_tiny_hlc_study_end_to_end(tmp_path):
     study = HLCStudy(**TINY_HLC)
-    result = study.run(cache_dir=tmp_path / "cache", executor="serial", progress=False)
+    result = study.run(cache_dir=tmp_path / "cache", execution=Execution("serial"), progress=False)
     runs = result.runs()
     assert len(runs) == 2 * 2 * 4
     assert runs["cards"].str.match(r"^\d+,\d+,\d+$").all()
@@ -139,11 +140,19 @@ def test_interrupted_run_resumes_where_it_stopped(tmp_path):
     # first run: the fourth job is interrupted (Ctrl-C); jobs 0-2 are cached
     _CALLS.clear()
     with pytest.raises(KeyboardInterrupt):
-        run_jobs(_interruptible, [dict(c) for c in configs], cache_dir=tmp_path, executor="serial", progress=False)
+        run_jobs(
+            _interruptible,
+            [dict(c) for c in configs],
+            cache_dir=tmp_path,
+            execution=Execution("serial"),
+            progress=False,
+        )
     assert _CALLS == [0, 1, 2, 3]
     _STOP.clear()
     _CALLS.clear()
-    records, stats = run_jobs(_interruptible, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    records, stats = run_jobs(
+        _interruptible, configs, cache_dir=tmp_path, execution=Execution("serial"), progress=False
+    )
     assert _CALLS == [3, 4, 5]  # only the unfinished jobs ran
     assert stats.executed == 3 and stats.cached == 3
     assert [r.result["y"] for r in records] == [x * x for x in range(6)]
@@ -167,7 +176,7 @@ def _interruptible(config: dict) -> dict:
 
 def test_cached_only_reports_the_cached_jobs_and_runs_none(tmp_path):
     _CALLS.clear()
-    run_jobs(_square, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False)
+    run_jobs(_square, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, execution=Execution("serial"), progress=False)
     _CALLS.clear()
     configs = [{"x": x} for x in range(5)]
     records, stats = run_jobs(_square, configs, cache_dir=tmp_path, progress=False, cached_only=True)
@@ -181,21 +190,27 @@ def test_cached_only_reports_the_cached_jobs_and_runs_none(tmp_path):
 def test_truncated_or_foreign_cache_files_are_recomputed(tmp_path):
     _CALLS.clear()
     configs = [{"x": 1}, {"x": 2}]
-    run_jobs(_square, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    run_jobs(_square, configs, cache_dir=tmp_path, execution=Execution("serial"), progress=False)
     files = sorted(tmp_path.glob("job-*.json"))
     assert len(files) == 2
     path_1 = tmp_path / f"job-{job_key(_square, configs[0])[:24]}.json"
     path_1.write_text(path_1.read_text()[:20])  # cut short, as by a crash while writing
     _CALLS.clear()
-    records, stats = run_jobs(_square, configs, cache_dir=tmp_path, executor="serial", progress=False)
+    records, stats = run_jobs(_square, configs, cache_dir=tmp_path, execution=Execution("serial"), progress=False)
     assert _CALLS == [1] and stats.executed == 1 and records[0].result == {"y": 1}
 
 
 def test_failed_jobs_are_reported_after_the_others_finish(tmp_path):
     with pytest.raises(ExperimentError, match="1 of 3 jobs failed"):
-        run_jobs(_fails_on_two, [{"x": 1}, {"x": 2}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False)
+        run_jobs(
+            _fails_on_two,
+            [{"x": 1}, {"x": 2}, {"x": 3}],
+            cache_dir=tmp_path,
+            execution=Execution("serial"),
+            progress=False,
+        )
     records, stats = run_jobs(
-        _fails_on_two, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, executor="serial", progress=False
+        _fails_on_two, [{"x": 1}, {"x": 3}], cache_dir=tmp_path, execution=Execution("serial"), progress=False
     )
     assert stats.cached == 2
 
@@ -216,13 +231,13 @@ def test_a_failed_job_is_named_by_its_settings_and_told_refused_or_failed_inside
     """A refusal of the study's settings (an EffdimError) and a failure inside effdim are told apart."""
     configs = [{"x": 1}, {"x": 2}, {"x": 3}]
     with pytest.raises(ExperimentError) as refused:
-        run_jobs(_refuses_two, configs, cache_dir=None, executor="serial", progress=False)
+        run_jobs(_refuses_two, configs, cache_dir=None, execution=Execution("serial"), progress=False)
     assert not refused.value.inside
     assert str(refused.value) == (
         "1 of 3 jobs refused the study's settings (the others ran); first: job x=2: x = 2 is out of range"
     )
     with pytest.raises(ExperimentError) as inside:
-        run_jobs(_fails_on_two, configs, cache_dir=None, executor="serial", progress=False)
+        run_jobs(_fails_on_two, configs, cache_dir=None, execution=Execution("serial"), progress=False)
     assert inside.value.inside
     assert str(inside.value) == (
         "1 of 3 jobs failed, 1 of them inside effdim, not on the study's settings (the others ran; please "
@@ -286,11 +301,11 @@ def test_experiment_exits_2_on_refused_settings_and_1_on_a_failure_inside(tmp_pa
 
 def test_process_pool_resume_with_the_real_jobs(tmp_path):
     study = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200,)})
-    first = study.run(cache_dir=tmp_path, executor="processes", workers=2, progress=False)
+    first = study.run(cache_dir=tmp_path, execution=Execution("processes", 2), progress=False)
     assert first.stats.executed == 2
     (next(tmp_path.glob("lc-*.json"))).unlink()  # lose one finished job
     more = LCStudy(**{**TINY_LC, "deterministic": (), "sizes": (200, 800)})
-    second = more.run(cache_dir=tmp_path, executor="processes", workers=2, progress=False)
+    second = more.run(cache_dir=tmp_path, execution=Execution("processes", 2), progress=False)
     assert second.stats.executed == 1 + 2 and second.stats.cached == 1
     pd.testing.assert_frame_equal(first.fits(), second.fits()[second.fits()["n"] == 200].reset_index(drop=True))
 
@@ -300,13 +315,13 @@ def test_dask_scheduler_path_on_an_in_process_cluster(tmp_path):
     import distributed  # in the test extra: CI runs the Dask path
 
     study = HLCStudy(**{**TINY_HLC, "replicates": 1})
-    serial = study.run(cache_dir=None, executor="serial", progress=False)
+    serial = study.run(cache_dir=None, execution=Execution("serial"), progress=False)
     with distributed.LocalCluster(
         processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
     ) as cluster:
-        result = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
+        result = study.run(cache_dir=tmp_path, execution=Execution(scheduler=cluster.scheduler_address), progress=False)
         assert result.stats.executor == "dask" and result.stats.executed == 2 and result.stats.workers == 1
-        again = study.run(cache_dir=tmp_path, scheduler=cluster.scheduler_address, progress=False)
+        again = study.run(cache_dir=tmp_path, execution=Execution(scheduler=cluster.scheduler_address), progress=False)
         assert again.stats.executed == 0 and again.stats.cached == 2
     assert [r.result for r in result.records] == [r.result for r in serial.records]
 
@@ -457,7 +472,7 @@ def test_cli_experiment_on_a_dask_scheduler(tmp_path, capsys):
 
 
 def test_progress_bar_goes_to_stderr(tmp_path, capsys):
-    run_jobs(_square, [{"x": x} for x in range(4)], cache_dir=None, executor="serial", label="demo")
+    run_jobs(_square, [{"x": x} for x in range(4)], cache_dir=None, execution=Execution("serial"), label="demo")
     err = capsys.readouterr().err
     assert "demo [" in err and "4/4 jobs" in err
 

@@ -3,9 +3,8 @@
 import pandas as pd
 import pytest
 
-from effdim import datasets
+from effdim import datasets, sweep
 from effdim.scores import SCORES
-from effdim.search import sweep
 from effdim_app.figures import ClimbCurve, ProfileBars, ResidualMap, ScoreCurves, ShareBars
 from effdim_app.state import SHOWN_SCORES
 

@@ -135,7 +135,7 @@ def test_the_fitted_view_says_when_shares_and_posteriors_are_not_unique():
 def test_a_fit_that_cannot_be_shown_for_a_defect_says_so_without_a_librarys_words(monkeypatch):
     """An error that is no engine refusal (a defect, a library's error) reads as effdim's failure, not as
     pandas' message; the server's log has the traceback."""
-    from effdim.search import FitResult
+    from effdim import FitResult
 
     state = swept_stouffer_toby(2)
 
@@ -161,7 +161,7 @@ def test_showing_a_fit_imports_nothing_on_the_servers_event_loop():
         "import sys\n"
         "import effdim_app.state\n"
         "from effdim import datasets, parse_model\n"
-        "from effdim.search import fit\n"
+        "from effdim import fit\n"
         "fitted = fit(datasets.load('stouffer-toby'), parse_model('X:2(A:2,B:2,C:2,D:2)'), restarts=1, seed=0)\n"
         "before = set(sys.modules)\n"
         "fitted.class_shares(), fitted.identification(), fitted.profiles('X')\n"

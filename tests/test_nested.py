@@ -13,13 +13,13 @@ from strategies import hlc_models
 
 import effdim.nested
 import effdim.restarts
-from effdim import datasets
+from effdim import datasets, fit, sweep
 from effdim.distribution import observed_distribution, random_parameters, sample
 from effdim.em import fit_em, loglikelihood
 from effdim.model import HLCModel
 from effdim.nested import grown_node, nested_start, split_state
 from effdim.restarts import best_starts, restart_schedule
-from effdim.search import climb, fit, sweep
+from effdim.search import climb
 from effdim.squarem import MIN_RATIO, extrapolate
 
 FIG2 = "5(3(2,2),2,3(2,2))"

@@ -8,13 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from effdim import datasets
+from effdim import datasets, fit
 from effdim.distribution import Parameters, observed_distribution, random_parameters
 from effdim.learner import LatentTreeLearner
 from effdim.model import HLCModel
 from effdim.reading import load_csv
 from effdim.scores import score_fit
-from effdim.search import fit
 
 
 def brute_posterior(params: Parameters, row: dict, node: str) -> np.ndarray:

@@ -12,11 +12,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from effdim import datasets, dimensions, parse_model
+from effdim import datasets, dimensions, fit, hill_climb, parse_model, sweep
 from effdim.cli import main
 from effdim.report import command_line, report_html, write_report
 from effdim.scores import SCORES, best
-from effdim.search import fit, hill_climb, sweep
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -292,7 +291,7 @@ def test_report_and_charts_import_no_plotting_library():
     """The engine stays Panel-, Bokeh- and HoloViews-free: the report draws its SVG itself."""
     code = (
         "import sys; import effdim.report, effdim.cli, effdim.treedraw, effdim.charts\n"
-        "from effdim import datasets; from effdim.search import fit\n"
+        "from effdim import datasets; from effdim import fit\n"
         "effdim.report.report_html(fit(datasets.load('stouffer-toby'), '2:2,2,2,2', seed=0, warn=False))\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('panel', 'bokeh', 'holoviews'))\n"
         "assert not bad, bad"

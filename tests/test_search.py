@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effdim import datasets
+from effdim import FitResult, HillClimb, datasets, fit, hill_climb, lc_model_for, sweep
 from effdim.data import DataError, from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.learner import LatentTreeLearner, NotFittedError
 from effdim.model import HLCModel
 from effdim.regularity import is_regular, largest_regular_card
 from effdim.scores import SCORES
-from effdim.search import Cancelled, FitResult, HillClimb, fit, hill_climb, lc_model_for, start_model, sweep
+from effdim.search import Cancelled, start_model
 
 KEYS = {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import regular_hlc_models
 
+from effdim import fit
 from effdim.cli import main
 from effdim.data import DataError, from_patterns
 from effdim.dimensions import dimensions
@@ -20,7 +21,6 @@ from effdim.errors import InvalidArgument
 from effdim.experiments.structure import separated_parameters
 from effdim.notation import format_model, parse_model
 from effdim.scores import TIE_TOLERANCE
-from effdim.search import fit
 from effdim.structure import (
     ESCAPE,
     SEARCH_VERSION,

@@ -81,5 +81,7 @@ def test_as_model_and_as_dataset():
         as_model("3:1")
     with pytest.raises(InvalidArgument, match="expected a model"):
         as_model(42)
-    with pytest.raises(InvalidArgument, match="expected a Dataset or a pandas DataFrame, got list"):
+    with pytest.raises(
+        InvalidArgument, match="expected data read by effdim.read_data, a Dataset or a pandas DataFrame, got list"
+    ):
         as_dataset([[1, 2]])

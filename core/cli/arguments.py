@@ -7,7 +7,7 @@ import argparse
 from typing import NoReturn
 
 from ..errors import EffdimError
-from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR, resolve_cs_prior
+from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
 
 
 class UsageError(EffdimError):
@@ -29,36 +29,38 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _em_settings(args: argparse.Namespace) -> dict:
-    """How every EM fit of a command runs (its starts, seed, tolerance, steps, prior): the command's own fits
-    and a bootstrap's refits alike."""
-    return dict(restarts=args.restarts, seed=args.seed, tol=args.tol, max_iter=args.max_iter, prior=args.prior)
+def em_settings_of(args: argparse.Namespace):
+    """How every EM fit of a command runs (:class:`effdim.EMSettings`): the command's own fits and a
+    bootstrap's refits alike; a bad or contradictory CS prior is refused before any progress bar."""
+    from .. import EMSettings
+
+    return EMSettings(
+        restarts=args.restarts,
+        seed=args.seed,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        prior=args.prior,
+        cs_prior=getattr(args, "cs_prior", None),
+    )
 
 
-def _em_kwargs(args: argparse.Namespace) -> dict:
-    """The EM settings, CS prior and leaf -> column mapping shared by fit, sweep, blrt and search."""
+def mapping_of(args: argparse.Namespace) -> dict[str, str] | None:
+    """The leaf -> column mapping of ``--map LEAF=COLUMN`` (``None`` without one)."""
     mapping = {}
     for item in args.map:
         leaf, sep, column = item.partition("=")
         if not sep or not leaf or not column:
             raise UsageError(f"effdim {args.command}: --map expects LEAF=COLUMN, got {item!r}")
         mapping[leaf] = column
-    options = _em_settings(args)
-    if args.cs_prior is not None:
-        resolve_cs_prior(args.cs_prior, args.prior)  # refuse a bad prior before any progress bar
-        options["cs_prior"] = args.cs_prior
-    if mapping:
-        options["mapping"] = mapping
-    return options
+    return mapping or None
 
 
-def _executor_kwargs(args: argparse.Namespace) -> dict:
-    """Where bootstrap replicates run: --workers 1 in this process, else local processes or --scheduler."""
-    return {
-        "executor": "serial" if args.workers == 1 else "processes",
-        "workers": args.workers,
-        "scheduler": args.scheduler,
-    }
+def execution_of(args: argparse.Namespace):
+    """Where jobs run (:class:`effdim.executor.Execution`): --workers 1 in this process, else local
+    processes, or the Dask cluster of --scheduler."""
+    from ..executor import Execution
+
+    return Execution("serial" if args.workers == 1 else "processes", args.workers, args.scheduler)
 
 
 def _add_em_options(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ import os
 from ..errors import EffdimError
 from ..priors import DirichletPrior
 from ..scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
-from .arguments import SEPARATOR_NAMES, UsageError, _em_kwargs, _em_settings, _executor_kwargs
+from .arguments import SEPARATOR_NAMES, UsageError, em_settings_of, execution_of, mapping_of
 from .output import _STDERR, _emit_json, _n, _Progress, format_table
 from .outputs import check_outputs, writing
 
@@ -83,14 +83,14 @@ def _json_fit(result) -> dict:
 
 
 def _cmd_fit(args: argparse.Namespace) -> None:
-    from ..notation import load_model
+    from .. import fit, load_model
     from ..profiles import profile_table
-    from ..search import fit
 
     _prepare_report(args)
+    settings = em_settings_of(args)
     data = _load_data(args)
     model = load_model(args.model)
-    result = fit(data, model, warn=False, **_em_kwargs(args))
+    result = fit(data, model, settings, mapping=mapping_of(args), warn=False)
     for node, order in _orders(args, model):
         result = result.relabeled(node, order)
     stats = result.fit_statistics()
@@ -99,7 +99,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         from ..bootstrap import bootstrap_g2
 
         bar = _Progress(args.quiet or args.json, "bootstrap", "replicates")
-        boot = bootstrap_g2(result, args.bootstrap, **_em_settings(args), progress=bar, **_executor_kwargs(args))
+        boot = bootstrap_g2(result, args.bootstrap, settings, execution=execution_of(args), progress=bar)
         bar.close()
     try:
         ident = result.identification()
@@ -271,7 +271,7 @@ def _convergence_notes():
     instead of Python's warning lines with a file name and a line of source."""
     import warnings
 
-    from ..em import ConvergenceWarning
+    from .. import ConvergenceWarning
 
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
@@ -286,15 +286,24 @@ def _convergence_notes():
 
 
 def _cmd_blrt(args: argparse.Namespace) -> None:
+    from .. import load_model
     from ..bootstrap import blrt
-    from ..notation import load_model
 
     data = _load_data(args)
     model = load_model(args.model)
+    settings = em_settings_of(args)
     bar = _Progress(args.quiet or args.json, "blrt", "replicates")
-    options = _em_kwargs(args)
     with _convergence_notes() as notes:
-        result = blrt(data, model, args.node, args.bootstrap, **options, progress=bar, **_executor_kwargs(args))
+        result = blrt(
+            data,
+            model,
+            args.node,
+            args.bootstrap,
+            settings,
+            mapping=mapping_of(args),
+            execution=execution_of(args),
+            progress=bar,
+        )
         bar.close()
     if args.json:
         _emit_json({**result.to_json(), "convergence": notes})
@@ -307,10 +316,10 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> None:
-    from ..notation import load_model
-    from ..search import sweep
+    from .. import load_model, sweep
 
     _prepare_report(args)
+    settings = em_settings_of(args)
     data = _load_data(args)
     model = load_model(args.model) if args.model else None
     bar = _Progress(args.quiet or args.json, "sweep")
@@ -321,7 +330,8 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         max_card=args.max_card,
         progress=bar,
         until_saturated=args.until_saturated,
-        **_em_kwargs(args),
+        settings=settings,
+        mapping=mapping_of(args),
     )
     bar.close()
     _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
@@ -348,14 +358,14 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
 
 
 def _cmd_search(args: argparse.Namespace) -> None:
-    from ..notation import load_model
-    from ..search import hill_climb
+    from .. import hill_climb, load_model
 
     _prepare_report(args)
+    settings = em_settings_of(args)
     data = _load_data(args)
     model = load_model(args.model)
     bar = _Progress(args.quiet or args.json, f"search ({args.score})")
-    climb = hill_climb(data, model, args.score, progress=bar, **_em_kwargs(args))
+    climb = hill_climb(data, model, args.score, settings=settings, mapping=mapping_of(args), progress=bar)
     bar.close()
     _write_report(args, climb.best, data=data, climb=climb, pick=args.score)
     if args.json:
@@ -375,10 +385,10 @@ def _cmd_search(args: argparse.Namespace) -> None:
 
 def _cmd_learn(args: argparse.Namespace) -> None:
     """``effdim learn``: structure search (logic in :mod:`effdim.structure`)."""
-    from ..structure import learn_structure
+    from .. import learn_structure
 
+    settings = em_settings_of(args)
     data = _load_data(args)
-    options = _em_kwargs(args)
     bar = _Progress(args.quiet or args.json, "learn")
 
     def report(p) -> None:
@@ -391,8 +401,9 @@ def _cmd_learn(args: argparse.Namespace) -> None:
             start=args.start,
             max_time=args.max_time,
             rounds=args.rounds,
+            mapping=mapping_of(args),
+            em=settings,
             progress=report,
-            **options,
         )
         bar.close()
     if args.json:

@@ -11,7 +11,7 @@ from ..errors import EffdimError
 
 if TYPE_CHECKING:
     from ..experiments import ExperimentError
-from .arguments import UsageError
+from .arguments import UsageError, execution_of
 from .output import _STDERR, _emit_json
 from .outputs import check_output_folder
 
@@ -46,9 +46,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     try:
         result = study.run(
             cache_dir=None if args.no_cache else args.cache_dir,
-            executor="serial" if args.workers == 1 else "processes",
-            workers=args.workers,
-            scheduler=args.scheduler,
+            execution=execution_of(args),
             # reading the cache is quick, and it may end in an error line: no progress bar then
             progress=not (args.quiet or args.cached_only),
             cached_only=args.cached_only,

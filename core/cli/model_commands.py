@@ -10,8 +10,8 @@ from .output import _emit_json, format_table
 
 
 def _cmd_dims(args: argparse.Namespace) -> None:
+    from .. import load_model
     from ..dimensions import LocalDimensions, bounds_report, dimensions
-    from ..notation import load_model
 
     model = load_model(args.model)
     try:
@@ -50,8 +50,7 @@ def _cmd_dims(args: argparse.Namespace) -> None:
 
 
 def _cmd_regularize(args: argparse.Namespace) -> None:
-    from ..notation import format_model, load_model
-    from ..regularity import regularity_violations, regularize
+    from .. import format_model, load_model, regularity_violations, regularize
 
     model = load_model(args.model)
     result = regularize(model)

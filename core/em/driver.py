@@ -27,7 +27,8 @@ from ..data import DataError
 from ..errors import EffdimError, InvalidArgument
 from ..model import HLCModel
 from ..restarts import best_starts, restart_schedule
-from ..validation import as_model, as_seed, check_int, check_number
+from ..settings import EMSettings
+from ..validation import as_model, as_seed
 from .design import ModelData
 from .iteration import BatchRun
 from .memory import check_em_memory
@@ -44,24 +45,14 @@ class Cancelled(Exception):
 def fit_em(
     dataset: Any,
     model: HLCModel | str,
+    settings: EMSettings | None = None,
     *,
-    restarts: int = 5,
-    seed: Any = None,
-    tol: float | None = 1e-8,
-    param_tol: float | None = 1e-6,
-    max_iter: int = 1000,
-    prior: float | None = None,
     init: Any = None,
-    prune: bool = True,
-    prune_steps: int = 50,
-    accelerate: bool = True,
-    agree_tol: float | None = None,
-    mass_tol: float | None = None,
-    dup_tol: float = 1e-3,
     mapping: dict[str, str] | None = None,
     cancel: Any = None,
     order_states: bool = True,
     max_bytes: int | None = None,
+    **options: Any,
 ) -> EMResult:
     """Fit ``model`` to ``dataset`` by EM with random restarts and pruning.
 
@@ -73,55 +64,16 @@ def fit_em(
         same data and model are fitted repeatedly).
     model:
         An :class:`~effdim.model.HLCModel` or its notation.
-    restarts:
-        Number of random starts (each CPT row uniform on its simplex).
-    seed:
-        Seed or :class:`numpy.random.Generator` for the starts.
-    tol:
-        Convergence tolerance on the rise of the objective per data row in
-        one step (total rise below ``tol * |D|``). ``None``: no test, every
-        start runs ``max_iter`` steps (for timing).
-    param_tol:
-        Convergence also needs the parameters within this distance of EM's
-        fixed point (estimated from the shrinking EM steps;
-        :mod:`effdim.em.iteration`); default ``1e-6``, which keeps the
-        posteriors and class shares of a converged fit within 1e-4 of the
-        optimum on the test data. It applies where the parameters are
-        identifiable (:func:`parameters_identifiable`); where ``de < ds`` they
-        are not unique, EM creeps along the set of equivalent fits, and the
-        log-likelihood test alone decides. ``None``: the log-likelihood test
-        alone.
-    max_iter:
-        Maximum E-steps (EM steps) of any start, pruning stages included.
-    prior:
-        ``None`` or 0: maximum likelihood. ``a > 0``: add ``a`` pseudo-counts
-        to every CPT cell (MAP under Dirichlet(a + 1); ``a = 1`` is
-        Laplace smoothing). The log-likelihood is still reported separately.
+    settings, options:
+        How EM runs (:class:`effdim.EMSettings`: starts, seed, tolerances,
+        steps, MAP prior, pruning, SQUAREM, the degeneracy flags); ``options``
+        replace single fields (``restarts=20``). ``param_tol`` applies only
+        where the parameters are identifiable (:func:`parameters_identifiable`):
+        where ``de < ds`` they are not unique, EM creeps along the set of
+        equivalent fits, and the log-likelihood test alone decides.
     init:
         Optional :class:`~effdim.distribution.Parameters` (or a list of them)
         used as extra starts besides the random ones.
-    prune:
-        Prune starts (Chickering & Heckerman): run all ``prune_steps`` steps,
-        keep the better half, double the steps, until one remains, then run it
-        to convergence. ``False``: run every start to convergence.
-    prune_steps:
-        Steps before the first cut (default 50). Starts run as one batch, so
-        on compressed data a longer first stage costs little; with 10 steps
-        the survivor missed the best optimum noticeably more often (LC 3 and
-        4 on the Stouffer-Toby data, 20 seeds).
-    accelerate:
-        ``True`` (default): SQUAREM cycles (:mod:`effdim.squarem`), which
-        cut the EM steps many-fold where EM crawls along flat directions;
-        the objective still never falls. ``False``: plain EM steps.
-    agree_tol:
-        Starts whose final log-likelihood is within this of the best count as
-        reaching it (:attr:`EMResult.n_best`); default ``max(1e-3, 100 * tol * |D|)``.
-    mass_tol:
-        A hidden state with probability below this is flagged empty; default
-        ``min(1e-3, 1 / |D|)`` (less than one observation's worth).
-    dup_tol:
-        Two hidden states whose children's conditional rows all differ by at
-        most this in total variation are flagged duplicates.
     mapping:
         Leaf -> column mapping for :func:`effdim.data.check_matches_model`.
     cancel:
@@ -139,15 +91,10 @@ def fit_em(
         starts) before any array the size of the model is allocated.
     """
     model = as_model(model)
-    restarts = check_int("restarts", restarts, low=0)
-    tol = None if tol is None else check_number("tol", tol, low=0)
-    param_tol = None if param_tol is None else check_number("param_tol", param_tol, low=0)
-    max_iter = check_int("max_iter", max_iter, low=0)
-    prior = check_number("prior", prior, low=0) if prior else 0.0
-    prune_steps = check_int("prune_steps", prune_steps, low=1)
-    dup_tol = check_number("dup_tol", dup_tol, low=0)
-    agree_tol = None if agree_tol is None else check_number("agree_tol", agree_tol, low=0)
-    mass_tol = None if mass_tol is None else check_number("mass_tol", mass_tol, low=0)
+    settings = EMSettings.of(settings, **options)
+    restarts, seed, tol, param_tol = settings.restarts, settings.seed, settings.tol, settings.param_tol
+    prior = settings.prior or 0.0
+    agree_tol, mass_tol = settings.agree_tol, settings.mass_tol
     rng = as_seed(seed)
     inits = [] if init is None else list(init) if isinstance(init, (list, tuple)) else [init]
     if not restarts and not inits:
@@ -176,8 +123,8 @@ def fit_em(
 
     if tol is None or (param_tol is not None and not parameters_identifiable(model)):
         param_tol = None
-    run = BatchRun(md, st, prior, tol_abs, int(max_iter), accelerate, check_cancel, param_tol)
-    for stage in restart_schedule(S0, prune_steps, prune):
+    run = BatchRun(md, st, prior, tol_abs, settings.max_iter, settings.accelerate, check_cancel, param_tol)
+    for stage in restart_schedule(S0, settings.prune_steps, settings.prune):
         run.advance(stage.steps)
         if stage.keep < len(run.ids):
             run.keep(best_starts(run.last_obj[run.ids], stage.keep))
@@ -187,7 +134,7 @@ def fit_em(
     n_best = int(np.sum(run.last_ll >= best_ll - agree_tol))
     params = params_from_state(md, run.st, pos)
     counts = expected_counts(md, run.stats, pos)
-    degenerate = degeneracies(md, run.st, run.stats.mass, pos, mass_tol, dup_tol)
+    degenerate = degeneracies(md, run.st, run.stats.mass, pos, mass_tol, settings.dup_tol)
     result = EMResult(
         model=model,
         params=params,

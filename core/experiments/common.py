@@ -12,6 +12,7 @@ import numpy as np
 
 from ..distribution import Parameters, kl_divergence
 from ..errors import InvalidArgument
+from ..executor import Execution
 from ..model import HLCModel
 from ..scores import PAPER_SCORES, SCORES
 from .runner import DEFAULT_CACHE_DIR, run_jobs
@@ -100,7 +101,7 @@ def kl_bits(truth: Parameters, learned: Parameters) -> float:
 
 
 def fit_row(fit: Any, truth: Parameters) -> dict[str, Any]:
-    """The JSON row of one :class:`effdim.search.FitResult`: scores, dimensions, KL to the truth."""
+    """The JSON row of one :class:`effdim.FitResult`: scores, dimensions, KL to the truth."""
     from ..notation import format_model
 
     row = {
@@ -173,9 +174,7 @@ class Study:
         self,
         *,
         cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
-        executor: str = "processes",
-        workers: int | None = None,
-        scheduler: Any = None,
+        execution: Execution | None = None,
         progress: bool = True,
         cached_only: bool = False,
     ):
@@ -187,9 +186,7 @@ class Study:
             self.jobs(),
             cache_dir=cache_dir,
             prefix=self.prefix,
-            executor=executor,
-            workers=workers,
-            scheduler=scheduler,
+            execution=execution,
             progress=progress,
             label=self.prefix,
             cached_only=cached_only,

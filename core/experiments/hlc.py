@@ -35,11 +35,12 @@ import numpy as np
 
 from ..distribution import random_parameters, sample
 from ..errors import InvalidArgument
+from ..fitting import FitResult, fit
 from ..model import HLCModel
 from ..notation import format_model
 from ..priors import DEFAULT_CS_PRIOR, DirichletPrior
 from ..scores import PAPER_SCORES, SCORES
-from ..search import FitResult, climb, fit, start_model
+from ..search import climb, start_model
 from .common import FIT_COLUMNS, FIT_ROW_SCHEMA, Study, check_config, fit_row, hidden_cards, rng_for
 from .lc import _bold, _num
 from .runner import JobRecord, RunStats
@@ -88,7 +89,7 @@ def climb_all(
     Ties go to the first hidden node in pre-order, as in
     :func:`effdim.search.hill_climb`. ``fit_model(m, smaller)`` fits ``m``
     grown from the fit ``smaller`` (``None`` for the start; see ``smaller``
-    of :func:`effdim.search.fit`); it is called once per distinct pair, so a
+    of :func:`effdim.fit`); it is called once per distinct pair, so a
     climb's fits never depend on which other scores are climbed.
 
     Returns ``(paths, fits, used)``: per score the accepted models in order;

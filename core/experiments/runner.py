@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import EffdimError, InvalidArgument
-from ..executor import run_each
+from ..executor import Execution, run_each
 
 __all__ = [
     "CACHE_FORMAT",
@@ -308,9 +308,7 @@ def run_jobs(
     *,
     cache_dir: str | os.PathLike | None = DEFAULT_CACHE_DIR,
     prefix: str = "job",
-    executor: str = "processes",
-    workers: int | None = None,
-    scheduler: Any = None,
+    execution: Execution | None = None,
     progress: bool | Progress = True,
     label: str = "",
     cached_only: bool = False,
@@ -332,14 +330,9 @@ def run_jobs(
         Directory of the per-job JSON files; ``None`` disables the cache.
     prefix:
         Start of the cache file names (e.g. the study name).
-    executor:
-        ``"processes"`` (local worker processes) or ``"serial"`` (this
-        process). Ignored when ``scheduler`` is given.
-    workers:
-        Number of local worker processes (default: ``os.cpu_count()``).
-    scheduler:
-        A Dask scheduler address (``"tcp://host:8786"``, ``"inproc://..."``)
-        or a :class:`distributed.Client`: jobs are submitted to that cluster.
+    execution:
+        Where the jobs run (:class:`effdim.executor.Execution`): local worker
+        processes (the default), this process, or a Dask cluster.
     progress:
         ``True``: a progress bar on stderr; ``False``: silent; or a
         :class:`Progress` instance.
@@ -402,9 +395,7 @@ def run_jobs(
             stats.failures.append(f"job {_job_name(unique[k])}: {type(err).__name__}: {err}")
             inside.append(stats.failures[-1])
 
-    stats.executor, stats.workers = run_each(
-        fn, unique, pending, finish, fail, executor=executor, workers=workers, scheduler=scheduler
-    )
+    stats.executor, stats.workers = run_each(fn, unique, pending, finish, fail, execution)
     stats.wall_seconds = time.perf_counter() - t0
     stats.job_seconds = sum(r.seconds for r in records.values())
     failed = f"{len(stats.failures)} of {len(unique)} job{'s' if len(unique) != 1 else ''}"

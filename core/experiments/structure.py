@@ -40,11 +40,11 @@ import numpy as np
 from ..distribution import Parameters, random_parameters, sample
 from ..em import loglikelihood
 from ..errors import InvalidArgument
+from ..fitting import fit
 from ..model import HLCModel
 from ..notation import format_model, parse_model
 from ..regularity import is_regular
 from ..scores import PAPER_SCORES, SCORES
-from ..search import fit
 from ..structure import (
     MAX_ROUNDS,
     ROUNDS,

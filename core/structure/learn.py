@@ -26,12 +26,13 @@ from ..data import ColumnsWithoutLeafNames, DataError, Dataset
 from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
+from ..fitting import FitResult
 from ..limits import MAX_ROUNDS, ROUNDS
 from ..model import NAME_PATTERN, HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
 from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
-from ..search import FitResult
+from ..settings import EMSettings
 from ..validation import as_dataset, as_seed, check_int
 from .local_de import LocalDe
 from .local_em import LocalCounts, LocalFit, Messages, local_fit
@@ -39,7 +40,7 @@ from .moves import EXPANSION, OPERATORS, iter_candidate_moves
 from .residual import residual_groups
 from .start import _fresh, islands_model, mutual_information
 
-__all__ = ["Rounds", "Step", "StructureProgress", "StructureResult", "learn_structure", "round_seeds", "start_again"]
+__all__ = ["LearnedStructure", "Rounds", "Step", "StructureProgress", "learn_structure", "round_seeds", "start_again"]
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,10 @@ class StructureProgress:
 
 
 @dataclass(frozen=True)
-class StructureResult:
+class LearnedStructure:
     """The outcome of :func:`learn_structure`.
 
-    ``fit`` is the final model fitted and scored (:class:`effdim.search.FitResult`;
+    ``fit`` is the final model fitted and scored (:class:`effdim.FitResult`;
     its ``de`` comes from :func:`effdim.dimensions.dimensions`, and agrees with
     the local updates); ``steps`` the accepted moves; ``start`` the start
     model's fit; ``stopped`` why the search ended (``"converged"``: no
@@ -296,12 +297,7 @@ def learn_structure(
     start: str | HLCModel = "islands",
     mapping: Mapping[str, str] | None = None,
     operators: Iterable[str] = OPERATORS,
-    restarts: int = 5,
-    seed: Any = None,
-    tol: float = 1e-8,
-    max_iter: int = 1000,
-    prior: float | None = None,
-    cs_prior: Any = None,
+    em: EMSettings | None = None,
     max_time: float | None = None,
     cpu_time: bool = False,
     tries: int = 2,
@@ -313,7 +309,8 @@ def learn_structure(
     rounds: int = ROUNDS,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
-) -> StructureResult:
+    **em_options: Any,
+) -> LearnedStructure:
     """Learn an HLC model (tree and cardinalities) from ``dataset`` by EAST-style search.
 
     Parameters
@@ -329,12 +326,12 @@ def learn_structure(
         over the leaves.
     operators:
         A subset of :data:`OPERATORS`.
-    restarts, seed, tol, max_iter, prior:
-        EM settings (:func:`effdim.em.fit_em`): ``restarts`` random starts fit
-        the start model; ``tol`` and ``max_iter`` govern the start and final
-        fits and the refit of each accepted move; ``local_tol`` the local EM.
-    cs_prior:
-        The Dirichlet prior of CS and CS+ (:func:`effdim.scores.score_fit`).
+    em, em_options:
+        How EM runs (:class:`effdim.EMSettings`; ``em_options`` replace single
+        fields): its ``restarts`` random starts fit the start model; its
+        ``tol`` and ``max_iter`` govern the start and final fits and the
+        refit of each accepted move (``local_tol`` the local EM); its
+        ``cs_prior`` is the prior of CS and CS+.
     max_time:
         Seconds for the whole search, every phase included (mutual
         information, the start fit, each candidate, each refit): at the limit
@@ -382,8 +379,10 @@ def learn_structure(
     >>> print(result.model, robinson_foulds(result.model, truth), result.stopped)
     H1:2(H2:2(O4:2,O5:2,O6:2),O1:2,O2:2,O3:2) 0 converged
     """
-    from ..search import fit
+    from ..fitting import fit
 
+    em = EMSettings.of(em, **em_options)
+    restarts, seed, tol, max_iter, prior, cs_prior = em.restarts, em.seed, em.tol, em.max_iter, em.prior, em.cs_prior
     clock = _Clock(max_time, cancel, cpu_time)
     score = criterion(score).name
     for name, value, low in (
@@ -674,7 +673,7 @@ def learn_structure(
             cancel=cancel,
             warn=False,
         )
-    result = StructureResult(
+    result = LearnedStructure(
         fit=final,
         score=str(score).lower(),
         start=first,
@@ -731,9 +730,9 @@ class Rounds:
     """What :func:`start_again` did: the rounds that ended higher (``gained``, in order), whether the last
     round run was stopped by the time limit (``cut``), and the cost of all rounds run, those that gained
     nothing included: ``seconds``, ``candidates``, and the seconds of local and full EM and the local refits
-    (as :class:`StructureResult` counts them)."""
+    (as :class:`LearnedStructure` counts them)."""
 
-    gained: tuple[StructureResult, ...]
+    gained: tuple[LearnedStructure, ...]
     cut: bool
     seconds: float
     candidates: int
@@ -771,8 +770,8 @@ def start_again(
     """
     data = as_dataset(dataset)
     tie = TIE_TOLERANCE * data.n_rows
-    gained: list[StructureResult] = []
-    run: list[StructureResult] = []
+    gained: list[LearnedStructure] = []
+    run: list[LearnedStructure] = []
     cut = False
     for seed in seeds:
         seconds = sum(r.seconds for r in run)
@@ -849,7 +848,7 @@ def _counted_on(
     return shifted
 
 
-def _joined(first: StructureResult, after: Rounds, seconds: float) -> StructureResult:
+def _joined(first: LearnedStructure, after: Rounds, seconds: float) -> LearnedStructure:
     """One result for a search and the rounds after it: the fit of the last round that ended higher, the steps
     of the search and of those rounds, the cost (candidates, EM seconds, refits) of the search and of every
     round run, and ``seconds`` in all."""

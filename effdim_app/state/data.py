@@ -69,7 +69,7 @@ class DataState(param.Parameterized):
     def move_state(self, column: str, state: str, step: int) -> bool:
         """Move ``state`` (its text) of ``column`` ``step`` places later (earlier if negative) in the column's
         order (:meth:`effdim.data.Dataset.with_state_order`); the data themselves do not change."""
-        from effdim.data import DataError
+        from effdim import DataError
 
         full = self.full
         if full is None:
@@ -106,7 +106,7 @@ class DataState(param.Parameterized):
         columns read on the server's loop stalled every session. The header's width is checked before any
         cell is parsed; columns over ``max_states`` are left out while parsing, not refused.
         """
-        from effdim.data import DataError
+        from effdim import DataError
         from effdim.errors import EffdimError
 
         source = f"upload {filename!r}"

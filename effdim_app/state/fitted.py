@@ -2,7 +2,7 @@
 
 No Panel import (as the rest of :mod:`effdim_app.state`): the view
 (:mod:`effdim_app.views.fitted_view`) displays this, the engine computes
-everything shown (:class:`effdim.search.FitResult` and :mod:`effdim.diagnostics`).
+everything shown (:class:`effdim.FitResult` and :mod:`effdim.diagnostics`).
 
 The fits of the last sweep or climb are kept when the scores state clears its
 results (the model, the data or the mapping changed), so the analyst's view
@@ -45,11 +45,11 @@ class ShownFit:
     """Everything the fitted view draws of one fit and one hidden node, computed here, not in the view.
 
     ``profiles``: rows (item, category, class, probability) of ``node``
-    (:meth:`effdim.search.FitResult.profiles`); ``shares``: rows (state,
+    (:meth:`effdim.FitResult.profiles`); ``shares``: rows (state,
     share) of ``node``, largest first; ``residuals``: the square table of
     bivariate residuals; ``statistics`` and ``identification`` as
-    :meth:`~effdim.search.FitResult.fit_statistics` and
-    :meth:`~effdim.search.FitResult.identification` (an
+    :meth:`~effdim.FitResult.fit_statistics` and
+    :meth:`~effdim.FitResult.identification` (an
     :class:`effdim.errors.EffdimError` when the latter cannot be computed).
     """
 
@@ -169,7 +169,7 @@ class FittedState(param.Parameterized):
 
     def reorder(self, text: str) -> bool:
         """Renumber the shown node's states: ``text`` lists the current state numbers in the new
-        order, e.g. ``"2,1,3"`` (:meth:`effdim.search.FitResult.relabeled`); the fit is replaced."""
+        order, e.g. ``"2,1,3"`` (:meth:`effdim.FitResult.relabeled`); the fit is replaced."""
         from effdim.errors import EffdimError
 
         if self.shown is None:

@@ -54,9 +54,9 @@ class ProposalState(param.Parameterized):
 
     def propose(self, a: str, b: str) -> bool:
         """Propose the shown fit's model with a new hidden node over items ``a`` and ``b`` (column names)."""
+        from effdim import ModelError
         from effdim.diagnostics import relax_pair
         from effdim.errors import EffdimError
-        from effdim.model import ModelError
 
         fit = self.fitted.fit
         if fit is None or a == b:

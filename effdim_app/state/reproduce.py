@@ -26,11 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from effdim import HLCModel
-from effdim.notation import format_model
-from effdim.regularity import largest_regular_card
+from effdim import HLCModel, format_model, largest_regular_card, lc_model_for
 from effdim.report import command_line
-from effdim.search import lc_model_for
 
 __all__ = ["RunSettings", "REPORT_FILE", "reproducing_command", "run_settings"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import param
 
-from effdim import EffdimError, HLCModel, ModelError, parse_model
+from effdim import EffdimError, EMSettings, HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import PAPER_SCORES, SCORES, best
@@ -211,8 +211,7 @@ class ScoresState(param.Parameterized):
         if self.card_max == 0:
             if self.card_min == 1:
                 return None, not self.past_saturation
-            from effdim.regularity import largest_regular_card
-            from effdim.search import lc_model_for
+            from effdim import largest_regular_card, lc_model_for
 
             model = self.scored_model() or lc_model_for(self.data.dataset)
             top = largest_regular_card(model, self.node if self.node in model else model.root)
@@ -268,6 +267,10 @@ class ScoresState(param.Parameterized):
             job.param.unwatch(watcher)
         self.param.update(running=False, task="", job=None)
 
+    def em_settings(self) -> EMSettings:
+        """How the jobs' EM runs: the chosen starts, seed and CS prior (:class:`effdim.EMSettings`)."""
+        return EMSettings(restarts=self.restarts, seed=self.seed, cs_prior=self.cs_prior)
+
     def _settings(self, task: str, **options) -> RunSettings:
         """What a run of ``task`` starting now runs with (:mod:`.reproduce`)."""
         data = self.data
@@ -318,9 +321,7 @@ class ScoresState(param.Parameterized):
             node=self.node,
             cards=cards,
             until_saturated=until_saturated,
-            restarts=self.restarts,
-            seed=self.seed,
-            cs_prior=self.cs_prior,
+            settings=self.em_settings(),
             then=show,
         )
 
@@ -353,9 +354,7 @@ class ScoresState(param.Parameterized):
             self.data.dataset,
             model,
             score=self.climb_score,
-            restarts=self.restarts,
-            seed=self.seed,
-            cs_prior=self.cs_prior,
+            settings=self.em_settings(),
             then=show,
         )
 
@@ -399,9 +398,7 @@ class ScoresState(param.Parameterized):
             tasks.learn_task,
             self.data.dataset,
             score=self.learn_score,
-            restarts=self.restarts,
-            seed=self.seed,
-            cs_prior=self.cs_prior,
+            settings=self.em_settings(),
             max_time=budget,
             depends=lambda: id(self.data.dataset),
             label=f"Learn structure ({label})",
@@ -471,7 +468,7 @@ class ScoresState(param.Parameterized):
         if self.data.dataset is None:
             self.param.update(message="Load a data set first.", message_kind="warning")
             return False
-        from effdim.search import lc_model_for
+        from effdim import lc_model_for
 
         try:
             model = lc_model_for(self.data.dataset)

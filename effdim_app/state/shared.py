@@ -52,14 +52,14 @@ def failure_text(err: BaseException) -> str:
 
 @lru_cache(maxsize=512)
 def cached_violations(model: HLCModel) -> tuple:
-    from effdim.regularity import regularity_violations
+    from effdim import regularity_violations
 
     return tuple(regularity_violations(model))
 
 
 @lru_cache(maxsize=512)
 def cached_regularize(model: HLCModel):
-    from effdim.regularity import regularize
+    from effdim import regularize
 
     return regularize(model)
 

@@ -4,7 +4,7 @@ After a sweep or a hill climb, pick one of the fits and see what an analyst
 coming from poLCA or StepMix looks at first:
 
 * the profile plot: ``P(item = category | class)`` for every item
-  (:meth:`effdim.search.FitResult.profiles`) as poLCA and Latent GOLD draw
+  (:meth:`effdim.FitResult.profiles`) as poLCA and Latent GOLD draw
   it, a bar group per item and category, a bar per state of the chosen
   hidden node; and the class shares;
 * the fit statistics with the true degrees of freedom ``df = dc - de``

@@ -10,10 +10,9 @@ import pytest
 from pages import console_errors
 from playwright.sync_api import Page
 
-from effdim import datasets
+from effdim import datasets, fit, sweep
 from effdim.report import command_line, write_report
 from effdim.scores import best
-from effdim.search import fit, sweep
 
 pytestmark = pytest.mark.browser
 
