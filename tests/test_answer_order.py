@@ -119,9 +119,9 @@ def test_one_order_in_the_report_plots_and_tables_and_the_cli_table(tmp_path, ca
     command line's table all list that column's answers in its order, and the others' in theirs."""
     import re
 
+    from effdim import fit
     from effdim.cli import main
     from effdim.report import report_html
-    from effdim.search import fit
 
     data = load_csv(
         io.BytesIO(b"a,b,c\n" + b"Often,Never,Sometimes\nNever,Often,Often\nSometimes,Sometimes,Never\n" * 9)

@@ -473,7 +473,7 @@ def test_bundled_polca_data_as_polca_has_them():
 def test_bundled_polca_tables_are_the_test_tables_and_carcinoma_chooses_a_model_whose_de_is_below_ds():
     """carcinoma and gss82 as the tests' tables; on carcinoma, the tree its docstring names beats the best LC
     model (3 classes) by BIC+ and has de < ds, while BIC, penalising ds, prefers the LC model."""
-    from effdim.search import fit
+    from effdim import fit
 
     for name in ("carcinoma", "gss82"):
         bundled, table = datasets.load(name), load_csv(Path(__file__).parent / "data" / f"{name}.csv")

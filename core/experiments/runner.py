@@ -3,13 +3,14 @@
 The studies of Sections 5 and 6 (:mod:`effdim.experiments.lc`,
 :mod:`effdim.experiments.hlc`) are made of many independent jobs: one data set
 sampled from one random parametrization, with its model fits. This module runs
-such jobs through :func:`effdim.executor.run_each`
+such jobs through :func:`effdim.executor.run_each`, where an
+:class:`effdim.executor.Execution` says:
 
-* in the calling process (``executor="serial"``; tests and debugging),
-* in local worker processes (``executor="processes"``, the default:
+* in the calling process (``Execution("serial")``; tests and debugging),
+* in local worker processes (``Execution("processes")``, the default:
   :class:`concurrent.futures.ProcessPoolExecutor`), or
-* on a Dask distributed cluster (``scheduler="tcp://host:8786"`` or a
-  :class:`distributed.Client`), so that a lab can use its own cluster.
+* on a Dask distributed cluster (``Execution(scheduler="tcp://host:8786")``
+  or a :class:`distributed.Client`), so that a lab can use its own cluster.
 
 Every finished job is written at once to ``cache_dir`` as one JSON file named
 by a hash of the job's configuration (:func:`job_key`). A later run with the
