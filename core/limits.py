@@ -34,12 +34,17 @@ __all__ = [
     "ROUNDS",
     "MAX_ROUNDS",
     "MAX_DESIGN_COLUMNS",
+    "MAX_LABEL_CHARS",
 ]
 
 #: Whole numbers up to this many digits are printed exactly; larger ones (dc of an LC model with
 #: 15,000 binary leaves has 4,516 digits) as ``about 2.819e4515``. Python refuses to convert
 #: an int of more than 4,300 digits to text, and no reader counts that many digits.
 MAX_EXACT_DIGITS = 1000
+
+#: The longest category label a data file may hold (a survey's answer, even spelled out in full, is far
+#: shorter; a cell of millions of characters is a file built to exhaust memory, or no categorical data).
+MAX_LABEL_CHARS = 1000
 
 #: Default memory limit of one exact rank computation (a 2-core laptop has a few GB to spare).
 DEFAULT_MAX_BYTES = 2 * 1024**3

@@ -17,6 +17,9 @@ Formats, told by the file's first bytes, else by its name's extension:
 * Excel ``.xlsx`` (openpyxl): the first sheet, its first row the header;
 * Parquet (pyarrow).
 
+A binary file is checked against what it unpacks to (rows x columns, unpacked size, a label's length)
+from its metadata or while it streams, before any frame of its cells is built (:mod:`effdim.binary_formats`).
+
 Every rule of :mod:`effdim.data` applies to all of them, with the same
 one-line :class:`effdim.data.DataError` messages; a file the format's
 library cannot read is refused with a message naming the file and the
@@ -40,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .binary_formats import UnpackLimits, read_binary
 from .data import (
     COUNT_COLUMN_NAMES,
     MISSING_TOKENS,
@@ -177,7 +181,7 @@ def read_data(
             unlimited=unlimited,
         )
         return Loaded(dataset, "csv", cells.encoding, cells.separator, tuple(cells.dropped.items()))
-    frame, labels = _read_frame(raw, kind, shown)
+    frame, labels = _read_frame(raw, kind, shown, UnpackLimits(max_bytes, max_columns))
     return _from_frame(
         frame,
         labels,
@@ -229,48 +233,25 @@ def _kept(header: list[str], columns: list[Column | None]) -> tuple[list[str], l
 
 
 # ------------------------------------------------------------------ other formats
-def _read_frame(raw: bytes, kind: str, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
-    """The file as a DataFrame and its value labels (column -> {code: label}); one-line errors."""
+def _read_frame(raw: bytes, kind: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
+    """The file as a DataFrame and its value labels (column -> {code: label}), within ``limits`` on what it
+    unpacks to (:mod:`effdim.binary_formats`); one-line errors."""
     try:
-        if kind == "sav":
-            return _read_sav(raw, name)
-        if kind == "dta":
-            return _read_dta(raw)
-        if kind == "xlsx":
-            return pd.read_excel(io.BytesIO(raw), sheet_name=0, dtype=object, engine="openpyxl"), {}
-        return pd.read_parquet(io.BytesIO(raw)), {}
+        return read_binary(raw, kind, name, limits)
     except DataError:
         raise
     except ImportError as err:
         raise DataError(
             f"{name}: reading {FORMATS[kind]} files needs the package {err.name or err}; install it with pip"
         ) from None
+    except MemoryError:  # a file the limits let through that still did not fit: said as a refusal of the file
+        raise DataError(f"{name}: the file needs more memory than this computer has to read it") from None
     except Exception as err:  # noqa: BLE001 - each library has its own errors for a damaged file
         # the library's own words (a struct's byte count, a zip's directory) mean nothing to the user: say what
         # is wrong with the file in hers; the library's error stays chained for a log or a debugger
         raise DataError(
             f"{name}: not a readable {FORMATS[kind]} file (damaged, cut short, or another format under this name)"
         ) from err
-
-
-def _read_sav(raw: bytes, name: str) -> tuple[pd.DataFrame, dict[str, dict]]:
-    import tempfile
-
-    import pyreadstat
-
-    # pyreadstat reads from a path only
-    with tempfile.NamedTemporaryFile(suffix=".sav") as fh:
-        fh.write(raw)
-        fh.flush()
-        frame, meta = pyreadstat.read_sav(fh.name, apply_value_formats=False, user_missing=False)
-    labels = {column: dict(meta.variable_value_labels.get(column, {})) for column in frame.columns}
-    return frame, {c: v for c, v in labels.items() if v}
-
-
-def _read_dta(raw: bytes) -> tuple[pd.DataFrame, dict[str, dict]]:
-    """A Stata file; labelled columns come back as categoricals whose categories are the labels,
-    ordered by the values they label (pandas' ``convert_categoricals``)."""
-    return pd.read_stata(io.BytesIO(raw), convert_categoricals=True, order_categoricals=True), {}
 
 
 def _from_frame(

@@ -8,9 +8,11 @@ traceback would be), plus a few real subprocess runs of the ``effdim`` command.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
+import hostile_files as hostile
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -134,6 +136,71 @@ def test_random_encoding_names(capsys, tmp_path, encoding):
             encoding,
         ],
     )
+
+
+#: Files small on disk that unpack to many rows, far columns or long cells (tests/hostile_files.py), each
+#: shape within a size the test writes in milliseconds.
+hostile_files = st.one_of(
+    st.builds(hostile.xlsx_far_column, st.integers(1, 40), st.integers(1, 16_384), st.booleans()).map(
+        lambda raw: (".xlsx", raw)
+    ),
+    st.builds(hostile.xlsx_long_cell, st.integers(0, 3_000), st.booleans()).map(lambda raw: (".xlsx", raw)),
+    st.builds(hostile.xlsx_rows, st.integers(0, 300), st.integers(1, 40)).map(lambda raw: (".xlsx", raw)),
+    st.just((".xlsx", hostile.xlsx_mixed_one())),
+    st.builds(hostile.parquet_rows, st.integers(1, 3_000), st.integers(1, 5)).map(lambda raw: (".parquet", raw)),
+    st.builds(hostile.parquet_long_text, st.integers(0, 3_000), st.integers(2, 50)).map(lambda raw: (".parquet", raw)),
+)
+
+
+@settings(FUZZ, max_examples=30)
+@given(shape=hostile_files)
+def test_compressed_file_shapes(capsys, tmp_path, shape):
+    """Far columns, long cells, many rows and mixed cells in Excel and Parquet files: a result or one line."""
+    extension, content = shape
+    path = tmp_path / f"data{extension}"
+    path.write_bytes(content)
+    for argv in data_commands(str(path)):
+        run(capsys, argv)
+
+
+#: How an output path may be spelled: the data file itself in several ways, another output, a folder, a
+#: missing folder, an empty name, an existing file, a full device, or any text.
+OUTPUT_PATHS = st.one_of(
+    st.sampled_from(
+        ["data.csv", "./data.csv", "../work/data.csv", "link.csv", "hard.csv", "other.html", ".", "missing/r.html"]
+        + ["", " ", "existing.html", "/dev/full", "model.json"]
+    ),
+    st.text(st.characters(blacklist_characters="\x00/", blacklist_categories=("Cs",)), min_size=1, max_size=12),
+)
+
+
+@settings(FUZZ, max_examples=40)
+@given(report=OUTPUT_PATHS, posteriors=st.one_of(st.none(), OUTPUT_PATHS), overwrite=st.booleans())
+def test_output_paths_never_destroy_an_input(capsys, tmp_path, monkeypatch, report, posteriors, overwrite):
+    """`fit --report --posteriors` with any pair of paths: exit 0 or one line, and the data file and the model
+    file unchanged, whatever the spelling (a link, ``..``, the other output)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    monkeypatch.chdir(work)
+    data, model = work / "data.csv", work / "model.json"
+    data.write_text("a,b\n1,x\n2,y\n1,y\n2,x\n")
+    model.write_text(
+        '{"nodes": [{"name": "H", "card": 2, "hidden": true}, {"name": "a", "card": 2, "hidden": false}, '
+        '{"name": "b", "card": 2, "hidden": false}], "edges": [["H", "a"], ["H", "b"]]}'
+    )
+    (work / "existing.html").write_text("keep")
+    for name, make in (("link.csv", os.symlink), ("hard.csv", os.link)):
+        if not os.path.lexists(name):
+            make("data.csv", name)
+    before = (data.read_bytes(), model.read_bytes())
+    argv = ["fit", "data.csv", "--model", "model.json", "--restarts", "1", "--max-iter", "5", "--quiet"]
+    argv += ["--report", report] + (["--posteriors", posteriors] if posteriors is not None else [])
+    if report.startswith("-") or (posteriors or "").startswith("-"):
+        return  # a leading dash would be read as an option
+    status, _ = run(capsys, argv + (["--overwrite"] if overwrite else []))
+    assert (data.read_bytes(), model.read_bytes()) == before
+    if not overwrite and report == "existing.html":
+        assert status == 2 and (work / "existing.html").read_text() == "keep"
 
 
 # ---------------------------------------------------------- the real command

@@ -159,13 +159,18 @@ def test_huge_counts_name_the_count_column():
         read_data(b"a,b,freq\n0,1,1e15\n1,0,1e15\n", name="c.csv")
 
 
-def test_cells_of_thousands_of_digits_stay_labels():
-    big = "9" * 4400
+def test_cells_of_hundreds_of_digits_stay_labels_and_longer_ones_are_refused():
+    big = "9" * 990
     raw = (f"a,b\n{big},1\n1,2\n{big} apples,1\n").encode()
     ds = read_data(raw).dataset
     assert ds.states[0] == ("1", big, f"{big} apples")  # numbered labels sorted by their number, of any length
+    huge = "9" * 4400  # more digits than Python turns into a number: refused as a label, never converted
+    with pytest.raises(
+        DataError, match=r"column 'a' holds a text of 4,400 characters \(starting '9{30}'\); a category"
+    ):
+        read_data(f"a,b\n{huge},1\n1,2\n".encode())
     with pytest.raises(DataError, match=r"line 2: count 'x9{30,}… in column 'count' is not a number"):
-        read_data(f"a,b,count\n1,2,x{big}\n2,1,3\n2,2,4\n".encode())
+        read_data(f"a,b,count\n1,2,x{huge}\n2,1,3\n2,2,4\n".encode())
 
 
 def test_bad_csv_bytes_stay_one_line_errors():

@@ -13,10 +13,12 @@ from .building import (
     MAX_TOTAL_COUNT,
     MISSING_TOKENS,
     Column,
+    cell_text,
     column_of,
     from_columns,
     from_frame,
     from_patterns,
+    label_too_long,
     too_many_values,
 )
 from .dataset import ColumnsWithoutLeafNames, DataError, Dataset, LeavesWithoutColumns, NeedsMapping
@@ -43,6 +45,8 @@ __all__ = [
     "column_of",
     "from_columns",
     "too_many_values",
+    "label_too_long",
+    "cell_text",
     "COUNT_COLUMN_NAMES",
     "MISSING_TOKENS",
     "MAX_TOTAL_COUNT",

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import shown
+from ..limits import MAX_LABEL_CHARS
 from .dataset import DataError, Dataset, compress_columns, compress_rows, weighted_missing
 from .ordinal import answer_order, shared_orders
 
@@ -421,14 +422,42 @@ def too_many_values(source: str, column: str, limit: int, examples: list) -> Dat
     )
 
 
+def label_too_long(source: str, column: str, text: str, where: str = "") -> DataError:
+    """The one message for a category label longer than :data:`effdim.limits.MAX_LABEL_CHARS`."""
+    return DataError(
+        f"{source}: column {column!r}{f' ({where})' if where else ''} holds a text of {len(text):,} characters "
+        f"(starting {_short(text[:30])}); a category label may have at most {MAX_LABEL_CHARS:,}"
+    )
+
+
+def cell_text(value: Any) -> str:
+    r"""A cell as the text a CSV file would hold: bytes decoded (UTF-8, else with ``\x..`` escapes for
+    the bytes that are not), whole numbers without a decimal point, other numbers as Python writes them.
+
+    >>> cell_text(b"caf\xc3\xa9"), cell_text(b"\xff1"), cell_text(2.0), cell_text(2.5), cell_text(3)
+    ('café', '\\xff1', '2', '2.5', '3')
+    """
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, np.generic):
+        value = value.item()
+    return str(value)
+
+
 def _encode_column(
     column: Column, name: str, missing: set[str], max_states: float, source: str
 ) -> tuple[np.ndarray, tuple]:
     """Integer codes (``-1`` missing) and naturally sorted states of one column."""
-    # clean each distinct value once: strip text, spot missing tokens
+    # clean each distinct value once: bytes as text, strip text, spot missing tokens
     cleaned: list[Any] = []
     for u in column.uniques:
+        if isinstance(u, (bytes, bytearray)):
+            u = cell_text(u)
         if isinstance(u, str):
+            if len(u) > MAX_LABEL_CHARS:
+                raise label_too_long(source, name, u)
             u = u.strip()
             if u in missing:
                 u = None
@@ -484,6 +513,12 @@ def _natural_states(values: list[Any]) -> tuple[list, dict]:
     Integral floats (a pandas int column with NaN) become ``int``.
     """
     distinct = list(dict.fromkeys(values))
+    if any(isinstance(v, str) for v in distinct) and not all(isinstance(v, str) for v in distinct):
+        # numbers and texts in one column (an Excel column holding 1 and "1"): every cell as the text a CSV file
+        # would hold, so the number 1 and the text "1" are one state, as they are in a CSV file
+        texts = {v: cell_text(v) for v in distinct}
+        states, by_text = _natural_states(list(dict.fromkeys(texts.values())))
+        return states, {v: by_text[t] for v, t in texts.items()}
     if all(isinstance(v, str) for v in distinct):
         for convert in (int, float):
             try:
