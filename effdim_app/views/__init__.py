@@ -7,14 +7,15 @@ themselves: the state asks the engine, the views show the answers.
 * :mod:`.sidebar`: the model controls beside every tab;
 * :mod:`.model_tab`: the "Model & dimensions" tab's controls, with the tree editor :mod:`.tree_view`
   and the dimensions :mod:`.dimensions_view`;
-* :mod:`.data_tab`: the "Data & scores" tab, with the fitted model :mod:`.fitted_view`
-  and its proposals :mod:`.proposal_view`;
+* :mod:`.data_panel` and :mod:`.data_tab`: the "Data & scores" tab's data and scores, with the fitted model
+  :mod:`.fitted_view` and its proposals :mod:`.proposal_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
 * :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
 """
 
-from .data_tab import DataPanel, ScoresPanel
+from .data_panel import DataPanel
+from .data_tab import ScoresPanel
 from .demo import GuidedDemo
 from .dimensions_view import DimensionsPanel
 from .experiments_view import ExperimentsPanel
