@@ -7,7 +7,8 @@ any colour vision:
   it: a group of bars per category of the item, one bar per class, the bar's
   height ``P(item = category | class)`` (:func:`effdim.profiles.profiles`).
   An item gets a panel of its own, so no line ever joins categories of
-  different items;
+  different items; :func:`item_panels` draws every item's, for the report
+  and the dashboard alike;
 * :func:`share_bars` -- the class shares ``P(H = h)``
   (:func:`effdim.profiles.class_shares`) as labelled horizontal bars; its
   colours are the legend of the profile panels.
@@ -23,8 +24,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["CLASS_COLORS", "class_color", "profile_panel", "share_bars"]
+__all__ = ["CLASS_COLORS", "abbreviations", "class_color", "item_panels", "profile_panel", "share_bars"]
 
 #: Okabe-Ito colours for classes 1, 2, ... (blue, orange, bluish green, vermillion, sky blue,
 #: reddish purple, yellow, black), the order that keeps the first few most distinct.
@@ -67,31 +69,35 @@ def profile_panel(
     """One item's profile: ``probabilities[c][j] = P(item = categories[j] | node = classes[c])``.
 
     A bar group per category (labelled under it), one bar per class in the
-    class colours, a 0-1 axis with grid lines at quarters. Long item names
-    and category labels are shortened on the drawing and given in full in
-    tooltips.
+    class colours, a 0-1 axis with grid lines at quarters. The item's name
+    is the panel's title, wrapped onto :data:`TITLE_LINES` lines; a category
+    label is wrapped at spaces onto :data:`LABEL_LINES` lines under its group,
+    else shortened and turned. Whatever is shortened is given in full in the
+    tooltips (the title's, each label's and each bar's), and no label runs
+    into its neighbour's room.
     """
     k, m = len(classes), len(categories)
     bars = k * m  # narrower bars when there are many, so a panel stays about a screen wide at most
     bar = 18 if bars <= 12 else 14 if bars <= 24 else 10 if bars <= 48 else 6 if bars <= 96 else 3
     group = k * bar + (2 if bar > 6 else 1) * (k - 1)
     gap = 18 if bars <= 96 else 8
-    right, top, plot_h = 10, 26, 150
-    label_chars = max(int((group + gap) / CHAR_PX), 3)
-    shown = [_shorten(str(c), 18) for c in categories]
-    turned = any(len(s) > label_chars for s in shown)
+    right, plot_h = 10, 150
+    label_chars = max(int((group + gap - 6) / CHAR_PX), 3)
+    wrapped = [_lines(str(c), label_chars, LABEL_LINES) for c in categories]
+    turned = None in wrapped
+    shown = [_shorten(str(c), 18) for c in categories] if turned else ["\n".join(lines) for lines in wrapped]
     reach = max(len(s) for s in shown) * CHAR_PX  # a turned label's length, reaching left and down
     left = max(34.0, reach * 0.82 - (gap + group) / 2 + 4) if turned else 34.0
-    width = max(left + m * (group + gap) + right, 150)
-    bottom = 22 + (int(reach * 0.6) if turned else 0)
+    width = max(left + m * (group + gap) + right, 170)
+    title = _lines(str(item), int((width - 8) / (CHAR_PX * 1.1)), TITLE_LINES, cut=True)
+    top = 12 + 15 * len(title)
+    lines_below = max(s.count("\n") + 1 for s in shown)
+    bottom = (22 + int(reach * 0.6)) if turned else 8 + 14 * lines_below
     height = top + plot_h + bottom
-    title = _shorten(str(item), int((width - 8) / (CHAR_PX * 1.1)))
     body = [
         f"<title>{_text(item)}: P(category | {_text(node)})</title>",
-        (
-            f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" font-weight="600">'
-            f"{_text(title)}</text>"
-        ),
+        f'<text class="panel-title" x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" '
+        f'font-weight="600"><title>{_text(item)}</title>{_tspans(title, width / 2, 15)}</text>',
     ]
 
     def y_of(p: float) -> float:
@@ -119,10 +125,74 @@ def profile_panel(
         turn = f' transform="rotate(-35 {cx:.1f} {ly:.1f})"' if turned else ""
         anchor = "end" if turned else "middle"
         body.append(
-            f'<text x="{cx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="12"{turn}>'
-            f"<title>{_text(category)}</title>{_text(shown[j])}</text>"
+            f'<text class="category" x="{cx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="12"{turn}>'
+            f"<title>{_text(category)}</title>{_tspans(shown[j].split(chr(10)), cx, 14)}</text>"
         )
     return _svg(width, height, body, f"profile of {item}")
+
+
+#: Lines an item's name may take as a panel's title, and a category label under its bars.
+TITLE_LINES, LABEL_LINES = 2, 3
+
+
+def _lines(label: str, chars: int, most: int, *, cut: bool = False) -> list[str] | None:
+    """``label`` broken at spaces into lines of at most ``chars`` characters, at most ``most`` of them; else
+    ``None``, or with ``cut`` the first ``most`` lines, the last ending in "…" (a word longer than a line is
+    cut too)."""
+    lines: list[str] = []
+    for word in label.split() or [""]:
+        if lines and len(lines[-1]) + 1 + len(word) <= chars:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    if len(lines) <= most and all(len(line) <= chars for line in lines):
+        return lines
+    if not cut:
+        return None
+    kept = [_shorten(line, chars) for line in lines[:most]]
+    if len(lines) > most:
+        kept[-1] = _shorten(kept[-1].rstrip("…") + " " + lines[most], chars)
+        if not kept[-1].endswith("…"):
+            kept[-1] = _shorten(kept[-1] + "…", chars)
+    return kept
+
+
+def _tspans(lines: Sequence[str], x: float, step: float) -> str:
+    """Lines of one SVG text, each a ``tspan`` ``step`` pixels below the one before."""
+    return "".join(
+        f'<tspan x="{x:.1f}" dy="{0 if i == 0 else step}">{_text(line)}</tspan>' for i, line in enumerate(lines)
+    )
+
+
+def item_panels(table: Any, classes: Sequence[object], node: str) -> list[str]:
+    """:func:`profile_panel` of every item of ``table`` (:func:`effdim.profiles.profile_table`, its columns
+    the classes), in the table's order: what the report and the dashboard draw."""
+    panels = []
+    for item in dict.fromkeys(table.index.get_level_values("item")):
+        rows = table.loc[item]
+        panels.append(profile_panel(item, list(rows.index), rows[list(classes)].to_numpy().T, classes, node))
+    return panels
+
+
+def abbreviations(names: Sequence[str], chars: int) -> list[str]:
+    """``names`` shortened to ``chars`` characters each ("…" where cut), told apart by a number where two
+    would read alike, for an axis that has room for no more; the full names go in its tooltips.
+
+    >>> abbreviations(["I am satisfied with my job", "I am satisfied with my pay", "Age"], 14)
+    ['I am satisfie… (1)', 'I am satisfie… (2)', 'Age']
+    """
+    short = [_shorten(str(name), chars) for name in names]
+    seen: dict[str, int] = {}
+    for s in short:
+        seen[s] = seen.get(s, 0) + 1
+    count: dict[str, int] = {}
+    out = []
+    for s in short:
+        if seen[s] > 1:
+            count[s] = count.get(s, 0) + 1
+            s = f"{s} ({count[s]})"
+        out.append(s)
+    return out
 
 
 def share_bars(node: str, classes: Sequence[object], shares: Sequence[float]) -> str:

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .charts import profile_panel, share_bars
+from .charts import item_panels, share_bars
 from .dimensions import LocalDimensions
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
@@ -418,10 +418,7 @@ def _profiles_section(fit: Any) -> str:
         rows = shares[shares["node"] == name]
         classes, values = list(rows["state"]), list(rows["share"])
         wide = profile_table(fit.profiles(node))
-        panels = []
-        for item in dict.fromkeys(wide.index.get_level_values("item")):
-            rows = wide.loc[item]
-            panels.append(profile_panel(item, list(rows.index), rows[classes].to_numpy().T, classes, name))
+        panels = item_panels(wide, classes, name)
         numbers = _table(
             ["item", "category", *[f"{name} = {c}" for c in wide.columns]],
             [

@@ -109,6 +109,7 @@ class EffdimApp(Viewer):
         # the Data tab's views a third of the rest), which a class opening the page at once paid
         # thirty times over (docs/robustness.md, "Opening a page").
         self._unbuilt = {DATA_TAB: self._data_tab, EXPERIMENTS_TAB: ExperimentsPanel}
+        self._data_views: tuple = ()  # the Data tab's views whose figures projector mode scales, once built
         self.demo = GuidedDemo(self.models, show_model=lambda: setattr(self.tabs, "active", 0))
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
@@ -138,6 +139,8 @@ class EffdimApp(Viewer):
             self.tree.font_scale = scale
             self.dimensions.set_font_scale(scale)
             self.regularity.set_font_scale(scale)
+            for view in self._data_views:
+                view.set_font_scale(scale)
             self.projector_toggle.name = PROJECTOR_LABELS[self.projector]
 
     def _tab_opened(self, event) -> None:
@@ -196,12 +199,15 @@ class EffdimApp(Viewer):
         # out as a grid of its figures and never computed the layout of any figure inside the box (a
         # FlexBox has no Bokeh layout of its own), so the score curves were drawn with a 0x0 frame.
         fitted = FittedView(self.fitted_state, ProposalView(self.proposal))
+        scores = ScoresPanel(self.scores)
+        self._data_views = (scores, fitted)
+        scale = PROJECTOR_SCALE if self.projector else 1.0
+        for view in self._data_views:
+            view.set_font_scale(scale)
         return pn.Column(
             pn.FlexBox(
                 pn.Column(DataPanel(self.data), width=330),
-                pn.Column(
-                    ScoresPanel(self.scores), sizing_mode="stretch_width", styles={"flex": "1 1 520px"}, min_width=360
-                ),
+                pn.Column(scores, sizing_mode="stretch_width", styles={"flex": "1 1 520px"}, min_width=360),
                 pn.Column(fitted, sizing_mode="stretch_width", styles={"flex": "1 1 100%"}),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",

@@ -1,8 +1,10 @@
-"""The Data & scores tab's plots as Bokeh figures built once and updated in place.
+"""The Data & scores tab's plots: Bokeh figures built once and updated in place, and the profile panels.
 
-Each class below owns one figure and its data sources; ``update(...)`` only
+Each figure class below owns one figure and its data sources; ``update(...)`` only
 replaces the sources' data, the axis factors and a few labels, which reaches
-the browser as one small patch. Rebuilding a HoloViews plot for every sweep
+the browser as one small patch. The profiles are the report's SVG panels
+(:func:`profile_html`, :mod:`effdim.charts`): one per item, legible with a
+questionnaire's long labels, no Bokeh view at all. Rebuilding a HoloViews plot for every sweep
 or every chosen fit (what this replaced) cost 0.2-0.6 s on the server's one
 event loop, during which every other student's edit waited
 (docs/robustness.md, "Opening a page"). No Panel import: the views wrap
@@ -15,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from bokeh.core.properties import value
 from bokeh.models import (
     ColorBar,
     ColumnDataSource,
@@ -29,13 +32,26 @@ from bokeh.models import (
 from bokeh.palettes import Reds256
 from bokeh.plotting import figure
 
+from effdim.charts import abbreviations, item_panels, share_bars
+from effdim.profiles import profile_table
 from effdim.scores import SCORES
 
-__all__ = ["ScoreCurves", "ClimbCurve", "ProfileBars", "ShareBars", "ResidualMap", "CLASS_COLORS"]
+__all__ = ["ScoreCurves", "ClimbCurve", "ResidualMap", "profile_html", "scale_fonts"]
 
-#: Colours of a hidden node's states in the profile plot (state 1 first).
-CLASS_COLORS = ["#1d4e89", "#e4572e", "#29a35a", "#8e44ad", "#f3a712", "#17becf", "#7f7f7f", "#bcbd22"]
 FONT = "11pt"
+#: The font sizes of a Bokeh model that projector mode scales: titles, axis labels, ticks, factor groups,
+#: legends, colour bars and text glyphs (a BVR cell's value).
+FONT_PROPERTIES = (
+    "text_font_size",
+    "axis_label_text_font_size",
+    "major_label_text_font_size",
+    "group_text_font_size",
+    "subgroup_text_font_size",
+    "label_text_font_size",
+    "title_text_font_size",
+)
+#: Legend swatches and a figure's height grow with the type, by the square root of its scale (the plot keeps room).
+SIZES = ("glyph_height", "glyph_width", "label_height")
 
 
 def _figure(title: str, **kwargs):
@@ -59,6 +75,27 @@ def _legend_right(fig, items: list[LegendItem] | None = None) -> Legend:
     legend.click_policy = "hide"
     fig.add_layout(legend, "right")
     return legend
+
+
+def scale_fonts(figure, scale: float, height: int | None = None) -> None:
+    """Every font of ``figure`` (:data:`FONT_PROPERTIES`, of every model in it) at ``scale`` times its size
+    when first scaled (projector mode: 1.5), and its legends' swatches and ``height`` (its height at scale
+    1) by the square root of ``scale``. Called again with 1, everything is as built."""
+    base = figure.__dict__.setdefault("_effdim_base_sizes", {})
+    for model in figure.references():
+        names = [n for n in (*FONT_PROPERTIES, *SIZES) if n in model.properties()]
+        for name in names:
+            key = (model.id, name)
+            if key not in base:
+                current = getattr(model, name)
+                base[key] = current.get("value") if isinstance(current, dict) else current
+            size = base[key]
+            if isinstance(size, str) and size.endswith(("pt", "px")):
+                setattr(model, name, f"{float(size[:-2]) * scale:g}{size[-2:]}")
+            elif isinstance(size, (int, float)) and not isinstance(size, bool):
+                setattr(model, name, round(size * scale**0.5))
+    if height is not None:
+        figure.height = round(height * scale**0.5)
 
 
 class ScoreCurves:
@@ -112,7 +149,7 @@ class ScoreCurves:
                 {"card": [best[name][0]], "score": [best[name][1]]} if name in best else {"card": [], "score": []}
             )
         n = int(frame["n"].iloc[0]) if "n" in frame and len(frame) else 0
-        self.figure.title.text = f"Scores against the cardinality (N = {n:,}); ★ marks each score's best"
+        self.figure.title.text = f"Scores against |H| (N = {n:,})"  # ★ each score's best: said below the plot
         cards = sorted(int(c) for c in frame["card"])
         if len(cards) <= 30:
             self.figure.xaxis.ticker = FixedTicker(ticks=cards)
@@ -130,8 +167,9 @@ class ClimbCurve:
         best = self.figure.scatter(
             "step", "score", source=self.last, marker="star", size=22, color="#ffd23f", line_color="black"
         )
-        self.item = LegendItem(label="", renderers=[self.line, self.dots])
-        _legend_right(self.figure, [self.item, LegendItem(label="best model", renderers=[best])])
+        # labels as values: a bare string is read as a column of the data source ("Invalid field" in the legend)
+        self.item = LegendItem(label=value(""), renderers=[self.line, self.dots])
+        _legend_right(self.figure, [self.item, LegendItem(label=value("best model"), renderers=[best])])
         self.figure.add_tools(
             HoverTool(
                 renderers=[self.dots],
@@ -148,90 +186,16 @@ class ClimbCurve:
         for renderer in (self.line, self.dots):
             renderer.glyph.line_color = criterion.color
         self.dots.glyph.fill_color = criterion.color
-        self.item.label = f"{criterion.label} along the path"
-        self.figure.title.text = f"Hill climb on {criterion.label}: each step raises one hidden cardinality by one"
+        self.item.label = value(f"{criterion.label} along the path")
+        self.figure.title.text = f"Hill climb on {criterion.label}"
+        self.figure.xaxis.axis_label = "step (each raises one hidden cardinality by one)"
         self.figure.yaxis.axis_label = f"{criterion.label} (higher is better)"
         if len(frame) <= 30:
             self.figure.xaxis.ticker = FixedTicker(ticks=columns["step"])
 
 
-class ProfileBars:
-    """P(item = category | node = state) as poLCA and Latent GOLD draw profiles: a group per item, in
-    it a group of bars per category, one bar per state of the node (coloured as in the legend), so
-    no line ever joins categories of different items."""
-
-    def __init__(self):
-        self.figure = _figure(
-            "",
-            height=340,
-            sizing_mode="stretch_width",
-            min_height=300,
-            x_range=FactorRange(group_padding=1.6, subgroup_padding=0.6),
-            y_range=(0, 1.02),
-            y_axis_label="probability",
-        )
-        axis = self.figure.xaxis[0]
-        axis.major_label_text_font_size = "0pt"  # the states' numbers: the legend's colours say them
-        axis.major_tick_line_color = None
-        axis.subgroup_text_font_size = "10pt"
-        axis.group_text_font_size = "11pt"
-        axis.group_text_color = "#1b2631"
-        self.figure.xgrid.grid_line_color = None
-        self.source = ColumnDataSource({"x": [], "probability": [], "color": [], "label": []})
-        bars = self.figure.vbar(
-            "x",
-            top="probability",
-            width=0.9,
-            source=self.source,
-            fill_color="color",
-            line_color=None,
-            legend_field="label",
-        )
-        self.figure.add_tools(
-            HoverTool(
-                renderers=[bars],
-                tooltips=[("", "@label"), ("item, category, state", "@x"), ("probability", "@probability{0.000}")],
-            )
-        )
-        _legend_right(self.figure)
-
-    def update(self, profiles: pd.DataFrame, shares: Mapping[int, float], node: str) -> None:
-        """``profiles``: rows (item, category, class, probability) as :meth:`effdim.FitResult.profiles`;
-        ``shares``: the share of each state, for the legend."""
-        rows = profiles.sort_values("class", kind="stable")
-        order = {key: i for i, key in enumerate(dict.fromkeys(zip(profiles["item"], profiles["category"])))}
-        rows = rows.assign(at=[order[(i, c)] for i, c in zip(rows["item"], rows["category"])])
-        rows = rows.sort_values(["at", "class"], kind="stable")
-        classes = sorted(set(rows["class"]))
-        color = {c: CLASS_COLORS[i % len(CLASS_COLORS)] for i, c in enumerate(classes)}
-        label = {c: f"{node} = {c} ({shares.get(c, float('nan')):.0%})" for c in classes}
-        x = [(str(i), str(c), str(k)) for i, c, k in zip(rows["item"], rows["category"], rows["class"])]
-        self.figure.x_range.factors = x
-        self.source.data = {
-            "x": x,
-            "probability": rows["probability"].tolist(),
-            "color": [color[c] for c in rows["class"]],
-            "label": [label[c] for c in rows["class"]],
-        }
-        self.figure.title.text = f"Profiles of {node}: P(item = category | {node})"
-
-
-class ShareBars:
-    """The share of each state of one hidden node (largest first)."""
-
-    def __init__(self):
-        self.figure = _figure("", width=300, height=260, x_range=FactorRange(), y_range=(0, 1), y_axis_label="share")
-        self.figure.toolbar.autohide = True
-        self.source = ColumnDataSource({"state": [], "share": []})
-        bars = self.figure.vbar("state", top="share", width=0.8, source=self.source, color="#1d4e89")
-        self.figure.add_tools(HoverTool(renderers=[bars], tooltips=[("state", "@state"), ("share", "@share{0.0%}")]))
-
-    def update(self, states: Sequence[str], shares: Sequence[float], node: str) -> None:
-        states = [str(s) for s in states]
-        self.figure.x_range.factors = states
-        self.source.data = {"state": states, "share": list(shares)}
-        self.figure.title.text = f"Shares of {node} (largest first)"
-        self.figure.xaxis.axis_label = f"state of {node}"
+#: The characters of an item's name that the residual map's axes show (the hover gives the whole name).
+AXIS_CHARS = 14
 
 
 class ResidualMap:
@@ -240,15 +204,15 @@ class ResidualMap:
     def __init__(self, on_pair: Callable[[str, str], None]):
         self.on_pair = on_pair
         self.figure = _figure(
-            "Bivariate residuals: click a pair", width=420, height=340, x_range=FactorRange(), y_range=FactorRange()
+            "Bivariate residuals", width=420, height=340, x_range=FactorRange(), y_range=FactorRange()
         )
         self.figure.xaxis.major_label_orientation = 0.8
         self.figure.grid.visible = False
-        self.source = ColumnDataSource({"item": [], "with": [], "bvr": [], "value": [], "ink": []})
+        self.source = ColumnDataSource({"x": [], "y": [], "item": [], "with": [], "bvr": [], "value": [], "ink": []})
         self.colors = LinearColorMapper(palette=list(reversed(Reds256)), low=0, high=3)
         cells = self.figure.rect(
-            "item",
-            "with",
+            "x",
+            "y",
             1,
             1,
             source=self.source,
@@ -256,8 +220,8 @@ class ResidualMap:
             fill_color={"field": "bvr", "transform": self.colors},
         )
         self.figure.text(
-            "item",
-            "with",
+            "x",
+            "y",
             text="value",
             source=self.source,
             text_color="ink",
@@ -273,17 +237,22 @@ class ResidualMap:
         self.source.selected.on_change("indices", self._selected)
 
     def update(self, residuals: pd.DataFrame) -> None:
-        """``residuals``: the square table of :meth:`effdim.FitResult.bivariate_residuals`."""
+        """``residuals``: the square table of :meth:`effdim.FitResult.bivariate_residuals`. Its items
+        are named on the axes as far as :data:`AXIS_CHARS` allows (:func:`effdim.charts.abbreviations`), in
+        full in the hover."""
         names = [str(c) for c in residuals.columns]
+        short = abbreviations(names, AXIS_CHARS)
         values = residuals.to_numpy(dtype=float)
-        pairs = [(a, b, values[i, j]) for i, a in enumerate(names) for j, b in enumerate(names) if i != j]
-        self.figure.x_range.factors = names
-        self.figure.y_range.factors = names
+        pairs = [(i, j, values[i, j]) for i in range(len(names)) for j in range(len(names)) if i != j]
+        self.figure.x_range.factors = short
+        self.figure.y_range.factors = short
         finite = [p[2] for p in pairs if np.isfinite(p[2])]
         self.colors.high = high = max([3.0, *finite])
         self.source.data = {
-            "item": [p[0] for p in pairs],
-            "with": [p[1] for p in pairs],
+            "x": [short[i] for i, _, _ in pairs],
+            "y": [short[j] for _, j, _ in pairs],
+            "item": [names[i] for i, _, _ in pairs],
+            "with": [names[j] for _, j, _ in pairs],
             "bvr": [p[2] for p in pairs],
             "value": [_cell_text(p[2]) for p in pairs],
             "ink": ["white" if p[2] > 0.6 * high else "#1b2631" for p in pairs],
@@ -302,3 +271,24 @@ def _cell_text(value: float) -> str:
     if not np.isfinite(value):
         return "n/a"
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
+
+
+#: The profile panels' styles: side by side, as many to a line as fit; everything in them scales with projector mode.
+PROFILE_CSS = """
+.effdim-panels { display: flex; flex-wrap: wrap; gap: 8px 16px; margin-top: 6px; }
+.effdim-panels svg, .effdim-legend-bars svg { display: block; zoom: var(--effdim-font-scale, 1); }
+.effdim-not-unique { color: #6b4e00; background: #fff4d6; border: 1px solid #f3d98b; border-radius: 5px;
+  padding: 4px 10px; margin: 4px 0; }
+"""
+
+
+def profile_html(profiles: pd.DataFrame, shares: pd.DataFrame, node: str) -> tuple[str, str]:
+    """The profiles of ``node`` as the report draws them: its class shares as bars (whose colours are the
+    profiles' legend), and a panel per item (:func:`effdim.charts.item_panels`), as two pieces of SVG
+    markup, every text from the data escaped there.
+
+    ``profiles`` are :meth:`effdim.FitResult.profiles`' rows, ``shares`` the rows (state, share) of
+    ``node``."""
+    classes = list(shares["state"])
+    panels = "".join(item_panels(profile_table(profiles), classes, node))
+    return share_bars(node, classes, list(shares["share"])), f"<div class='effdim-panels'>{panels}</div>"

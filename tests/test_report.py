@@ -316,11 +316,27 @@ def test_profile_panel_draws_a_bar_per_class_and_category_scaled_to_its_probabil
         assert h == pytest.approx(heights[0] * probs[c][j] / probs[0][0], abs=0.1)
     assert [r.get("fill") for r in bars[:2]] == list(CLASS_COLORS[:2])
     # a long label is turned and shortened, given in full in its tooltip, and its far end stays in the drawing
-    label = next(t for t in svg.iter(f"{ns}text") if t.find(f"{ns}title") is not None)
+    label = next(t for t in svg.iter(f"{ns}text") if t.get("class") == "category")
     assert label.find(f"{ns}title").text == categories[0] and "rotate(-35" in label.get("transform")
     shown = "".join(label.itertext())[len(categories[0]) :]
     assert shown == "a very long categ…"
     assert float(label.get("x")) - len(shown) * 6.8 * 0.82 >= 0  # cos 35° of its length, leftwards
+    # labels that fit when wrapped at spaces are wrapped, not turned; a long item name takes two lines and the rest
+    # is in its tooltip
+    item = "I would recommend this organisation as a place to work to my friends and to my family"
+    answers = ["Disagree", "Neither agree nor disagree", "Agree"]
+    svg = ET.fromstring(profile_panel(item, answers, [[0.2, 0.3, 0.5]] * 3, [1, 2, 3], "X"))
+    labels = [t for t in svg.iter(f"{ns}text") if t.get("class") == "category"]
+    assert [[span.text for span in t.iter(f"{ns}tspan")] for t in labels] == [
+        ["Disagree"],
+        ["Neither", "agree nor", "disagree"],
+        ["Agree"],
+    ]
+    assert not any(t.get("transform") for t in labels)
+    (title,) = [t for t in svg.iter(f"{ns}text") if t.get("class") == "panel-title"]
+    lines = [span.text for span in title.iter(f"{ns}tspan")]
+    assert len(lines) == 2 and lines[-1].endswith("…") and title.find(f"{ns}title").text == item
+    assert item.startswith(" ".join(lines).rstrip("…"))
     shares = ET.fromstring(share_bars("X", [1, 2], [0.75, 0.25]))
     widths = [float(r.get("width")) for r in shares.iter(f"{ns}rect") if r.get("fill") != "none"]
     assert widths[0] == pytest.approx(3 * widths[1])

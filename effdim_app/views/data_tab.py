@@ -12,7 +12,7 @@ from panel.viewable import Viewer
 from effdim.scores import SCORES
 from effdim.treedraw import model_data
 
-from ..figures import ClimbCurve, ScoreCurves
+from ..figures import ClimbCurve, ScoreCurves, scale_fonts
 from ..state import CS_PRIORS, SHOWN_SCORES, ScoresState
 from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
 from .tree_view import TreeFigure
@@ -42,6 +42,8 @@ PATH_COLUMNS = {
     "de": "int64",
 }
 LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
+#: The heights of the score curves and of the climb's chart at the normal type (projector mode makes them taller).
+CURVES_HEIGHT, CLIMB_HEIGHT = 330, 300
 #: Tabulator formatter of scores and log-likelihoods: thousands separated, two decimals.
 TWO_DECIMALS = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
 
@@ -146,6 +148,7 @@ class ScoresPanel(Viewer):
         # Bokeh figures updated in place, each built with the first results it shows (effdim_app.figures)
         self.curves: ScoreCurves | None = None
         self.climb_curve: ClimbCurve | None = None
+        self.font_scale = 1.0  # projector mode: 1.5
         self.plot_hint = html(
             "<small>Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+ and AIC "
             "against the cardinality appear here.</small>",
@@ -247,7 +250,7 @@ class ScoresPanel(Viewer):
             first = self.learned_drawing is None
             if first:
                 self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
-            self.learned_drawing.draw(model_data(tree))
+            self.learned_drawing.draw(model_data(tree, scale=self.font_scale), self.font_scale)
             if first:  # shown with its first tree
                 self.learned_box.append(self.learned_drawing.pane)
             self.learned_note.object = f"<b>{plain(self.state.learned_note)}</b>"
@@ -259,7 +262,8 @@ class ScoresPanel(Viewer):
             scored = state.results_frame()
             if self.curves is None:
                 self.curves = ScoreCurves(SHOWN_SCORES)
-                self.plot_box.objects = [pn.pane.Bokeh(self.curves.figure, sizing_mode="stretch_width", height=330)]
+                self.plot_box.objects = [pn.pane.Bokeh(self.curves.figure, sizing_mode="stretch_width")]
+                self._scale_figures()
             best = state.best()
             with pn.io.unlocked():  # Bokeh models changed from a coroutine (the sweep ending)
                 self.curves.update(scored, best)
@@ -291,9 +295,8 @@ class ScoresPanel(Viewer):
             self.path.show(path, formatters={"score": TWO_DECIMALS, "loglik": TWO_DECIMALS})
             if self.climb_curve is None:
                 self.climb_curve = ClimbCurve()
-                self.climb_box.objects = [
-                    pn.pane.Bokeh(self.climb_curve.figure, sizing_mode="stretch_width", height=300)
-                ]
+                self.climb_box.objects = [pn.pane.Bokeh(self.climb_curve.figure, sizing_mode="stretch_width")]
+                self._scale_figures()
             with pn.io.unlocked():
                 self.climb_curve.update(path, climb.score)
         else:
@@ -301,6 +304,21 @@ class ScoresPanel(Viewer):
         self.climb_box.visible = climb is not None
         self.plot_box.visible = climb is None and bool(state.results)
         self.plot_hint.visible = climb is None and not state.results
+
+    def set_font_scale(self, scale: float) -> None:
+        """Projector mode: the score curves' and the climb's type (and height) at ``scale``; the learned tree's
+        labels too."""
+        self.font_scale = scale
+        self._scale_figures()
+        self._update_learned()
+
+    def _scale_figures(self) -> None:
+        drawn = ((self.curves, self.plot_box, CURVES_HEIGHT), (self.climb_curve, self.climb_box, CLIMB_HEIGHT))
+        for figure, box, height in drawn:
+            if figure is not None:
+                with pn.io.unlocked():
+                    scale_fonts(figure.figure, self.font_scale, height)
+                box[0].height = figure.figure.height
 
     def __panel__(self):
         return pn.Column(

@@ -3,10 +3,12 @@
 After a sweep or a hill climb, pick one of the fits and see what an analyst
 coming from poLCA or StepMix looks at first:
 
-* the profile plot: ``P(item = category | class)`` for every item
-  (:meth:`effdim.FitResult.profiles`) as poLCA and Latent GOLD draw
-  it, a bar group per item and category, a bar per state of the chosen
-  hidden node; and the class shares;
+* the profiles: ``P(item = category | class)`` for every item
+  (:meth:`effdim.FitResult.profiles`) as the report draws them, a
+  panel per item, a bar group per category, a bar per state of the chosen
+  hidden node, long labels wrapped or shortened with the whole text on hover
+  (:func:`effdim_app.figures.profile_html`); the class shares as their
+  legend; and, where ``de < ds``, a sign that they are not unique;
 * the fit statistics with the true degrees of freedom ``df = dc - de``
   beside what other tools report (``dc - ds``), entropy R2, the average
   posterior per class, the Jacobian rank at the estimate, and convergence
@@ -29,7 +31,7 @@ import io
 import panel as pn
 from panel.viewable import Viewer
 
-from ..figures import ProfileBars, ResidualMap, ShareBars
+from ..figures import PROFILE_CSS, ResidualMap, profile_html, scale_fonts
 from ..state import FittedState
 from ..style import HTML_CSS
 from .proposal_view import ProposalView
@@ -37,6 +39,8 @@ from .widgets import in_one_message, plain
 
 __all__ = ["FittedState", "FittedView"]
 
+#: The residual map's size at the normal type (projector mode makes it larger).
+HEATMAP_WIDTH, HEATMAP_HEIGHT = 420, 340
 STATS_CSS = """
 .effdim-fit-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 4px 0; }
 .effdim-fit-table td { padding: 2px 12px 2px 0; vertical-align: top; }
@@ -68,21 +72,23 @@ class FittedView(Viewer):
         self.stats = pn.pane.HTML(
             "", sizing_mode="stretch_width", css_classes=["effdim-fit-stats"], stylesheets=[HTML_CSS, STATS_CSS]
         )
-        # Bokeh figures updated in place (effdim_app.figures), built with the first fit shown
-        self.figures: tuple[ProfileBars, ShareBars, ResidualMap] | None = None
-        # each figure goes into its box with the first fit: a Bokeh pane made empty and given its
-        # figure later was laid out at the empty pane's size (the shares plot drawn off its box)
-        self.profile = pn.Column(sizing_mode="stretch_width", margin=0, css_classes=["effdim-profile"])
-        self.shares = pn.Column(width=310, margin=0, css_classes=["effdim-shares"])
+        # the profiles and shares as SVG (effdim_app.figures.profile_html); the residual map a Bokeh figure updated
+        # in place, built with the first fit shown: a Bokeh pane made empty and given its figure later was laid
+        # out at the empty pane's size
+        self.profile = pn.pane.HTML(
+            "", sizing_mode="stretch_width", css_classes=["effdim-profile"], stylesheets=[HTML_CSS, PROFILE_CSS]
+        )
+        self.residuals: ResidualMap | None = None
+        self.font_scale = 1.0
         self.heatmap = pn.Column(width=430, margin=0, css_classes=["effdim-bvr"])
         self.bvr_help = pn.pane.HTML(
             "<p class='effdim-note'>Bivariate residual of two items: Pearson X² of their two-way table against "
             "the model's, per degree of freedom. Well above 1: the classes do not explain their association. "
             "Click the pair to see the model with a new hidden node over it, then apply it or not.</p>",
-            stylesheets=[STATS_CSS],
+            stylesheets=[HTML_CSS, STATS_CSS],
         )
         self.proposal = pn.pane.HTML(
-            "", sizing_mode="stretch_width", css_classes=["effdim-proposal"], stylesheets=[STATS_CSS]
+            "", sizing_mode="stretch_width", css_classes=["effdim-proposal"], stylesheets=[HTML_CSS, STATS_CSS]
         )
         self.download = pn.widgets.FileDownload(
             label="Download posteriors (CSV)",
@@ -121,8 +127,16 @@ class FittedView(Viewer):
             ),
             self.model_line,
             self.profile,
-            pn.Row(self.shares, self.stats, sizing_mode="stretch_width"),
-            pn.Row(self.heatmap, pn.Column(self.bvr_help, self.proposal, proposal), sizing_mode="stretch_width"),
+            self.stats,
+            # the explanation and the proposal beside the map, under it where the map leaves them no room
+            pn.FlexBox(
+                self.heatmap,
+                pn.Column(
+                    self.bvr_help, self.proposal, proposal, styles={"flex": "1 1 320px"}, sizing_mode="stretch_width"
+                ),
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
             sizing_mode="stretch_width",
             visible=False,
         )
@@ -150,7 +164,7 @@ class FittedView(Viewer):
         self.stale.param.update(
             object=f"<div class='effdim-stale'>⚠ {plain(stale)}</div>" if stale else "", visible=bool(stale)
         )
-        for box in (self.profile, self.shares, self.heatmap):
+        for box in (self.profile, self.heatmap):
             box.styles = {"opacity": "0.45"} if stale else {"opacity": "1"}
 
     def _render(self, *_) -> None:
@@ -169,21 +183,43 @@ class FittedView(Viewer):
         self.stats.object = _stats_html(shown)
 
     def _draw(self, shown) -> None:
-        first = self.figures is None
+        shares, panels = profile_html(shown.profiles, shown.shares, shown.node)
+        node = plain(shown.node)
+        sign = shown.fit.non_unique_sentence()
+        self.profile.object = (
+            f"<div class='effdim-h'>Profiles of {node}: P(item = category | {node})</div>"
+            + (f"<div class='effdim-not-unique'>⚠ <b>Not unique.</b> {plain(sign)}</div>" if sign else "")
+            + f"<div class='effdim-legend-bars'><div class='effdim-note'>Shares of {node}, largest first: the colours "
+            f"of the bars below</div>{shares}</div>{panels}"
+        )
+        first = self.residuals is None
         if first:
-            self.figures = (ProfileBars(), ShareBars(), ResidualMap(self._pair_clicked))
-        profile, shares, residuals = self.figures
-        share_of = dict(zip(shown.shares["state"].astype(int), shown.shares["share"]))
-        # the figures' own Bokeh models change, possibly from a coroutine (a sweep ending), so outside
+            self.residuals = ResidualMap(self._pair_clicked)
+        # the figure's own Bokeh models change, possibly from a coroutine (a sweep ending), so outside
         # the document lock that Panel takes for its own widgets: dispatch the changes explicitly
         with pn.io.unlocked():
-            profile.update(shown.profiles, share_of, shown.node)
-            shares.update(shown.shares["state"], shown.shares["share"], shown.node)
-            residuals.update(shown.residuals)
-        if first:  # shown with their first data
-            self.profile.objects = [pn.pane.Bokeh(profile.figure, sizing_mode="stretch_width", height=340)]
-            self.shares.objects = [pn.pane.Bokeh(shares.figure, width=300, height=260)]
-            self.heatmap.objects = [pn.pane.Bokeh(residuals.figure, width=420, height=340)]
+            self.residuals.update(shown.residuals)
+            if first:
+                scale_fonts(self.residuals.figure, self.font_scale)
+        if first:  # shown with its first data
+            self.heatmap.objects = [pn.pane.Bokeh(self.residuals.figure, sizing_mode="fixed")]
+        self._fit_heatmap()
+
+    def set_font_scale(self, scale: float) -> None:
+        """Projector mode: the residual map's type (and its size) at ``scale``; the profiles and the text
+        follow the page's CSS."""
+        self.font_scale = scale
+        if self.residuals is not None:
+            with pn.io.unlocked():
+                scale_fonts(self.residuals.figure, scale)
+            self._fit_heatmap()
+
+    def _fit_heatmap(self) -> None:
+        """The residual map grows with its type: its cells hold numbers in the larger type too."""
+        figure = self.residuals.figure
+        with pn.io.unlocked():
+            figure.update(width=round(HEATMAP_WIDTH * self.font_scale), height=round(HEATMAP_HEIGHT * self.font_scale))
+        self.heatmap.width = figure.width + 10
 
     def _pair_clicked(self, a: str, b: str) -> None:
         if a != b:

@@ -3,7 +3,7 @@ posterior download (a click on the BVR heatmap: test_proposal.py)."""
 
 import pytest
 from conftest import show_the_first_fit
-from pages import POLL, TIMEOUT
+from pages import TIMEOUT
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -14,10 +14,6 @@ VIEWS = """
   const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
   for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
 """
-TITLES = (
-    f"() => {{ {VIEWS} return views.filter((v) => v.model && v.model.title && v.model.title.text)"
-    ".map((v) => v.model.title.text); }"
-)
 # Screen position of the cell (x, y) of the categorical plot whose title starts with ``prefix``.
 CELL_XY = f"""
 ([prefix, x, y]) => {{
@@ -44,11 +40,7 @@ def _check_the_fits_and_the_download(page: Page, shots, tmp_path) -> None:
     expect(stats).to_contain_text("df = dc − de", timeout=TIMEOUT)
     expect(stats).to_contain_text("entropy R²")
     expect(stats).to_contain_text("2.7199")  # G2 of the 2-class model, chosen as best by BIC+
-    page.wait_for_function(
-        f"() => ({TITLES})().some((t) => t.startsWith('Profiles of X: P(item = category | X)'))",
-        timeout=TIMEOUT,
-        polling=POLL,
-    )
+    expect(page.locator(".effdim-profile")).to_contain_text("Profiles of X: P(item = category | X)")
     # the 3-class fit: de < ds, and the view says so
     page.locator(".effdim-fit-choice select").select_option("|X| = 3: X:3(A:2,B:2,C:2,D:2)")
     expect(stats).to_contain_text("other tools: dc − ds = 1", timeout=TIMEOUT)

@@ -20,18 +20,18 @@ VIEWS = """
   const walk = (v) => { views.push(v); for (const c of (v.child_views || [])) walk(c); };
   for (const root of Bokeh.index.roots ?? Object.values(Bokeh.index)) walk(root);
 """
-# The profile plot: its title, whether the title fits its canvas, its x factors and its glyph types.
+# The profile panels (SVG, one per item, effdim.charts): each panel's name and its category labels, and the
+# heading above them with whether it fits its pane.
 PROFILE = f"""
 () => {{
-  {VIEWS}
-  const plot = views.find((v) => v.frame && v.model.title && v.model.title.text.startsWith('Profiles'));
-  if (!plot) return null;
-  const title = plot.model.title.text;
-  const ctx = document.createElement('canvas').getContext('2d');
-  ctx.font = `bold ${{plot.model.title.text_font_size}} helvetica`;
-  return {{title, fits: ctx.measureText(title).width <= plot.canvas_view.bbox.width - 20,
-           factors: plot.model.x_range.factors,
-           glyphs: plot.model.renderers.map((r) => r.glyph.type)}};
+  {DEEP}
+  const pane = deep('.effdim-h', '.effdim-profile')[0];
+  if (!pane) return null;
+  const panels = deep('.effdim-panels svg');
+  return {{title: pane.textContent, fits: pane.scrollWidth <= pane.clientWidth + 1,
+           items: panels.map((p) => p.getAttribute('aria-label')),
+           categories: panels.map((p) => [...p.querySelectorAll('text.category tspan')].map((t) => t.textContent)),
+           lines: panels.reduce((n, p) => n + p.querySelectorAll('polyline, path').length, 0)}};
 }}
 """
 # The texts written in the bivariate-residual heatmap's cells.
@@ -82,11 +82,11 @@ def _settle(page: Page) -> None:
 def _check_fitted_view(page: Page, shots, width: int) -> None:
     page.wait_for_function(f"() => ({PROFILE})() !== null && ({CELL_TEXTS})() !== null", timeout=TIMEOUT, polling=POLL)
     profile = page.evaluate(PROFILE)
-    assert profile["fits"], f"the profile plot's title is cut: {profile['title']!r}"
-    # poLCA-style: bars grouped by (item, category, class), no line joining different items' categories
-    assert "Line" not in profile["glyphs"] and "MultiLine" not in profile["glyphs"], profile["glyphs"]
-    assert all(len(f) == 3 for f in profile["factors"]), profile["factors"][:3]
-    assert {f[0] for f in profile["factors"]} == {"A", "B", "C", "D"}
+    assert profile["fits"], f"the profiles' heading is cut: {profile['title']!r}"
+    # poLCA-style: a panel per item, in it the bars of each category (its labels under them), no line joining
+    # different items' categories
+    assert profile["items"] == [f"profile of {item}" for item in "ABCD"], profile["items"]
+    assert profile["categories"] == [["+", "-"]] * 4 and profile["lines"] == 0, profile
     # the heatmap writes its values
     texts = page.evaluate(CELL_TEXTS)
     assert texts and all(re.fullmatch(r"\d+\.\d\d", t) for t in texts), texts
