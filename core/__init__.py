@@ -33,7 +33,8 @@ report's parts), :mod:`effdim.search` (sweeps, climbs, the caveats of a pick),
 :mod:`effdim.scores` (the criteria and their registry),
 :mod:`effdim.priors` (the CS prior), :mod:`effdim.profiles` (a fit's
 parameters and posteriors in the data's words), :mod:`effdim.diagnostics` (fit
-statistics, residuals, identification), :mod:`effdim.bootstrap` (bootstrap
+statistics, residuals, identification), :mod:`effdim.threestep` (distal
+outcomes of the classes by the three-step method), :mod:`effdim.bootstrap` (bootstrap
 p-values, BLRT), :mod:`effdim.executor` (where jobs run), :mod:`effdim.limits`
 (what may be computed), :mod:`effdim.validation` (argument checks),
 :mod:`effdim.errors`, :mod:`effdim.report` (the HTML report),

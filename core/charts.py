@@ -11,7 +11,10 @@ any colour vision:
   and the dashboard alike;
 * :func:`share_bars` -- the class shares ``P(H = h)``
   (:func:`effdim.profiles.class_shares`) as labelled horizontal bars; its
-  colours are the legend of the profile panels.
+  colours are the legend of the profile panels;
+* :func:`mean_panel` -- a distal outcome's class means with their intervals
+  (:mod:`effdim.threestep`); a categorical one is a :func:`profile_panel` with
+  an interval on each bar.
 
 Classes are coloured from :data:`CLASS_COLORS`, the Okabe-Ito palette (Okabe
 & Ito 2008, "Color Universal Design"), whose colours stay distinct under the
@@ -23,10 +26,19 @@ escaped here: column names and category labels come from the user's file.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CLASS_COLORS", "abbreviations", "class_color", "item_panels", "profile_panel", "share_bars"]
+__all__ = [
+    "CLASS_COLORS",
+    "abbreviations",
+    "class_color",
+    "item_panels",
+    "mean_panel",
+    "profile_panel",
+    "share_bars",
+]
 
 #: Okabe-Ito colours for classes 1, 2, ... (blue, orange, bluish green, vermillion, sky blue,
 #: reddish purple, yellow, black), the order that keeps the first few most distinct.
@@ -65,6 +77,7 @@ def profile_panel(
     probabilities: Sequence[Sequence[float]],
     classes: Sequence[object],
     node: str,
+    intervals: tuple[Sequence[Sequence[float]], Sequence[Sequence[float]]] | None = None,
 ) -> str:
     """One item's profile: ``probabilities[c][j] = P(item = categories[j] | node = classes[c])``.
 
@@ -74,7 +87,8 @@ def profile_panel(
     label is wrapped at spaces onto :data:`LABEL_LINES` lines under its group,
     else shortened and turned. Whatever is shortened is given in full in the
     tooltips (the title's, each label's and each bar's), and no label runs
-    into its neighbour's room.
+    into its neighbour's room. ``intervals``: lower and upper bounds shaped
+    as the probabilities, drawn as a whisker on each bar (none where NaN).
     """
     k, m = len(classes), len(categories)
     bars = k * m  # narrower bars when there are many, so a panel stays about a screen wide at most
@@ -116,11 +130,14 @@ def profile_panel(
         for c, name in enumerate(classes):
             p = float(probabilities[c][j])
             x = x0 + c * (bar + 2)
+            bounds = "" if intervals is None else _bounds(intervals[0][c][j], intervals[1][c][j])
             body.append(
                 f'<rect x="{x:.1f}" y="{y_of(p):.1f}" width="{bar}" height="{plot_h * p:.1f}" '
                 f'fill="{class_color(c)}"><title>{_text(item)} = {_text(category)} | '
-                f"{_text(node)} = {_text(name)}: {p:.3f}</title></rect>"
+                f"{_text(node)} = {_text(name)}: {p:.3f}{bounds}</title></rect>"
             )
+            if bounds:
+                body.append(_whisker(x + bar / 2, y_of(intervals[0][c][j]), y_of(intervals[1][c][j]), bar / 3))
         cx, ly = x0 + group / 2, top + plot_h + 15
         turn = f' transform="rotate(-35 {cx:.1f} {ly:.1f})"' if turned else ""
         anchor = "end" if turned else "middle"
@@ -129,6 +146,75 @@ def profile_panel(
             f"<title>{_text(category)}</title>{_tspans(shown[j].split(chr(10)), cx, 14)}</text>"
         )
     return _svg(width, height, body, f"profile of {item}")
+
+
+def _bounds(lower: float, upper: float) -> str:
+    """`` (95 % CI a to b)`` for a tooltip, or nothing where the interval is not defined."""
+    return "" if lower != lower or upper != upper else f" (95 % CI {lower:.3f} to {upper:.3f})"
+
+
+def _whisker(x: float, y_low: float, y_high: float, half: float) -> str:
+    """A vertical interval at ``x`` with caps ``half`` wide, in the text colour."""
+    return (
+        f'<path d="M{x:.1f},{y_low:.1f}V{y_high:.1f}M{x - half:.1f},{y_low:.1f}H{x + half:.1f}'
+        f'M{x - half:.1f},{y_high:.1f}H{x + half:.1f}" stroke="{TEXT}" stroke-width="1.2" fill="none"/>'
+    )
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    """About five round tick values covering ``[low, high]``."""
+    span = high - low if high > low else abs(high) or 1.0
+    raw = span / 4
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if raw <= m * step)
+    first = math.floor(low / step) * step
+    return [first + i * step for i in range(int(math.ceil((high - first) / step)) + 1)]
+
+
+def mean_panel(
+    outcome: str,
+    means: Sequence[float],
+    lower: Sequence[float],
+    upper: Sequence[float],
+    classes: Sequence[object],
+    node: str,
+) -> str:
+    """A continuous outcome's class means, one dot per class in the class colours with its 95 % interval
+    as a whisker, on an axis spanning the intervals (values in the tooltips)."""
+    values = [float(v) for v in (*means, *lower, *upper) if v == v]
+    ticks = _ticks(min(values), max(values))
+    lo, hi = ticks[0], ticks[-1]
+    left, right, plot_h, slot = 52, 12, 150, 44
+    width = max(left + slot * len(classes) + right, 170)
+    title = _lines(str(outcome), int((width - 8) / (CHAR_PX * 1.1)), TITLE_LINES, cut=True)
+    top = 12 + 15 * len(title)
+    height = top + plot_h + 24
+
+    def y_of(v: float) -> float:
+        return top + plot_h * (hi - v) / (hi - lo if hi > lo else 1.0)
+
+    body = [
+        f"<title>{_text(outcome)}: mean per class of {_text(node)}</title>",
+        f'<text class="panel-title" x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" '
+        f'font-weight="600"><title>{_text(outcome)}</title>{_tspans(title, width / 2, 15)}</text>',
+    ]
+    for t in ticks:
+        y = y_of(t)
+        body.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>')
+        body.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{t:g}</text>')
+    for c, (name, mean) in enumerate(zip(classes, means)):
+        x = left + slot * (c + 0.5)
+        bounds = _bounds(lower[c], upper[c])
+        if bounds:
+            body.append(_whisker(x, y_of(lower[c]), y_of(upper[c]), 6))
+        body.append(
+            f'<circle cx="{x:.1f}" cy="{y_of(mean):.1f}" r="5" fill="{class_color(c)}">'
+            f"<title>{_text(node)} = {_text(name)}: {_text(outcome)} {mean:.4g}{bounds}</title></circle>"
+        )
+        body.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="12">{_text(name)}</text>'
+        )
+    return _svg(width, height, body, f"class means of {outcome}")
 
 
 #: Lines an item's name may take as a panel's title, and a category label under its bars.

@@ -48,8 +48,10 @@ class FitResult:
     to its data column; :meth:`parameter_table`, :meth:`profiles`,
     :meth:`class_shares`, :meth:`posteriors` (:mod:`effdim.profiles`) and
     :meth:`fit_statistics`, :meth:`pattern_table`, :meth:`bivariate_residuals`,
-    :meth:`identification` (:mod:`effdim.diagnostics`) read them. Hidden
-    states come by decreasing share; :meth:`relabeled` reorders them.
+    :meth:`identification` (:mod:`effdim.diagnostics`) read them, and
+    :meth:`distal` relates the classes to variables left out of the model
+    (:mod:`effdim.threestep`). Hidden states come by decreasing share;
+    :meth:`relabeled` reorders them.
     """
 
     model: HLCModel
@@ -103,6 +105,14 @@ class FitResult:
         from .profiles import posterior_table
 
         return posterior_table(self.params, self._data(), self.labels, nodes)
+
+    def distal(self, data: Any, outcomes: Any, **options: Any) -> list:
+        """Class-specific means or probabilities of variables left out of the model, by the three-step
+        method (:func:`effdim.threestep.distal_outcomes`: ``data`` the data of this fit with the outcome
+        columns; ``method="bch"``, ``"ml"``, ``"modal"``; ...)."""
+        from .threestep import distal_outcomes
+
+        return distal_outcomes(self, data, outcomes, **options)
 
     def relabeled(self, node: str, order: Iterable[int]) -> FitResult:
         """The same fit with hidden ``node``'s states renumbered: new state ``i`` is old ``order[i]``

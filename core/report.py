@@ -20,7 +20,10 @@ and the sweep or hill climb it came from, into one HTML document;
 * the fit statistics with ``df = dc - de`` beside the ``dc - ds`` other tools
   report (:mod:`effdim.diagnostics`), EM's convergence and identification at
   the estimate;
-* the bivariate residuals, a table shaded by value with the value in each cell.
+* the bivariate residuals, a table shaded by value with the value in each cell;
+* with distal outcomes (:mod:`effdim.threestep`), each outcome's class means
+  or category probabilities with their intervals, drawn and tabled, and the
+  Wald test of their equality.
 
 The page makes no request of any kind: styles are inline, figures are inline
 SVG, there is no script and no web font, and its Content-Security-Policy
@@ -41,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .charts import item_panels, share_bars
+from .charts import item_panels, mean_panel, profile_panel, share_bars
 from .dimensions import LocalDimensions
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
@@ -50,6 +53,7 @@ from .priors import DirichletPrior
 from .profiles import profile_table
 from .scores import SCORES, TIE_TOLERANCE, best
 from .search import pick_caveats
+from .threestep.result import METHODS
 from .treedraw import model_data, tree_svg
 
 __all__ = ["MAX_CATEGORIES_LISTED", "MAX_PROFILE_NODES", "command_line", "report_html", "write_report"]
@@ -532,6 +536,77 @@ def _residuals_section(fit: Any) -> str:
 
 
 # ------------------------------------------------------------------ the page
+def _distal_section(outcomes: Sequence[Any]) -> str:
+    """Each distal outcome's class estimates, drawn with their 95 % intervals and tabled, and its Wald test."""
+    if not outcomes:
+        return ""
+    first = outcomes[0]
+    error = first.classification
+    body = _p(
+        f"The three-step method, step 3 by the {METHODS[first.method]}; {error.assignment} assignment misclassifies "
+        f"{100 * error.error_rate:.1f} % of the rows. Standard errors are {first.se_method}, taking the "
+        "classification error as known; intervals are 95 % (for probabilities on the log-odds scale).",
+        "note",
+    )
+    for outcome in outcomes:
+        lower, upper = outcome.intervals()
+        se = outcome.se
+        node = outcome.node
+        if outcome.kind == "continuous":
+            figure = mean_panel(
+                outcome.column, outcome.estimates[:, 0], lower[:, 0], upper[:, 0], outcome.classes, node
+            )
+            rows = [
+                (
+                    c,
+                    _num(outcome.shares[i], 3),
+                    _num(outcome.estimates[i, 0]),
+                    _num(se[i, 0]),
+                    _interval(lower[i, 0], upper[i, 0]),
+                    _num(outcome.sd[i]),
+                )
+                for i, c in enumerate(outcome.classes)
+            ]
+            table = _table([node, "share", "mean", "SE", "95 % CI", "SD"], rows, [False, True, True, True, True, True])
+            what = "means"
+        else:
+            figure = profile_panel(
+                outcome.column, outcome.categories, outcome.estimates, outcome.classes, node, (lower, upper)
+            )
+            rows = [
+                (
+                    c if j == 0 else "",
+                    str(category),
+                    _num(outcome.estimates[i, j]),
+                    _num(se[i, j]),
+                    _interval(lower[i, j], upper[i, j]),
+                )
+                for i, c in enumerate(outcome.classes)
+                for j, category in enumerate(outcome.categories)
+            ]
+            table = _table([node, "category", "probability", "SE", "95 % CI"], rows, [False, False, True, True, True])
+            what = "probabilities"
+        wald = outcome.wald
+        test = (
+            f"Wald test of equal {what} in every class: W = {wald.statistic:.3f}, df = {wald.df}, "
+            f"p = {wald.p_value:.4g}."
+            if wald.df
+            else ""
+        )
+        missing = f", {_count(outcome.n_missing)} without a value" if outcome.n_missing else ""
+        body += (
+            f"<h3>{_e(outcome.column)} ({_e(outcome.kind)}; {_count(outcome.n)} rows with a value{_e(missing)})</h3>"
+            f'<div class="node-row"><div class="panels">{figure}</div>{table}</div>'
+            + _p(test)
+            + "".join(_p(note, "warn") for note in outcome.notes)
+        )
+    return _section("distal", "Distal outcomes", body)
+
+
+def _interval(lower: float, upper: float) -> str:
+    return "n/a" if lower != lower else f"{lower:.4f} to {upper:.4f}"
+
+
 def report_html(
     fit: Any,
     *,
@@ -541,6 +616,7 @@ def report_html(
     pick: str | None = None,
     command: str | None = None,
     bootstrap: Any = None,
+    distal: Sequence[Any] = (),
     generated: _dt.datetime | None = None,
 ) -> str:
     """The HTML report of ``fit`` (a :class:`effdim.FitResult` that keeps its data) as a string.
@@ -552,6 +628,7 @@ def report_html(
     report). ``command``: the command line that reproduces the analysis
     (:func:`command_line`). ``bootstrap``: a
     :func:`effdim.bootstrap.bootstrap_g2` result to show beside the p-values.
+    ``distal``: :class:`effdim.threestep.DistalOutcome` results to show.
     ``generated``: the time stamp shown (default now, UTC).
     """
     from . import __version__
@@ -586,6 +663,7 @@ def report_html(
         ("profiles", "Classes and profiles"),
         ("fit", "Fit statistics"),
         ("residuals", "Bivariate residuals"),
+        *([("distal", "Distal outcomes")] if distal else []),
     ]
     nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in contents)
     parts = [
@@ -607,6 +685,7 @@ def report_html(
         _profiles_section(fit),
         _fit_section(fit, bootstrap),
         _residuals_section(fit),
+        _distal_section(distal),
         (
             "<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
             "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "

@@ -11,13 +11,15 @@ import os
 from ..errors import EffdimError
 from ..priors import DirichletPrior
 from ..scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
+from . import three_step
 from .arguments import SEPARATOR_NAMES, UsageError, em_settings_of, execution_of, mapping_of
 from .output import _STDERR, _emit_json, _n, _Progress, format_table
 from .outputs import check_outputs, writing
 
 
-def _load_data(args: argparse.Namespace):
-    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`).
+def _load_data(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
+    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`);
+    the ``unlimited`` columns are read with every value they have.
 
     What was detected (format, encoding, separator) is a note
     (:class:`_Stderr`): one line on stderr after the results once the
@@ -34,7 +36,7 @@ def _load_data(args: argparse.Namespace):
                 f"not to the bundled data set {args.data!r}"
             )
         return datasets.load(args.data)
-    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding)
+    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding, unlimited=unlimited)
     if not (args.quiet or args.json):
         _STDERR.note(f"read {loaded.dataset.source} as {loaded.description()}")
     return loaded.dataset
@@ -88,11 +90,13 @@ def _cmd_fit(args: argparse.Namespace) -> None:
 
     _prepare_report(args)
     settings = em_settings_of(args)
-    data = _load_data(args)
+    data = _load_data(args, tuple(three_step.outcome_columns(args)))
     model = load_model(args.model)
-    result = fit(data, model, settings, mapping=mapping_of(args), warn=False)
+    mapping = mapping_of(args)
+    result = fit(three_step.measurement_data(args, data, model, mapping), model, settings, mapping=mapping, warn=False)
     for node, order in _orders(args, model):
         result = result.relabeled(node, order)
+    distal = three_step.analyse(args, result, data)
     stats = result.fit_statistics()
     boot = None
     if args.bootstrap:
@@ -112,7 +116,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if args.posteriors:
         with writing(args.posteriors, "posteriors"):
             result.posteriors().to_csv(args.posteriors, index=False)
-    _write_report(args, result, data=data, bootstrap=boot)
+    _write_report(args, result, data=data, bootstrap=boot, distal=distal)
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
@@ -127,6 +131,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         # the response patterns the model fits worst (poLCA's predcell, largest Pearson residuals first)
         payload["worst_patterns"] = json.loads(result.pattern_table().head(WORST_PATTERNS).to_json(orient="records"))
         payload["convergence"] = notes
+        if distal:
+            payload["distal"] = [outcome.to_json() for outcome in distal]
         _emit_json(payload)
         return
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
@@ -186,6 +192,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
             "largest bivariate residuals (above 1: local dependence): "
             + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs))
         )
+    three_step.print_outcomes(distal)
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
     if args.report:
@@ -237,6 +244,9 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--pick": getattr(args, "pick", None),
         "--map": args.map,
         "--order": getattr(args, "order", None),
+        "--distal": getattr(args, "distal", None),
+        "--distal-method": getattr(args, "distal_method", None) if getattr(args, "distal", None) else None,
+        "--distal-assignment": getattr(args, "distal_assignment", None) if getattr(args, "distal", None) else None,
         "--restarts": args.restarts,
         "--seed": args.seed,
         "--tol": args.tol,

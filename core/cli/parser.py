@@ -8,6 +8,7 @@ from .. import __version__
 from ..limits import DEFAULT_MAX_BYTES, ROUNDS
 from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
 from ..scores import SCORES
+from . import three_step
 from .app_command import _cmd_app
 from .arguments import (
     _add_em_options,
@@ -120,6 +121,7 @@ def _add_fit(sub) -> None:
         help="where de < ds, refit K times from other starts and show how far the class shares "
         "move between fits that are equally good (default 4; 0: skip)",
     )
+    three_step.add_options(fit_p)
     _add_executor_options(fit_p)
 
 

@@ -1,0 +1,238 @@
+"""Distal outcomes of a fitted model's classes by the three-step method: the entry point.
+
+:func:`distal_outcomes` takes a fit (step 1), the data it was fitted to
+with the outcome columns beside the items, and for each outcome assigns the
+units to classes (step 2, :mod:`effdim.threestep.classification`) and
+estimates the class-specific means or category probabilities (step 3) by
+
+* ``"bch"``: the BCH correction (:mod:`effdim.threestep.weighted`), the default;
+* ``"ml"``: the ML correction (:mod:`effdim.threestep.ml`);
+* ``"modal"``, ``"proportional"``: the uncorrected methods, biased towards
+  equal classes whenever classification is not perfect (for comparison).
+
+Each outcome is analysed on its own, with the units that have a value
+(a unit without one is counted in ``n_missing``; under the ML method it still
+informs the class shares), with a Wald test that every class has the same
+mean or probabilities (:mod:`effdim.threestep.wald`).
+
+Examples
+--------
+Three rows like the first for each like the second, and an outcome ``z``
+high in the first kind:
+
+>>> from effdim import fit
+>>> from effdim.threestep import distal_outcomes
+>>> from effdim.reading import load_csv
+>>> first = [(1, 1, 1, 1, 8), (1, 1, 1, 2, 7), (1, 2, 1, 1, 6)] * 60
+>>> second = [(2, 2, 2, 2, 1), (2, 2, 1, 2, 2), (2, 2, 2, 1, 3)] * 20
+>>> text = "a,b,c,d,z\\n" + "\\n".join(",".join(map(str, row)) for row in first + second)
+>>> data = load_csv(text.encode(), name="demo.csv")
+>>> fitted = fit(data, "X:2:a:2,b:2,c:2,d:2", seed=1, warn=False)
+>>> [out] = distal_outcomes(fitted, data, {"z": "continuous"})
+>>> out.method, out.kind, out.estimates.round(1).ravel().tolist()
+('bch', 'continuous', [7.0, 2.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..data import DataError, Dataset, check_matches_model
+from ..errors import InvalidArgument, shown
+from .classification import ASSIGNMENTS, Classification, classify
+from .ml import SHARES, ml_step3
+from .outcome import Outcome, outcome_kind
+from .result import METHODS, DistalOutcome
+from .units import Units
+from .wald import equality_test
+from .weighted import class_means
+
+__all__ = ["distal_outcomes"]
+
+
+def distal_outcomes(
+    fit: Any,
+    data: Dataset,
+    outcomes: str | Sequence[str] | Mapping[str, str],
+    *,
+    method: str = "bch",
+    assignment: str = "modal",
+    node: str | None = None,
+    shares: str = "estimated",
+) -> list[DistalOutcome]:
+    """The three-step estimates of each outcome (module docstring).
+
+    Parameters
+    ----------
+    fit:
+        A :class:`effdim.FitResult` that keeps its data (step 1).
+    data:
+        The data the model was fitted to, with the outcome columns.
+    outcomes:
+        A column, a list of columns (each of kind ``"auto"``), or a mapping
+        column -> ``"auto"``, ``"categorical"`` or ``"continuous"``
+        (:func:`effdim.threestep.outcome.outcome_kind`).
+    method:
+        One of :data:`effdim.threestep.result.METHODS`.
+    assignment:
+        Step 2's assignment for the BCH and ML corrections (``"modal"`` or
+        ``"proportional"``; :data:`effdim.threestep.classification.ASSIGNMENTS`).
+    node:
+        The hidden node whose classes are compared; default the root.
+    shares:
+        The ML method's class shares: ``"estimated"`` in step 3, or held at the
+        ``"measurement"`` model's (:mod:`effdim.threestep.ml`).
+    """
+    if method not in METHODS:
+        raise InvalidArgument(f"the distal method must be one of {', '.join(METHODS)}, got {method!r}")
+    if assignment not in ASSIGNMENTS:
+        raise InvalidArgument(f"the assignment must be one of {', '.join(ASSIGNMENTS)}, got {assignment!r}")
+    if shares not in SHARES:
+        raise InvalidArgument(f"the class shares must be one of {', '.join(SHARES)}, got {shares!r}")
+    model = fit.model
+    node = model.root if node is None else node
+    if node not in model or not model.is_hidden(node):
+        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+    kinds = _kinds(outcomes)
+    leaf_columns = [fit.columns[leaf] for leaf in model.observed]
+    _check_same_data(fit, data)
+    results = []
+    for column, kind in kinds.items():
+        if column in leaf_columns:
+            raise DataError(f"the outcome {shown(column)} is an item of the model; a distal outcome is left out of it")
+        units, outcome = _units(fit, data, node, column, kind)
+        results.append(_analyse(fit, node, units, outcome, method, assignment, shares))
+    return results
+
+
+def _kinds(outcomes: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    if isinstance(outcomes, str):
+        kinds = {outcomes: "auto"}
+    elif isinstance(outcomes, Mapping):
+        kinds = {str(k): v for k, v in outcomes.items()}
+    else:
+        kinds = {}
+        for column in outcomes:
+            if column in kinds:
+                raise InvalidArgument(f"the outcome {shown(str(column))} is named twice")
+            kinds[str(column)] = "auto"
+    if not kinds:
+        raise InvalidArgument("name at least one distal outcome")
+    return kinds
+
+
+def _check_same_data(fit: Any, data: Dataset) -> None:
+    """The fit's data must be ``data``'s items: the same patterns with the same counts and states."""
+    if fit.data is None:
+        raise InvalidArgument("this fit does not keep its data; fit it with effdim.fit")
+    arranged = check_matches_model(data, fit.model, fit.columns)
+    same = (
+        arranged.states == fit.data.states
+        and arranged.patterns.shape == fit.data.patterns.shape
+        and np.array_equal(arranged.patterns, fit.data.patterns)
+        and np.allclose(arranged.counts, fit.data.counts, rtol=1e-12, atol=0)
+    )
+    if not same:
+        raise DataError(
+            f"the data {shown(data.source or 'given')} are not the data the model was fitted to "
+            "(their items' answers or counts differ): give the data of the fit, with the outcome columns"
+        )
+
+
+def _units(fit: Any, data: Dataset, node: str, column: str, kind: str) -> tuple[Units, Outcome]:
+    """The units over the items and ``column``, their posteriors for ``node``, and the outcome's values."""
+    from ..em import posterior
+
+    model = fit.model
+    sub = data.subset([fit.columns[leaf] for leaf in model.observed] + [column])
+    states = sub.states[-1]
+    kind = outcome_kind(column, states, kind)
+    md, post = posterior(fit.params, fit.data, node)
+    index = {tuple(row): i for i, row in enumerate(md.patterns.tolist())}
+    where = np.array([index[tuple(row)] for row in sub.patterns[:, :-1].tolist()], dtype=np.intp)
+    codes = sub.patterns[:, -1]
+    if kind == "continuous":
+        lookup = np.append(np.array(states, dtype=float), np.nan)
+        outcome = Outcome(column, kind, lookup[codes])
+    else:
+        outcome = Outcome(column, kind, codes.copy(), tuple(states))
+    return Units(post[where], sub.counts), outcome
+
+
+def _analyse(
+    fit: Any, node: str, units: Units, outcome: Outcome, method: str, assignment: str, shares: str
+) -> DistalOutcome:
+    classes = tuple(fit.labels.state(node, c) for c in range(units.n_classes))
+    classification = classify(units, "proportional" if method == "proportional" else assignment)
+    seen = outcome.observed
+    mass = units.mass
+    n, n_missing = float(mass[seen].sum()), float(mass[~seen].sum())
+    if n <= 0:
+        raise DataError(f"the outcome {shown(outcome.name)} has no values")
+    notes: list[str] = []
+    if method == "ml":
+        found = ml_step3(classification, units, outcome, shares=shares)
+        estimates, covariance, step3_shares = found.means, found.covariance, found.shares
+        sd, boundary, se_method = found.sd, found.boundary, found.se
+        notes += _ml_notes(found, outcome, classes)
+    else:
+        weights = _class_weights(classification, method)
+        used, present = units.take(seen), outcome.take(seen)
+        y = present.design()
+        if outcome.kind == "continuous":
+            y = np.hstack([y, y**2])
+        found = class_means(weights[seen], y, used.mass, used.meat, probabilities=outcome.kind == "categorical")
+        estimates, covariance = found.means, found.covariance
+        step3_shares, boundary, se_method = found.sizes / found.sizes.sum(), found.clipped, "robust"
+        sd = None
+        if outcome.kind == "continuous":
+            variance = estimates[:, 1] - estimates[:, 0] ** 2
+            sd = np.sqrt(np.where(variance >= 0, variance, np.nan))
+            estimates, covariance = estimates[:, :1], covariance[::2, ::2]
+        notes += [
+            f"class {classes[c]}: the BCH weights give category {present.categories[j]!r} a negative count; "
+            "its probability is set to 0"
+            for c, j in boundary
+        ]
+    return DistalOutcome(
+        column=outcome.name,
+        kind=outcome.kind,
+        method=method,
+        node=node,
+        classes=classes,
+        categories=outcome.categories,
+        estimates=estimates,
+        covariance=covariance,
+        shares=step3_shares,
+        sd=sd,
+        wald=equality_test(estimates, covariance),
+        n=n,
+        n_missing=n_missing,
+        se_method=se_method,
+        boundary=boundary,
+        notes=tuple(notes),
+        classification=classification,
+    )
+
+
+def _class_weights(classification: Classification, method: str) -> np.ndarray:
+    return classification.bch_weights() if method == "bch" else classification.assigned
+
+
+def _ml_notes(found: Any, outcome: Outcome, classes: tuple) -> list[str]:
+    notes = []
+    if not found.converged:
+        notes.append("the ML correction's maximisation stopped before it converged")
+    if found.singular:
+        notes.append("the ML correction's information matrix is singular: no standard errors")
+    for c, j in found.boundary:
+        if outcome.kind == "categorical":
+            notes.append(
+                f"class {classes[c]}: category {outcome.categories[j]!r} has probability 0 (no standard error)"
+            )
+        else:
+            notes.append(f"class {classes[c]}: the variance of {outcome.name!r} reached its lower bound")
+    return notes
