@@ -51,7 +51,17 @@ import numpy as np
 from .errors import EffdimError, shown
 from .limits import MAX_DESIGN_COLUMNS
 
-__all__ = ["INTERCEPT", "Design", "Factor", "Formula", "FormulaError", "Term", "design_matrix", "parse_formula"]
+__all__ = [
+    "INTERCEPT",
+    "Design",
+    "Factor",
+    "Formula",
+    "FormulaError",
+    "Term",
+    "design_matrix",
+    "design_rows",
+    "parse_formula",
+]
 
 #: The name of the intercept's design column (R's and poLCA's).
 INTERCEPT = "(Intercept)"
@@ -95,6 +105,20 @@ class Formula:
     def columns(self) -> tuple[str, ...]:
         """The data columns the formula names, in order of first appearance."""
         return tuple(dict.fromkeys(f.column for t in self.terms for f in t.factors))
+
+    def check_columns(self, available, items=()) -> None:
+        """Refuse a column not among ``available`` (the columns left out of the model), naming it and
+        saying when it is one of the model's ``items``."""
+        for column in self.columns:
+            if column in available:
+                continue
+            if column in items:
+                raise FormulaError(
+                    f"covariate {shown(column)!r} is an item of the model; a covariate must be a column "
+                    "left out of the model"
+                )
+            rest = ", ".join(shown(str(c)) for c in available) or "none"
+            raise FormulaError(f"no column named {shown(column)!r} for the covariates; columns left out: {rest}")
 
     def __str__(self) -> str:
         return " + ".join(map(str, self.terms))
@@ -327,15 +351,7 @@ def design_matrix(
     """
     formula = parse_formula(formula) if isinstance(formula, str) else formula
     levels = dict(levels or {})
-    for column in formula.columns:
-        if column not in values:
-            if column in items:
-                raise FormulaError(
-                    f"covariate {shown(column)!r} is an item of the model; a covariate must be a column "
-                    "left out of the model"
-                )
-            rest = ", ".join(shown(str(c)) for c in values) or "none"
-            raise FormulaError(f"no column named {shown(column)!r} for the covariates; columns left out: {rest}")
+    formula.check_columns(list(values), items)
     n = len(next(iter(values.values()))) if values else 0
     cells = {c: _cells(c, values[c]) for c in formula.columns}
     kept = np.ones(n, dtype=bool)
@@ -382,6 +398,39 @@ def design_matrix(
     matrix = np.hstack(columns)
     _check_rank(matrix, names, term_of, None if weights is None else np.asarray(weights, float)[kept])
     return Design(formula, tuple(names), matrix, kept, tuple(term_of), references, used_levels)
+
+
+def design_rows(design: Design, values: Mapping[str, Sequence]) -> np.ndarray:
+    """The rows of ``design``'s matrix for new ``values`` (column -> one value per row), coded as the
+    design codes its data: a categorical column's categories as in :attr:`Design.levels`, the same
+    reference (a category it does not know is refused, naming it).
+
+    >>> d = design_matrix("C(G) * X", {"G": ["a", "b", "a", "b", "a"], "X": [1.0, 2.0, 3.0, 5.0, 8.0]})
+    >>> design_rows(d, {"G": ["b"], "X": [4.0]}).tolist()
+    [[1.0, 1.0, 4.0, 4.0]]
+    """
+    n = len(next(iter(values.values()))) if values else 0
+    coded: dict[Factor, np.ndarray] = {}
+    for term in design.formula.terms:
+        for f in term.factors:
+            if f in coded:
+                continue
+            column = list(values[f.column])
+            if f.column in design.levels:
+                order = list(design.levels[f.column])
+                unknown = [v for v in column if v not in order]
+                if unknown:
+                    raise FormulaError(f"covariate {shown(f.column)!r} has no category {_value_text(unknown[0])}")
+                codes = np.array([order.index(v) for v in column])
+                coded[f] = (codes[:, None] == np.arange(1, len(order))[None, :]).astype(float)
+            else:
+                coded[f] = np.asarray(column, dtype=float)[:, None]
+    columns = [np.ones((n, 1))]
+    for term in design.formula.terms:
+        blocks = [coded[f] for f in term.factors]
+        for combo in itertools.product(*(range(b.shape[1]) for b in blocks)):
+            columns.append(np.prod([b[:, [i]] for b, i in zip(blocks, combo)], axis=0))
+    return np.hstack(columns)
 
 
 def _too_many(what: str) -> FormulaError:

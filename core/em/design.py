@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..mlogit import GroupedDesign
 from ..model import HLCModel
 from .blocks import column_blocks
 from .memory import check_em_memory
@@ -48,21 +49,39 @@ class ModelData:
         :class:`effdim.limits.SizeLimitError` is raised before any array the
         size of the model is allocated. ``radix[j]`` holds leaf ``j``'s
         states in the data (one more when it has missing cells).
+    design:
+        A latent class regression's covariates, one row per pattern of
+        ``dataset`` (:mod:`effdim.regression`), which must then be arranged
+        for the model already: its patterns are used as they are, a pattern
+        of answers once per distinct row of covariates.
     """
 
     def __init__(
-        self, model: HLCModel, dataset: Any, mapping: dict[str, str] | None = None, max_bytes: int | None = None
+        self,
+        model: HLCModel,
+        dataset: Any,
+        mapping: dict[str, str] | None = None,
+        max_bytes: int | None = None,
+        design: np.ndarray | None = None,
     ):
         from ..data import check_matches_model
         from ..validation import as_dataset
 
-        data = check_matches_model(as_dataset(dataset), model, mapping)
+        self.design = None if design is None else GroupedDesign.of(design)
+        if self.design is None:
+            data = check_matches_model(as_dataset(dataset), model, mapping)
+        else:  # the patterns are taken as they are: their order is the design's
+            data = as_dataset(dataset)
+            if data.columns != tuple(model.observed) or len(self.design.index) != data.n_patterns:
+                raise ValueError("a design needs data arranged for the model, one design row per pattern")
         self.model = model
         self.dataset = data
         self.patterns = data.patterns
         self.counts = np.ascontiguousarray(data.counts, dtype=np.float64)
         self.n_rows = float(data.n_rows)
         self.n_patterns = int(self.patterns.shape[0])
+        #: A regression's count of rows per distinct row of covariates (``design.rows``).
+        self.design_counts = None if self.design is None else self.design.sums(self.counts[None, :])[0]
         missing = (self.patterns < 0).any(axis=0)
         self.radix = [model.card(o) + int(missing[j]) for j, o in enumerate(model.observed)]
         check_em_memory(model, self.n_patterns, self.radix, 1, max_bytes)

@@ -153,6 +153,7 @@ def fit_em(
         prior=prior or None,
         tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,
+        coefficients=None if run.st.beta is None else run.st.beta[pos].copy(),
     )
     if order_states:  # every hidden node's states by decreasing share (module docstring)
         for node, order in params.size_order().items():

@@ -49,6 +49,7 @@ class EStepStats:
     llp: np.ndarray | None = None  # (S, m) log P(pattern)
     below: list | None = None  # per hidden index: (S, k_i, m) log P(evidence below i | i)
     outside: list | None = None  # per hidden index: (S, k_i, m) log P(evidence outside the subtree of i, i)
+    root_rows: np.ndarray | None = None  # (S, k_root, m) N(p) P(root | p), in a regression (pi per pattern)
 
     def select(self, idx: np.ndarray) -> EStepStats:
         """The statistics of the starts ``idx`` (E-step fields only; no posteriors)."""
@@ -59,6 +60,7 @@ class EStepStats:
             [None if p is None else p[idx] for p in self.pair],
             self.leaf[idx],
             self.mass[idx],
+            root_rows=None if self.root_rows is None else self.root_rows[idx],
         )
 
     def replace(self, idx: np.ndarray, other: EStepStats) -> EStepStats:
@@ -74,6 +76,8 @@ class EStepStats:
         for p, q in zip(out.pair, other.pair):
             if p is not None:
                 p[idx] = q
+        if out.root_rows is not None:
+            out.root_rows[idx] = other.root_rows
         return out
 
 
@@ -84,7 +88,10 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     axis, so every operation is a long vectorised loop and sums over states
     are additions of whole rows. ``U[i]`` is ``lambda_i`` divided by
     ``exp(logc[i])`` (per pattern), ``M[i] = theta_i U[i]`` its message to
-    the parent in the same scale.
+    the parent in the same scale. In a regression the root's distribution
+    ``st.pi`` is per pattern, ``(S, k_root, m)``: its expected counts per
+    pattern are kept (``root_rows``, for the coefficients' M-step) and the
+    MAP pseudo-counts leave it out (a regression's coefficients are ML).
     """
     S, m, K = st.S, md.n_patterns, md.n_hidden_states
     logleaf = np.log(np.maximum(st.leaf, TINY))
@@ -108,15 +115,16 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         if i:
             message = batched_matmul(st.theta[i], u)  # (S, k_parent, k_i) @ (S, k_i, m)
             M[i] = np.maximum(message, TINY, out=message)
-    logpi = np.log(np.maximum(st.pi, TINY))
-    joint = U[0] * st.pi[:, :, None]  # (S, k_root, m)
+    root_prior = st.pi[:, :, None] if st.pi.ndim == 2 else st.pi
+    logpi = np.log(np.maximum(root_prior, TINY))
+    joint = U[0] * root_prior  # (S, k_root, m)
     tot = np.maximum(joint.sum(axis=1, keepdims=True), TINY)
     llp = np.log(tot)
     llp += logc[0]  # (S, 1, m) log P(pattern)
     ll = np.einsum("sm,m->s", llp[:, 0, :], md.counts)
     obj = ll
     if prior:
-        logprior = logpi.sum(axis=1) + logleaf.sum(axis=(1, 2))
+        logprior = logleaf.sum(axis=(1, 2)) + (logpi[:, :, 0].sum(axis=1) if st.pi.ndim == 2 else 0.0)
         for i in range(1, H):
             logprior = logprior + np.log(np.maximum(st.theta[i], TINY)).sum(axis=(1, 2))
         obj = ll + prior * logprior
@@ -137,6 +145,8 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     leafc = md.leaf_counts(R, st.leaf)
     mass = R.sum(axis=2)
     stats = EStepStats(ll, obj, mass[:, md.hidden_slices[0]].copy(), pair, leafc, mass)
+    if st.pi.ndim == 3:
+        stats.root_rows = R[:, md.hidden_slices[0], :].copy()
     if keep_post:
         stats.post, stats.below, stats.outside = _posteriors(md, st, U, M, logc, joint, tot, llp, logpi)
         stats.llp = llp[:, 0, :]
@@ -157,6 +167,6 @@ def _posteriors(md: ModelData, st: BatchState, U, M, logc, joint, tot, llp, logp
             down[c] = batched_matmul(st.theta[c].transpose(0, 2, 1), ratio)  # (S, k_c, m)
             post[c] = U[c] * down[c]
     below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
-    outside = [np.broadcast_to(logpi[:, :, None], U[0].shape).copy()]
+    outside = [np.broadcast_to(logpi, U[0].shape).copy()]
     outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
     return post, below, outside

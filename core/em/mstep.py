@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mlogit import newton_step
 from .design import ModelData
 from .estep import EStepStats
 from .state import BatchState
@@ -24,17 +25,18 @@ __all__ = ["mstep", "normalised"]
 
 
 def normalised(md: ModelData, weights: BatchState, old: BatchState) -> BatchState:
-    """Every CPT row of ``weights`` divided by its sum; a row summing to 0 takes ``old``'s values."""
+    """Every CPT row of ``weights`` divided by its sum; a row summing to 0 takes ``old``'s values.
+    A regression's root (its coefficients and their ``pi``) is taken as it is."""
 
     def rows(w, fallback):
         rs = w.sum(axis=-1, keepdims=True)
         return np.divide(w, rs, out=fallback.copy(), where=rs > 0)
 
-    pi = rows(weights.pi, old.pi)
+    pi = rows(weights.pi, old.pi) if weights.beta is None else weights.pi
     theta = [None] + [rows(weights.theta[i], old.theta[i]) for i in range(1, md.n_hidden)]
     den = np.add.reduceat(weights.leaf, md.observed_offsets[:-1], axis=2)[:, :, md.leaf_column]
     leaf = np.divide(weights.leaf, den, out=old.leaf.copy(), where=(den > 0) & md.leaf_mask)
-    return BatchState(pi, theta, leaf)
+    return BatchState(pi, theta, leaf, weights.beta, weights.design)
 
 
 def mstep(
@@ -42,12 +44,18 @@ def mstep(
 ) -> BatchState:
     """``theta_ijk = (N'_ijk + a) / (N'_ij + a r_i)`` for the ``active`` starts (all by default).
 
-    Rows without expected mass keep their old values (they do not affect the likelihood).
+    Rows without expected mass keep their old values (they do not affect the likelihood). In a
+    regression the root's coefficients make one Newton step on their expected log-likelihood
+    (:func:`effdim.mlogit.newton_step`), without pseudo-counts.
     """
     a = float(prior or 0.0)
     counts = BatchState(stats.root, [None] + stats.pair[1:], stats.leaf)
     if a:
         counts = counts.like([c + a for c in counts.arrays()])
+    if st.beta is not None:
+        design = st.design
+        beta, _ = newton_step(design.rows, st.beta, design.sums(stats.root_rows), md.design_counts)
+        counts = BatchState(design.probabilities(beta), counts.theta, counts.leaf, beta, design)
     new = normalised(md, counts, st)
     if active is not None and not active.all():
         new = new.where(active, st)

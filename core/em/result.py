@@ -90,6 +90,11 @@ class EMResult:
         hidden families included.
     degenerate:
         :class:`Degeneracy` findings (empty or duplicate hidden states).
+    coefficients:
+        A latent class regression's coefficients (``ModelData.design``):
+        ``(p, |root| - 1)``, design column by root state, state 1 the
+        reference (:mod:`effdim.mlogit`); the root's table in ``params`` is
+        then its mean share over the rows. ``None`` without covariates.
     """
 
     model: HLCModel
@@ -109,6 +114,7 @@ class EMResult:
     prior: float | None = None
     tol: float = 0.0
     seed: Any = None
+    coefficients: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def restarts(self) -> int:
@@ -160,7 +166,11 @@ class EMResult:
             for d in self.degenerate
         )
         counts = permute_states(self.model, self.expected_counts, node, list(order))
-        return replace(self, params=params, expected_counts=counts, degenerate=degenerate)
+        coefficients = self.coefficients
+        if coefficients is not None and node == self.model.root:  # the new state 1 becomes the reference
+            full = np.concatenate([np.zeros((coefficients.shape[0], 1)), coefficients], axis=1)[:, list(order)]
+            coefficients = full[:, 1:] - full[:, :1]
+        return replace(self, params=params, expected_counts=counts, degenerate=degenerate, coefficients=coefficients)
 
     def restarts_info(self) -> dict:
         """A JSON-ready summary of the restarts."""
