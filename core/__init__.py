@@ -34,7 +34,10 @@ report's parts), :mod:`effdim.search` (sweeps, climbs, the caveats of a pick),
 :mod:`effdim.priors` (the CS prior), :mod:`effdim.profiles` (a fit's
 parameters and posteriors in the data's words), :mod:`effdim.diagnostics` (fit
 statistics, residuals, identification), :mod:`effdim.threestep` (distal
-outcomes of the classes by the three-step method), :mod:`effdim.bootstrap` (bootstrap
+outcomes of the classes by the three-step method), :mod:`effdim.formula` (covariate
+formulas), :mod:`effdim.regression` (a latent class regression's coefficients,
+odds ratios and class probabilities), :mod:`effdim.standard_errors` (standard
+errors of every parameter, singular information included), :mod:`effdim.bootstrap` (bootstrap
 p-values, BLRT), :mod:`effdim.executor` (where jobs run), :mod:`effdim.limits`
 (what may be computed), :mod:`effdim.validation` (argument checks),
 :mod:`effdim.errors`, :mod:`effdim.report` (the HTML report),
@@ -105,14 +108,17 @@ PUBLIC_SUBMODULES = (
     "errors",
     "executor",
     "experiments",
+    "formula",
     "limits",
     "paper",
     "priors",
     "profiles",
     "reading",
+    "regression",
     "report",
     "scores",
     "search",
+    "standard_errors",
     "survey",
     "text_formats",
     "treedraw",

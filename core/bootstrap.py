@@ -230,7 +230,7 @@ def blrt(
     settings = EMSettings.of(settings, **options)
     rng = as_seed(settings.seed)
     small = fit(data, model.with_card(node, k - 1), settings.with_seed(rng), mapping=mapping)
-    big = fit(data, model, settings.with_seed(rng), mapping=mapping, smaller=small)
+    big = fit(data, model, settings.with_seed(rng), mapping=mapping, init=small)
     lr = max(0.0, 2.0 * (big.loglik - small.loglik))
     config = {**_config(small, "blrt", settings, small.n), "node": node, "k": k}
     reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, execution=execution)

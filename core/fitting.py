@@ -20,12 +20,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .casedata import CaseData, arrange
 from .em import EMResult, ModelData, fit_em
 from .errors import InvalidArgument
+from .formula import Formula, parse_formula
 from .model import HLCModel
 from .nested import nested_start
 from .notation import format_model
-from .scores import Scores, score_fit
+from .scores import Scores, model_dimensions, score_fit
 from .settings import EMSettings
 from .validation import as_dataset, as_model, check_int
 
@@ -62,6 +64,65 @@ class FitResult:
     em: EMResult | None = field(default=None, repr=False, compare=False)
     data: Any = field(default=None, repr=False, compare=False)
     columns: dict = field(default_factory=dict, repr=False, compare=False)
+    case: CaseData | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------- covariates, weights, standard errors
+    @property
+    def coefficients(self):
+        """A latent class regression's coefficients, ``(design columns, classes - 1)``; ``None`` without
+        covariates (:mod:`effdim.regression`)."""
+        return None if self.em is None else self.em.coefficients
+
+    @property
+    def design(self):
+        """A regression's :class:`effdim.formula.Design` (its terms' names, reference categories); ``None``
+        without covariates."""
+        return None if self.case is None else self.case.design
+
+    def model_data(self):
+        """EM's :class:`effdim.em.ModelData` of this fit (with a regression's design)."""
+        if self.case is not None:
+            return self.case.model_data(self.model)
+        return ModelData(self.model, self._data())
+
+    def standard_errors(self, method: str | None = None):
+        """Standard errors of every probability, share and coefficient
+        (:func:`effdim.standard_errors.standard_errors`); ``method`` ``"observed"``, ``"empirical"`` or
+        ``"robust"``, by default ``robust`` with sampling weights, else ``observed``. Computed once per
+        method."""
+        method = method or ("robust" if self.case is not None and self.case.weights else "observed")
+        cache = self.__dict__.setdefault("_standard_errors", {})
+        if method not in cache:
+            from .standard_errors import standard_errors
+
+            cache[method] = standard_errors(
+                self.params,
+                self.model_data(),
+                method=method,
+                coefficients=self.coefficients,
+                squares=None if self.case is None else self.case.squares,
+            )
+        return cache[method]
+
+    def coefficient_table(self, method: str | None = None, *, level: float = 0.95):
+        """The regression's coefficients with standard errors, ``z``, ``p`` and odds ratios
+        (:func:`effdim.regression.coefficient_table`)."""
+        from .regression import coefficient_table
+
+        self._regression("a coefficient table")
+        return coefficient_table(self.design, self.coefficients, self.standard_errors(method), level=level)
+
+    def _regression(self, what: str) -> None:
+        if self.coefficients is None:
+            raise InvalidArgument(f"{what} needs a fit with covariates (effdim.fit(..., covariates='AGE + SEX'))")
+
+    def _no_regression(self, what: str) -> None:
+        if self.coefficients is not None:
+            raise InvalidArgument(
+                f"{what} is for models without covariates; this fit is a latent class regression on "
+                f"{self.design.formula}: read its coefficients (coefficient_table) and compare it with the fit "
+                "without covariates by their log-likelihoods"
+            )
 
     @property
     def params(self):
@@ -101,10 +162,22 @@ class FitResult:
         return parameters_json(self.params, self.labels)
 
     def posteriors(self, nodes: list[str] | None = None):
-        """Posterior membership per input row or pattern (:func:`effdim.profiles.posterior_table`)."""
+        """Posterior membership per input row or pattern (:func:`effdim.profiles.posterior_table`); in a
+        regression each row under its own class probabilities, a row left out (a missing covariate or
+        weight) with empty posteriors."""
         from .profiles import posterior_table
 
-        return posterior_table(self.params, self._data(), self.labels, nodes)
+        if self.case is None:
+            return posterior_table(self.params, self._data(), self.labels, nodes)
+        if self.coefficients is None:
+            posts = None
+        else:
+            from .regression import pattern_posteriors
+
+            posts = pattern_posteriors(self.em, self.model_data())
+        return posterior_table(
+            self.params, self._data(), self.labels, nodes, pattern_posteriors=posts, rows=self.case.pattern_of_row
+        )
 
     def distal(self, data: Any, outcomes: Any, **options: Any) -> list:
         """Class-specific means or probabilities of variables left out of the model, by the three-step
@@ -125,6 +198,7 @@ class FitResult:
     def _statistics(self):
         from .diagnostics import fit_statistics
 
+        self._no_regression("The fit statistics of the answer patterns")
         return fit_statistics(self.params, self._data(), ds=self.ds, de=self.de)
 
     def fit_statistics(self):
@@ -135,12 +209,14 @@ class FitResult:
         """Observed against expected counts per response pattern (:func:`effdim.diagnostics.pattern_table`)."""
         from .diagnostics import pattern_table
 
+        self._no_regression("The table of observed and expected answer patterns")
         return pattern_table(self.params, self._data(), self.labels)
 
     @functools.cached_property
     def _residuals(self):
         from .diagnostics import bivariate_residuals
 
+        self._no_regression("The bivariate residuals")
         return bivariate_residuals(self.params, self._data(), self.labels)
 
     def bivariate_residuals(self):
@@ -152,6 +228,7 @@ class FitResult:
     def _identification(self):
         from .diagnostics import identification
 
+        self._no_regression("The identification check by the Jacobian's rank")
         return identification(self.params, de=self.de, labels=self.labels)
 
     def identification(self):
@@ -180,6 +257,7 @@ class FitResult:
         """The class shares' range over equivalent refits (:func:`effdim.diagnostics.equivalent_share_ranges`)."""
         from .diagnostics import equivalent_share_ranges
 
+        self._no_regression("The share ranges over equivalent fits")
         return equivalent_share_ranges(self.em, self._data(), fits, seed=seed)
 
     def _data(self):
@@ -213,10 +291,10 @@ class FitResult:
         ``ds``, ``de``, ``n``), ``unique`` and ``equivalent_fit_dimension``
         (``ds - de``: parameters, shares and posteriors are not unique when
         it is above 0), ``restarts`` and ``degenerate``."""
-        scores = self.scores.to_dict()
+        scores = {k: (None if isinstance(v, float) and v != v else v) for k, v in self.scores.to_dict().items()}
         n = scores["n"]
         scores["n"] = int(n) if float(n).is_integer() else n
-        return {
+        out = {
             "model": format_model(self.model),
             "card": self.card,
             **scores,
@@ -225,6 +303,40 @@ class FitResult:
             "restarts": self.restarts,
             "degenerate": list(self.degenerate),
         }
+        if self.case is not None:
+            out["rows"] = self.rows_json()
+        return out
+
+    def rows_json(self) -> dict:
+        """Which rows the fit used (``n``, the ``N`` of the scores), which it left out and why, and the
+        weight column; for fits with covariates or weights."""
+        case = self.case
+        whole = lambda x: int(x) if float(x).is_integer() else x  # noqa: E731
+        return {
+            "n_input": whole(case.n_input),
+            "n_used": whole(case.n_rows),
+            "left_out_missing_covariate": whole(case.n_dropped_covariates),
+            "left_out_missing_or_zero_weight": whole(case.n_dropped_weights),
+            "weights": case.weights,
+        }
+
+    def covariates_json(self, method: str | None = None) -> dict:
+        """``fit --json``'s ``covariates`` (:func:`effdim.regression.coefficients_json`)."""
+        from .regression import coefficients_json
+
+        self._regression("covariates_json")
+        root = self.model.root
+        states = [self.labels.state(root, h) for h in range(self.model.card(root))]
+        return coefficients_json(
+            self.design, self.coefficients, self.standard_errors(method), node=self.labels.name(root), states=states
+        )
+
+    def standard_errors_json(self, method: str | None = None) -> dict:
+        """``fit --json``'s ``params_se``: the standard errors shaped as :meth:`parameters_json`
+        (``null`` where there is none), ``flags`` saying why for those, the ``method`` and ``notes``."""
+        from .profiles import standard_errors_json
+
+        return standard_errors_json(self.standard_errors(method), self.params, self.labels)
 
 
 def fit(
@@ -232,8 +344,9 @@ def fit(
     model: HLCModel | str | int,
     settings: EMSettings | None = None,
     *,
+    covariates: str | Formula | None = None,
+    weights: str | None = None,
     mapping: dict[str, str] | None = None,
-    smaller: FitResult | None = None,
     init: Any = None,
     cancel: Any = None,
     warn: bool = True,
@@ -250,23 +363,33 @@ def fit(
     model:
         An :class:`~effdim.model.HLCModel`, its notation (``"3:2,2,2,2"``,
         ``"5(3(2,2),2,3(2,2))"``), or a number of classes ``k``: the LC model
-        with ``k`` classes over every column (:func:`lc_model_for`).
+        with ``k`` classes over every column (:func:`lc_model_for`) but the
+        covariates and the weights.
     settings, options:
         How EM runs (:class:`effdim.EMSettings`); ``options`` replace single
         fields (``restarts=20, seed=1``).
+    covariates:
+        A formula of data columns left out of the model (``"PARTY"``,
+        ``"PARTY * AGE"``, ``"C(GPA) + AGE"``; :mod:`effdim.formula`): a latent
+        class regression, the root's classes a multinomial logit on them
+        (:mod:`effdim.regression`, :attr:`FitResult.coefficients`). Rows with a
+        missing covariate are left out and counted.
+    weights:
+        A column of sampling weights (not frequency counts): the fit maximises
+        the weighted pseudo-log-likelihood, the weights rescaled to sum to the
+        rows used, the ``N`` of every score (:mod:`effdim.casedata`); standard
+        errors are then robust (:meth:`FitResult.standard_errors`).
     mapping:
         ``{leaf: column}`` where the model's leaf names differ from the
         data's column names (:func:`effdim.data.resolve_mapping`).
-    smaller:
-        The fit of a nested smaller model (``model`` with one hidden
-        cardinality one lower). Its solution with one hidden state split in
-        two (:func:`effdim.nested.nested_start`) is one more EM start besides
-        the random ones, so the log-likelihood of ``model`` ends at least as
-        high as that of ``smaller`` (under maximum likelihood). Ignored when
-        ``model`` is not nested that way.
     init:
-        Further EM starts (:class:`~effdim.distribution.Parameters` or a list
-        of them) besides the random ones.
+        Further EM starts besides the random ones:
+        :class:`~effdim.distribution.Parameters`, a list of them, or the
+        :class:`FitResult` of a nested smaller model (``model`` with one hidden
+        cardinality one lower), whose solution with one hidden state split in
+        two (:func:`effdim.nested.nested_start`) is the start, so the
+        log-likelihood of ``model`` ends at least as high as the smaller one's
+        (under maximum likelihood; ignored when ``model`` is not nested so).
     cancel:
         A ``threading.Event``: :class:`effdim.em.Cancelled` is raised at the
         next EM step once it is set.
@@ -280,39 +403,80 @@ def fit(
     from .data import resolve_mapping
 
     settings = EMSettings.of(settings, **options)
-    model = model_for(dataset, model)
-    if isinstance(dataset, ModelData):
+    case = None
+    if covariates is not None or weights is not None:
+        if isinstance(dataset, ModelData):
+            raise InvalidArgument("covariates and weights need the data, not a ModelData")
+        formula = parse_formula(covariates) if isinstance(covariates, str) else covariates
+        leave_out = [*(formula.columns if formula is not None else ()), *([weights] if weights else [])]
+        dataset = as_dataset(dataset, unlimited=leave_out)
+        model = model_for(dataset, model, leave_out=leave_out)
+        case = arrange(dataset, model, covariates=formula, weights=weights, mapping=mapping)
+        columns = case.columns
+        dataset = case.model_data(model, max_bytes=max_bytes)
+    elif isinstance(dataset, ModelData):
+        model = model_for(dataset, model)
         columns = {leaf: leaf for leaf in model.observed}
     else:
         dataset = as_dataset(dataset)
+        model = model_for(dataset, model)
         columns = resolve_mapping(dataset, model, mapping)
         # arranges the data once (check_matches_model), within EM's memory budget
         dataset = ModelData(model, dataset, mapping, max_bytes=max_bytes)
-    starts = [] if init is None else list(init) if isinstance(init, (list, tuple)) else [init]
-    split = nested_start(smaller.params if smaller is not None else None, model)
-    if split is not None:
-        starts.insert(0, split)
-    result = fit_em(dataset, model, settings, init=starts or None, cancel=cancel, max_bytes=max_bytes)
+    result = fit_em(dataset, model, settings, init=_starts(init, model), cancel=cancel, max_bytes=max_bytes)
+    if case is not None:  # the rows used, exactly (rescaled weights sum to it up to rounding)
+        result = replace(result, n=case.n_rows)
     if warn:
         result.warn()
     return FitResult(
         model=model,
         card=None,
-        scores=score_fit(result, cs_prior=settings.cs_prior),
+        scores=_scores(result, settings, dataset),
         restarts=result.restarts_info(),
         degenerate=tuple(str(d) for d in result.degenerate),
         em=result,
         data=dataset.dataset,
         columns=columns,
+        case=case,
     )
 
 
-def model_for(dataset: Any, model: HLCModel | str | int) -> HLCModel:
+def _starts(init: Any, model: HLCModel) -> list | None:
+    """EM's extra starts from ``init`` (module :func:`fit`): a smaller fit becomes its split solution."""
+    given = [] if init is None else list(init) if isinstance(init, (list, tuple)) else [init]
+    starts = []
+    for start in given:
+        if isinstance(start, FitResult):
+            split = nested_start(start.params, model)
+            if split is not None:
+                starts.append(split)
+        else:
+            starts.append(start)
+    return starts or None
+
+
+def _scores(result: EMResult, settings: EMSettings, md: ModelData) -> Scores:
+    """Every score; a regression counts its coefficients beyond the intercepts in ``ds`` and ``de``
+    (``(p - 1)(k - 1)``, identified where the design has full rank and the classes are), and has no CS or
+    CS+ (their Dirichlet prior on the root has no counterpart for coefficients): NaN."""
+    if result.coefficients is None:
+        return score_fit(result, cs_prior=settings.cs_prior)
+    ds, de = model_dimensions(result.model)
+    extra = (result.coefficients.shape[0] - 1) * result.coefficients.shape[1]
+    scores = score_fit(result, ds=ds + extra, de=de + extra, cs_prior=settings.cs_prior)
+    return replace(scores, cs=float("nan"), cs_plus=float("nan"))
+
+
+def model_for(dataset: Any, model: HLCModel | str | int, leave_out: Iterable[str] = ()) -> HLCModel:
     """``model`` as an :class:`~effdim.model.HLCModel`: a number of classes ``k`` is the LC model over
-    every column of ``dataset`` (:func:`lc_model_for`); notation is parsed."""
+    every column of ``dataset`` but those in ``leave_out`` (:func:`lc_model_for`); notation is parsed."""
     if isinstance(model, int) and not isinstance(model, bool):
         k = check_int("the number of classes", model, low=1)
-        return lc_model_for(dataset.dataset if isinstance(dataset, ModelData) else dataset, k)
+        data = as_dataset(dataset.dataset if isinstance(dataset, ModelData) else dataset)
+        leave_out = [c for c in leave_out if c in data.columns]
+        if leave_out:
+            data = data.subset([c for c in data.columns if c not in leave_out])
+        return lc_model_for(data, k)
     return as_model(model)
 
 

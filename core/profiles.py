@@ -184,7 +184,49 @@ def parameters_json(params: Any, labels: Labels) -> dict:
     return {"shares": shares, "tables": tables}
 
 
-def posterior_table(params: Any, data: Any, labels: Labels, nodes: list[str] | None = None) -> pd.DataFrame:
+def standard_errors_json(se: Any, params: Any, labels: Labels) -> dict:
+    """Standard errors (:class:`effdim.standard_errors.StandardErrors`) shaped as
+    :func:`parameters_json`: ``{"method", "shares", "tables", "flags", "notes"}``, ``null`` where a
+    quantity has none and ``flags`` (the same shape, only those entries) saying why."""
+    model = params.model
+    tables: dict[str, Any] = {}
+    flags: dict[str, Any] = {}
+    for node in model.nodes:
+        parent = model.parent(node)
+        values = np.atleast_2d(se.tables[node])
+        why = np.atleast_2d(se.flags[node])
+        keys = [""] if parent is None else [str(labels.state(parent, u)) for u in range(values.shape[0])]
+        states = [str(labels.state(node, s)) for s in range(values.shape[1])]
+        name = labels.name(node)
+        tables[name] = {
+            "given": None if parent is None else labels.name(parent),
+            "rows": {
+                key: {st: (None if np.isnan(v) else float(v)) for st, v in zip(states, row)}
+                for key, row in zip(keys, values)
+            },
+        }
+        marked = {key: {st: f for st, f in zip(states, row) if f} for key, row in zip(keys, why)}
+        marked = {key: row for key, row in marked.items() if row}
+        if marked:
+            flags[name] = marked
+    shares = {
+        labels.name(h): {
+            str(labels.state(h, s)): (None if np.isnan(v) else float(v)) for s, v in enumerate(se.shares[h])
+        }
+        for h in model.hidden
+    }
+    return {"method": se.method, "shares": shares, "tables": tables, "flags": flags, "notes": se.notes()}
+
+
+def posterior_table(
+    params: Any,
+    data: Any,
+    labels: Labels,
+    nodes: list[str] | None = None,
+    *,
+    pattern_posteriors: dict | None = None,
+    rows: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Posterior membership of hidden ``nodes`` (default: all) for the data the model was fitted to.
 
     ``data`` is the dataset arranged for the model
@@ -195,6 +237,10 @@ def posterior_table(params: Any, data: Any, labels: Labels, nodes: list[str] | N
     where missing), then for each node ``P(node=h)`` for ``h = 1 .. k`` and
     ``node`` (the modal state; the first on ties). Missing cells are
     marginalised (the posterior uses the observed answers only).
+    ``pattern_posteriors`` (node -> ``(m, k)`` per pattern of ``data``)
+    replaces the posteriors computed from ``params`` (a regression's, each
+    pattern under its own prior); ``rows`` the pattern of each input row
+    (``-1``: a row left out, whose cells and posteriors are empty).
     """
     from .em import posterior
 
@@ -206,13 +252,25 @@ def posterior_table(params: Any, data: Any, labels: Labels, nodes: list[str] | N
     count = frame.columns[-1]  # "count", or "count_" when a column is called so
     frame = frame.rename(columns={leaf: labels.name(leaf) for leaf in model.observed})
     for node in nodes:
-        md, post = posterior(params, data, node)
-        post = post[_positions(md.patterns, data.patterns)]
+        if pattern_posteriors is None:
+            md, post = posterior(params, data, node)
+            post = post[_positions(md.patterns, data.patterns)]
+        else:
+            post = pattern_posteriors[node]
         for h in range(post.shape[1]):
             frame[f"P({labels.name(node)}={labels.state(node, h)})"] = post[:, h]
         frame[labels.name(node)] = [labels.state(node, h) for h in np.argmax(post, axis=1)]
-    if data.rows is not None:
-        frame = frame.drop(columns=count).iloc[data.rows].reset_index(drop=True)
+    rows = data.rows if rows is None else rows
+    if rows is not None:
+        frame = frame.drop(columns=count).iloc[np.maximum(rows, 0)].reset_index(drop=True)
+        left_out = np.asarray(rows) < 0
+        if left_out.any():  # a row the fit left out: empty cells, the others' values as they were
+            for column in frame.columns:
+                if frame[column].dtype.kind == "f":
+                    frame.loc[left_out, column] = np.nan
+                else:
+                    frame[column] = frame[column].astype(object)
+                    frame.loc[left_out, column] = None
     return frame
 
 

@@ -217,7 +217,7 @@ def sweep(
         _check_cancel(cancel)
         m = model.with_card(node, k)
         smaller = results[-1] if results else None
-        result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, smaller=smaller, cancel=cancel, warn=False)
+        result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, init=smaller, cancel=cancel, warn=False)
         results.append(replace(result, card=k))
         saturated = saturated_at is not None and results[-1].de >= saturated_at
         if saturated:
@@ -312,7 +312,7 @@ def hill_climb(
         nonlocal done
         _check_cancel(cancel)
         own = settings.with_seed(rng.spawn(1)[0])
-        result = fit(dataset, m, own, mapping=mapping, smaller=smaller, cancel=cancel, warn=False)
+        result = fit(dataset, m, own, mapping=mapping, init=smaller, cancel=cancel, warn=False)
         done += 1
         return result
 

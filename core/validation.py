@@ -115,9 +115,10 @@ def as_model(model: Any):
     )
 
 
-def as_dataset(data: Any):
+def as_dataset(data: Any, unlimited: Any = ()):
     """An :class:`effdim.data.Dataset` from a Dataset, a file as :func:`effdim.read_data` read it, or a
-    pandas DataFrame of categorical columns."""
+    pandas DataFrame of categorical columns (those named in ``unlimited``, such as covariates and
+    weights, keep every value they have)."""
     from .data import Dataset, from_frame
     from .reading import Loaded
 
@@ -130,7 +131,7 @@ def as_dataset(data: Any):
     except ImportError:  # pragma: no cover - pandas is a dependency
         pd = None
     if pd is not None and isinstance(data, pd.DataFrame):
-        return from_frame(data)
+        return from_frame(data, unlimited=[c for c in unlimited if c in data.columns])
     raise InvalidArgument(
         f"expected data read by effdim.read_data, a Dataset or a pandas DataFrame, got {type(data).__name__}"
     )

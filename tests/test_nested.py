@@ -79,7 +79,7 @@ def test_a_grown_fit_ends_at_least_as_high_as_the_fit_it_grew_from():
     data = sample(truth, 3000, 4)
     small = fit(data, "3(2(2,2),2,2(2,2))", restarts=2, seed=1, max_iter=200)
     # one random start and few steps: without the nested start this often ends lower
-    big = fit(data, "3(3(2,2),2,2(2,2))", restarts=1, seed=2, max_iter=20, smaller=small)
+    big = fit(data, "3(3(2,2),2,2(2,2))", restarts=1, seed=2, max_iter=20, init=small)
     assert big.loglik >= small.loglik - 1e-6
     assert big.restarts["restarts"] == 2  # the nested start plus the random one
 
@@ -91,7 +91,7 @@ def test_growing_a_fit_never_lowers_the_loglikelihood(model, seed, pick):
     small = fit(data, model, restarts=1, seed=seed, max_iter=20)
     node = model.hidden[pick % len(model.hidden)]
     # one random start with 3 steps would often end lower; the nested start cannot
-    big = fit(data, model.with_card(node, model.card(node) + 1), restarts=1, seed=seed + 2, max_iter=3, smaller=small)
+    big = fit(data, model.with_card(node, model.card(node) + 1), restarts=1, seed=seed + 2, max_iter=3, init=small)
     assert big.loglik >= small.loglik - 1e-7 * abs(small.loglik)
 
 

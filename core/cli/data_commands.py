@@ -85,17 +85,31 @@ def _json_fit(result) -> dict:
 
 
 def _cmd_fit(args: argparse.Namespace) -> None:
-    from .. import fit, load_model
-    from ..profiles import profile_table
+    from .. import fit
+    from . import fit_output
 
     _prepare_report(args)
+    fit_output.check_regression_options(args)
     settings = em_settings_of(args)
-    data = _load_data(args, tuple(three_step.outcome_columns(args)))
-    model = load_model(args.model)
+    formula = fit_output.formula_of(args)
+    data = _load_data(args, (*three_step.outcome_columns(args), *fit_output.extra_columns(args, formula)))
+    model = fit_output.model_of(args.model)
     mapping = mapping_of(args)
-    result = fit(three_step.measurement_data(args, data, model, mapping), model, settings, mapping=mapping, warn=False)
-    for node, order in _orders(args, model):
+    result = fit(
+        three_step.measurement_data(args, data, model, mapping),
+        model,
+        settings,
+        covariates=formula,
+        weights=args.weights,
+        mapping=mapping,
+        warn=False,
+    )
+    for node, order in _orders(args, result.model):
         result = result.relabeled(node, order)
+    method = fit_output.se_method(args)
+    if result.coefficients is not None:
+        _fit_regression(args, result, data, method)
+        return
     distal = three_step.analyse(args, result, data)
     stats = result.fit_statistics()
     boot = None
@@ -121,6 +135,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if args.json:
         payload = _json_fit(result)
         payload["params"] = result.parameters_json()
+        if method is not None:
+            payload["params_se"] = result.standard_errors_json(method)
         payload["fit"] = stats.to_json()
         if boot is not None:
             payload["fit"].update(p_g2_bootstrap=boot.p_value, bootstrap=boot.B)
@@ -135,34 +151,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
             payload["distal"] = [outcome.to_json() for outcome in distal]
         _emit_json(payload)
         return
-    print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}")
-    print(format_table(_score_headers(args), [_score_row(result, args)]))
-    print(_scale_note(args, result))
-    info = result.restarts
-    print(
-        f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
-        f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
-    )
-    print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
-    for line in notes:
-        print(f"warning: {line}")
-    for line in result.degenerate:
-        print(f"degenerate: {line}")
-    shares = result.class_shares()
-    for node in model.hidden:
-        rows = shares[shares["node"] == result.labels.name(node)]
-        print(f"\nshares of {node} (states by decreasing share; reorder with --order)")
-        print(format_table(["state", "share"], [(r.state, r.share) for r in rows.itertuples()]))
-    root = model.root
-    prof = result.profiles(root)
-    wide = profile_table(prof)
-    print(f"\nP(item = category | {root})")
-    print(
-        format_table(
-            ["item", "category", *[f"{root}={c}" for c in wide.columns]],
-            [(item, cat, *vals) for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())],
-        )
-    )
+    _print_fit_head(args, result, data, notes, method)
     print("\nfit (complete table of response patterns)")
     p = lambda v: "n/a" if v is None or v != v else f"{v:.4f}"  # noqa: E731  (None, NaN: not defined)
     print(
@@ -173,7 +162,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     for note in stats.to_json()["notes"]:
         print(f"  {note}")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
-    print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {root} per state: {avepp}")
+    print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {result.model.root} per state: {avepp}")
     if isinstance(ident, EffdimError):
         print(f"identification: {ident}")
         if not result.unique:
@@ -193,6 +182,65 @@ def _cmd_fit(args: argparse.Namespace) -> None:
             + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs))
         )
     three_step.print_outcomes(distal)
+    if args.posteriors:
+        print(f"posteriors written to {args.posteriors}")
+    if args.report:
+        print(f"report written to {args.report}")
+
+
+def _print_fit_head(args: argparse.Namespace, result, data, notes: list[str], method: str | None) -> None:
+    """The first part of ``fit``'s text: the model and rows, the scores, EM's starts, the shares and
+    the profiles of the root (with standard errors unless ``--se none``)."""
+    from . import fit_output
+
+    print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}{fit_output.rows_line(result)}")
+    print(format_table(_score_headers(args), [_score_row(result, args)]))
+    print(_scale_note(args, result))
+    info = result.restarts
+    print(
+        f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
+        f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
+    )
+    print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
+    for line in notes:
+        print(f"warning: {line}")
+    for line in result.degenerate:
+        print(f"degenerate: {line}")
+    shares = result.class_shares()
+    regression = result.coefficients is not None
+    for node in result.model.hidden:
+        rows = shares[shares["node"] == result.labels.name(node)]
+        mean = ": each row's class probabilities, averaged" if regression and node == result.model.root else ""
+        print(f"\nshares of {node}{mean} (states by decreasing share; reorder with --order)")
+        print(format_table(["state", "share"], [(r.state, r.share) for r in rows.itertuples()]))
+    root = result.model.root
+    headers, rows = fit_output.profile_rows(result, root, method)
+    print(f"\nP(item = category | {root})")
+    print(format_table(headers, rows, right=[False, False] + [True] * (len(headers) - 2)))
+    fit_output.print_standard_error_notes(result, method)
+
+
+def _fit_regression(args: argparse.Namespace, result, data, method: str | None) -> None:
+    """``fit --covariates``: the coefficients in place of the diagnostics of models without covariates."""
+    from . import fit_output
+
+    if args.posteriors:
+        with writing(args.posteriors, "posteriors"):
+            result.posteriors().to_csv(args.posteriors, index=False)
+    _write_report(args, result, data=data)
+    notes = result.em.convergence_notes()
+    if args.json:
+        payload = _json_fit(result)
+        payload["params"] = result.parameters_json()
+        payload["covariates"] = fit_output.regression_json(result, method)
+        if method is not None:
+            payload["params_se"] = result.standard_errors_json(method)
+        payload["convergence"] = notes
+        _emit_json(payload)
+        return
+    _print_fit_head(args, result, data, notes, method)
+    fit_output.print_coefficients(result, method)
+    print("CS and CS+ are not defined for a regression (their prior has no counterpart for coefficients)")
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
     if args.report:

@@ -26,7 +26,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: S
 
 def _cell(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return "n/a" if value != value else f"{value:.4f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return number_text(value)
     return str(value)

@@ -87,10 +87,37 @@ def _add_fit(sub) -> None:
         help="a data file (CSV, SPSS .sav, Stata .dta, Excel .xlsx, Parquet) or a bundled "
         "data set name (carcinoma, cheating, election, gss82, hlc-figure2, lc-8-2222, stouffer-toby)",
     )
-    fit_p.add_argument("--model", required=True, help="model notation or a JSON file")
+    fit_p.add_argument(
+        "--model",
+        required=True,
+        help="model notation, a JSON file, or a number of classes K: the LC model over every column "
+        "but the covariates and the weights",
+    )
     _add_em_options(fit_p)
     _add_report_option(fit_p)
     fit_p.set_defaults(run=_cmd_fit)
+    fit_p.add_argument(
+        "--covariates",
+        metavar="FORMULA",
+        default=None,
+        help="latent class regression: the root's classes on columns left out of the model, as R writes "
+        "it: 'PARTY', 'PARTY * AGE' (both and their product), 'A:B' (the product), 'C(GPA)' (as categories); "
+        "rows with a missing covariate are left out and counted",
+    )
+    fit_p.add_argument(
+        "--weights",
+        metavar="COLUMN",
+        default=None,
+        help="a column of sampling weights (not counts): the fit and every score use them, rescaled to "
+        "sum to the rows used; standard errors become robust",
+    )
+    fit_p.add_argument(
+        "--se",
+        choices=["observed", "empirical", "robust", "none"],
+        default=None,
+        help="standard errors of every probability and coefficient: observed information (default), "
+        "empirical (poLCA's), robust sandwich (default with --weights), or none",
+    )
 
     fit_p.add_argument(
         "--posteriors",

@@ -79,7 +79,7 @@ def measurement_data(args: argparse.Namespace, data: Any, model: Any, mapping: d
     if not args.distal:
         return data
     outcomes = outcomes_of(args, data.columns)
-    used = set(mapping.values()) if mapping else set(model.observed)
+    used = set(mapping.values()) if mapping else set(getattr(model, "observed", ()))  # --model K: none yet
     clash = [c for c in outcomes if c in used]
     if clash:
         raise UsageError(

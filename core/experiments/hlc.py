@@ -143,7 +143,7 @@ def hlc_job(config: dict) -> dict:
             tol=config["tol"],
             max_iter=config["max_iter"],
             seed=rng_for(seed, "hlc-fit", config["model"], rep, n, format_model(m)),
-            smaller=smaller,
+            init=smaller,
             cs_prior=config["cs_prior"],
             warn=False,
         )
