@@ -6,25 +6,17 @@ import sys
 
 import pytest
 
-from effdim.cli import main
 
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_dims_table(capsys):
-    status, out, _ = run(capsys, "dims", "5(3(2,2),2,3(2,2))")
+def test_dims_table(cli):
+    status, out, _ = cli("dims", "5(3(2,2),2,3(2,2))")
     assert status == 0
     assert "ds 41" in out and "de 23 (proven; Corollary 4.1 and direct rank)" in out
     assert "3:5,2,2" in out and "5:3,3,2" in out
     assert "sum of local deficits 18" in out
 
 
-def test_dims_json_lc(capsys):
-    status, out, _ = run(capsys, "dims", "3:2,2,2,2", "--json")
+def test_dims_json_lc(cli):
+    status, out, _ = cli("dims", "3:2,2,2,2", "--json")
     data = json.loads(out)
     assert status == 0
     assert (data["ds"], data["de"], data["dc"], data["dp"], data["db"]) == (14, 13, 15, 14, 14)
@@ -32,25 +24,25 @@ def test_dims_json_lc(capsys):
     assert data["local"][0]["binding"] == "ds"
 
 
-def test_dims_reads_json_files(capsys, tmp_path):
+def test_dims_reads_json_files(cli, tmp_path):
     from effdim import model_to_json, parse_model
 
     path = tmp_path / "model.json"
     path.write_text(json.dumps(model_to_json(parse_model("5(3(2,2),2,3(2,2))"))))
-    status, out, _ = run(capsys, "dims", str(path), "--json")
+    status, out, _ = cli("dims", str(path), "--json")
     assert status == 0 and json.loads(out)["de"] == 23
 
 
-def test_regularize_json(capsys):
-    status, out, _ = run(capsys, "regularize", "4(3(2,2),3(2,2))", "--json")
+def test_regularize_json(cli):
+    status, out, _ = cli("regularize", "4(3(2,2),3(2,2))", "--json")
     data = json.loads(out)
     assert status == 0
     assert [s["rule"] for s in data["steps"]] == ["shrink", "remove"]
     assert data["regular_model"] == "H2:3(H3:3(O3:2,O4:2),O1:2,O2:2)"
 
 
-def test_gaps_lists_models_found_by_computation(capsys):
-    status, out, _ = run(capsys, "gaps", "--max-observed", "4", "--max-card", "3", "--json")
+def test_gaps_lists_models_found_by_computation(cli):
+    status, out, _ = cli("gaps", "--max-observed", "4", "--max-card", "3", "--json")
     assert status == 0
     assert {"3:2,2,2,2", "4:3,3,3"} <= {g["model"] for g in json.loads(out)}
 
@@ -72,8 +64,8 @@ def test_gaps_lists_models_found_by_computation(capsys):
         (["experiment", "lc", "--cs-prior", "bdeu:0"], "equivalent sample size"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
-    status, out, err = run(capsys, *argv)
+def test_bad_input_is_one_line_and_exit_2(cli, argv, culprit):
+    status, out, err = cli(*argv)
     assert status == 2
     assert len(err.strip().splitlines()) == 1 and culprit in err
     assert "Traceback" not in err
@@ -85,43 +77,39 @@ def test_installed_command_exits_2_without_traceback():
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
-def test_map_joins_model_leaves_to_data_columns(capsys):
+def test_map_joins_model_leaves_to_data_columns(cli):
     argv = ["fit", "stouffer-toby", "--model", "X:2(P:2,Q:2,R:2,S:2)", "--quiet", "--json", "--seed", "0"]
-    status, out, err = run(capsys, *argv)
+    status, out, err = cli(*argv)
     assert status == 2 and err.endswith("name the leaves after the columns, or map them with --map LEAF=COLUMN\n")
     assert "mapping=" not in err  # the Python argument means nothing on the command line
-    status, out, _ = run(capsys, *argv, "--map", "P=A", "--map", "Q=B", "--map", "R=C", "--map", "S=D")
+    status, out, _ = cli(*argv, "--map", "P=A", "--map", "Q=B", "--map", "R=C", "--map", "S=D")
     assert status == 0 and json.loads(out)["n"] == 216
-    status, _, err = run(capsys, *argv, "--map", "P")
+    status, _, err = cli(*argv, "--map", "P")
     assert status == 2 and "LEAF=COLUMN" in err
 
 
-def test_sweep_names_the_cs_prior_and_flags_saturated_picks(capsys):
-    status, out, _ = run(
-        capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2"
-    )
+def test_sweep_names_the_cs_prior_and_flags_saturated_picks(cli):
+    status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2")
     assert status == 0
     assert "CS and CS+ use the Dirichlet prior K2, alpha 1 (--cs-prior)" in out
     assert "best by CS+  |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
     assert "best by BIC  |X| = 2\n" in out
-    status, out, _ = run(capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet")
+    status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet")
     assert "BDeu, ESS 1" in out and "best by CS+  |X| = 2\n" in out
 
 
-def test_sweep_until_saturated_stops_where_de_reaches_dc(capsys):
-    status, out, _ = run(
-        capsys, "sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--until-saturated"
-    )
+def test_sweep_until_saturated_stops_where_de_reaches_dc(cli):
+    status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--until-saturated")
     assert status == 0
     assert "sweep of |X| = 1..4 in" in out  # |X| = 4 is the first with de = dc = 15 (not 8, the regular top)
 
 
-def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(capsys):
-    status, out, err = run(capsys, "dims", "3:1000000000,2")
+def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(cli):
+    status, out, err = cli("dims", "3:1000000000,2")
     assert status == 0 and not err
     assert "ds 3000000002   de ? (not computed)   dc 1999999999" in out
     assert "more than the limit of 2.0 GiB" in out and "sketch" not in out
-    status, out, _ = run(capsys, "dims", "--json", "61:50,50,50", "--max-memory-mb", "100")
+    status, out, _ = cli("dims", "--json", "61:50,50,50", "--max-memory-mb", "100")
     data = json.loads(out)
     assert data["de"] is None and data["ds"] == 9027 and "100.0 MiB" in data["de_method"]
 
@@ -134,10 +122,10 @@ def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(capsys)
         ("time_limit = [\n", "is not valid TOML"),
     ],
 )
-def test_app_refuses_a_bad_limits_file_in_one_line(capsys, tmp_path, text, words):
+def test_app_refuses_a_bad_limits_file_in_one_line(cli, tmp_path, text, words):
     path = tmp_path / "limits.toml"
     path.write_text(text)
-    status, out, err = run(capsys, "app", "--config", str(path), "--no-show")
+    status, out, err = cli("app", "--config", str(path), "--no-show")
     assert status == 2 and words in err and len(err.strip().splitlines()) == 1
 
 

@@ -5,19 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from effdim.cli import main
 
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_fit_json_has_readable_params_fit_statistics_and_diagnostics(capsys):
-    code, out, _ = run(
-        capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--restarts", "10", "--json"
-    )
+def test_fit_json_has_readable_params_fit_statistics_and_diagnostics(cli):
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--restarts", "10", "--json")
     assert code == 0
     payload = json.loads(out)
     fit = payload["fit"]
@@ -34,12 +24,12 @@ def test_fit_json_has_readable_params_fit_statistics_and_diagnostics(capsys):
     assert len(worst) == 16 and set(worst[0]) == {"A", "B", "C", "D", "observed", "expected", "residual"}
 
 
-def test_fit_prints_tables_and_writes_posteriors_in_input_order(capsys, tmp_path):
+def test_fit_prints_tables_and_writes_posteriors_in_input_order(cli, tmp_path):
     rows = ["a,b,c"] + ["x,1,p", "y,2,q", "x,1,q", "y,,p", "x,2,p", "y,2,q"] * 5
     data = tmp_path / "answers.csv"
     data.write_text("\n".join(rows) + "\n")
     post = tmp_path / "post.csv"
-    code, out, _ = run(capsys, "fit", str(data), "--model", "2:2,2,2", "--seed", "1", "--posteriors", str(post))
+    code, out, _ = cli("fit", str(data), "--model", "2:2,2,2", "--seed", "1", "--posteriors", str(post))
     assert code == 0
     assert "P(item = category | H1)" in out and "df = dc - de" in out and "entropy R2" in out
     table = pd.read_csv(post, keep_default_na=False)
@@ -48,11 +38,10 @@ def test_fit_prints_tables_and_writes_posteriors_in_input_order(capsys, tmp_path
     assert ((table["P(H1=1)"] + table["P(H1=2)"]) - 1).abs().max() < 1e-9
 
 
-def test_fit_order_and_bootstrap(capsys):
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
+def test_fit_order_and_bootstrap(cli):
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
     plain = json.loads(out)
-    code, out, _ = run(
-        capsys,
+    code, out, _ = cli(
         "fit",
         "stouffer-toby",
         "--model",
@@ -83,15 +72,14 @@ def test_fit_order_and_bootstrap(capsys):
         (["blrt", "stouffer-toby", "--model", "1:2,2,2,2"], "compares k - 1 with k states"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(capsys, argv, culprit):
-    code, _, err = run(capsys, *argv)
+def test_bad_input_is_one_line_and_exit_2(cli, argv, culprit):
+    code, _, err = cli(*argv)
     assert code == 2
     assert culprit in err and len(err.strip().splitlines()) == 1
 
 
-def test_blrt_runs_on_local_processes(capsys):
-    code, out, _ = run(
-        capsys,
+def test_blrt_runs_on_local_processes(cli):
+    code, out, _ = cli(
         "blrt",
         "stouffer-toby",
         "--model",
@@ -112,10 +100,10 @@ def test_blrt_runs_on_local_processes(capsys):
     assert result["null_model"] == "1:2,2,2,2"
 
 
-def test_fit_says_when_shares_and_posteriors_are_not_unique(capsys):
+def test_fit_says_when_shares_and_posteriors_are_not_unique(cli):
     """de < ds (3:2,2,2,2 on Stouffer-Toby: ds 14, de 13): the fitted distribution is unique, the
     parameters, shares and posteriors are not; the CLI, the JSON and the fit result say so."""
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0")
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0")
     assert code == 0
     assert "not unique: de = 13 < ds = 14" in out and "1-dimensional set" in out
     assert "locally identified as far as the model allows" not in out
@@ -123,7 +111,7 @@ def test_fit_says_when_shares_and_posteriors_are_not_unique(capsys):
     low, high = (float(v) for v in line.split("H1 1: ")[1].split(",")[0].split("-"))
     assert high - low > 0.01  # equally good fits, visibly different shares
 
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--json")
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "3:2,2,2,2", "--seed", "0", "--json")
     payload = json.loads(out)
     assert payload["unique"] is False and payload["equivalent_fit_dimension"] == 1
     assert payload["identification"]["identified"] is False
@@ -131,7 +119,7 @@ def test_fit_says_when_shares_and_posteriors_are_not_unique(capsys):
     shares = payload["equivalent_fits"]["shares"]["H1"]
     assert payload["equivalent_fits"]["fits"] >= 2 and all(lo <= hi for lo, hi in shares)
 
-    code, out, _ = run(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
     payload = json.loads(out)
     assert payload["unique"] is True and payload["equivalent_fit_dimension"] == 0
     assert payload["identification"]["identified"] is True and "equivalent_fits" not in payload

@@ -18,16 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import csv_files, data_files, json_models, notations
 
-from effdim.cli import main
-
 FUZZ = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 
 
-def run(capsys, argv: list[str]) -> tuple[int, str]:
-    status = main(argv)
-    _, err = capsys.readouterr()
+def checked(cli, argv: list[str]) -> tuple[int, str]:
+    """``effdim ARGV`` exits 0 or 2, and with 2 says why in one line."""
+    status, _, err = cli(*argv)
     assert status in (0, 2), (argv[:3], status, err)
     if status == 2:
         assert len(err.strip().splitlines()) == 1, err  # one line
@@ -36,26 +34,26 @@ def run(capsys, argv: list[str]) -> tuple[int, str]:
 
 @FUZZ
 @given(text=notations)
-def test_random_notations(capsys, text):
+def test_random_notations(cli, text):
     if "\x00" in text:  # a command line cannot hold a NUL
         return
-    run(
-        capsys,
+    checked(
+        cli,
         ["dims", "--", text, "--max-memory-mb", "8", "--repeats", "1"]
         if text.startswith("-")
         else ["dims", text, "--max-memory-mb", "8", "--repeats", "1"],
     )
-    run(capsys, ["regularize", text] if not text.startswith("-") else ["regularize", "--", text])
+    checked(cli, ["regularize", text] if not text.startswith("-") else ["regularize", "--", text])
 
 
 @FUZZ
 @given(data=json_models())
-def test_random_json_models(capsys, tmp_path, data):
+def test_random_json_models(cli, tmp_path, data):
     path = tmp_path / "model.json"
     path.write_text(json.dumps(data))
-    run(capsys, ["dims", str(path), "--max-memory-mb", "8", "--repeats", "1"])
+    checked(cli, ["dims", str(path), "--max-memory-mb", "8", "--repeats", "1"])
     if _cards_at_most(data, 50):  # EM's own memory limit guards larger ones (tests/test_em_limits.py)
-        run(capsys, ["fit", "stouffer-toby", "--model", str(path), "--restarts", "1", "--max-iter", "5", "--quiet"])
+        checked(cli, ["fit", "stouffer-toby", "--model", str(path), "--restarts", "1", "--max-iter", "5", "--quiet"])
 
 
 def _cards_at_most(data, limit: int) -> bool:
@@ -81,16 +79,16 @@ def data_commands(path: str) -> list[list[str]]:
 
 @FUZZ
 @given(content=csv_files())
-def test_random_csv_files(capsys, tmp_path, content):
+def test_random_csv_files(cli, tmp_path, content):
     path = tmp_path / "data.csv"
     path.write_bytes(content)
     for argv in data_commands(str(path)):
-        run(capsys, argv)
+        checked(cli, argv)
 
 
 @settings(FUZZ, max_examples=40)
 @given(data=data_files, extension=st.sampled_from([".sav", ".dta", ".xlsx", ".parquet", ".csv"]))
-def test_random_files_of_every_format(capsys, tmp_path, data, extension):
+def test_random_files_of_every_format(cli, tmp_path, data, extension):
     """SPSS, Stata, Excel and Parquet files written from random tables, and random bytes after each
     format's first bytes, under any of the names the reader knows."""
     _, content = data
@@ -99,7 +97,7 @@ def test_random_files_of_every_format(capsys, tmp_path, data, extension):
     path = tmp_path / f"data{extension}"
     path.write_bytes(content)
     for argv in data_commands(str(path)):
-        run(capsys, argv)
+        checked(cli, argv)
 
 
 @FUZZ
@@ -109,15 +107,15 @@ def test_random_files_of_every_format(capsys, tmp_path, data, extension):
         st.sampled_from(["utf-8", "UTF8", "utf_8_sig", "Latin1", "ISO-8859-1", "windows_1252", "UTF16", "cp1252"]),
     )
 )
-def test_random_encoding_names(capsys, tmp_path, encoding):
+def test_random_encoding_names(cli, tmp_path, encoding):
     """`--encoding` with any text, or a name the reader knows in any spelling: a fit or one line, never a traceback
     (a name it knows that does not fit the bytes, UTF-16 here, is refused in one line too)."""
     if "\x00" in encoding or encoding.startswith("-"):
         return  # a command line cannot hold a NUL; a leading dash would be read as an option
     path = tmp_path / "data.csv"
     path.write_bytes("a;b\n\xe9;1\ne;2\n\xe9;2\n".encode("latin-1"))
-    run(
-        capsys,
+    checked(
+        cli,
         [
             "fit",
             str(path),
@@ -230,7 +228,7 @@ def test_the_command_exits_2_with_one_line(argv):
     ),
     rounds=st.one_of(st.text(max_size=6), st.integers(0, 200).map(str)),
 )
-def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden, rounds):
+def test_random_structure_design_ranges(cli, tmp_path, leaves, hidden, rounds):
     """`experiment structure --leaves/--hidden/--rounds`: any text gives a result or one line, never a traceback
     (nothing is cached in the fresh directory, so --cached-only runs no job)."""
     if "\x00" in leaves + hidden + rounds or any(t.startswith("-") for t in (leaves, hidden, rounds)):
@@ -245,4 +243,4 @@ def test_random_structure_design_ranges(capsys, tmp_path, leaves, hidden, rounds
         str(tmp_path),
         "--no-png",
     ]
-    run(capsys, [*args, "--leaves", leaves, "--hidden", hidden, "--rounds", rounds, "--sizes", "1k"])
+    checked(cli, [*args, "--leaves", leaves, "--hidden", hidden, "--rounds", rounds, "--sizes", "1k"])

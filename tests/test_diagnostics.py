@@ -156,8 +156,8 @@ def test_identification_flags_a_planted_empty_class_and_names_its_parameters():
     assert "not locally identified" in bad.sentence()
 
 
-def test_identification_on_stouffer_toby_reaches_de():
-    result = fit(datasets.load("stouffer-toby"), "2:2,2,2,2", restarts=5, seed=0, warn=False)
+def test_identification_on_stouffer_toby_reaches_de(stouffer_toby_fit):
+    result = stouffer_toby_fit
     ident = result.identification()
     assert ident.rank == result.de == 9 and ident.identified
 

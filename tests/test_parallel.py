@@ -1,4 +1,4 @@
-"""The suite's parallel run (tests/conftest.py): several workers by default, and an ``exclusive`` test while no
+"""The suite's parallel run (tests/scheduling.py): several workers by default, and an ``exclusive`` test while no
 browser test runs."""
 
 from __future__ import annotations
@@ -73,8 +73,9 @@ def test_alone_too():
 
 
 def _project(tmp_path: Path, tests: dict[str, str]) -> None:
-    """A project of its own in ``tmp_path``: this suite's conftest.py, its pytest settings and ``tests`` (file -> text)."""
-    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    """A project of its own in ``tmp_path``: this suite's scheduling plugin as its conftest.py, its pytest settings and
+    ``tests`` (file -> text)."""
+    shutil.copy(TESTS / "scheduling.py", tmp_path / "conftest.py")
     (tmp_path / "pyproject.toml").write_text(PROJECT)
     for name, text in tests.items():
         (tmp_path / name).write_text(text)
@@ -97,7 +98,7 @@ def _pytest(tmp_path: Path, *options: str, **env_extra: str) -> subprocess.Compl
 
 
 def _run(tmp_path: Path, *options: str) -> list[tuple[str, int, float, float]]:
-    """The timed tests run by pytest with ``options`` in a project of their own with this suite's conftest.py;
+    """The timed tests run by pytest with ``options`` in a project of their own with this suite's scheduling plugin;
     each test's name, process and interval."""
     _project(tmp_path, {"test_timed.py": TIMED_TESTS})
     intervals = tmp_path / "intervals.txt"
@@ -131,7 +132,7 @@ def test_one_process_without_xdist(tmp_path):
 
 
 def test_slowest_files_first_after_the_exclusive_tests_and_the_browser_tests(tmp_path):
-    """The run's order (tests/conftest.py): the exclusive tests, then the browser tests' files, then the others,
+    """The run's order (tests/scheduling.py): the exclusive tests, then the browser tests' files, then the others,
     each slowest first by durations.json, a file's tests together; ``--write-durations`` records the seconds of
     this run's files."""
     _project(

@@ -58,10 +58,8 @@ def test_posteriors_match_brute_force_on_a_small_tree_in_input_order():
             assert r[node] == int(np.argmax(got)) + 1
 
 
-def test_count_data_give_one_posterior_row_per_pattern_with_its_count():
-    data = datasets.load("stouffer-toby")
-    result = fit(data, "2:2,2,2,2", restarts=3, seed=0, warn=False)
-    table = result.posteriors()
+def test_count_data_give_one_posterior_row_per_pattern_with_its_count(stouffer_toby_fit):
+    table = stouffer_toby_fit.posteriors()
     assert len(table) == 16 and table["count"].sum() == 216
     assert set(table["A"]) == {"+", "-"}
 

@@ -199,9 +199,8 @@ def test_everything_the_user_supplied_is_escaped(tmp_path):
     assert XSS in page.sections["residuals"] and "a&b<i>.csv" in page.sections["command"]
 
 
-def test_the_report_loads_nothing():
-    result = fit(datasets.load("stouffer-toby"), "2:2,2,2,2", seed=0, warn=False)
-    text = report_html(result)
+def test_the_report_loads_nothing(stouffer_toby_fit):
+    text = report_html(stouffer_toby_fit)
     page = Page(text)
     assert not [t for t, _ in page.tags if t in ("script", "link", "img", "iframe", "object", "embed")]
     assert all(a["href"].startswith("#") for t, a in page.tags if "href" in a)
@@ -271,19 +270,18 @@ def test_a_report_into_a_missing_folder_is_refused_before_any_work(tmp_path, cap
     assert len(err) == 1 and "--report" in err[0] and "does not exist" in err[0]
 
 
-def test_report_needs_a_fit_with_its_data():
+def test_report_needs_a_fit_with_its_data(stouffer_toby_fit):
     from effdim.errors import InvalidArgument
 
-    result = fit(datasets.load("stouffer-toby"), "2:2,2,2,2", seed=0, warn=False)
+    result = stouffer_toby_fit
     with pytest.raises(InvalidArgument, match="sweep or a hill climb"):
         report_html(result, sweep=[result], climb=object())
     with pytest.raises(InvalidArgument, match="unknown criterion"):
         report_html(result, pick="bic++")
 
 
-def test_write_report_writes_utf8(tmp_path):
-    result = fit(datasets.load("stouffer-toby"), "2:2,2,2,2", seed=0, warn=False)
-    path = write_report(tmp_path / "r.html", result, command="effdim fit stouffer-toby --model 2:2,2,2,2")
+def test_write_report_writes_utf8(tmp_path, stouffer_toby_fit):
+    path = write_report(tmp_path / "r.html", stouffer_toby_fit, command="effdim fit stouffer-toby --model 2:2,2,2,2")
     assert path.read_bytes().startswith(b"<!DOCTYPE html>") and "−" in path.read_text(encoding="utf-8")
 
 

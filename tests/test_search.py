@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effdim import FitResult, HillClimb, datasets, fit, hill_climb, lc_model_for, sweep
+from effdim import FitResult, HillClimb, hill_climb, lc_model_for, sweep
 from effdim.data import DataError, from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.learner import LatentTreeLearner, NotFittedError
@@ -19,11 +19,6 @@ from effdim.scores import SCORES
 from effdim.search import Cancelled, start_model
 
 KEYS = {"loglik", "bic", "bic_plus", "cs", "cs_plus", "aic", "ds", "de", "n"}
-
-
-@pytest.fixture(scope="module")
-def stouffer():
-    return datasets.load("stouffer-toby")
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +38,9 @@ def test_start_model_is_binary_and_regular():
         start_model(fig2, {"O1": 2})
 
 
-def test_lc_sweep_covers_every_regular_cardinality(stouffer):
+def test_lc_sweep_covers_every_regular_cardinality(stouffer_toby):
     done = []
-    results = sweep(stouffer, restarts=3, seed=0, progress=lambda d, t: done.append((d, t)))
+    results = sweep(stouffer_toby, restarts=3, seed=0, progress=lambda d, t: done.append((d, t)))
     assert [r.card for r in results] == list(range(1, 9))
     assert done[0] == (0, 8) and done[-1] == (8, 8)
     for r in results:
@@ -63,22 +58,22 @@ def test_lc_sweep_covers_every_regular_cardinality(stouffer):
     assert results[-1].de == 15
 
 
-def test_sweep_until_saturated_stops_at_the_first_model_with_de_equal_to_dc(stouffer):
+def test_sweep_until_saturated_stops_at_the_first_model_with_de_equal_to_dc(stouffer_toby):
     done = []
-    results = sweep(stouffer, restarts=2, seed=0, until_saturated=True, progress=lambda d, t: done.append((d, t)))
+    results = sweep(stouffer_toby, restarts=2, seed=0, until_saturated=True, progress=lambda d, t: done.append((d, t)))
     assert [r.card for r in results] == [1, 2, 3, 4]  # |X| = 4 first saturates 4 binary items: de = dc = 15
     assert results[-1].de == 15 and results[-2].de < 15
     assert done[0] == (0, 8) and done[-1] == (4, 4)  # the bar ends full where the sweep ends
-    unsaturated = sweep(stouffer, cards=[1, 2], restarts=2, seed=0, until_saturated=True)
+    unsaturated = sweep(stouffer_toby, cards=[1, 2], restarts=2, seed=0, until_saturated=True)
     assert [r.card for r in unsaturated] == [1, 2]  # none saturated: every card of the range
     assert [r.to_json() for r in results] == [
-        r.to_json() for r in sweep(stouffer, cards=[1, 2, 3, 4], restarts=2, seed=0)
+        r.to_json() for r in sweep(stouffer_toby, cards=[1, 2, 3, 4], restarts=2, seed=0)
     ]
 
 
-def test_sweep_of_an_lc_model_and_max_card(stouffer):
+def test_sweep_of_an_lc_model_and_max_card(stouffer_toby):
     model = HLCModel.parse("X:2:A:2,B:2,C:2,D:2")
-    results = sweep(stouffer, model, max_card=3, restarts=2, seed=1)
+    results = sweep(stouffer_toby, model, max_card=3, restarts=2, seed=1)
     assert [r.card for r in results] == [1, 2, 3]
     assert all(r.model.observed == ["A", "B", "C", "D"] for r in results)
 
@@ -123,7 +118,7 @@ def test_hill_climb_rejects_unknown_score(fig2_data):
         hill_climb(fig2_data, HLCModel.parse("2(2(2,2),2,2(2,2))"), "hqic")
 
 
-def test_cancel_between_fits(stouffer):
+def test_cancel_between_fits(stouffer_toby):
     event = threading.Event()
 
     def progress(done, total):
@@ -131,7 +126,7 @@ def test_cancel_between_fits(stouffer):
             event.set()
 
     with pytest.raises(Cancelled):
-        sweep(stouffer, restarts=2, seed=0, progress=progress, cancel=event)
+        sweep(stouffer_toby, restarts=2, seed=0, progress=progress, cancel=event)
 
 
 def test_lc_model_for_names():
@@ -143,12 +138,12 @@ def test_lc_model_for_names():
     assert model.observed == ["X", "H"] and model.card(model.root) == 3 and model.root not in ("X", "H")
 
 
-def test_fit_result_scores(stouffer):
-    r = fit(stouffer, "2:2,2,2,2", restarts=3, seed=0)
+def test_fit_result_scores(stouffer_toby_fit):
+    r = stouffer_toby_fit
     assert r.card is None and r.ds == 9 and r.de == 9
     assert r.score("bic+") == r.scores.bic_plus == r.to_json()["bic_plus"]
     assert r.params is not None
-    assert r.restarts["restarts"] == 3
+    assert r.restarts["restarts"] == 5
 
 
 # ----------------------------------------------------------------------- learner
@@ -208,40 +203,41 @@ def test_learner_posterior_of_an_inner_node(fig2_data):
         learner.predict_proba(fig2_data, node="O2")
 
 
-def test_learner_map_option(stouffer):
-    learner = LatentTreeLearner("3:2,2,2,2", restarts=3, seed=0, prior=1.0).fit(stouffer)
+def test_learner_map_option(stouffer_toby):
+    learner = LatentTreeLearner("3:2,2,2,2", restarts=3, seed=0, prior=1.0).fit(stouffer_toby)
     for table in learner.params_.cpts.values():
         assert np.all(table > 0)
 
 
 # --------------------------------------------------------------------------- CLI
-def run_cli(capsys, *argv):
-    from effdim.cli import main
-
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
-def test_cli_fit_sweep_search_json(capsys):
-    code, out, _ = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
+def test_cli_fit_sweep_search_json(cli):
+    code, out, _ = cli("fit", "stouffer-toby", "--model", "2:2,2,2,2", "--seed", "0", "--json")
     assert code == 0 and KEYS <= set(json.loads(out))
-    code, out, err = run_cli(
-        capsys, "sweep", "stouffer-toby", "--max-card", "3", "--seed", "0", "--restarts", "2", "--json"
-    )
+    code, out, err = cli("sweep", "stouffer-toby", "--max-card", "3", "--seed", "0", "--restarts", "2", "--json")
     rows = json.loads(out)
     assert code == 0 and [r["card"] for r in rows] == [1, 2, 3] and all(KEYS <= set(r) for r in rows)
     assert err == ""  # no progress bar with --json
-    code, out, err = run_cli(
-        capsys, "search", "stouffer-toby", "--model", "2:2,2,2,2", "--score", "bic+", "--seed", "0", "--restarts", "2"
+    code, out, err = cli(
+        "search",
+        "stouffer-toby",
+        "--model",
+        "2:2,2,2,2",
+        "--score",
+        "bic+",
+        "--seed",
+        "0",
+        "--restarts",
+        "2",
     )
     assert code == 0 and "best:" in out and err == ""  # a progress bar on a terminal only (test_cli_robustness.py)
 
 
-def test_cli_bad_input_exits_2_with_one_line(capsys):
-    code, _, err = run_cli(capsys, "sweep", "stouffer-toby", "--node", "Q", "--quiet")
+def test_cli_bad_input_exits_2_with_one_line(cli):
+    code, _, err = cli("sweep", "stouffer-toby", "--node", "Q", "--quiet")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "'Q'" in err
-    code, _, err = run_cli(capsys, "fit", "stouffer-toby", "--model", "2:2,2,2")
+    code, _, err = cli("fit", "stouffer-toby", "--model", "2:2,2,2")
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
