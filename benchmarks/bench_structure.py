@@ -22,7 +22,7 @@
    (:func:`effdim.experiments.structure.separated_parameters`): the learned
    model's BIC minus the BIC of the generating structure refitted by EM (10
    starts). Goal: no gap below -1 nat. (The first two trees are also a test,
-   tests/test_structure.py.)
+   tests/test_structure_known_trees.py.)
 
 Wall and CPU seconds are both reported: on a shared machine the wall time
 counts the other processes' share of the cores.

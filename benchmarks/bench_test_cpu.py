@@ -15,7 +15,7 @@ costliest tests and files, by program, to find where a suite's CPU goes.
 
 Machines differ: the same suite took 5 min on one 2-core machine and 7.5 on another (CONTRIBUTING.md,
 "Running the tests"). So each run is put between two yardsticks: the CPU seconds (the least of three runs) of
-one fixed structure search, the clear-cut nine-leaf tree of tests/test_structure.py on 20,000 rows, the same
+one fixed structure search, the clear-cut nine-leaf tree of tests/structure_cases.py on 20,000 rows, the same
 work on every machine (``--yardstick-only`` prints it alone). Compare a run's seconds with another machine's
 through the ratio of their yardsticks. One shared virtual machine's speed drifted by a third within minutes
 (2 Dec 2026: 3.2 then 4.7 s), hence one before and one after.
@@ -228,7 +228,7 @@ def print_per_test(per_test: dict[str, dict[str, float]], top: int) -> None:
 
 @functools.cache
 def _yardstick_data():
-    """20,000 rows of the clear-cut tree of tests/test_structure.py (drawn once: the yardstick runs before and
+    """20,000 rows of the clear-cut tree of tests/structure_cases.py (drawn once: the yardstick runs before and
     after each measurement)."""
     import numpy as np
 
