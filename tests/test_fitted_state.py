@@ -1,6 +1,6 @@
 """State of the dashboard's Fitted model view, without a browser (effdim_app.state.fitted)."""
 
-from test_app_state import run
+from waiting import run_in_fresh_loop as run
 
 from effdim_app.state import DataState, FittedState, ModelState, ProposalState, ScoresState
 

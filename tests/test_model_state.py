@@ -1,32 +1,29 @@
-"""The dashboard's state classes, without a browser (effdim_app.state, layout, presets)."""
+"""The tree editor's state (effdim_app.state.ModelState) without a browser: edits, undo, presets, regularization,
+layout, the drawing's data, and the server's limits on models.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import sys
 import time
 
 import pytest
-from waiting import run_in_fresh_loop, until
+from waiting import run_in_fresh_loop as run
 
 from effdim import HLCModel, parse_model
 from effdim.treelayout import tree_layout
 from effdim_app import presets
-from effdim_app.state import DataState, ModelState, ScoresState
+from effdim_app.state import ModelState
 
 FIG2 = "5(3(2,2),2,3(2,2))"
-
-
-run = run_in_fresh_loop
 
 
 def rows(state: ModelState) -> dict[str, tuple]:
     return {r.hidden: (r.lc, r.ds, r.de, r.dc, r.dp, r.db, r.binding, r.deficit) for r in state.report.local}
 
 
-# ------------------------------------------------------------------- the module
 def test_state_module_does_not_import_panel():
     """Nor does its Fitted model view's module (in the same fresh interpreter: each starts in seconds of CPU)."""
     import subprocess
@@ -38,7 +35,6 @@ def test_state_module_does_not_import_panel():
     assert out.split() == ["False", "False"]
 
 
-# ------------------------------------------------------------------- model state
 def test_default_is_figure_2_with_paper_dimensions():
     s = ModelState()
     assert str(s.model) == FIG2
@@ -182,7 +178,6 @@ def test_sessions_do_not_share_state():
     assert a.report is not b.report
 
 
-# --------------------------------------------------------------------- layout
 @pytest.mark.parametrize(
     "text", [FIG2, "3:2,2,2,2", "3(2,4(2,2,3(2,2,2)),2,2(2,2(2,2)))", "2(2(2(2,2),2(2,2)),2(2,2),2(2(2,2),2))"]
 )
@@ -207,7 +202,6 @@ def test_tidy_layout(text):
 
 
 def test_update_is_fast_for_50_node_trees():
-    import time
 
     leaves = ",".join(["3(2,2,2)"] * 12)
     s = ModelState(f"4({leaves},2)")  # 1 + 12 * 4 + 1 = 50 nodes
@@ -219,91 +213,7 @@ def test_update_is_fast_for_50_node_trees():
         s.set_card(card)
         times.append(time.process_time() - start)
     assert s.report.ds > 0
-    assert min(times) < 0.3
-
-
-# ----------------------------------------------------------------------- data
-BAD_CSV = b"A,B\n1,2\n3\n"
-
-
-def test_data_loading_and_bad_files():
-    d = DataState()
-    assert d.load_bundled("stouffer-toby")
-    assert d.dataset.columns == ("A", "B", "C", "D") and d.message_kind == "success"
-    good = d.dataset
-    assert not d.load_upload("bad.csv", BAD_CSV)
-    assert d.dataset is good and d.message_kind == "danger" and "line 3" in d.message
-    assert "Still using" in d.message
-    assert not d.load_upload("empty.csv", b"")
-    assert not d.load_upload("one.csv", b"A,B\nx,1\nx,2\n")  # a column with a single value
-    assert "'A'" in d.message
-    d.max_bytes = 10
-    assert not d.load_upload("big.csv", b"A,B\n1,2\n2,1\n" * 10)
-    assert "limit" in d.message and d.dataset is good
-    d.max_bytes = 10_000
-    assert d.load_upload("ok.csv", b"X,Y\n1,a\n2,b\n1,b\n")
-    assert d.dataset.columns == ("X", "Y")
-    assert list(d.columns_frame()["states"]) == [2, 2]
-
-
-# --------------------------------------------------------------------- scores
-@pytest.fixture
-def scores():
-    m, d = ModelState(FIG2), DataState()
-    s = ScoresState(m, d, restarts=1, card_max=3)
-    d.load_bundled("stouffer-toby")
-    return s
-
-
-def test_sweep_lc_over_all_columns(scores):
-    results = run(scores.run_sweep())
-    assert [r.card for r in results] == [1, 2, 3]
-    assert scores.results and scores.progress == 100 and not scores.running
-    best = scores.best()
-    assert set(best) == {"bic", "bic+", "cs", "cs+", "aic"}
-    csv = scores.results_csv()
-    assert csv.splitlines()[0].startswith("model,card,loglik,bic,bic_plus,cs,cs_plus,aic,aic_plus,aic3")
-    assert len(csv.splitlines()) == 4
-
-
-def test_results_are_cleared_when_model_or_data_change(scores):
-    run(scores.run_sweep())
-    assert scores.results
-    scores.mapping = "model"  # another scored model
-    assert not scores.results and "cleared" in scores.status
-    scores.mapping = "lc"
-    run(scores.run_sweep())
-    scores.data.load_upload("ok.csv", b"X,Y\n1,a\n2,b\n1,b\n")
-    assert not scores.results
-    scores.mapping = "model"
-    run(scores.run_sweep())  # refused: the model does not match
-    assert not scores.results and scores.mismatch and scores.message_kind == "danger"
-
-
-def test_model_mapping_and_hill_climb(scores):
-    scores.mapping = "model"
-    assert scores.mismatch  # Figure 2 has five leaves, the data four columns
-    scores.models.load_preset(presets.FIGURE1)  # O1..O4 map to A..D by position
-    assert not scores.mismatch
-    assert [row[:2] for row in scores.leaf_map] == [("O1", "A"), ("O2", "B"), ("O3", "C"), ("O4", "D")]
-    climb = run(scores.run_climb())
-    assert climb is not None and climb.path
-    frame = scores.climb_frame()
-    assert list(frame["step"]) == list(range(len(climb.path)))
-    scores.models.select("H1")
-    scores.models.set_card(2)
-    assert scores.climb is None  # stale: cleared
-
-
-def test_a_leaf_without_a_column_is_told_in_the_dashboards_words(scores):
-    """The remedy names the dashboard's own controls, never a Python argument or a CLI option."""
-    scores.mapping = "model"  # Figure 2's leaves O1..O5, the data's columns A..D
-    (problem,) = scores.mismatch
-    assert problem.startswith("leaves 'O1', 'O2', 'O3', 'O4', 'O5' name no data column (columns: A, B, C, D)")
-    assert problem.endswith(
-        "rename the leaves after the columns (Rename on the Model tab), or score the LC model over all columns"
-    )
-    assert "mapping=" not in problem and "--map" not in problem
+    assert max(times) < 0.3, times  # every edit, the first included
 
 
 def test_dimensions_that_fail_for_a_defect_say_so_without_a_librarys_words(monkeypatch):
@@ -318,47 +228,6 @@ def test_dimensions_that_fail_for_a_defect_say_so_without_a_librarys_words(monke
     assert s.report is None and s.report_error == (
         "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
     )
-
-
-def test_use_lc_model_in_editor(scores):
-    assert scores.use_lc_model_in_editor()
-    assert scores.mapping == "model" and scores.models.model.observed == ["A", "B", "C", "D"]
-    assert not scores.mismatch
-
-
-def test_cancel_and_stale_runs_are_discarded(scores):
-    scores.param.update(card_max=12, restarts=20)  # long enough to be cancelled while running
-
-    async def until_running():
-        await until(lambda: scores.job is not None and scores.job.state == "running", "the sweep's job running")
-
-    async def cancel_midway():
-        task = asyncio.ensure_future(scores.run_sweep())
-        await until_running()
-        assert scores.running and "running" in scores.status
-        scores.cancel()
-        return await task
-
-    assert run(cancel_midway()) is None
-    assert not scores.running and "cancelled" in scores.status
-
-    async def edit_midway():
-        task = asyncio.ensure_future(scores.run_sweep())
-        await until_running()
-        scores.data.load_bundled("lc-8-2222")  # new data: the run is cancelled, nothing shown
-        return await task
-
-    assert run(edit_midway()) is None
-    assert not scores.results and not scores.running
-
-
-def test_sweep_range_is_checked_against_the_server_limits(scores):
-    scores.card_max = 10**12
-    assert run(scores.run_sweep()) is None
-    assert "above this server's limit" in scores.message and scores.message_kind == "danger"
-    scores.card_max = 500
-    assert run(scores.run_sweep()) is None
-    assert "at most 50 at a time" in scores.message and not scores.running
 
 
 def test_one_revision_per_action():
@@ -425,21 +294,6 @@ def test_tree_svg_draws_every_node_edge_and_label_of_the_screen():
     assert float(root_node.get("cy")) == min(float(c.get("cy")) for c in circles)
 
 
-def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
-    scores.card_max = 0  # up to the largest regular |X|, 8 for four binary items
-    scores.past_saturation = True
-    scores.cs_prior = "k2:1"
-    results = run(scores.run_sweep())
-    assert {r.scores.cs_prior for r in results} == {"k2:1"}
-    notes = scores.pick_notes()
-    assert scores.best()["cs+"][0] == 8  # K2 drives CS+ to the top (docs/experiments.md)
-    assert notes["cs+"] == ["largest regular cardinality", "saturated (de = dc = 15)"]
-    assert scores.best()["bic"][0] == 2 and notes["bic"] == []
-    scores.cs_prior = "bdeu:1"
-    assert not scores.results  # CS depends on the prior: the old results are stale
-
-
-# ------------------------------------------------------------- limits and jobs
 def test_a_huge_model_shows_its_closed_forms_and_says_why_de_is_missing():
     s = ModelState(FIG2)
     assert s.load_notation("3:1000000000,2")
@@ -526,103 +380,6 @@ def test_a_job_past_the_time_limit_is_stopped_and_the_user_told():
     assert s.report.de is None and "time limit" in s.de_note and str(s.model) == "21:10,10,10"
 
 
-def test_every_upload_is_read_in_a_worker_and_a_bad_one_keeps_the_data():
-    from effdim_app.jobs import JobRunner
-
-    rows = "\n".join(f"{i % 3},{i % 2},{(i // 2) % 4}" for i in range(50_000))
-    good = ("A,B,C\n" + rows + "\n").encode()
-    bad = ("A,B\n" + "1,2\n" * 70_000 + "1\n").encode()
-
-    async def go():
-        d = DataState(jobs=JobRunner(workers=1))
-        d.load_upload("small.csv", b"A,B\n1,x\n2,y\n")
-        small = d.load_job is not None  # a small file too: no parsing on the server's loop
-        await d.load_job
-        d.load_upload("big.csv", good)
-        first = (d.load_job is not None, d.message)
-        await d.load_job
-        loaded = d.dataset
-        d.load_upload("bad.csv", bad)
-        await d.load_job
-        return d, small, first, loaded
-
-    d, small, (had_job, reading), loaded = run(go())
-    assert small and had_job and "Reading upload 'big.csv'" in reading
-    assert loaded.columns == ("A", "B", "C") and loaded.n_rows == 50_000
-    assert d.dataset is loaded and d.message_kind == "danger" and "Still using upload 'big.csv'" in d.message
-
-
-def raises_a_library_error(content, *, name, progress=None, **limits):
-    """An upload reader that fails as a format's library may (module level: a worker unpickles it by name)."""
-    raise TypeError("unhashable type: 'numpy.ndarray'")
-
-
-def test_an_upload_that_fails_inside_reads_as_one_effdim_line_naming_the_file(monkeypatch):
-    """Whatever a reader raises in the worker, the user reads the file's name and an effdim line, never
-    the library's words, and keeps her data."""
-    from effdim_app import tasks
-    from effdim_app.jobs import JobRunner
-
-    monkeypatch.setattr(tasks, "read_upload_task", raises_a_library_error)
-
-    async def go():
-        d = DataState(jobs=JobRunner(workers=1))
-        d.load_bundled("stouffer-toby")
-        d.load_upload("survey.parquet", b"PAR1 whatever")
-        await d.load_job
-        return d
-
-    d = run(go())
-    assert d.message == (
-        "Could not load upload 'survey.parquet': an unexpected error inside effdim, not a problem with your "
-        "input (the server's log has the details). Still using bundled data set 'stouffer-toby'."
-    )
-    assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")
-
-
-@pytest.mark.exclusive  # bounds on seconds and on the event loop's gaps
-def test_a_wide_upload_is_refused_by_its_header_without_stalling_the_loop():
-    """231 kB, 22,000 columns: once 31 s of another session's edit; now a worker refuses it on its header."""
-    from effdim_app.jobs import JobRunner
-
-    header = ",".join(f"c{i}" for i in range(22_000))
-    wide = (
-        header + "\n" + "\n".join(",".join("01"[(i + r) % 2] for i in range(22_000)) for r in range(2)) + "\n"
-    ).encode()
-    assert 200_000 < len(wide) < 250_000
-
-    async def go():
-        d = DataState(jobs=JobRunner(workers=1))
-        d.load_bundled("stouffer-toby")
-        gaps, last = [], time.perf_counter()
-        d.load_upload("wide.csv", wide)
-        job = d.load_job
-        while not job.finished:  # the loop keeps turning while the worker reads
-            await asyncio.sleep(0.01)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-        return d, job, max(gaps)
-
-    start = time.perf_counter()
-    d, job, gap = run(go())
-    assert time.perf_counter() - start < 10
-    assert "the header has 22,000 columns, more than the limit of 2,000" in d.message
-    assert d.message_kind == "danger" and d.dataset.columns == ("A", "B", "C", "D")  # the data in use stay
-    assert gap < 0.5, gap
-
-
-def test_tree_edit_keeps_lc_sweep_results_but_clears_model_sweep_results():
-    """The LC model over all columns does not use the edited tree: editing the tree leaves its results."""
-    scores = ScoresState(ModelState(), DataState())
-    assert scores.data.load_bundled("stouffer-toby")
-    scores.results = ["stand-in result"]
-    scores.models.set_card(2, node="O2")
-    assert scores.results == ["stand-in result"]
-    scores.mapping = "model"
-    assert scores.results == []
-
-
 def test_a_model_nested_a_thousand_deep_is_refused_with_a_message():
     s = ModelState(FIG2)
     assert not s.load_notation("2(" * 1000 + "2" + ")" * 1000)
@@ -648,85 +405,6 @@ def test_empty_json_file_is_refused_by_name():
     assert "the file is empty" in s.message
 
 
-def test_default_sweep_stops_where_de_reaches_dc(monkeypatch):
-    """With 'to' = 0 the worker stops at de = dc; the server computes no dimension to find where."""
-
-    def no_dimensions_here(*args, **kwargs):
-        raise AssertionError("a dimension was computed on the server's event loop")
-
-    scores = ScoresState(ModelState(), DataState(), restarts=1)
-    scores.data.load_bundled("stouffer-toby")  # four binary items: dc = 15, LC 4:2,2,2,2 has de = 15
-    monkeypatch.setattr(sys.modules["effdim.dimensions"], "_lc_rank", no_dimensions_here)  # every local de
-    assert scores._sweep_range() == (None, True)
-    scores.card_min = 2
-    assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], True)  # up to the largest regular |X|
-    scores.past_saturation = True
-    assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], False)
-    scores.card_max = 6
-    assert scores._sweep_range() == ([2, 3, 4, 5, 6], False)
-    monkeypatch.undo()
-    scores.param.update(card_min=1, card_max=0, past_saturation=False)
-    results = run(scores.run_sweep())
-    assert [r.card for r in results] == [1, 2, 3, 4]
-    assert "Stopped at |H| = 4, where de = dc" in scores.status
-
-
-def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
-    d = DataState()
-    rows = ["id;A;B"] + [f"{i};{'é' if i % 2 else 'e'};{i % 3}" for i in range(60)]
-    assert d.load_upload("ids.csv", "\n".join(rows).encode("latin-1"))
-    assert d.dataset.columns == ("A", "B") and d.full.columns == ("A", "B")  # left out while reading
-    assert "Left out 'id' (more than 50 distinct values" in d.message
-    assert "semicolons" in d.message and "Latin-1" in d.message
-    assert not d.use_columns(["A"]) and d.dataset.columns == ("A", "B")
-    assert d.load_upload("utf16.csv", "A,B\né,1\ne,2\n".encode("utf-16"))
-    assert "UTF-16" in d.message and d.dataset.states[0] == ("é", "e")  # as the CLI reads it
-    assert d.load_upload("plain.csv", b"A,B,C\n1,2,3\n2,1,4\n")
-    assert d.use_columns(["C", "A"]) and d.dataset.columns == ("A", "C")  # the file's order
-
-
-def test_learn_structure_opens_the_learned_tree_in_the_editor_and_undo_brings_back_the_model(scores):
-    before = scores.models.model
-    notes, trees = [], []
-    scores.param.watch(lambda e: notes.append(e.new), "status")
-    scores.param.watch(lambda e: trees.append((e.new, scores.running, scores.learned_note)), "learned_tree")
-    learned = run(scores.run_learn())
-    assert learned is not None and not scores.running
-    assert scores.models.model == learned.model and scores.mapping == "model"
-    assert set(learned.model.observed) == set(scores.data.dataset.columns)  # leaves named after the columns
-    assert scores.status.startswith("Structure learned") and f"de {learned.fit.de}" in scores.status
-    assert any("best so far" in n for n in notes)  # the worker's progress reached the status line
-    # the worker's best trees (sent in notation) were drawn while it ran, then the result stays drawn
-    during = [(tree, note) for tree, running, note in trees if running and tree is not None]
-    assert during and all(set(t.observed) == set(learned.model.observed) for t, _ in during)
-    assert during[0][1].startswith("Best tree so far (1 hidden node)")
-    assert scores.learned_tree == learned.model and "now in the tree editor" in scores.learned_note
-    assert scores.models.undo() and scores.models.model == before
-    scores.data.load_bundled("stouffer-toby")  # new data: the learned tree no longer belongs to it
-    assert scores.learned_tree is None and scores.learned_note == ""
-
-
-def test_a_structure_search_stopped_by_its_time_says_so_and_opens_its_best_tree(monkeypatch):
-    """The search gets the computation's time limit less a margin; stopped by it, it still opens its best tree
-    and says why it ended."""
-    from effdim_app.jobs import JobRunner
-    from effdim_app.state import scores as scores_module
-
-    monkeypatch.setattr(scores_module, "SEARCH_MIN_SECONDS", 0.3)
-    m, d = ModelState(FIG2), DataState()
-    s = ScoresState(m, d, restarts=1, jobs=JobRunner(workers=1, timeout=4.0))  # a search of 0.3 s
-    d.load_bundled("hlc-figure2")
-    learned = run(s.run_learn())
-    assert learned is not None and learned.stopped == "max_time"
-    assert "the time limit ended the search" in s.status and m.model == learned.model
-
-
-def test_learn_structure_needs_data():
-    s = ScoresState(ModelState(FIG2), DataState())
-    assert run(s.run_learn()) is None
-    assert s.message == "Load a data set first."
-
-
 def test_demo_numbers_come_from_the_engine():
     from effdim.dimensions import dimensions
     from effdim_app.demo_script import demo_steps, first_lc_below_bound
@@ -747,15 +425,3 @@ def test_demo_numbers_come_from_the_engine():
     state = ModelState(irregular.notation)
     assert f"as drawn it has ds = {state.drawn_ds}" in irregular.sentence
     assert f"has ds = {state.report.ds} and de = {state.report.de}" in irregular.sentence
-
-
-def test_moving_a_state_reorders_the_column_in_the_data_in_use():
-    data = DataState()
-    assert data.load_upload("s.csv", b"id,freq,item\n1,sometimes,1\n2,never,2\n3,often,1\n")
-    assert data.use_columns(["freq", "item"])
-    assert data.move_state("freq", "often", -2)
-    assert data.full.states[1] == data.dataset.states[0] == ("often", "sometimes", "never")
-    assert data.dataset.columns == ("freq", "item") and data.dataset.n_rows == 3
-    assert not data.move_state("freq", "seldom", 1)
-    assert data.message == "The order was not changed: column 'freq' has no state 'seldom'."
-    assert data.dataset.states[0] == ("often", "sometimes", "never")
