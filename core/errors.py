@@ -11,18 +11,25 @@ The family, each defined beside the rule it enforces:
 * :class:`InvalidArgument` -- an argument out of range (:mod:`effdim.validation`);
 * :class:`effdim.model.ModelError`, :class:`effdim.notation.NotationError`
   -- a model that is not a valid tree, notation that does not parse;
-* :class:`effdim.data.DataError` -- data that cannot be read or used;
+* :class:`effdim.data.DataError` -- data that cannot be read or used, and
+  :class:`effdim.data.LeavesWithoutColumns` -- leaves of a model that name no
+  data column;
+* :class:`effdim.formula.FormulaError` -- a covariate formula that does not
+  parse or does not fit the data;
+* :class:`effdim.learner.NotFittedError` -- a learner used before it is fitted;
 * :class:`effdim.limits.SizeLimitError`,
   :class:`effdim.distribution.SpaceTooLargeError`,
   :class:`effdim.bounds.SplitSearchTooLarge` -- work beyond a size limit,
   refused before anything is allocated;
 * :class:`effdim.dimensions.RouteDisagreement` -- two computations of ``de``
   that should agree do not;
-* :class:`effdim.experiments.ExperimentError` -- a study that cannot run;
+* :class:`effdim.experiments.ExperimentError` -- a study that cannot run,
+  :class:`effdim.executor.ExecutorError` -- jobs that cannot be run at all,
+  :class:`effdim.bootstrap.BootstrapError` -- bootstrap replicates that failed;
 * :class:`effdim.cli.UsageError` -- bad command-line input.
 
 ``tests/test_errors.py`` checks that every exception class of the package is
-in this family.
+in this family, and named here.
 
 Examples
 --------

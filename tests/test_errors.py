@@ -59,3 +59,19 @@ def test_no_bare_builtin_errors_are_raised(module):
             if name in builtin:
                 bare.append(f"{path.name}:{node.lineno} raise {name}")
     assert bare == []
+
+
+def test_the_errors_module_names_every_class_of_the_family():
+    """``effdim/errors.py`` lists the family for a reader: a new error class gets its line there."""
+    import re
+
+    import effdim.errors
+
+    defined = {
+        cls.__name__
+        for module in modules()
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, EffdimError) and cls.__module__.startswith("effdim")
+    }
+    named = {name.rsplit(".", 1)[-1] for name in re.findall(r":class:`~?([\w.]+)`", effdim.errors.__doc__)}
+    assert len(defined) >= 10 and sorted(defined - named) == []
