@@ -15,19 +15,11 @@ LU.
 
 python-flint where it wins
 --------------------------
-``benchmarks/bench_rank.py --section 4`` (random ``(n+8) x n``,
-``p = 2**31 - 1``, ``OPENBLAS_NUM_THREADS=1``, medians of 7 on a shared
-2-core machine): flint's ``nmod_mat`` (conversion from numpy plus rank)
-against this module's elimination took 1 ms / 4 ms at ``n = 60``, 5 / 8 ms
-at 150, 15 / 19 ms at 256, but 71 / 60 ms at 500 and 0.98 / 0.62 s at 1500:
-converting a numpy array into flint costs more than flint's rank itself
-once ``n`` is in the hundreds. Hence :func:`rank_mod_p` hands matrices whose
-smaller side is at most ``FLINT_MAX_SIDE = 256`` to flint (every local LC
-model, Table 1) and eliminates larger ones here. End to end,
-:func:`effdim.dimensions.dimensions` of all 21 Table 1 models (cold cache)
-took 15.8 ms of CPU with flint against 22.3 ms without (medians of 30).
-Under CPU contention multi-threaded BLAS degrades (``OPENBLAS_NUM_THREADS=1``
-was 3-4x faster then); flint, single-threaded, degrades less.
+:func:`rank_mod_p` hands a matrix whose smaller side is at most
+``FLINT_MAX_SIDE = 256`` (every local LC model, Table 1) to python-flint's
+``nmod_mat`` and eliminates larger ones here: converting a numpy array into
+flint costs more than flint's rank itself once the side is in the hundreds
+(``benchmarks/bench_rank.py --section 4``; figures in docs/performance.md).
 
 Examples
 --------
@@ -263,7 +255,7 @@ def rank_mod_p(matrix: np.ndarray, p: int = P) -> int:
     python-flint's ``nmod_mat.rank`` (FLINT's C elimination); larger ones to
     the BLAS-backed elimination of this module (:func:`matmul_mod`), which
     wins there because flint's conversion from numpy costs as much as its
-    rank (measurements in the module docstring).
+    rank (docs/performance.md, "Dimension engine").
     """
     check_prime(p)
     a = np.asarray(matrix)

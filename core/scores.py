@@ -252,7 +252,7 @@ def cooper_herskovits(counts: dict[str, np.ndarray], prior: float | str | Dirich
     or its text; a number is the K2 pseudo-count, 1 in the formula above)
     and ``alpha_ij = r * alpha_ijk``.
     """
-    from scipy.special import gammaln  # here, not at the top: 0.15 s to import, which every `effdim` command paid
+    from scipy.special import gammaln  # here, not at the top: every `effdim` command would pay its import
 
     prior = DirichletPrior("k2", float(prior)) if isinstance(prior, (int, float)) else DirichletPrior.parse(prior)
     total = 0.0

@@ -33,8 +33,7 @@ from effdim.validation import check_int
 
 __all__ = ["ServerLimits", "load_limits", "LimitError", "WORK_PER_SECOND"]
 
-#: Multiply-adds of an exact rank per second on one core of a small laptop
-#: (``30:20,20,20``: 5.3e9 in 0.55 s; ``20:10,10,10``: 1.8e8 in 48 ms; see docs/robustness.md).
+#: Multiply-adds of an exact rank per second on one core of a small laptop (docs/performance.md, "Exact rank").
 WORK_PER_SECOND = 4e9
 
 

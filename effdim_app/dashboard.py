@@ -105,9 +105,8 @@ class EffdimApp(Viewer):
         self.fitted_state = FittedState(self.scores, self.models)
         self.proposal = ProposalState(self.fitted_state)
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
-        # only what its first screen shows (the Experiments tab alone was 0.4 s of a 0.75 s build,
-        # the Data tab's views a third of the rest), which a class opening the page at once paid
-        # thirty times over (docs/robustness.md, "Opening a page").
+        # only what its first screen shows, which a class opening the page at once pays for every
+        # student (docs/robustness.md, "Opening a page").
         self._unbuilt = {DATA_TAB: self._data_tab, EXPERIMENTS_TAB: ExperimentsPanel}
         self._data_views: tuple = ()  # the Data tab's views whose figures projector mode scales, once built
         self.demo = GuidedDemo(self.models, show_model=lambda: setattr(self.tabs, "active", 0))
@@ -233,7 +232,7 @@ class EffdimApp(Viewer):
         )
 
     def close(self) -> None:
-        """Stop this session's jobs (the session ended); its state then goes with the session."""
+        """Stop the session's jobs (the session ended); its state then goes with the session."""
         self.models.cancel_jobs()
         self.scores.cancel()
         if self.data.load_job is not None:

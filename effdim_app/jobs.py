@@ -340,7 +340,7 @@ class JobRunner:
     def _receive_pending(self, job: Job, receive, proc) -> tuple[str, Any] | None:
         """Read what the worker has sent (for at most one poll's time), show only its last progress, and return
         the job's outcome if it came: a worker that reports thousands of times a second costs the event loop one
-        update per poll, not one per report (read one by one, 200,000 quick reports held the loop for 33 s)."""
+        update per poll, not one per report (``tests/test_jobs.py``)."""
         latest = outcome = None
         deadline = time.monotonic() + _POLL_SECONDS
         while outcome is None and time.monotonic() < deadline and receive.poll():

@@ -108,8 +108,8 @@ class DrawnSignal(JSComponent):
     sending the kernel's own changes back: the comm forwards every change of
     the document, including those the kernel's messages made (Bokeh marks
     them ``sync = false``, and its server connection skips them), so each
-    update came back to the kernel as 8-15 changes to process. Measured with
-    ``benchmarks/bench_app_update.py --jupyterlab`` (README).
+    update would come back to the kernel as many changes to process
+    (``benchmarks/bench_app_update.py --jupyterlab``).
     """
 
     drawn = param.Integer(default=0)

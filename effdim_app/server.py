@@ -43,9 +43,9 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
         jobs = pn.state.as_cached("effdim_app.jobs", lambda: _runner(limits, workers or limits.workers, wait=False))
     pn.extension(*EXTENSIONS)
     no_typeset_math()  # the page without MathJax, which it does not use: 1.8 MB less to load (effdim_app/compat.py)
-    # the page's design for every component made in this session (pn.config is per session here):
-    # components made under the default design were rendered with the template's stylesheets but
-    # sent the default design's on their first update, which reloaded the page's stylesheets
+    # the page's design for every component made in the session (pn.config is per session here):
+    # a component made under the default design is rendered with the template's stylesheets but
+    # sends the default design's on its first update, which reloads the page's stylesheets
     pn.config.design = TEMPLATE_DESIGN
     jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
     dashboard = create_app(model, limits=limits, jobs=jobs)
@@ -75,10 +75,10 @@ def keep_until_connected(doc) -> None:
     The page request builds the session; the browser connects its websocket
     only once it has loaded the page's scripts. ``effdim app`` lets an
     unconnected session expire after 5 s (:func:`serve`, meant for closed
-    pages), and on a busy server a page's websocket came later than that:
-    its session was destroyed unused and built a second time for the
-    websocket, the destroyed one collected at once, all on the event loop
-    that was already behind (docs/robustness.md, "Opening a page"). Bokeh's
+    pages), and on a busy server a page's websocket can come later than that:
+    its session would be destroyed unused and built a second time for the
+    websocket, on the event loop that is already behind (docs/robustness.md,
+    "Opening a page"). Bokeh's
     own expiration block holds the session until Panel's page-loaded event
     (``pn.state.onload``), or until the grace has passed for a page that
     never connects.

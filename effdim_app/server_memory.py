@@ -10,7 +10,7 @@ every student. Two measures:
   generation is collected less often;
 * :func:`settle_session`: once a page's session is built, its objects are
   frozen too, so the collections while a class keeps arriving do not walk
-  every open session again (full passes of 0.7-0.9 s were seen);
+  every open session again;
 * :func:`release_freed_memory`: after sessions close, everything is thawed,
   their garbage is collected, the rest frozen again, and glibc is asked to
   hand the freed pages back to the system (``malloc_trim``), so the server's

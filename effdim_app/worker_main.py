@@ -7,7 +7,7 @@ again in every worker, unless the worker's ``__main__`` already names that
 path (``multiprocessing.spawn``, ``_fixup_main_from_path``). Python 3.11's
 forkserver cannot preload it for its workers (its ``"__main__"`` preload looks
 for a key the preparation data does not have), so under ``panel serve`` every
-job imported Panel again: 1.3 s before an upload of 180 bytes was read.
+job would import Panel again before it starts.
 
 No job needs the server's main module: a job runs a function of
 :mod:`effdim_app.tasks`, pickled by reference. So the forkserver imports this

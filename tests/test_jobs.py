@@ -110,10 +110,10 @@ def test_runs_in_another_process_and_progress_arrives_while_running(runner):
     assert any(0 < s < 20 for s in seen), seen  # intermediate progress reached the loop
 
 
-@pytest.mark.exclusive  # a bound on seconds (the loop's longest gap): another worker's browser test starved it to 2.2 s
+@pytest.mark.exclusive  # a bound on seconds (the loop's longest gap), which another worker's browser test would eat into
 def test_a_worker_reporting_without_pause_does_not_hold_the_event_loop(runner):
     """Reports are read for at most one poll's time and only the last is shown: read one by one, these 50,000
-    held the loop that serves every page for about 8 s (28 Nov 2026)."""
+    would hold the loop that serves every page for seconds."""
     reports = 50_000
 
     async def go():

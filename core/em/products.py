@@ -1,9 +1,9 @@
 """Matrix products of the E-step kept off multi-threaded BLAS when they are large.
 
-Multi-threaded BLAS on thin products is slow when the cores are shared: up to
-50 times slower than one thread was measured on a busy two-core machine. So
-products up to :data:`BLAS_MAX` multiply-adds go to BLAS and larger ones to
-numpy's own loops (einsum, gathers, scipy.sparse).
+Multi-threaded BLAS on thin products is many times slower than one thread
+when the cores are shared (docs/performance.md, "Dimension engine"). So products up to
+:data:`BLAS_MAX` multiply-adds go to BLAS and larger ones to numpy's own loops
+(einsum, gathers, scipy.sparse).
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ import numpy as np
 __all__ = ["BLAS_MAX", "batched_matmul", "small_product"]
 
 #: Matrix products with at most this many multiply-adds go to BLAS; larger ones
-#: use numpy's own loops (einsum, gathers, scipy.sparse). Multi-threaded BLAS
-#: on thin products is slow when the cores are shared: up to 50 times slower
-#: than one thread was measured on a busy two-core machine.
+#: use numpy's own loops (module docstring).
 BLAS_MAX = 1 << 17
 
 

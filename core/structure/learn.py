@@ -213,15 +213,8 @@ class _OutOfTime(Exception):
 
 
 #: The version of one search from one start (a round), part of the experiments' job keys: bumped whenever its
-#: decisions change, so that cached studies of an older search are not mixed with new results. 7: node
-#: introduction's groups in a fixed order (version 6 broke ties of equal cohesion by the strings' hashes, so
-#: a search could end elsewhere in another process). 8: node introduction over all of a node's children but one
-#: (the group residual dependence points to, :func:`effdim.structure.residual.residual_groups`) re-estimates the
-#: node's own family and that child's too. 9: each escape leaves the optimum the search is at, and each new
-#: optimum gets ``escapes`` escapes of its own (:func:`climb_and_escape`; version 8 took every escape from the
-#: first optimum's neighbours, ``escapes`` in all, and recorded one taken after a successful escape as a step
-#: from the best model so far, which that model was not a neighbour of). 10: when the last optimum's escapes are
-#: spent, the search escapes from the optima before it, back to the first (:func:`climb_and_escape`).
+#: decisions change, so that cached studies of an older search are not mixed with new results (the commit of
+#: each bump says what changed).
 SEARCH_VERSION = 10
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first

@@ -17,7 +17,7 @@ from typing import Any
 import param
 
 # What a shown fit computes (FitResult's statistics, residuals and identification) lives in effdim.diagnostics,
-# which FitResult imports when first asked; that import (0.15 s, scipy.special) would be spent by the first fit a
+# which FitResult imports when first asked; that import (scipy.special) would be spent by the first fit a
 # server shows, on its event loop, every session waiting. Imported with this state instead.
 import effdim.diagnostics  # noqa: F401
 from effdim.scores import best

@@ -228,7 +228,7 @@ class ModelState(ModelEdits, param.Parameterized):
             )
 
     def cancel_jobs(self) -> None:
-        """Stop this session's computations (the user asked, or the session closed)."""
+        """Stop the session's computations (the user asked, or the session closed)."""
         self._stop(self.de_job, self.direct_job)
 
     @param.depends("model", "auto_regularize", watch=True)

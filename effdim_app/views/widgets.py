@@ -49,9 +49,9 @@ def compact(value: int) -> str:
 
 #: Tabulator options of a table of a few dozen rows at most that an edit refills (the dimension table, the
 #: regularization log): every row drawn at once. Tabulator's default virtual rendering adds, per refill, a
-#: fill pass and a redraw when its own resize observer sees the row count change the table's height; in a
-#: JupyterLab output the two were about a third of the browser's time applying a shape-changing Apply
-#: (docs/dashboard.md, "A shape-changing Apply in a JupyterLab cell").
+#: fill pass and a redraw when its own resize observer sees the row count change the table's height, a large
+#: part of the browser's work for a shape-changing Apply (docs/dashboard.md, "A shape-changing Apply in a
+#: JupyterLab cell").
 SMALL_TABLE = {"renderVertical": "basic"}
 
 
@@ -108,10 +108,9 @@ def message(obj: param.Parameterized, keep_height: bool = True) -> pn.pane.HTML:
 class TableOnDemand(Viewer):
     """A table made the first time it has rows to show, hidden while it has none.
 
-    A hidden Tabulator still costs the browser its build when its tab opens:
-    the four tables of the Data & scores tab, none with rows on a new page,
-    were about 0.4 s of the tab's 1.1 s (docs/dashboard.md, "Opening the Data
-    & scores tab"). ``empty`` is the typed empty frame it starts from
+    A hidden Tabulator still costs the browser its build when its tab opens,
+    and the Data & scores tab's four tables have no rows on a new page
+    (docs/dashboard.md, "Opening the Data & scores tab"). ``empty`` is the typed empty frame it starts from
     (:func:`typed`); ``options`` are Tabulator's.
     """
 
@@ -206,15 +205,13 @@ def in_one_message(callback):
 
     Without this each pane's change travels as its own message, and the
     browser lays the page out again after each one; held, the browser gets
-    one message per user action (measured with
-    ``benchmarks/bench_app_update.py --browser``; Panel's ``freeze=True``
-    measured slower here).
+    one message per user action (``benchmarks/bench_app_update.py
+    --browser``; Panel's ``freeze=True`` is slower here).
 
     In a notebook cell's output Panel (1.9) sends
     each pane's change as its own comm message, and runs a click before the
-    property changes that arrived in the same message: "Apply notation"
-    clicked within 50 ms of typing read the previous notation (seen with
-    ``bench_app_update.py --jupyterlab``). There the handler runs on the
+    property changes that arrived in the same message, so a click right after
+    typing would read the previous text. There the handler runs on the
     next turn of the kernel's event loop, once the whole message has been
     applied, with Panel's comm pushes blocked, and its changes then go to
     the browser as one message.
@@ -238,10 +235,10 @@ def in_one_message(callback):
 def one_update(doc):
     """``doc``'s changes made inside reach the browser as one message, after one walk of its models.
 
-    Each change of a layout (a pane shown, a figure replaced, a table's columns) had Bokeh walk every model of
-    the document again to find the new ones: the end of a sweep walked the page six times, about half of the
-    0.78 s its results held the server's event loop. Now the walk runs once, if at all, as the block exits,
-    before the message goes out (:func:`effdim_app.compat.one_walk_of_models`).
+    Each change of a layout (a pane shown, a figure replaced, a table's columns) has Bokeh walk every model of
+    the document again to find the new ones, several times at the end of a sweep, on the server's event loop.
+    Inside the block the walk runs once, if at all, as the block exits, before the message goes out
+    (:func:`effdim_app.compat.one_walk_of_models`).
     """
     if doc is None:
         yield
