@@ -47,7 +47,7 @@ def test_no_blank_band_above_the_score_curves(stouffer_toby_swept: Page, width):
         gap = page.evaluate(GAP_ABOVE_CURVES)
     finally:
         page.set_viewport_size(VIEWPORT)
-    assert gap < 20, f"{gap:.0f} px blank between the sweep's status and its curves"  # an empty message's line would be more
+    assert gap < 20, f"{gap:.0f} px blank between the sweep's status and its curves"  # an empty message is more
 
 
 def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
