@@ -12,8 +12,10 @@ The family, each defined beside the rule it enforces:
 * :class:`effdim.model.ModelError`, :class:`effdim.notation.NotationError`
   -- a model that is not a valid tree, notation that does not parse;
 * :class:`effdim.data.DataError` -- data that cannot be read or used, and
-  :class:`effdim.data.LeavesWithoutColumns` -- leaves of a model that name no
-  data column;
+  :class:`effdim.data.NeedsMapping` -- columns and leaves that a mapping would
+  match: :class:`effdim.data.LeavesWithoutColumns` (leaves that name no data
+  column), :class:`effdim.data.ColumnsWithoutLeafNames` (columns whose names
+  cannot name a leaf);
 * :class:`effdim.formula.FormulaError` -- a covariate formula that does not
   parse or does not fit the data;
 * :class:`effdim.learner.NotFittedError` -- a learner used before it is fitted;
@@ -26,7 +28,8 @@ The family, each defined beside the rule it enforces:
 * :class:`effdim.experiments.ExperimentError` -- a study that cannot run,
   :class:`effdim.executor.ExecutorError` -- jobs that cannot be run at all,
   :class:`effdim.bootstrap.BootstrapError` -- bootstrap replicates that failed;
-* :class:`effdim.cli.UsageError` -- bad command-line input.
+* :class:`effdim.cli.UsageError` -- bad command-line input, and
+  :class:`effdim.cli.outputs.OutputError` -- a file the command cannot write.
 
 ``tests/test_errors.py`` checks that every exception class of the package is
 in this family, and named here.
