@@ -11,7 +11,7 @@ Memory: the cells are never all held as text. The structure is scanned in
 blocks of a few MB, and the cells are parsed by pandas in chunks of about a
 million cells, each chunk's texts turned into the column's codes at once
 (the pattern table is all the model fitting needs; :mod:`effdim.data`).
-Peak memory is a few times the file's size (``benchmarks/bench_data_memory.py``,
+Peak memory is a few times the file's size (``benchmarks/engine/bench_data_memory.py``,
 ``docs/robustness.md``).
 
 Detection (both can be given instead):

@@ -19,7 +19,7 @@ python-flint where it wins
 ``FLINT_MAX_SIDE = 256`` (every local LC model, Table 1) to python-flint's
 ``nmod_mat`` and eliminates larger ones here: converting a numpy array into
 flint costs more than flint's rank itself once the side is in the hundreds
-(``benchmarks/bench_rank.py --section 4``; figures in docs/performance.md).
+(``benchmarks/engine/bench_rank.py --section 4``; figures in docs/performance.md).
 
 Examples
 --------

@@ -175,7 +175,7 @@ def _resolve_rows(tree: _Tree, rows: str) -> str:
     Dense rows give a ``prod|O_i| x ds`` Jacobian, the sketch ``(ds + 8) x ds``;
     the dense one has the smaller Schwartz-Zippel degree (no random weights)
     but costs more once ``prod|O_i|`` exceeds ``ds + 8``, and below a few
-    hundred rows both cost next to nothing (``benchmarks/bench_rank.py``,
+    hundred rows both cost next to nothing (``benchmarks/engine/bench_rank.py``,
     section 5). Hence dense when ``prod|O_i| <= max(ds + 8, DENSE_ROWS_LIMIT)``
     with ``DENSE_ROWS_LIMIT = 256``.
     """

@@ -109,7 +109,7 @@ class DrawnSignal(JSComponent):
     the document, including those the kernel's messages made (Bokeh marks
     them ``sync = false``, and its server connection skips them), so each
     update would come back to the kernel as many changes to process
-    (``benchmarks/bench_app_update.py --jupyterlab``).
+    (``benchmarks/dashboard/bench_app_update.py --jupyterlab``).
     """
 
     drawn = param.Integer(default=0)

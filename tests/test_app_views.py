@@ -113,7 +113,7 @@ def test_the_entry_points_stay_callable_once_their_modules_are_loaded():
 
 def test_every_button_sends_what_its_click_changes_as_one_message():
     """A click's changes reach the browser together (``effdim_app.views.widgets.in_one_message``): "Load data
-    set" sent eleven messages, laid out one by one (``benchmarks/bench_job_messages.py``). A coroutine handler
+    set" sent eleven messages, laid out one by one (``benchmarks/dashboard/bench_job_messages.py``). A coroutine handler
     runs a job, whose start and end its state sends as one message (``ScoresState._run``)."""
     import inspect
 

@@ -177,7 +177,7 @@ def test_quoted_file_like_r_write_csv(tmp_path):
     frame = pd.DataFrame(np.where(rng.random((243_000, 5)) < 0.5, "yes", "no"), columns=list("ABCDE"))
     path = tmp_path / "quoted.csv"
     frame.to_csv(path, index=False, quoting=1)  # every field quoted
-    ds = load_csv(path)  # its speed is measured in benchmarks/bench_data_memory.py, not here
+    ds = load_csv(path)  # its speed is measured in benchmarks/engine/bench_data_memory.py, not here
     assert all(sorted(s) == ["no", "yes"] for s in ds.states) and ds.n_rows == 243_000
 
 

@@ -67,7 +67,7 @@ def test_split_names_a_bad_node_or_state():
 
 
 def test_sweep_loglik_never_falls_as_the_cardinality_grows():
-    """Before nested starts, this sweep of the bundled data fell by up to 0.56 (benchmarks/bench_em_accuracy.py)."""
+    """Before nested starts, this sweep of the bundled data fell by up to 0.56 (benchmarks/engine/bench_em_accuracy.py)."""
     data = datasets.load("hlc-figure2")
     results = sweep(data, FIG2, "H1", cards=range(2, 7), restarts=2, seed=0, max_iter=300)
     lls = [r.loglik for r in results]

@@ -38,7 +38,7 @@ def _best_reached(data, target: float, **search) -> tuple[float, object]:
 
 
 #: Generating trees the search must reach under BIC (the larger five-hidden-node tree is in
-#: benchmarks/bench_structure.py --only truth, with its results in docs/structure.md).
+#: benchmarks/engine/bench_structure.py --only truth, with its results in docs/structure.md).
 KNOWN_TREES = [
     "H0:3(H1:2(A:2,B:2,C:2),H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))",
     "H1:2(A:2,B:2,H2:2(C:2,D:2,H3:2(E:2,F:2,H4:2(G:2,H:2,I:2))))",

@@ -39,7 +39,7 @@ def test_node_introduction_reaches_groups_of_three_and_binary_nodes_under_a_larg
 def test_node_deletion_may_merge_a_larger_node_into_its_neighbour():
     """Deleting a 3-state node into a binary neighbour is also offered with the neighbour taking its 3 states:
     the same tree as deleting the other end, but inheriting the kept node's tables (a state split). On the
-    20-variable benchmark (benchmarks/bench_structure.py) the search without it stopped 578 nats below the
+    20-variable benchmark (benchmarks/engine/bench_structure.py) the search without it stopped 578 nats below the
     generating structure, at a chain of a binary and a 3-state node where the truth has one 3-state node."""
     model = parse_model("H1:2(A:2,B:2,H2:3(C:2,D:2,E:2),F:2)")
     index = {o: i for i, o in enumerate(model.observed)}

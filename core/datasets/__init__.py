@@ -62,7 +62,7 @@ Dataset(stouffer-toby: 4 columns [2,2,2,2], 216 rows, 16 unique patterns, 0 miss
     -2754.545, -2746.621).
 
 All four are poLCA's data sets of these names as it distributes them (version
-1.6.0.2), written to CSV by ``benchmarks/make_polca_datasets.R``: published
+1.6.0.2), written to CSV by ``benchmarks/engine/make_polca_datasets.R``: published
 tables and a public survey's sample, the values and labels unchanged. poLCA's
 code is GPL (>= 2); only its data are used here, none of its code.
 
@@ -77,7 +77,7 @@ code is GPL (>= 2); only its data are used here, none of its code.
     effective dimension 23), with random Dirichlet(1) parameters, as in the
     Section 6 experiment on HLC models (Table 2). Columns O1-O5, states 0/1.
 
-The synthetic sets are written by ``benchmarks/make_datasets.py`` (fixed
+The synthetic sets are written by ``benchmarks/engine/make_datasets.py`` (fixed
 seeds); their generating parameters are bundled too, so
 :func:`generating_parameters` gives the true model to measure a learned one
 against (``effdim.distribution.kl_divergence``).
@@ -110,7 +110,7 @@ class DatasetInfo:
     model: str | None = None
     #: File of the generating parameters (synthetic data only).
     parameters_file: str | None = None
-    #: Seed of ``benchmarks/make_datasets.py`` (synthetic data only).
+    #: Seed of ``benchmarks/engine/make_datasets.py`` (synthetic data only).
     seed: int | None = None
     #: Columns with many values (covariates such as an age), exempt from the limit on a column's states.
     any_values: tuple[str, ...] = ()
@@ -220,7 +220,7 @@ _REGISTRY: dict[str, DatasetInfo] = {
             description=(
                 "Synthetic: random parameters (each CPT row Dirichlet(1)) for the LC model 8:2,2,2,2, "
                 "10,000 cases drawn by forward sampling and stored as pattern counts. Mirrors the data "
-                "of the paper's Section 6 / Figure 4. Written by benchmarks/make_datasets.py."
+                "of the paper's Section 6 / Figure 4. Written by benchmarks/engine/make_datasets.py."
             ),
             references=(_PAPER,),
             model="8:2,2,2,2",
@@ -235,7 +235,7 @@ _REGISTRY: dict[str, DatasetInfo] = {
                 "Synthetic: random parameters (each CPT row Dirichlet(1)) for the HLC model of the "
                 "paper's Figure 2, 5,3,3:2,2,2,2,2 (ds = 41, de = 23), 10,000 cases drawn by forward "
                 "sampling and stored as pattern counts. Mirrors the data of the paper's Section 6 / "
-                "Table 2. Written by benchmarks/make_datasets.py."
+                "Table 2. Written by benchmarks/engine/make_datasets.py."
             ),
             references=(_PAPER,),
             model="5(3(2,2),2,3(2,2))",

@@ -5,7 +5,7 @@ By default every iteration is a SQUAREM cycle (Varadhan & Roland 2008;
 inside the simplex, one stabilising EM step, and a fallback to the plain EM
 point whenever the extrapolated objective is lower. Models whose effective
 dimension is below the standard one have flat directions along which plain
-EM crawls; on the Table 2 fits (``benchmarks/bench_em_accuracy.py``) the
+EM crawls; on the Table 2 fits (``benchmarks/engine/bench_em_accuracy.py``) the
 share of fits meeting ``tol`` within 1000 steps rose from 13% to 100%.
 ``accelerate=False`` runs plain EM.
 

@@ -1,6 +1,6 @@
 """Screenshots of every tab of the dashboard, served by the real ``effdim app`` and in a JupyterLab cell.
 
-Starts ``effdim app`` in a subprocess (as ``benchmarks/bench_classroom.py`` does) and, in headless
+Starts ``effdim app`` in a subprocess (``benchmarks/common.py``) and, in headless
 Chromium (``/usr/bin/chromium``, or ``EFFDIM_CHROMIUM``), at 1366x768 and 1024x768, saves into this
 folder:
 
@@ -18,7 +18,7 @@ each width, JupyterLab's bars and file browser around it; and ``report-example.p
 as docs/report.md shows it): the report of ``effdim sweep stouffer-toby --seed 1 --report``, opened offline
 at 1366 px.
 
-Run: ``python docs/screenshots/take_screenshots.py [--widths 1366 1024] [--no-jupyterlab]``
+Run from the repository root: ``python -m docs.screenshots.take_screenshots [--widths 1366 1024] [--no-jupyterlab]``
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from playwright.sync_api import Page, expect, sync_playwright
+
+from benchmarks.common import start_server, stop_app
+from tests.ui.jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts
+from tests.ui.pages import CURVE_POINTS, TIMEOUT, apply_notation, open_app, sweep_stouffer_toby
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path[:0] = [str(REPO / "tests" / "ui"), str(REPO / "benchmarks")]  # the browser tests' page helpers
-
-from bench_classroom import start_server, stop_server  # noqa: E402
-from jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts  # noqa: E402
-from pages import CURVE_POINTS, TIMEOUT, apply_notation, open_app, sweep_stouffer_toby  # noqa: E402
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 CHROMIUM = os.environ.get("EFFDIM_CHROMIUM", "/usr/bin/chromium")
 #: An irregular model (its root has more states than its neighbours allow): the step log shows.
@@ -207,7 +207,7 @@ def main() -> None:
                         print(path.relative_to(REPO))
             browser.close()
     finally:
-        stop_server(process)
+        stop_app(process)
 
 
 if __name__ == "__main__":

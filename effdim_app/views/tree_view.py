@@ -4,7 +4,7 @@ Drawn with Bokeh directly (one bare ``Plot`` in one ``pn.pane.Bokeh`` for the
 lifetime of the view): an edit replaces the data of the view's
 ``ColumnDataSource`` objects (edges, highlight halo, nodes and their labels)
 and the axis ranges, never the figure, so an edit costs the browser a
-redraw and not a new plot (``benchmarks/bench_app_update.py`` measures it).
+redraw and not a new plot (``benchmarks/dashboard/bench_app_update.py`` measures it).
 A click works like HoloViews' ``SingleTap`` recipe: the plot's ``tap`` event
 gives data coordinates and the state picks the nearest node
 (``ModelState.select_nearest``); no glyph hit-testing.

@@ -205,7 +205,7 @@ def in_one_message(callback):
 
     Without this each pane's change travels as its own message, and the
     browser lays the page out again after each one; held, the browser gets
-    one message per user action (``benchmarks/bench_app_update.py
+    one message per user action (``benchmarks/dashboard/bench_app_update.py
     --browser``; Panel's ``freeze=True`` is slower here).
 
     In a notebook cell's output Panel (1.9) sends
@@ -256,7 +256,7 @@ def one_message():
 
     For what a session's state does on its own, outside a user's action (:func:`in_one_message`): a job that
     ends (a sweep's results, table, curves and status were some thirty messages, each laid out again by the
-    browser; ``benchmarks/bench_job_messages.py`` counts them). A state holds nothing by itself
+    browser; ``benchmarks/dashboard/bench_job_messages.py`` counts them). A state holds nothing by itself
     (``effdim_app.state.shared.NOTHING_HELD``); the dashboard gives it this.
     """
     with one_update(pn.state.curdoc):

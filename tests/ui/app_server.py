@@ -1,6 +1,7 @@
 """``effdim app`` in a process group of its own, as a class's server runs it: for the browser tests and benchmarks.
 
-(pytest puts this folder on ``sys.path``; the benchmarks that start a server add it.)
+(The browser tests import it as ``app_server``, pytest putting this folder on ``sys.path``; the benchmarks as
+``tests.ui.app_server``, from the repository root.)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jupyterlab_session import free_port, wait_for
+from tests.ui.jupyterlab_session import free_port, wait_for  # as the benchmarks import it too
 
 
 def start_app(log: Path, *options: str) -> tuple[subprocess.Popen, str]:

@@ -1,7 +1,6 @@
 """A JupyterLab server isolated from the user's Jupyter set-up, for browser tests and benchmarks.
 
-(pytest puts this folder on ``sys.path``; ``benchmarks/bench_app_update.py
---jupyterlab`` adds it.) Root, configuration, data, runtime and settings
+(The browser tests import it as ``jupyterlab_session``, the benchmarks as ``tests.ui.jupyterlab_session``.) Root, configuration, data, runtime and settings
 directories are temporary, so the server sees neither the user's Jupyter
 set-up nor other servers; its python3 kernel is this Python.
 """

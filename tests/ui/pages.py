@@ -1,6 +1,7 @@
 """What the browser tests do on the dashboard's page: open it, click a node, apply a notation, find a number.
 
-(pytest puts this folder on ``sys.path``: tests import it as ``pages``.)
+(The browser tests import it as ``pages``, pytest putting this folder on ``sys.path``; the benchmarks as
+``tests.ui.pages``.)
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ seconds (the imports of HoloViews and Bokeh are done before the clock
 starts). Compare two versions by running it in each (docs/robustness.md,
 "The Experiments tab in a class").
 
-Run: ``python benchmarks/bench_experiments_tab.py [--sessions 10]``
+Run: ``python -m benchmarks.dashboard.bench_experiments_tab [--sessions 10]``
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Speed of the dimension engine (README, "Performance").
+"""Speed of the dimension engine (docs/performance.md, "Dimension engine").
 
-Run:  python benchmarks/bench_dimensions.py [--runs 5]
+Run:  python -m benchmarks.engine.bench_dimensions [--runs 5]
 
 Targets: all of Table 1 < 1 s together; db of an LC model with 200 observed
 variables of mixed cardinalities < 50 ms; LC 10:2^300 de proven < 10 s; an

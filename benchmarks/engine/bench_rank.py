@@ -1,6 +1,6 @@
 """Timings of effdim.rank: effective dimension as a Jacobian rank.
 
-Run:  python benchmarks/bench_rank.py [--runs N] [--skip-flint] [--section K ...]
+Run:  python -m benchmarks.engine.bench_rank [--runs N] [--skip-flint] [--section K ...]
 
 Prints medians (and min/max) over several runs of
   1. all LC models of Kocka & Zhang (2002), Table 1, together;
@@ -12,7 +12,7 @@ Prints medians (and min/max) over several runs of
   5. dense vs sketched rows for the rows="auto" threshold.
 The machine is shared: medians, and expect noise. Under CPU contention
 multi-threaded OpenBLAS degrades badly; compare with
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_rank.py
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.engine.bench_rank
 (measured at load average 4-7 on 2 cores: LC 10:2x300 proven in 3.2 s
 single-threaded against 8.3 s with the default two BLAS threads).
 """

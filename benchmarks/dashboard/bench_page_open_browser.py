@@ -10,26 +10,23 @@ workers (``psutil``), and, for the page opens, the renderer's main-thread second
 seconds so that the work it sets off is counted (an idle page costs Chromium 0.01-0.03 CPU s a second:
 CONTRIBUTING.md). Compare two checkouts by the medians of ``--pages`` opens.
 
-Run: ``python benchmarks/bench_page_open_browser.py [--pages 5] [--settle 1.5]``
+Run: ``python -m benchmarks.dashboard.bench_page_open_browser [--pages 5] [--settle 1.5]``
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import psutil
-from bench_idle_page import chromium_cpu_seconds
 from playwright.sync_api import sync_playwright
 
-# the browser tests' server launcher and page steps (tests/ui/)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
-from app_server import start_app, stop_app  # noqa: E402
-from pages import FIG2, apply_notation, data_tab, load_bundled_data, model_tab, open_app, stat, sweep  # noqa: E402
+from benchmarks.common import chromium_cpu_seconds
+from tests.ui.app_server import start_app, stop_app
+from tests.ui.pages import FIG2, apply_notation, data_tab, load_bundled_data, model_tab, open_app, stat, sweep
 
 CHROMIUM = "/usr/bin/chromium"
 #: The renderer's main-thread seconds (DevTools ``Performance.getMetrics``) reported per page open.

@@ -19,10 +19,10 @@ Two measurements, both on the fits the library itself makes:
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_em_accuracy.py                      # both, 4 replicates
-    .venv/bin/python benchmarks/bench_em_accuracy.py --replicates 2 --only sweep
+    .venv/bin/python -m benchmarks.engine.bench_em_accuracy                      # both, 4 replicates
+    .venv/bin/python -m benchmarks.engine.bench_em_accuracy --replicates 2 --only sweep
 
-Results go to ``benchmarks/em-accuracy-results.json`` under ``--label``
+Results go to ``benchmarks/engine/em-accuracy-results.json`` under ``--label``
 (default ``current``), so a run of older code (``PYTHONPATH`` pointing at a
 copy of it) can be stored beside the current one.
 """

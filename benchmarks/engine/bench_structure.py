@@ -32,12 +32,12 @@ joined in a random tree; hidden cardinalities 2-3; CPT rows Dirichlet(0.5).
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 20
-    .venv/bin/python benchmarks/bench_structure.py --only learn --leaves 50 --repeats 1
-    .venv/bin/python benchmarks/bench_structure.py --only local --leaves 20 --leaves 50
-    .venv/bin/python benchmarks/bench_structure.py --only truth
-    .venv/bin/python benchmarks/bench_structure.py --only curve --max-cpu 1500
-    .venv/bin/python benchmarks/bench_structure.py --only estep --leaves 20 --leaves 50
+    .venv/bin/python -m benchmarks.engine.bench_structure --only learn --leaves 20
+    .venv/bin/python -m benchmarks.engine.bench_structure --only learn --leaves 50 --repeats 1
+    .venv/bin/python -m benchmarks.engine.bench_structure --only local --leaves 20 --leaves 50
+    .venv/bin/python -m benchmarks.engine.bench_structure --only truth
+    .venv/bin/python -m benchmarks.engine.bench_structure --only curve --max-cpu 1500
+    .venv/bin/python -m benchmarks.engine.bench_structure --only estep --leaves 20 --leaves 50
 
 4. ``curve``: the cost curve, CPU seconds of one search at 10, 20 and 50
    variables (10,000 rows) and at 3,000, 10,000 and 30,000 rows (20

@@ -16,7 +16,7 @@ longest block of changes the action made (``effdim_app.views.widgets.one_update`
 timed around its walk of the page's models: a user's action or a job's end),
 the time it held the event loop every session shares. Medians over the pages.
 
-Run: ``python benchmarks/bench_job_messages.py [--repeats 5] [--walk-each-change]``
+Run: ``python -m benchmarks.dashboard.bench_job_messages [--repeats 5] [--walk-each-change]``
 """
 
 from __future__ import annotations
@@ -25,11 +25,7 @@ import argparse
 import contextlib
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
 
 #: Chrome's counters reported per action (``Performance.getMetrics``).
 COUNTERS = ("TaskDuration", "RecalcStyleCount", "LayoutCount", "ScriptDuration")
@@ -69,8 +65,9 @@ def _patch_messages(frames: list) -> int:
 
 
 def measure(url: str, repeats: int) -> dict[str, list[dict]]:
-    from pages import DATA, TIMEOUT, data_tab, open_app, upload
     from playwright.sync_api import expect, sync_playwright
+
+    from tests.ui.pages import DATA, TIMEOUT, data_tab, open_app, upload
 
     rows: dict[str, list[dict]] = {"bundled": [], "upload": [], "sweep": []}
     with sync_playwright() as p:
@@ -143,9 +140,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from jupyterlab_session import free_port, wait_for
-
     from effdim_app import serve
+    from tests.ui.jupyterlab_session import free_port, wait_for
 
     _time_blocks(args.walk_each_change)
     port = free_port()

@@ -10,7 +10,7 @@ p-value move between the two tolerances.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_bootstrap.py --repeats 3
+    .venv/bin/python -m benchmarks.engine.bench_bootstrap --repeats 3
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The figures behind "The CS prior" in ``docs/experiments.md``.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_cs_prior.py                 # about a minute
+    .venv/bin/python -m benchmarks.engine.bench_cs_prior                 # about a minute
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # (core/datasets/): election and cheating one row per respondent, missing cells empty, the item labels and
 # numeric codes as poLCA stores them; carcinoma and gss82 (no missing cells, no covariates) as the published
 # tables of response-pattern counts (a column 'count').
-#   Rscript benchmarks/make_polca_datasets.R
+#   Rscript benchmarks/engine/make_polca_datasets.R
 # poLCA (Linzer & Lewis 2011) is GPL; only its published data are used, none of its code.
 suppressMessages(library(poLCA))
 out <- file.path("core", "datasets")

@@ -4,7 +4,7 @@ Runs in its own environment (StepMix is not a dependency of effdim)::
 
     python3 -m venv benchmarks/.venv-stepmix
     benchmarks/.venv-stepmix/bin/pip install stepmix
-    benchmarks/.venv-stepmix/bin/python benchmarks/bench_stepmix.py --cards 2 3
+    benchmarks/.venv-stepmix/bin/python -m benchmarks.engine.bench_stepmix --cards 2 3
 
 Data: the Stouffer-Toby table (216 respondents, 4 binary items, bundled as
 ``core/datasets/stouffer_toby.csv``) with every count multiplied by 1125:
@@ -12,7 +12,7 @@ Data: the Stouffer-Toby table (216 respondents, 4 binary items, bundled as
 ``abs_tol=1e-10`` on the change of the mean log-likelihood per row
 (``rel_tol=0``), ``max_iter=1000``.
 
-Two modes, both written to ``benchmarks/stepmix-results.json``:
+Two modes, both written to ``benchmarks/engine/stepmix-results.json``:
 
 * ``rows``: the 243,000 rows as a (243000, 4) matrix (how StepMix is usually
   called);
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent / "core" / "datasets" / "stouffer_toby.csv"
+DATA = HERE.parents[1] / "core" / "datasets" / "stouffer_toby.csv"
 OUT = HERE / "stepmix-results.json"
 FACTOR = 1125  # 216 * 1125 = 243,000 rows
 

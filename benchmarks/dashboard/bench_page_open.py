@@ -9,7 +9,7 @@ a change to what a page costs can be measured on a busy machine; the
 classroom's wall-clock open times follow from it on an idle one (30 pages
 over 30 s on one event loop: about 30 x this CPU, within the 30 s).
 
-Run: ``python benchmarks/bench_page_open.py [--pages 12] [-- effdim app options]``
+Run: ``python -m benchmarks.dashboard.bench_page_open [--pages 12] [-- effdim app options]``
 """
 
 from __future__ import annotations
@@ -18,15 +18,10 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
-from pathlib import Path
 
 import psutil
-from bench_classroom import Client, start_server
 
-# the browser tests' server launcher (tests/ui/app_server.py)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
-from app_server import stop_app  # noqa: E402
+from benchmarks.common import Client, start_server, stop_app
 
 
 async def open_pages(url: str, pid: int, pages: int) -> tuple[list[float], list[float]]:

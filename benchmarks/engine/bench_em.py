@@ -1,4 +1,4 @@
-"""Speed of effdim's learning engine: the three targets of the README's learning figures.
+"""Speed of effdim's learning engine: three targets (docs/performance.md, "Learning (EM) against StepMix").
 
 1. ``sweep``: LC sweep |X| = 1..8 on 243,000 rows over 4 binary items, 5
    restarts each, tolerance 1e-10 on the mean log-likelihood per row (StepMix's
@@ -15,11 +15,11 @@
 
 Usage::
 
-    /work/venv/bin/python benchmarks/bench_em.py                 # all three, medians of --repeats
-    /work/venv/bin/python benchmarks/bench_em.py --only sweep --repeats 5
-    /work/venv/bin/python benchmarks/bench_em.py --compare       # table with benchmarks/stepmix-results.json
+    /work/venv/bin/python -m benchmarks.engine.bench_em                 # all three, medians of --repeats
+    /work/venv/bin/python -m benchmarks.engine.bench_em --only sweep --repeats 5
+    /work/venv/bin/python -m benchmarks.engine.bench_em --compare       # table with benchmarks/engine/stepmix-results.json
 
-Results are written to ``benchmarks/effdim-results.json``; ``--compare``
+Results are written to ``benchmarks/engine/effdim-results.json``; ``--compare``
 prints effdim beside StepMix (run ``bench_stepmix.py`` in its own venv first).
 """
 

@@ -28,7 +28,7 @@ the closed sessions have expired.
 Run (starts its own ``effdim app`` with the default limits and one server
 process; ``-- --processes 2`` for two; ``--url`` to use a running server)::
 
-    python benchmarks/bench_classroom.py --students 30 --minutes 3 --churn 200
+    python -m benchmarks.dashboard.bench_classroom --students 30 --minutes 3 --churn 200
 """
 
 from __future__ import annotations
@@ -38,24 +38,16 @@ import asyncio
 import base64
 import html
 import json
-import os
 import random
 import re
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import psutil
 
+from benchmarks.common import Client, load_average, start_server, stop_app
 from effdim import HLCModel, model_to_json
 from effdim.bounds import standard_dimension
-
-# the browser tests' server launcher (tests/ui/app_server.py)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
-from app_server import start_app, stop_app  # noqa: E402
 
 FIG2 = HLCModel.parse("5(3(2,2),2,3(2,2))")  # the dashboard's default model; H1 is selected
 PATHOLOGICAL = ["3:1000000000,2", "61:50,50,50", "40:30,30,30,30", "3:" + ",".join(["2"] * 10_000)]
@@ -76,7 +68,7 @@ def _percentiles(values: list[float]) -> str:
 OPEN_P95, EDIT_P95 = 3.0, 1.0
 
 
-def _summary(out: dict, load_before: float, load_after: float) -> str:
+def summary(out: dict, load_before: float, load_after: float) -> str:
     """One line to compare runs: the two p95s against their targets, errors, and the machine's load."""
 
     def p95(values):
@@ -92,164 +84,6 @@ def _summary(out: dict, load_before: float, load_after: float) -> str:
         f"lost {out['lost']}: {verdict} the targets; load average {load_before:.1f} before, "
         f"{load_after:.1f} after"
     )
-
-
-class Client:
-    """One session over the Bokeh websocket protocol, without building Python Bokeh models.
-
-    ``bokeh.client`` would rebuild the page's ~350-1300 models in Python for
-    every student (2.6 s of CPU each, measured), on the cores the server
-    needs; this client speaks the same protocol (ACK, PULL-DOC, PATCH-DOC
-    with ModelChanged and bokeh_event messages) but keeps each model as its
-    JSON attributes, updated from the server's patches.
-    """
-
-    def __init__(self, url: str):
-        self.url = url
-        self.models: dict[str, dict] = {}  # id -> {"name": ..., "attributes": {...}}
-        self.watchers: dict[tuple[str, str], list] = {}
-        self.open_seconds = float("nan")
-        self.closed = False
-        self._conn = None
-        self._reader = None
-        self._replies: dict[str, asyncio.Future] = {}
-
-    # ------------------------------------------------------------ protocol
-    async def open(self) -> Client:
-        from tornado.httpclient import AsyncHTTPClient
-        from tornado.websocket import websocket_connect
-
-        # as a browser does: GET the page (the server builds the session for it), then open the
-        # websocket with the page's token (with --processes N it may reach another process,
-        # which then builds the session again)
-        start = time.perf_counter()
-        page = await AsyncHTTPClient().fetch(self.url, request_timeout=120)
-        token = TOKEN.search(page.body.decode("utf-8", "replace")).group(1)
-        ws = self.url.replace("http://", "ws://") + "/ws"
-        self._conn = await websocket_connect(ws, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
-        await self._receive()  # ACK
-        reply = await self._request("PULL-DOC-REQ", {})
-        self._learn(reply)
-        self.open_seconds = time.perf_counter() - start
-        self._reader = asyncio.ensure_future(self._read_forever())
-        await self._patch(
-            [
-                {
-                    "kind": "MessageSent",
-                    "msg_type": "bokeh_event",
-                    "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}},
-                }
-            ]
-        )  # deferred parts load now
-        return self
-
-    async def _receive(self):
-        header = await self._conn.read_message()
-        if header is None:
-            return None
-        header = json.loads(header)
-        await self._conn.read_message()  # metadata
-        content = json.loads(await self._conn.read_message())
-        for _ in range(2 * header.get("num_buffers", 0)):
-            await self._conn.read_message()
-        return header, content
-
-    async def _send(self, msgtype: str, content: dict, msgid: str) -> None:
-        await self._conn.write_message(json.dumps({"msgid": msgid, "msgtype": msgtype}))
-        await self._conn.write_message("{}")
-        await self._conn.write_message(json.dumps(content))
-
-    async def _request(self, msgtype: str, content: dict) -> dict:
-        msgid = f"c{random.getrandbits(48)}"
-        await self._send(msgtype, content, msgid)
-        while True:
-            header, reply = await self._receive()
-            if header.get("reqid") == msgid:
-                return reply
-
-    async def _patch(self, events: list) -> None:
-        await self._send("PATCH-DOC", {"events": events}, f"c{random.getrandbits(48)}")
-
-    async def _read_forever(self) -> None:
-        while True:
-            message = await self._receive()
-            if message is None:
-                self.closed = True
-                return
-            header, content = message
-            if header["msgtype"] != "PATCH-DOC":
-                continue
-            self._learn(content)
-            for event in content.get("events", []):
-                if event.get("kind") == "ModelChanged":
-                    model_id, attr = event["model"]["id"], event["attr"]
-                    if model_id in self.models:
-                        self.models[model_id]["attributes"][attr] = event["new"]
-                    for fn in self.watchers.get((model_id, attr), []):
-                        fn(event["new"])
-
-    def _learn(self, tree) -> None:
-        """Remember every model defined in a reply or patch (new tabs bring new models)."""
-        stack = [tree]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                if node.get("type") == "object" and "id" in node and "attributes" in node:
-                    self.models[node["id"]] = {"name": node.get("name"), "attributes": node["attributes"]}
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
-
-    # ------------------------------------------------------------ the page
-    def find(self, css: str | None = None, name: str | None = None, label: str | None = None) -> str:
-        for model_id, model in self.models.items():
-            attrs = model["attributes"]
-            if css is not None and css not in (attrs.get("css_classes") or []):
-                continue
-            if name is not None and not str(model["name"]).split(".")[-1] == name:
-                continue
-            if label is not None and attrs.get("label") != label:
-                continue
-            return model_id
-        raise LookupError(f"no model with css={css!r} name={name!r} label={label!r}")
-
-    def text(self, model_id: str) -> str:
-        return html.unescape(str(self.models[model_id]["attributes"].get("text", "")))
-
-    def watch(self, model_id: str, attr: str, fn) -> None:
-        self.watchers.setdefault((model_id, attr), []).append(fn)
-
-    async def set(self, model_id: str, **values) -> None:
-        for attr, new in values.items():
-            self.models[model_id]["attributes"][attr] = new
-        await self._patch(
-            [
-                {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}
-                for attr, new in values.items()
-            ]
-        )
-
-    async def click(self, label: str) -> None:
-        button = self.find(name="Button", label=label)
-        await self._patch(
-            [
-                {
-                    "kind": "MessageSent",
-                    "msg_type": "bokeh_event",
-                    "msg_data": {
-                        "type": "event",
-                        "name": "button_click",
-                        "values": {"type": "map", "entries": [["model", {"id": button}]]},
-                    },
-                }
-            ]
-        )
-
-    def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-        if self._conn is not None:
-            self._conn.close()
 
 
 async def student(url: str, seconds: float, seed: int, out: dict, delay: float = 0.0) -> None:
@@ -399,13 +233,6 @@ async def churn(url: str, count: int, pid: int) -> list[tuple[str, float]]:
     return marks
 
 
-def start_server(extra: list[str]) -> tuple[subprocess.Popen, str]:
-    """``effdim app`` with the options ``extra``, its log in a temporary file (``tests/ui/app_server.py``)."""
-    log = tempfile.NamedTemporaryFile(prefix="effdim-classroom-", suffix=".log", delete=False)
-    log.close()
-    return start_app(Path(log.name), *extra)
-
-
 async def classroom(url: str, pid: int | None, args):
     from tornado.httpclient import AsyncHTTPClient
 
@@ -462,7 +289,7 @@ def main() -> None:
     else:
         server, url = start_server(args.server_args)
         pid = server.pid
-    load_before = os.getloadavg()[0]
+    load_before = load_average()
     try:
         out, marks, peak, base, wall, after_class = asyncio.run(classroom(url, pid, args))
         alive = server is None or server.poll() is None
@@ -489,7 +316,7 @@ def main() -> None:
             )
         for err in (out["errors"] + out["open_errors"])[:5]:
             print("  error:", err)
-        print(_summary(out, load_before, os.getloadavg()[0]))
+        print(summary(out, load_before, load_average()))
     finally:
         if server is not None:
             stop_app(server)

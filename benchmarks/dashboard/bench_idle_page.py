@@ -2,7 +2,7 @@
 
 Start the dashboard as a user does (``effdim app --port 5092 --no-show``), then::
 
-    python benchmarks/bench_idle_page.py http://127.0.0.1:5092/effdim
+    python -m benchmarks.dashboard.bench_idle_page http://127.0.0.1:5092/effdim
 
 Each of three pages is opened, left 5 s to settle, then idle for 20 s; the CPU seconds of every Chromium process
 (``/proc/PID/stat``) over those 20 s are printed, with their median. Run it on a quiet machine: other Chromiums
@@ -12,21 +12,15 @@ count too. Figures: docs/performance.md.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
-from bench_test_cpu import _program, _stat
 from playwright.sync_api import sync_playwright
+
+from benchmarks.common import chromium_cpu_seconds
 
 IDLE_SECONDS = 20
 SETTLE_SECONDS = 5
-
-
-def chromium_cpu_seconds() -> float:
-    """CPU seconds so far of every running Chromium process (``bench_test_cpu``'s reading of ``/proc``)."""
-    pids = map(int, filter(str.isdigit, os.listdir("/proc")))
-    return sum(stat[2] for pid in pids if _program(pid) == "chromium" and (stat := _stat(pid)))
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ memory above what the imports alone take (``ru_maxrss`` after the read
 minus the RSS before it). Each size is read ``--repeats`` times; the median
 is reported.
 
-Run: ``python benchmarks/bench_data_memory.py [--sizes 5,20,50] [--columns 10] [--id] [--repeats 3]``
+Run: ``python -m benchmarks.engine.bench_data_memory [--sizes 5,20,50] [--columns 10] [--id] [--repeats 3]``
 """
 
 from __future__ import annotations

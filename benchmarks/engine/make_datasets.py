@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/make_datasets.py
+    python -m benchmarks.engine.make_datasets
 
 For each synthetic entry of :mod:`effdim.datasets` (``lc-8-2222``,
 ``hlc-figure2``) this draws random parameters for the generating model
@@ -32,7 +32,7 @@ from effdim.datasets import info
 from effdim.distribution import random_parameters, sample
 from effdim.model import HLCModel
 
-OUT = Path(__file__).resolve().parent.parent / "core" / "datasets"
+OUT = Path(__file__).resolve().parents[2] / "core" / "datasets"
 N_CASES = 10_000
 
 

@@ -36,7 +36,7 @@ in a notebook cell of a real JupyterLab (temporary directories, every
 request off this machine refused), at 1366x1500 so that the whole output is
 on screen.
 
-Run: ``python benchmarks/bench_app_update.py [--edits 30] [--seed 1] [--browser] [--jupyterlab]``
+Run: ``python -m benchmarks.dashboard.bench_app_update [--edits 30] [--seed 1] [--browser] [--jupyterlab]``
 """
 
 from __future__ import annotations
@@ -46,14 +46,10 @@ import functools
 import random
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
 
 from effdim import HLCModel
-
-# the browser tests' page helpers and JupyterLab launcher (tests/ui)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
 
 
 def random_tree(n_nodes: int, rng: random.Random) -> HLCModel:
@@ -209,7 +205,7 @@ ARM_UPLOAD = """(pattern) => {
 def time_uploads(page, count: int) -> list[float]:
     """File chosen -> its rows painted, for ``count`` uploads of the bundled Stouffer-Toby file on the Data tab,
     each under a name of its own (so that each has a message of its own to wait for)."""
-    from pages import DATA, data_tab, upload
+    from tests.ui.pages import DATA, data_tab, upload
 
     data_tab(page)
     content = DATA.read_bytes()
@@ -249,7 +245,7 @@ ARM_TAB_OPEN = """() => {
 
 def time_tab_opens(browser, url: str, count: int) -> list[float]:
     """Click on "Data & scores" -> its "Load data set" button painted, on ``count`` fresh pages."""
-    from pages import data_tab
+    from tests.ui.pages import data_tab
 
     times = []
     for _ in range(count):
@@ -322,9 +318,8 @@ def time_edits(page, model: HLCModel, count: int, rng: random.Random) -> dict[st
     * ``states+tree``, ``apply+tree``: the same until the tree too shows the
       edited node with its new number of states (everything on screen).
     """
-    from pages import TREE_XY
-
     from effdim.treelayout import tree_layout
+    from tests.ui.pages import TREE_XY
 
     times: dict[str, list[float]] = {a: [] for a in (*ACTIONS, *(f"{a}+tree" for a in ACTIONS[1:]))}
 
@@ -438,8 +433,7 @@ def time_served(
     from effdim_app.dashboard import create_app
 
     if real:
-        from app_server import stop_app
-        from bench_classroom import start_server
+        from benchmarks.common import start_server, stop_app
 
         process, url = start_server([])
         url += f"?model={quote(str(model))}"
@@ -497,8 +491,9 @@ def time_jupyterlab(model: HLCModel, count: int, rng: random.Random) -> dict[str
     import json
     import tempfile
 
-    from jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts
     from playwright.sync_api import sync_playwright
+
+    from tests.ui.jupyterlab_session import KERNEL_IDLE, jupyterlab, refuse_other_hosts
 
     dashboard = f"import effdim_app\nfrom effdim import parse_model\n\neffdim_app.app(parse_model({str(model)!r}))"
     notebook = {

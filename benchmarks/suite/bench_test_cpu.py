@@ -20,14 +20,13 @@ work on every machine (``--yardstick-only`` prints it alone). Compare a run's se
 through the ratio of their yardsticks. One shared virtual machine's speed drifted by a third within minutes
 (2 Dec 2026: 3.2 then 4.7 s), hence one before and one after.
 
-Run: ``python benchmarks/bench_test_cpu.py [--repeat N] [--per-test] tests/ui/test_proposal.py [more pytest
+Run: ``python -m benchmarks.suite.bench_test_cpu [--repeat N] [--per-test] tests/ui/test_proposal.py [more pytest
 arguments]``
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import statistics
 import subprocess
@@ -38,7 +37,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-TICK = os.sysconf("SC_CLK_TCK")
+from benchmarks.common import process_stat, program_of
+from tests.structure_cases import clear_tree_data
+
 PLUGIN = "bench_test_cpu_pages"
 #: The plugin that counts page opens (appends one line per call to the file named by BENCH_PAGE_OPENS), logs each
 #: test's worker, start and end (from its set-up to its tear-down, the run lock held) to BENCH_INTERVALS and, for
@@ -91,21 +92,6 @@ def pytest_runtest_logfinish(nodeid, location):
 BETWEEN = "(between tests)"
 
 
-def _program(pid: int) -> str:
-    """Which program a process runs: chromium, python, node (Playwright's driver) or the name of another; "" once
-    it has ended."""
-    try:
-        exe = os.readlink(f"/proc/{pid}/exe")
-    except OSError:  # ended (a zombie keeps its CPU seconds, not its program)
-        return ""
-    name = Path(exe).name
-    if "chrom" in exe or "headless" in name:
-        return "chromium"
-    if name.startswith("python"):
-        return "python"
-    return name
-
-
 def _busy_jiffies() -> tuple[int, int]:
     """The machine's clock ticks so far: busy (not idle or waiting on I/O) and in all, over every CPU."""
     ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -124,16 +110,6 @@ def _alone(intervals: list[tuple[str, float, float]]) -> float:
     return alone
 
 
-def _stat(pid: int) -> tuple[int, str, float] | None:
-    """A process's parent, start time (its identity with the pid) and CPU seconds so far."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), fields[19], (int(fields[11]) + int(fields[12])) / TICK
-
-
 class Sampler(threading.Thread):
     """Samples the CPU seconds of every process descended from ``root`` until stopped; with ``running`` (the
     file naming the test that runs), also each test's seconds by program."""
@@ -147,7 +123,7 @@ class Sampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stopped.wait(0.1):
-            stats = {pid: s for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if (s := _stat(pid))}
+            stats = {pid: s for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if (s := process_stat(pid))}
             inside = {self.root}
             for _ in range(20):  # parents before children, however the pids came
                 grown = inside | {pid for pid, (parent, _, _) in stats.items() if parent in inside}
@@ -159,7 +135,7 @@ class Sampler(threading.Thread):
                 _, started, cpu = stats[pid]
                 key = (pid, started)
                 # the last program it runs (a shell script execs Chromium)
-                self.programs[key] = _program(pid) or self.programs.get(key, "ended unseen")
+                self.programs[key] = program_of(pid) or self.programs.get(key, "ended unseen")
                 before = self.seconds.get(key, 0.0)
                 if cpu > before:
                     self.per_test[test][self.programs[key]] += cpu - before
@@ -226,27 +202,13 @@ def print_per_test(per_test: dict[str, dict[str, float]], top: int) -> None:
             print(f"{sum(seconds.values()):7.1f}  {split}  {name}")
 
 
-@functools.cache
-def _yardstick_data():
-    """20,000 rows of the clear-cut tree of tests/structure_cases.py (drawn once: the yardstick runs before and
-    after each measurement)."""
-    import numpy as np
-
-    from effdim.distribution import sample
-    from effdim.experiments.structure import separated_parameters
-    from effdim.notation import parse_model
-
-    truth = parse_model("H1:2(A:2,B:2,C:2,H2:2(D:2,E:2,F:2),H3:2(G:2,H:2,I:2))")
-    return sample(separated_parameters(truth, 0.85), 20_000, np.random.default_rng(1))
-
-
 def yardstick(runs: int = 3) -> float:
     """The least CPU seconds of ``runs`` runs of one fixed structure search (BIC, seed 0) on
-    :func:`_yardstick_data`: the same candidates and E-steps on every machine, so its seconds measure the
+    :func:`tests.structure_cases.clear_tree_data`: the same candidates and E-steps on every machine, so its seconds measure the
     machine (Python and NumPy on one core), not the code under test."""
     from effdim.structure import learn_structure
 
-    data = _yardstick_data()
+    data = clear_tree_data()
     seconds = []
     for _ in range(runs):
         start = time.process_time()

@@ -14,7 +14,7 @@ The labels come from wrapping a few Panel, Bokeh and effdim_app functions in
 the server process (``_label_steps``); a step that ran none of them is
 ``other`` (Tornado's and Bokeh's own work, job results arriving).
 
-Run: ``python benchmarks/bench_loop_trace.py [--students 30 --minutes 1.5]``
+Run: ``python -m benchmarks.dashboard.bench_loop_trace [--students 30 --minutes 1.5]``
 (docs/robustness.md, "Opening a page").
 """
 
@@ -33,12 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_classroom import _summary, classroom
-
-# the browser tests' server launchers (tests/ui)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
-from app_server import stop_app  # noqa: E402
-from jupyterlab_session import free_port, wait_for  # noqa: E402
+from benchmarks.common import stop_app
+from benchmarks.dashboard.bench_classroom import classroom, summary
+from tests.ui.jupyterlab_session import free_port, wait_for
 
 GENERIC = ("ws: message received", "ws: message sent")
 
@@ -196,7 +193,8 @@ def main() -> None:
     trace_path = tempfile.mktemp(prefix="effdim-loop-trace-", suffix=".json")
     app = ["--no-show", "--port", str(port), "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"]
     server = subprocess.Popen(
-        [sys.executable, os.path.abspath(__file__), "--serve", trace_path, "--", *app],
+        [sys.executable, "-m", "benchmarks.dashboard.bench_loop_trace", "--serve", trace_path, "--", *app],
+        cwd=Path(__file__).resolve().parents[2],  # the repository, where the benchmarks are a package
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -213,7 +211,7 @@ def main() -> None:
         out, *_ = asyncio.run(classroom(url, server.pid, args))
     finally:
         stop_app(server)
-    print(_summary(out, load, os.getloadavg()[0]))
+    print(summary(out, load, os.getloadavg()[0]))
     with open(trace_path) as fh:
         report(json.load(fh), out, args.ramp)
     os.unlink(trace_path)

@@ -1,0 +1,1 @@
+"""The engine's benchmarks: dimensions, EM against StepMix, the structure search, the bootstrap, reading data."""
