@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..experiments import ExperimentError
 from .arguments import UsageError, execution_of
 from .output import _STDERR, _emit_json
-from .outputs import check_output_folder
+from .outputs import check_output_folder, writing
 
 
 def _cmd_experiment(args: argparse.Namespace) -> None:
@@ -38,11 +38,19 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         study = build_study(args.study, quick=args.quick, sizes=args.sizes, **options)
     except EffdimError as err:
         raise UsageError(f"effdim experiment: {err}") from None
+    if args.ship and (args.study not in ("lc", "hlc") or args.quick):
+        raise UsageError(
+            "effdim experiment: --ship writes the full lc or hlc design's summaries, not a quick or structure run's"
+        )
     if args.cached_only and args.no_cache:
         raise UsageError("effdim experiment: --cached-only reads the cache; it cannot go with --no-cache")
     if not (args.no_cache or args.cached_only):  # each finished job is written there at once
         check_output_folder("experiment", "--cache-dir", args.cache_dir)
     check_output_folder("experiment", "--out", args.out)
+    if args.ship:
+        from ..experiments.committed import RESULTS_DIR
+
+        check_output_folder("experiment", "--ship into", str(RESULTS_DIR))
     try:
         result = study.run(
             cache_dir=None if args.no_cache else args.cache_dir,
@@ -72,6 +80,11 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
         )
     except ExperimentError as err:
         _experiment_failed(err)
+    if args.ship:
+        from ..experiments.committed import RESULTS_DIR, ship
+
+        with writing(str(RESULTS_DIR), "summaries the package ships"):
+            paths += ship(args.study, args.out, RESULTS_DIR)
     stats = result.stats
     if args.json:
         table = result.table2() if args.study == "hlc" else result.summary()

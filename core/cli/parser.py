@@ -313,6 +313,12 @@ def _add_experiment(sub) -> None:
         "(a long study reported part way; the same command without it runs the rest)",
     )
     exp.add_argument("--out", default="effdim-experiments", help="directory for CSV, markdown and plots")
+    exp.add_argument(
+        "--ship",
+        action="store_true",
+        help="lc and hlc, full design: also write the summaries the package ships "
+        "(core/experiments/results/), which the dashboard's Experiments tab shows",
+    )
     exp.add_argument("--no-plots", action="store_true", help="skip the HTML/PNG plots")
     exp.add_argument("--no-png", action="store_true", help="HTML plots only (PNG needs Chromium)")
     exp.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -1,11 +1,11 @@
-"""The committed experiment results that ship with effdim (read by the dashboard).
+"""The experiment results that ship with effdim (read by the dashboard).
 
-``effdim experiment lc|hlc --out DIR`` writes every output to ``DIR``; the
-summaries of the largest runs done for this release (see docs/experiments.md)
-are copied into this package's ``results/`` folder so that an installed
-effdim can show them without the repository:
-``lc_summary.csv``/``.md`` (Section 5, Figures 4-5) and
-``hlc_table2.csv``/``.md`` (Section 6, Table 2).
+``effdim experiment lc|hlc --out DIR`` writes every output to ``DIR``; with
+``--ship`` it also writes the study's summaries into this package's
+``results/`` folder (:func:`ship`), so that an installed effdim shows them
+without the repository: ``lc_summary.csv``/``.md`` (Section 5, Figures 4-5)
+and ``hlc_table2.csv``/``.md`` (Section 6, Table 2), from the full design
+(docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RESULTS_DIR", "SUMMARY_FILES", "CommittedResults", "load_committed"]
+from ..errors import InvalidArgument
+
+__all__ = ["RESULTS_DIR", "SUMMARY_FILES", "CommittedResults", "load_committed", "ship"]
 
 #: Where the shipped summaries live.
 RESULTS_DIR = Path(__file__).parent / "results"
@@ -49,3 +51,17 @@ def load_committed(directory: str | os.PathLike = RESULTS_DIR) -> CommittedResul
         hlc_markdown=(folder / "hlc_table2.md").read_text(encoding="utf-8"),
         directory=folder,
     )
+
+
+def ship(study: str, out_dir: str | os.PathLike, results_dir: str | os.PathLike = RESULTS_DIR) -> list[Path]:
+    """Copy the summaries of ``study`` (``"lc"`` or ``"hlc"``), as :func:`effdim.experiments.write_outputs`
+    wrote them into ``out_dir``, into ``results_dir``; returns the files written."""
+    import shutil
+
+    names = [name for name in SUMMARY_FILES if name.startswith(f"{study}_")]
+    if not names:
+        raise InvalidArgument(f"the {study} study has no summaries that ship with effdim (lc and hlc do)")
+    written = []
+    for name in names:
+        written.append(Path(shutil.copyfile(Path(out_dir) / name, Path(results_dir) / name)))
+    return written
