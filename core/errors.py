@@ -19,6 +19,9 @@ The family, each defined beside the rule it enforces:
 * :class:`effdim.formula.FormulaError` -- a covariate formula that does not
   parse or does not fit the data;
 * :class:`effdim.learner.NotFittedError` -- a learner used before it is fitted;
+* :class:`effdim.threestep.classification.SingularClassification`,
+  :class:`effdim.threestep.weighted.EmptyClass` -- a three-step estimate the
+  fit's classification cannot support;
 * :class:`effdim.limits.SizeLimitError`,
   :class:`effdim.distribution.SpaceTooLargeError`,
   :class:`effdim.bounds.SplitSearchTooLarge` -- work beyond a size limit,

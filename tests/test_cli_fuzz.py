@@ -152,13 +152,13 @@ hostile_files = st.one_of(
 
 @settings(FUZZ, max_examples=30)
 @given(shape=hostile_files)
-def test_compressed_file_shapes(capsys, tmp_path, shape):
+def test_compressed_file_shapes(cli, tmp_path, shape):
     """Far columns, long cells, many rows and mixed cells in Excel and Parquet files: a result or one line."""
     extension, content = shape
     path = tmp_path / f"data{extension}"
     path.write_bytes(content)
     for argv in data_commands(str(path)):
-        run(capsys, argv)
+        checked(cli, argv)
 
 
 #: How an output path may be spelled: the data file itself in several ways, another output, a folder, a
@@ -174,7 +174,7 @@ OUTPUT_PATHS = st.one_of(
 
 @settings(FUZZ, max_examples=40)
 @given(report=OUTPUT_PATHS, posteriors=st.one_of(st.none(), OUTPUT_PATHS), overwrite=st.booleans())
-def test_output_paths_never_destroy_an_input(capsys, tmp_path, monkeypatch, report, posteriors, overwrite):
+def test_output_paths_never_destroy_an_input(cli, tmp_path, monkeypatch, report, posteriors, overwrite):
     """`fit --report --posteriors` with any pair of paths: exit 0 or one line, and the data file and the model
     file unchanged, whatever the spelling (a link, ``..``, the other output)."""
     work = tmp_path / "work"
@@ -195,7 +195,7 @@ def test_output_paths_never_destroy_an_input(capsys, tmp_path, monkeypatch, repo
     argv += ["--report", report] + (["--posteriors", posteriors] if posteriors is not None else [])
     if report.startswith("-") or (posteriors or "").startswith("-"):
         return  # a leading dash would be read as an option
-    status, _ = run(capsys, argv + (["--overwrite"] if overwrite else []))
+    status, _ = checked(cli, argv + (["--overwrite"] if overwrite else []))
     assert (data.read_bytes(), model.read_bytes()) == before
     if not overwrite and report == "existing.html":
         assert status == 2 and (work / "existing.html").read_text() == "keep"
