@@ -12,23 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from effdim import fit, read_data
-from effdim.cli import main
 from effdim.threestep import distal_outcomes
 
 SIMULATED = Path(__file__).parent / "references" / "three_step_simulated.csv"
 MODEL = "X:3:i1:2,i2:2,i3:2,i4:2,i5:2,i6:2"
 
 
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_fit_json_gives_each_outcome_as_the_python_api_does(capsys):
-    code, out, _ = run(
-        capsys, "fit", SIMULATED, "--model", MODEL, "--seed", 3, "--distal", "z", "--distal", "zc", "--json"
-    )
+def test_fit_json_gives_each_outcome_as_the_python_api_does(cli):
+    code, out, _ = cli("fit", SIMULATED, "--model", MODEL, "--seed", 3, "--distal", "z", "--distal", "zc", "--json")
     assert code == 0
     distal = json.loads(out)["distal"]
     assert [d["column"] for d in distal] == ["z", "zc"]
@@ -46,9 +37,8 @@ def test_fit_json_gives_each_outcome_as_the_python_api_does(capsys):
     assert [s["se"] for s in z["by_state"]] == pytest.approx(python.se[:, 0].tolist(), rel=1e-12)
 
 
-def test_fit_prints_the_tables_and_a_positional_model_leaves_the_outcomes_out(capsys):
-    code, out, _ = run(
-        capsys, "fit", SIMULATED, "--model", "3:2,2,2,2,2,2", "--seed", 3, "--distal", "z",
+def test_fit_prints_the_tables_and_a_positional_model_leaves_the_outcomes_out(cli):
+    code, out, _ = cli("fit", SIMULATED, "--model", "3:2,2,2,2,2,2", "--seed", 3, "--distal", "z",
         "--distal", "zc:categorical", "--distal-method", "ml",
     )  # fmt: skip
     assert code == 0
@@ -58,10 +48,9 @@ def test_fit_prints_the_tables_and_a_positional_model_leaves_the_outcomes_out(ca
     assert "Wald test of equal probabilities in every class: W = " in out
 
 
-def test_a_distal_outcome_goes_into_the_report_and_its_command(capsys, tmp_path):
+def test_a_distal_outcome_goes_into_the_report_and_its_command(cli, tmp_path):
     report = tmp_path / "report.html"
-    code, _, _ = run(
-        capsys, "fit", SIMULATED, "--model", MODEL, "--seed", 3, "--distal", "z", "--distal", "zc",
+    code, _, _ = cli("fit", SIMULATED, "--model", MODEL, "--seed", 3, "--distal", "z", "--distal", "zc",
         "--distal-method", "modal", "--report", report,
     )  # fmt: skip
     assert code == 0
@@ -82,19 +71,19 @@ def test_a_distal_outcome_goes_into_the_report_and_its_command(capsys, tmp_path)
         (["--distal", "z", "--distal-method", "lca"], "argument --distal-method: invalid choice: 'lca'"),
     ],
 )
-def test_bad_distal_requests_are_one_line_and_exit_2(capsys, argv, message):
-    code, out, err = run(capsys, "fit", SIMULATED, "--model", MODEL, "--seed", 1, *argv)
+def test_bad_distal_requests_are_one_line_and_exit_2(cli, argv, message):
+    code, out, err = cli("fit", SIMULATED, "--model", MODEL, "--seed", 1, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_continuous_outcome_needs_numbers(capsys, tmp_path):
+def test_a_continuous_outcome_needs_numbers(cli, tmp_path):
     rows = ["a,b,c,d,z"] + [
         f"{a},{b},{a},{b},{z}" for a, b, z in [(1, 1, "x"), (2, 1, "y"), (1, 2, "x"), (2, 2, "y")]
     ] * 6
     path = tmp_path / "text.csv"
     path.write_text("\n".join(rows) + "\n")
-    code, _, err = run(capsys, "fit", path, "--model", "X:2:a:2,b:2,c:2,d:2", "--distal", "z:continuous")
+    code, _, err = cli("fit", path, "--model", "X:2:a:2,b:2,c:2,d:2", "--distal", "z:continuous")
     assert code == 2 and "the outcome z cannot be continuous: its value 'x' is not a number" in err
 
 
@@ -110,11 +99,11 @@ def test_a_continuous_outcome_needs_numbers(capsys, tmp_path):
     ),
     st.sampled_from(["bch", "ml", "modal", "proportional"]),
 )
-def test_any_distal_text_gets_an_answer_or_one_line(capsys, texts, method):
+def test_any_distal_text_gets_an_answer_or_one_line(cli, texts, method):
     argv = ["fit", SIMULATED, "--model", MODEL, "--seed", 1, "--restarts", 1, "--json", "--distal-method", method]
     for text in texts:
         argv += [f"--distal={text}"]
-    code, out, err = run(capsys, *argv)
+    code, out, err = cli(*argv)
     if code == 0:
         distal = json.loads(out)["distal"]
         assert len(distal) == len(texts)

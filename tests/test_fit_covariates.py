@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import effdim
-from effdim.cli import main
 
 REFERENCE = json.loads((Path(__file__).parent / "references" / "polca_se.json").read_text())["models"]
 CHEATING = REFERENCE["cheating_gpa"]
@@ -86,14 +85,8 @@ def test_weights_are_relative_and_whole_weights_act_as_copies():
     assert robust.tables["LIEEXAM"][1, 1] > copied.standard_errors().tables["LIEEXAM"][1, 1]
 
 
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_cli_json_has_covariates_and_params_se(capsys):
-    status, out, _ = run(capsys, "fit", "cheating", "--model", "2", "--covariates", "GPA", "--seed", "4", "--json")
+def test_cli_json_has_covariates_and_params_se(cli):
+    status, out, _ = cli("fit", "cheating", "--model", "2", "--covariates", "GPA", "--seed", "4", "--json")
     assert status == 0
     payload = json.loads(out)
     cov = payload["covariates"]
@@ -109,9 +102,9 @@ def test_cli_json_has_covariates_and_params_se(capsys):
     assert payload["rows"]["n_used"] == 315 and payload["cs"] is None
 
 
-def test_cli_categorical_covariate_and_no_standard_errors(capsys):
-    status, out, _ = run(
-        capsys, "fit", "cheating", "--model", "2", "--covariates", "C(GPA)", "--se", "none", "--seed", "1", "--json"
+def test_cli_categorical_covariate_and_no_standard_errors(cli):
+    status, out, _ = cli(
+        "fit", "cheating", "--model", "2", "--covariates", "C(GPA)", "--se", "none", "--seed", "1", "--json"
     )
     assert status == 0
     payload = json.loads(out)
@@ -120,8 +113,8 @@ def test_cli_categorical_covariate_and_no_standard_errors(capsys):
     assert "params_se" not in payload and payload["covariates"]["se"][0] == [None]
 
 
-def test_cli_text_shows_the_coefficients_and_the_errors_in_brackets(capsys):
-    status, out, _ = run(capsys, "fit", "cheating", "--model", "2", "--covariates", "GPA", "--seed", "4")
+def test_cli_text_shows_the_coefficients_and_the_errors_in_brackets(cli):
+    status, out, _ = cli("fit", "cheating", "--model", "2", "--covariates", "GPA", "--seed", "4")
     assert status == 0
     assert "n = 315 of 319 rows (4 left out for a missing covariate)" in out
     assert "latent class regression of X on GPA" in out and "odds ratio" in out
@@ -139,23 +132,23 @@ def test_cli_text_shows_the_coefficients_and_the_errors_in_brackets(capsys):
         (["--se", "huge"], "invalid choice"),
     ],
 )
-def test_cli_refuses_in_one_line(capsys, argv, says):
+def test_cli_refuses_in_one_line(cli, argv, says):
     model = "X:2:LIEEXAM:2,LIEPAPER:2,FRAUD:2,COPYEXAM:2" if "LIEEXAM" in argv else "2"
-    status, _, err = run(capsys, "fit", "cheating", "--model", model, "--restarts", "1", *argv)
+    status, _, err = cli("fit", "cheating", "--model", model, "--restarts", "1", *argv)
     assert status == 2 and says in err and len(err.strip().splitlines()) == 1
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["GPA", "C(GPA)", "LIEEXAM", "w", "+", "*", ":", "(", ")", " ", "`"]), max_size=6))
-def test_cli_any_covariate_formula_fits_or_says_why(capsys, tmp_path_factory, pieces):
+def test_cli_any_covariate_formula_fits_or_says_why(cli, tmp_path_factory, pieces):
     path = tmp_path_factory.getbasetemp() / "cheating_w.csv"
     if not path.exists():
         frame = effdim.datasets.load("cheating").to_frame()
         frame["w"] = np.linspace(0.5, 2.0, len(frame))
         frame.to_csv(path, index=False)
     text = "".join(pieces)
-    status, _, err = run(
-        capsys, "fit", str(path), "--model", "2", "--covariates", text, "--restarts", "1", "--max-iter", "20", "--quiet"
+    status, _, err = cli(
+        "fit", str(path), "--model", "2", "--covariates", text, "--restarts", "1", "--max-iter", "20", "--quiet"
     )
     assert status in (0, 2) and (status == 0 or len(err.strip().splitlines()) == 1), err
 
