@@ -63,7 +63,7 @@ from .errors import InvalidArgument
 from .model import HLCModel
 from .validation import check_number
 
-__all__ = ["default_phi", "state_parameters", "learning_coefficients", "solve", "singular_bic"]
+__all__ = ["default_phi", "state_parameters", "learning_coefficients", "solve", "singular_bic", "with_singular_bic"]
 
 
 def state_parameters(model: HLCModel, node: str) -> int:
@@ -204,6 +204,23 @@ def singular_bic(fits: Sequence[Any], node: str | None = None, phi: float | None
         dims = [int(getattr(f.scores, attr)) for f in fits]
         out[key] = solve(logliks, learning_coefficients(cards, dims, d1, phi, exact=exact), n)
     return out
+
+
+def with_singular_bic(fits: Sequence[Any], node: str | None = None, phi: float | None = None) -> list[Any]:
+    """``fits`` (:class:`effdim.FitResult` of one sweep) with ``sbic``, ``sbic_plus`` and ``sbic_phi``
+    of their scores filled by :func:`singular_bic` over exactly these fits."""
+    from dataclasses import replace
+
+    fits = list(fits)
+    if not fits:
+        return fits
+    values = singular_bic(fits, node, phi)
+    node = node if node is not None else _swept_node(fits)
+    used = default_phi(state_parameters(fits[0].model, node)) if phi is None else check_phi(phi)
+    return [
+        replace(f, scores=replace(f.scores, sbic=a, sbic_plus=b, sbic_phi=used))
+        for f, a, b in zip(fits, values["sbic"], values["sbic_plus"])
+    ]
 
 
 def _swept_node(fits: Sequence[Any]) -> str:

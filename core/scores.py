@@ -22,7 +22,12 @@ penalty`` scale that poLCA, Mplus and Latent GOLD print (lower is better).
 * ``CAIC  = LL - ds/2 (log N + 1)``               (Bozdogan 1987)
 
 and for each penalised criterion its ``+`` version with ``de`` in place of
-``ds`` (``aic_plus``, ``aic3_plus``, ``sabic_plus``, ``caic_plus``).
+``ds`` (``aic_plus``, ``aic3_plus``, ``sabic_plus``, ``caic_plus``); and the
+singular BIC (Drton & Plummer 2017), a score of a sweep's chain of nested
+models rather than of one fit (:mod:`effdim.sbic`): ``sbic`` with the
+``sBIC`` package's learning coefficients, ``sbic_plus`` with ``de``. A lone
+fit's ``sbic`` and ``sbic_plus`` are NaN (``None`` in JSON) until a sweep fills
+them (:func:`effdim.sbic.with_singular_bic`).
 :data:`SCORES` lists them with their CLI names, labels and colours;
 :func:`best` picks the best of several fits with the one tie rule.
 
@@ -77,6 +82,7 @@ __all__ = [
     "Criterion",
     "SCORES",
     "TIE_TOLERANCE",
+    "FIT_SCORES",
     "Scores",
     "criterion",
     "best",
@@ -113,6 +119,7 @@ class Criterion:
     uses_de: bool
     formula: str
     rate: Callable[[float], float] | None = field(default=None, repr=False, compare=False)
+    chain: bool = False
 
     #: Every criterion is on effdim's scale ``LL - penalty``: higher is better.
     direction = "higher"
@@ -164,8 +171,28 @@ SCORES: dict[str, Criterion] = {
         _SABIC_PLUS,
         _CAIC,
         _CAIC_PLUS,
+        Criterion(
+            "sbic",
+            "sbic",
+            "sBIC",
+            "#bcbd22",
+            False,
+            "singular BIC over the sweep, learning coefficients from ds (the sBIC package)",
+            chain=True,
+        ),
+        Criterion(
+            "sbic_plus",
+            "sbic+",
+            "sBIC+",
+            "#dbdb8d",
+            True,
+            "singular BIC over the sweep, learning coefficients from de",
+            chain=True,
+        ),
     )
 }
+#: The criteria of one fit (every one but the sweep's singular BIC): what a fit, a climb or a search can use.
+FIT_SCORES: tuple[str, ...] = tuple(name for name, c in SCORES.items() if not c.chain)
 #: The criteria of the paper's Sections 5 and 6, in its order.
 PAPER_SCORES: tuple[str, ...] = ("bic", "bic+", "cs", "cs+")
 #: Scores closer than this many nats per data row are tied (EM stops at a
@@ -319,7 +346,8 @@ class Scores:
 
     Attributes are the :data:`SCORES` keys plus ``loglik``, ``ds``, ``de``,
     ``n`` and ``cs_prior`` (the prior of CS and CS+, e.g. ``"bdeu:1"``);
-    :meth:`get` takes a CLI name or key.
+    ``sbic``, ``sbic_plus`` and their ``sbic_phi`` are NaN, NaN and ``None``
+    outside a sweep (:mod:`effdim.sbic`). :meth:`get` takes a CLI name or key.
     """
 
     loglik: float
@@ -340,6 +368,10 @@ class Scores:
     n: float
     #: The Dirichlet prior behind ``cs`` and ``cs_plus`` (:class:`effdim.priors.DirichletPrior` as text).
     cs_prior: str = str(DEFAULT_CS_PRIOR)
+    #: The singular BIC over the sweep this fit belongs to (:mod:`effdim.sbic`), and its Dirichlet parameter.
+    sbic: float = math.nan
+    sbic_plus: float = math.nan
+    sbic_phi: float | None = None
 
     def get(self, name: str) -> float:
         """A score by name: ``loglik`` or any :data:`SCORES` name (``bic+``) or key (``bic_plus``)."""
@@ -348,15 +380,19 @@ class Scores:
         return float(getattr(self, criterion(name).key))
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field, on effdim's scale (higher is better)."""
-        return asdict(self)
+        """Every field, on effdim's scale (higher is better); a score not computed (NaN) is ``None``."""
+        return {k: _json_number(v) for k, v in asdict(self).items()}
 
-    def deviance(self) -> dict[str, float]:
+    def deviance(self) -> dict[str, float | None]:
         """``-2 LL`` and every criterion on the ``-2 log L + penalty`` scale (lower is better)."""
         return {
             "minus_2_loglik": -2.0 * self.loglik,
-            **{c.key: c.deviance(getattr(self, c.key)) for c in SCORES.values()},
+            **{c.key: _json_number(c.deviance(getattr(self, c.key))) for c in SCORES.values()},
         }
+
+
+def _json_number(value: Any) -> Any:
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def score_fit(
