@@ -12,11 +12,18 @@ Hinkley 1997, Section 4.2), so ``p`` is never 0.
 * :func:`blrt` -- McLachlan (1987), Nylund, Asparouhov & Muthen (2007), Mplus
   TECH14, StepMix ``blrt``: ``T = LR = 2 (LL_k - LL_{k-1})`` for ``k`` against
   ``k - 1`` states of one hidden node, drawn from the ``k - 1`` fit. Each
-  replicate is refitted with several random starts (with one start a local
-  optimum biases the test; Nylund et al. 2007), and the ``k``-state refit
-  also starts from the ``k - 1`` refit with its largest state split in two
-  (:func:`effdim.nested.nested_start`; docs/theory.md, section 8), so
-  ``LR_b`` cannot go negative through a poor local optimum.
+  replicate is refitted with the settings' random starts (with one start a
+  local optimum biases the test; Nylund et al. 2007) and more: the ``k - 1``
+  refit also starts from the parameters the replicate was drawn from (as
+  Mplus TECH14 does), and the ``k``-state refit also from the ``k - 1`` refit
+  with each of its states in turn split in two (:func:`effdim.nested.split_state`;
+  docs/theory.md, section 8), so ``LR_b`` cannot go negative through a poor
+  local optimum and the refits search at least as well as the fits to the data.
+  :func:`blrt_fits` tests two fits a sweep already has, :func:`blrt_sweep`
+  every ``k`` of a sweep against ``k - 1`` in one run (the class-enumeration
+  table's BLRT column, :mod:`effdim.enumeration`), and :func:`blrt_plan` /
+  :meth:`BLRTPlan.chunks` / :meth:`BLRTPlan.result` split a test into jobs
+  for a caller that runs them itself (the dashboard's job workers).
 
 Replicates run in chunks as jobs of the engine's executor
 (:func:`effdim.executor.run_each`; where, by an :class:`effdim.executor.Execution`):
@@ -40,7 +47,17 @@ from .executor import Execution, run_each
 from .settings import EMSettings
 from .validation import as_model, as_seed, check_int
 
-__all__ = ["BootstrapResult", "BootstrapError", "bootstrap_g2", "blrt", "bootstrap_job"]
+__all__ = [
+    "BootstrapResult",
+    "BootstrapError",
+    "BLRTPlan",
+    "bootstrap_g2",
+    "blrt",
+    "blrt_fits",
+    "blrt_plan",
+    "blrt_sweep",
+    "bootstrap_job",
+]
 
 #: Replicates per job: few enough for responsive progress and cancel, enough to hide the job overhead.
 CHUNK = 10
@@ -89,7 +106,7 @@ def bootstrap_job(config: dict) -> dict:
     from .diagnostics import fit_statistics
     from .distribution import Parameters, sample
     from .em import fit_em
-    from .nested import nested_start
+    from .nested import split_state
     from .notation import parse_model
     from .scores import model_dimensions
 
@@ -101,13 +118,16 @@ def bootstrap_job(config: dict) -> dict:
         rng = as_seed(seed)
         data = sample(params, int(config["n"]), rng)
         settings = EMSettings(**em, seed=rng)
-        small = fit_em(data, null, settings)
         if config["test"] == "g2":
+            small = fit_em(data, null, settings)
             ds, de = model_dimensions(null)
             values.append(fit_statistics(small.params, data, ds=ds, de=de).g2)
             continue
-        alt = null.with_card(config["node"], int(config["k"]))
-        big = fit_em(data, alt, settings, init=nested_start(small.params, alt))
+        small = fit_em(data, null, settings, init=[params])
+        node = config["node"]
+        alt = null.with_card(node, int(config["k"]))
+        splits = [split_state(small.params, node, h) for h in range(null.card(node))]
+        big = fit_em(data, alt, settings, init=splits)
         values.append(max(0.0, 2.0 * (big.loglik - small.loglik)))
     return {"values": values}
 
@@ -121,10 +141,20 @@ def _check_B(B: Any) -> int:
     return check_int("the number of bootstrap replicates B", B, low=1)
 
 
-def _run(config: dict, B: int, seed: Any, *, progress, cancel, execution) -> np.ndarray:
-    seeds = [int(x) for x in as_seed(seed).integers(2**63, size=B)]  # JSON-ready, one stream per replicate
-    chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
-    configs = {str(i): {**config, "seeds": chunk} for i, chunk in enumerate(chunks)}
+def _seeds(seed: Any, B: int) -> list[int]:
+    """``B`` replicate seeds from ``seed``, JSON-ready: one stream per replicate."""
+    return [int(x) for x in as_seed(seed).integers(2**63, size=B)]
+
+
+def _chunks(config: dict, seeds: list[int]) -> list[dict]:
+    return [{**config, "seeds": seeds[i : i + CHUNK]} for i in range(0, len(seeds), CHUNK)]
+
+
+def _run(tests: list[list[dict]], *, progress, cancel, execution) -> list[np.ndarray]:
+    """Run the chunks of every test (lists of :func:`bootstrap_job` configurations) in one go, so every
+    worker stays busy to the end; each test's replicates in the order of its seeds."""
+    configs = {f"{t}.{c}": chunk for t, chunks in enumerate(tests) for c, chunk in enumerate(chunks)}
+    total = sum(len(chunk["seeds"]) for chunk in configs.values())
     values: dict[str, list[float]] = {}
     failures: list[str] = []
 
@@ -136,18 +166,21 @@ def _run(config: dict, B: int, seed: Any, *, progress, cancel, execution) -> np.
         values[key] = result["values"]
         check_cancel()
         if progress is not None:
-            progress(sum(len(v) for v in values.values()), B)
+            progress(sum(len(v) for v in values.values()), total)
 
     def fail(key: str, err: BaseException) -> None:
         failures.append(f"{type(err).__name__}: {err}")
 
     check_cancel()
     if progress is not None:
-        progress(0, B)
+        progress(0, total)
     run_each(bootstrap_job, configs, list(configs), finish, fail, execution)
     if failures:
         raise BootstrapError(f"{len(failures)} of {len(configs)} chunks of replicates failed; first: {failures[0]}")
-    return np.array([v for key in configs for v in values[key]], dtype=float)
+    return [
+        np.array([v for c in range(len(chunks)) for v in values[f"{t}.{c}"]], dtype=float)
+        for t, chunks in enumerate(tests)
+    ]
 
 
 def _config(result: Any, test: str, settings: EMSettings, n: float) -> dict:
@@ -190,7 +223,7 @@ def bootstrap_g2(
     settings = EMSettings.of(settings, **options)
     stats = fitted.fit_statistics()
     config = _config(fitted, "g2", settings, stats.n_used)
-    reps = _run(config, B, settings.seed, progress=progress, cancel=cancel, execution=execution)
+    (reps,) = _run([_chunks(config, _seeds(settings.seed, B))], progress=progress, cancel=cancel, execution=execution)
     return BootstrapResult(stats.g2, reps, p_value(stats.g2, reps), "g2", config["null"])
 
 
@@ -217,7 +250,6 @@ def blrt(
     (:class:`effdim.executor.Execution`).
     """
     from .fitting import fit
-    from .notation import format_model
 
     B = _check_B(B)
     model = as_model(model)
@@ -231,7 +263,116 @@ def blrt(
     rng = as_seed(settings.seed)
     small = fit(data, model.with_card(node, k - 1), settings.with_seed(rng), mapping=mapping)
     big = fit(data, model, settings.with_seed(rng), mapping=mapping, init=small)
-    lr = max(0.0, 2.0 * (big.loglik - small.loglik))
-    config = {**_config(small, "blrt", settings, small.n), "node": node, "k": k}
-    reps = _run(config, B, rng.integers(2**63), progress=progress, cancel=cancel, execution=execution)
-    return BootstrapResult(lr, reps, p_value(lr, reps), "blrt", format_model(small.model), format_model(model))
+    plan = blrt_plan(small, big, settings)
+    (reps,) = _run([plan.chunks(rng.integers(2**63), B)], progress=progress, cancel=cancel, execution=execution)
+    return plan.result(reps)
+
+
+@dataclass(frozen=True)
+class BLRTPlan:
+    """One bootstrap LRT of two fits, ready to run: the observed ``statistic`` and what a replicate needs.
+
+    :meth:`chunks` gives the :func:`bootstrap_job` configurations of ``B``
+    replicates (:data:`CHUNK` each), :meth:`result` turns their values into
+    the :class:`BootstrapResult`.
+    """
+
+    k: int
+    statistic: float
+    config: dict = field(repr=False)
+    null_model: str
+    alternative: str
+
+    def chunks(self, seed: Any, B: int) -> list[dict]:
+        """The jobs of ``B`` replicates whose streams come from ``seed``."""
+        return _chunks(self.config, _seeds(seed, _check_B(B)))
+
+    def result(self, replicates: Any) -> BootstrapResult:
+        """The test from its replicates' values (in any order)."""
+        reps = np.asarray(replicates, dtype=float)
+        return BootstrapResult(
+            self.statistic, reps, p_value(self.statistic, reps), "blrt", self.null_model, self.alternative
+        )
+
+
+def blrt_plan(smaller: Any, larger: Any, settings: EMSettings | None = None, **options: Any) -> BLRTPlan:
+    """The bootstrap LRT of ``smaller`` (``k - 1`` states of a hidden node) against ``larger`` (``k``).
+
+    Both are :class:`effdim.FitResult` of the same data whose models differ
+    in one hidden node, by one state; replicates are drawn from ``smaller``
+    and refitted as ``settings`` say (:class:`effdim.EMSettings`).
+    """
+    from .nested import grown_node
+    from .notation import format_model
+
+    settings = EMSettings.of(settings, **options)
+    node = grown_node(smaller.model, larger.model)
+    if node is None:
+        raise InvalidArgument(
+            f"the bootstrap LRT compares k - 1 with k states of one hidden node; {smaller.model} and "
+            f"{larger.model} differ otherwise"
+        )
+    if float(smaller.n) != float(larger.n):
+        raise InvalidArgument("the two fits of a bootstrap LRT must be to the same data")
+    k = larger.model.card(node)
+    config = {**_config(smaller, "blrt", settings, smaller.n), "node": node, "k": k}
+    return BLRTPlan(
+        k=k,
+        statistic=max(0.0, 2.0 * (larger.loglik - smaller.loglik)),
+        config=config,
+        null_model=format_model(smaller.model),
+        alternative=format_model(larger.model),
+    )
+
+
+def blrt_fits(
+    smaller: Any,
+    larger: Any,
+    B: int = 100,
+    settings: EMSettings | None = None,
+    *,
+    execution: Execution | None = None,
+    progress: Callable | None = None,
+    cancel: Any = None,
+    **options: Any,
+) -> BootstrapResult:
+    """The bootstrap LRT of two fits a caller already has (:func:`blrt_plan`), ``B`` replicates run where
+    ``execution`` says; the settings' seed draws them."""
+    settings = EMSettings.of(settings, **options)
+    plan = blrt_plan(smaller, larger, settings)
+    (reps,) = _run([plan.chunks(settings.seed, B)], progress=progress, cancel=cancel, execution=execution)
+    return plan.result(reps)
+
+
+def blrt_sweep(
+    fits: Any,
+    B: int = 100,
+    settings: EMSettings | None = None,
+    *,
+    execution: Execution | None = None,
+    progress: Callable | None = None,
+    cancel: Any = None,
+    **options: Any,
+) -> dict[int, BootstrapResult]:
+    """The bootstrap LRT of every ``k`` of a sweep (:func:`effdim.sweep`) against ``k - 1``, by ``k``.
+
+    Every pair of consecutive fits whose cardinalities differ by one is
+    tested; all ``B`` replicates of all tests run as one set of jobs, so the
+    workers stay busy until the last. ``progress(done, total)`` counts
+    replicates over all tests. Each test draws its replicates from its own
+    stream of the settings' seed.
+    """
+    fits = list(fits)
+    B = _check_B(B)
+    settings = EMSettings.of(settings, **options)
+    plans = [
+        blrt_plan(small, large, settings)
+        for small, large in zip(fits, fits[1:])
+        if large.card is not None and small.card is not None and large.card == small.card + 1
+    ]
+    if not plans:
+        return {}
+    streams = as_seed(settings.seed).spawn(len(plans))
+    tests = [plan.chunks(stream, B) for plan, stream in zip(plans, streams)]
+    values = _run(tests, progress=progress, cancel=cancel, execution=execution)
+    return {plan.k: plan.result(reps) for plan, reps in zip(plans, values)}

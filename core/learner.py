@@ -21,6 +21,7 @@ import numpy as np
 from .em import ModelData, pattern_loglik, posterior
 from .errors import EffdimError, InvalidArgument
 from .model import HLCModel
+from .scores import FIT_SCORES, SCORES
 from .settings import EMSettings
 from .validation import as_dataset, as_model
 
@@ -63,7 +64,7 @@ class LatentTreeLearner:
     loglik_:
         ``log p(D | theta)`` (natural log).
     scores_:
-        ``loglik`` and every criterion of :data:`effdim.scores.SCORES` by key
+        ``loglik`` and every criterion of one model (:data:`effdim.scores.FIT_SCORES`) by key
         (``bic``, ``bic_plus``, ``cs``, ...; higher is better).
     ds_, de_:
         Standard and effective dimension.
@@ -144,7 +145,8 @@ class LatentTreeLearner:
         self.em_ = result.em
         self.params_ = result.params
         self.loglik_ = result.loglik
-        self.scores_ = {k: v for k, v in result.scores.to_dict().items() if k not in ("ds", "de", "n", "cs_prior")}
+        scores = result.scores.to_dict()
+        self.scores_ = {"loglik": scores["loglik"], **{SCORES[c].key: scores[SCORES[c].key] for c in FIT_SCORES}}
         self.ds_ = result.ds
         self.de_ = result.de
         self.n_ = result.n

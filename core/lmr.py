@@ -142,19 +142,25 @@ def weighted_chisq_sf(x: float, weights: Sequence[float]) -> float:
 
     def integrand(u: float) -> float:
         if u == 0.0:
-            return 0.5 * (float(w.sum()) - x)
-        return math.sin(phase(u) - 0.5 * x * u) * amplitude(u)
+            return 0.5 * float(w.sum()) - omega
+        return math.sin(phase(u) - omega * u) * amplitude(u)
 
     # near 0 directly; beyond, the factor sin(-x u / 2) of the integrand as a Fourier weight (QUADPACK's QAWF)
+    # Plainly up to the first half period of sin(-x u / 2) or to where the tail is below 1e-11 (it falls
+    # as u^(-1 - m/2) / prod sqrt|w|), in decades; beyond, that factor as a Fourier weight (QUADPACK's QAWF)
     omega = 0.5 * x
-    cut = 1.0 if omega == 0.0 else min(1.0, math.pi / abs(omega))
-    value = quad(integrand, 0.0, cut, limit=200, epsabs=1e-11)[0]
-    if omega == 0.0:
-        value += quad(integrand, cut, np.inf, limit=500, epsabs=1e-11)[0]
-    else:
-        cos_part = quad(lambda u: math.sin(phase(u)) * amplitude(u), cut, np.inf, weight="cos", wvar=omega)[0]
-        sin_part = quad(lambda u: math.cos(phase(u)) * amplitude(u), cut, np.inf, weight="sin", wvar=omega)[0]
-        value += cos_part - sin_part
+    tail_end = (2.0 / (w.size * 1e-11) / math.sqrt(float(np.prod(np.abs(w))))) ** (2.0 / w.size)
+    plain_end = min(tail_end, math.pi / abs(omega)) if omega else tail_end
+    edges = (
+        [0.0, plain_end] if plain_end <= 1.0 else [0.0, *np.geomspace(1.0, plain_end, 2 + int(math.log10(plain_end)))]
+    )
+    value = sum(quad(integrand, a, b, limit=200, epsabs=1e-12)[0] for a, b in zip(edges, edges[1:]))
+    if plain_end < tail_end:
+        sign, freq = math.copysign(1.0, omega), abs(omega)
+        fourier = dict(wvar=freq, limlst=200)
+        cos_part = quad(lambda u: math.sin(phase(u)) * amplitude(u), plain_end, np.inf, weight="cos", **fourier)[0]
+        sin_part = quad(lambda u: math.cos(phase(u)) * amplitude(u), plain_end, np.inf, weight="sin", **fourier)[0]
+        value += cos_part - sign * sin_part
     return float(min(1.0, max(0.0, 0.5 + value / math.pi)))
 
 

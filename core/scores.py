@@ -85,6 +85,7 @@ __all__ = [
     "FIT_SCORES",
     "Scores",
     "criterion",
+    "fit_criterion",
     "best",
     "best_index",
     "bic",
@@ -206,6 +207,23 @@ def criterion(name: str) -> Criterion:
     found = SCORES.get(text) or next((c for c in SCORES.values() if c.key == text), None)
     if found is None:
         raise InvalidArgument(f"unknown score {name!r}; choose from {', '.join(SCORES)}")
+    return found
+
+
+def fit_criterion(name: str, use: str) -> Criterion:
+    """:func:`criterion` for ``use`` (``"a hill climb"``), refusing a score of a sweep's chain (the sBIC).
+
+    >>> fit_criterion("sbic+", "a hill climb")
+    Traceback (most recent call last):
+    ...
+    effdim.errors.InvalidArgument: sBIC+ is a score of a sweep's chain of models (docs/theory.md, section 11), not of one model: a hill climb cannot use it; choose bic, bic+, cs, cs+, aic, aic+, aic3, aic3+, sabic, sabic+, caic or caic+
+    """
+    found = criterion(name)
+    if found.chain:
+        raise InvalidArgument(
+            f"{found.label} is a score of a sweep's chain of models (docs/theory.md, section 11), not of one model: "
+            f"{use} cannot use it; choose {', '.join(FIT_SCORES[:-1])} or {FIT_SCORES[-1]}"
+        )
     return found
 
 

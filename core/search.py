@@ -32,7 +32,8 @@ from .errors import InvalidArgument
 from .fitting import FitResult, fit, lc_model_for
 from .model import HLCModel
 from .regularity import largest_regular_card
-from .scores import beats, best, criterion
+from .sbic import with_singular_bic
+from .scores import beats, best, fit_criterion
 from .settings import EMSettings
 from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
@@ -159,7 +160,7 @@ def sweep(
         model: its hidden node is swept. An HLC model: ``node`` is swept (the
         root by default), the other cardinalities stay as given.
     cards:
-        Cardinalities to fit; default ``1 .. largest_regular_card`` (Lemma 3.2 for LC,
+        Cardinalities to fit (in increasing order, each once); default ``1 .. largest_regular_card`` (Lemma 3.2 for LC,
         Lemma 4.1 for HLC, with the other nodes as given), capped at
         ``max_card`` when that is given.
     until_saturated:
@@ -185,9 +186,11 @@ def sweep(
 
     Returns
     -------
-    One :class:`FitResult` per cardinality, in order, ``card`` set; with
-    ``until_saturated``, the last one is the first saturated model (or the
-    last of ``cards`` when none is).
+    One :class:`FitResult` per cardinality, in order, ``card`` set, with the
+    singular BIC over the sweep's models in ``scores.sbic`` and
+    ``scores.sbic_plus`` (:func:`effdim.sbic.with_singular_bic`, ``phi`` from
+    ``settings.sbic_phi``); with ``until_saturated``, the last one is the
+    first saturated model (or the last of ``cards`` when none is).
     """
     settings = EMSettings.of(settings, **options)
     dataset = as_dataset(dataset)
@@ -204,7 +207,7 @@ def sweep(
         if max_card is not None:
             top = min(top, int(max_card))
         cards = range(1, top + 1)
-    cards = [check_int(f"|{node}|", k, low=1) for k in cards]
+    cards = sorted({check_int(f"|{node}|", k, low=1) for k in cards})
     if not cards:
         raise InvalidArgument("no cardinalities to fit")
     rngs = spawn_seeds(settings.seed, len(cards))
@@ -226,7 +229,7 @@ def sweep(
             progress(i + 1, total)
         if saturated:
             break
-    return results
+    return with_singular_bic(results, node, settings.sbic_phi)
 
 
 # -------------------------------------------------------------------- hill climbing
@@ -297,7 +300,7 @@ def hill_climb(
     goes on).
     """
     settings = EMSettings.of(settings, **options)
-    score = criterion(score).name
+    score = fit_criterion(score, "a hill climb").name
     dataset = as_dataset(dataset)
     model = as_model(model)
     current = start_model(model, start)

@@ -26,6 +26,7 @@ from typing import Any
 
 from .errors import InvalidArgument
 from .priors import DirichletPrior, resolve_cs_prior
+from .sbic import check_phi
 from .validation import check_int, check_number
 
 __all__ = ["EMSettings"]
@@ -74,6 +75,10 @@ class EMSettings:
     dup_tol:
         Two hidden states whose children's rows all differ by at most this
         in total variation are flagged duplicates.
+    sbic_phi:
+        The Dirichlet parameter ``phi`` of the singular BIC a sweep computes
+        (:mod:`effdim.sbic`); ``None``: the ``sBIC`` package's default ``(d1 +
+        1) / 2``, ``d1`` the parameters one state of the swept node adds.
     """
 
     restarts: int = 5
@@ -89,6 +94,7 @@ class EMSettings:
     agree_tol: float | None = None
     mass_tol: float | None = None
     dup_tol: float = 1e-3
+    sbic_phi: float | None = None
 
     def __post_init__(self) -> None:
         fix = object.__setattr__
@@ -104,6 +110,8 @@ class EMSettings:
             if not isinstance(getattr(self, name), bool):
                 raise InvalidArgument(f"{name} must be True or False, got {getattr(self, name)!r}")
         resolve_cs_prior(self.cs_prior, self.prior)  # refuse a bad or contradictory prior now
+        if self.sbic_phi is not None:
+            fix(self, "sbic_phi", check_phi(self.sbic_phi))
 
     @property
     def cs_prior_resolved(self) -> DirichletPrior:
@@ -122,7 +130,7 @@ class EMSettings:
         >>> EMSettings.of(None, restart=3)
         Traceback (most recent call last):
         ...
-        effdim.errors.InvalidArgument: unknown EM setting 'restart'; the settings are: restarts, seed, tol, param_tol, max_iter, prior, cs_prior, prune, prune_steps, accelerate, agree_tol, mass_tol, dup_tol
+        effdim.errors.InvalidArgument: unknown EM setting 'restart'; the settings are: restarts, seed, tol, param_tol, max_iter, prior, cs_prior, prune, prune_steps, accelerate, agree_tol, mass_tol, dup_tol, sbic_phi
         """
         if settings is not None and not isinstance(settings, EMSettings):
             raise InvalidArgument(f"settings must be an EMSettings, got {type(settings).__name__}")

@@ -9,13 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from effdim import sweep
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import posterior
 from effdim.enumeration import COLUMNS, EnumerationRow, EnumerationTable, enumeration_table
 from effdim.errors import EffdimError
 from effdim.model import HLCModel
-from effdim.sbic import with_singular_bic
-from effdim.search import sweep
 
 THREE = Parameters(
     HLCModel.parse("3:2,2,2,2,2"),
@@ -29,7 +28,7 @@ THREE = Parameters(
 @pytest.fixture(scope="module")
 def swept():
     data = sample(THREE, 600, 3)
-    return with_singular_bic(sweep(data, cards=range(1, 5), restarts=4, seed=2))
+    return sweep(data, cards=range(1, 5), restarts=4, seed=2)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +107,7 @@ def test_exports_hold_the_same_numbers(table):
 def test_latex_escapes_a_node_name_and_markdown_keeps_it():
     tree = HLCModel.parse("Big_Hidden:2(A:2,B:2,C:2)")
     data = sample(random_parameters(tree, 0), 300, 0)
-    fits = with_singular_bic(sweep(data, tree, cards=[1, 2], restarts=2, seed=0))
+    fits = sweep(data, tree, cards=[1, 2], restarts=2, seed=0)
     table = enumeration_table(fits)
     assert "Big\\_Hidden" in table.to_latex() and "Big_Hidden" in table.to_markdown()
 
@@ -116,7 +115,7 @@ def test_latex_escapes_a_node_name_and_markdown_keeps_it():
 def test_vlmr_is_left_out_of_trees_with_a_note_and_bad_input_is_refused():
     tree = HLCModel.parse("2(2(2,2),2(2,2))")
     data = sample(random_parameters(tree, 1), 300, 1)
-    fits = with_singular_bic(sweep(data, tree, cards=[1, 2, 3], restarts=2, seed=0))
+    fits = sweep(data, tree, cards=[1, 2, 3], restarts=2, seed=0)
     table = enumeration_table(fits)
     assert all(r.vlmr_p is None for r in table.rows)
     assert any("latent class models only" in note for note in table.notes)

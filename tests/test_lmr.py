@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import chdtrc
 
+from effdim import fit
 from effdim.data import from_patterns
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import loglikelihood
 from effdim.errors import EffdimError
 from effdim.lmr import lc_scores, lmr_test, vuong_weights, weighted_chisq_sf
 from effdim.model import HLCModel
-from effdim.search import fit
 
 
 # ------------------------------------------------------------------ weighted chi-square

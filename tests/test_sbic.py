@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from effdim import sweep
 from effdim.errors import EffdimError
 from effdim.model import HLCModel
 from effdim.reading import load_csv
 from effdim.sbic import default_phi, learning_coefficients, singular_bic, solve, state_parameters
-from effdim.search import sweep
+from effdim.scores import best
 
 REFERENCES = Path(__file__).parent / "references"
 #: The package's output (tests/references/sbic_reference.R): poLCA's log-likelihoods and its sBIC and BIC.
@@ -80,8 +81,9 @@ def test_on_the_vignette_data_bic_picks_one_class_and_sbic_picks_four():
     data = load_csv(REFERENCES / "sbic_vignette_data.csv")
     fits = sweep(data, cards=range(1, 7), restarts=20, seed=0)
     assert [f.loglik for f in fits] == pytest.approx(list(ref.loglik), abs=1e-5)  # poLCA's optimum, 50 starts
-    values = singular_bic(fits)["sbic"]
-    assert int(np.argmax(values)) + 1 == 4
+    assert [f.card for f in fits if f.scores.sbic == max(g.scores.sbic for g in fits)] == [4]
+    assert best(fits, "sbic").card == best(fits, "sbic+").card == 4 and best(fits, "bic").card == 1
+    assert fits[0].scores.sbic_phi == 4.5
     assert max(fits, key=lambda f: f.scores.bic).card == 1
 
 

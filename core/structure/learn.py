@@ -31,7 +31,7 @@ from ..limits import MAX_ROUNDS, ROUNDS
 from ..model import NAME_PATTERN, HLCModel
 from ..notation import format_model
 from ..regularity import is_regular
-from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
+from ..scores import TIE_TOLERANCE, best_index, criterion, fit_criterion, score_fit
 from ..settings import EMSettings
 from ..validation import as_dataset, as_seed, check_int
 from .local_de import LocalDe
@@ -377,7 +377,7 @@ def learn_structure(
     em = EMSettings.of(em, **em_options)
     restarts, seed, tol, max_iter, prior, cs_prior = em.restarts, em.seed, em.tol, em.max_iter, em.prior, em.cs_prior
     clock = _Clock(max_time, cancel, cpu_time)
-    score = criterion(score).name
+    score = fit_criterion(score, "a structure search").name
     for name, value, low in (
         ("tries", tries, 1),
         ("screen_iter", screen_iter, 1),
