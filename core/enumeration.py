@@ -205,7 +205,8 @@ class EnumerationTable:
         self.frame().to_csv(out, index=False, float_format="%.10g", lineterminator="\n")
         return out.getvalue()
 
-    def _text_rows(self) -> list[list[str]]:
+    def text_rows(self) -> list[list[str]]:
+        """Every row as the texts the printed table shows (:data:`COLUMNS`; empty where not computed)."""
         return [[_shown(r.cell(c.key), c.digits) for c in COLUMNS] for r in self.rows]
 
     def to_markdown(self) -> str:
@@ -216,7 +217,7 @@ class EnumerationTable:
             + "|".join("---:" if c.digits is not None or c.key in {"k", "ds", "de"} else "---" for c in COLUMNS)
             + "|"
         )
-        lines += ["| " + " | ".join(row) + " |" for row in self._text_rows()]
+        lines += ["| " + " | ".join(row) + " |" for row in self.text_rows()]
         lines += ["", self.caption(), "", "Picks: " + _picks_text(self.picks())]
         lines += [f"\n{note}" for note in self.notes]
         return "\n".join(lines) + "\n"
@@ -233,7 +234,7 @@ class EnumerationTable:
             " & ".join(c.latex for c in COLUMNS) + " \\\\",
             "\\midrule",
         ]
-        lines += [" & ".join(_latex_escape(v) for v in row) + " \\\\" for row in self._text_rows()]
+        lines += [" & ".join(_latex_escape(v) for v in row) + " \\\\" for row in self.text_rows()]
         lines += ["\\bottomrule", "\\end{tabular}"]
         caption = self.caption() + " Picks: " + _picks_text(self.picks()) + "."
         lines += [f"\\caption{{{_latex_escape(caption)}}}", "\\end{table}"]

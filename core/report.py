@@ -51,7 +51,7 @@ from .limits import SizeLimitError
 from .notation import format_model
 from .priors import DirichletPrior
 from .profiles import profile_table
-from .scores import SCORES, TIE_TOLERANCE, best
+from .scores import FIT_SCORES, SCORES, TIE_TOLERANCE, best
 from .search import pick_caveats
 from .threestep.result import METHODS
 from .treedraw import model_data, tree_svg
@@ -306,14 +306,16 @@ def _model_section(fit: Any) -> str:
     return _section("model", "Model", body)
 
 
-def _criteria_rows(fits: Sequence[Any], picks: Mapping[str, Any]) -> list[list[Any]]:
-    """Rows of the selection table: log-likelihood, ds, de, then every criterion; the pick of each marked."""
+def _criteria_rows(fits: Sequence[Any], picks: Mapping[str, Any], names: Sequence[str]) -> list[list[Any]]:
+    """Rows of the selection table: log-likelihood, ds, de, then every criterion of ``names``; the pick of each
+    marked."""
     rows = [
         ["log-likelihood", *[_num(f.loglik, 2) for f in fits], ""],
         ["ds", *[f.ds for f in fits], ""],
         ["de", *[f.de for f in fits], ""],
     ]
-    for name, c in SCORES.items():
+    for name in names:
+        c = SCORES[name]
         chosen = picks.get(name)
         cells = [(_num(f.score(name), 2), "pick") if f is chosen else _num(f.score(name), 2) for f in fits]
         rows.append([c.label, *cells, "" if chosen is None else _pick_label(chosen, fits)])
@@ -366,7 +368,8 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
         title = "Hill climb"
     else:
         rows = [
-            [c.label, c.formula, _num(fit.score(name)), _num(c.deviance(fit.score(name)))] for name, c in SCORES.items()
+            [c.label, c.formula, _num(fit.score(name)), _num(c.deviance(fit.score(name)))]
+            for name, c in ((name, SCORES[name]) for name in FIT_SCORES)
         ]
         rows.insert(0, ["log-likelihood", "", _num(fit.loglik), _num(-2 * fit.loglik)])
         table = _table(
@@ -374,19 +377,20 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
             rows,
             numeric=[False, False, True, True],
             cls="scores",
-            row_classes=["key"] + [""] * len(SCORES),
+            row_classes=["key"] + [""] * len(FIT_SCORES),
         )
         body = f"<p>{scale}</p>{table}" + _p(
             "The right-hand column is the scale poLCA, Mplus and Latent GOLD print.", "note"
         )
         return _section("selection", "Scores", body)
-    rows = _criteria_rows(fits, picks)
+    names = list(SCORES) if sweep else list(FIT_SCORES)  # the sBIC is a score of a sweep's chain only
+    rows = _criteria_rows(fits, picks, names)
     table = _table(
         headers,
         rows,
         numeric=[False, *[True] * len(fits), True],
         cls="selection",
-        row_classes=["key", "", ""] + [""] * len(SCORES),
+        row_classes=["key", "", ""] + [""] * len(names),
     )
     if shown is not None:  # underline the column of the model detailed below
         cell = _e(headers[shown + 1])
@@ -397,6 +401,19 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
         body += _p(f"The underlined column is {chosen}: {format_model(fit.model)}.", "note")
     body += "".join(_p(f"caveat, {n}", "warn") for n in notes)
     return _section("selection", title, body)
+
+
+def _enumeration_section(table: Any) -> str:
+    """The class-enumeration table (:mod:`effdim.enumeration`) as a paper prints it, with its picks."""
+    from .enumeration import COLUMNS
+
+    headers = [_Html(f'<abbr title="{_e(c.means)}">{_e(c.label)}</abbr>') for c in COLUMNS]
+    body = _p(table.caption())
+    body += _table(headers, table.text_rows(), numeric=[True] * len(COLUMNS), cls="enumeration")
+    picks = ", ".join(f"{label} {k}" for label, k in table.picks().items() if k is not None)
+    body += _p(f"Picks: {picks}.", "note")
+    body += "".join(_p(note, "warn") for note in table.notes)
+    return _section("enumeration", "Class enumeration", body)
 
 
 def _same_fit_index(fit: Any, fits: Sequence[Any]) -> int | None:
@@ -617,6 +634,7 @@ def report_html(
     command: str | None = None,
     bootstrap: Any = None,
     distal: Sequence[Any] = (),
+    enumeration: Any = None,
     generated: _dt.datetime | None = None,
 ) -> str:
     """The HTML report of ``fit`` (a :class:`effdim.FitResult` that keeps its data) as a string.
@@ -629,6 +647,9 @@ def report_html(
     (:func:`command_line`). ``bootstrap``: a
     :func:`effdim.bootstrap.bootstrap_g2` result to show beside the p-values.
     ``distal``: :class:`effdim.threestep.DistalOutcome` results to show.
+    ``enumeration``: the sweep's class-enumeration table
+    (:func:`effdim.enumeration.enumeration_table`, with its BLRT if one was
+    run); a sweep without one gets it built here, without the BLRT.
     ``generated``: the time stamp shown (default now, UTC).
     """
     from . import __version__
@@ -639,6 +660,10 @@ def report_html(
         raise InvalidArgument("a report shows a sweep or a hill climb, not both")
     if pick is not None and pick not in SCORES:
         raise InvalidArgument(f"unknown criterion {pick!r}; choose from {', '.join(SCORES)}")
+    if sweep and enumeration is None:
+        from .enumeration import enumeration_table
+
+        enumeration = enumeration_table(sweep)
     if data is None:  # the data arranged for the model, its columns named by leaf: give them their names back
         data = replace(fit.data, columns=tuple(fit.columns[leaf] for leaf in fit.model.observed))
     leaf_of = {column: leaf for leaf, column in fit.columns.items()}
@@ -660,6 +685,7 @@ def report_html(
         ("data", "Data"),
         ("model", "Model"),
         ("selection", "Sweep" if sweep else "Hill climb" if climb is not None else "Scores"),
+        *([("enumeration", "Class enumeration")] if enumeration is not None else []),
         ("profiles", "Classes and profiles"),
         ("fit", "Fit statistics"),
         ("residuals", "Bivariate residuals"),
@@ -682,6 +708,7 @@ def report_html(
         _data_section(data, leaf_of),
         _model_section(fit),
         _selection_section(fit, sweep, climb, pick),
+        _enumeration_section(enumeration) if enumeration is not None else "",
         _profiles_section(fit),
         _fit_section(fit, bootstrap),
         _residuals_section(fit),

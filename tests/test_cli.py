@@ -92,10 +92,10 @@ def test_sweep_names_the_cs_prior_and_flags_saturated_picks(cli):
     status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2")
     assert status == 0
     assert "CS and CS+ use the Dirichlet prior K2, alpha 1 (--cs-prior)" in out
-    assert "best by CS+  |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
-    assert "best by BIC  |X| = 2\n" in out
+    assert "best by CS+   |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
+    assert "best by BIC   |X| = 2\n" in out
     status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet")
-    assert "BDeu, ESS 1" in out and "best by CS+  |X| = 2\n" in out
+    assert "BDeu, ESS 1" in out and "best by CS+   |X| = 2\n" in out
 
 
 def test_sweep_until_saturated_stops_where_de_reaches_dc(cli):

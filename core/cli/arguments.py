@@ -41,6 +41,7 @@ def em_settings_of(args: argparse.Namespace):
         max_iter=args.max_iter,
         prior=args.prior,
         cs_prior=getattr(args, "cs_prior", None),
+        sbic_phi=getattr(args, "sbic_phi", None),
     )
 
 
@@ -137,7 +138,7 @@ def _add_report_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace an output file (--report, --posteriors) that exists; without it such a file is "
+        help="replace an output file (--report, --posteriors, --table-file) that exists; without it such a file is "
         "refused before any work. A file the command reads is never written, even with --overwrite",
     )
 

@@ -10,7 +10,7 @@ import os
 
 from ..errors import EffdimError
 from ..priors import DirichletPrior
-from ..scores import PAPER_SCORES, SCORES, TIE_TOLERANCE, best
+from ..scores import FIT_SCORES, PAPER_SCORES, SCORES, TIE_TOLERANCE, best
 from . import three_step
 from .arguments import SEPARATOR_NAMES, UsageError, em_settings_of, execution_of, mapping_of
 from .output import _STDERR, _emit_json, _n, _Progress, format_table
@@ -43,8 +43,12 @@ def _load_data(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
 
 
 def _criteria(args: argparse.Namespace) -> list[str]:
-    """The criteria a printed table shows: the paper's four and AIC, or all with ``--criteria all``."""
-    return list(SCORES) if args.criteria == "all" else [*PAPER_SCORES, "aic"]
+    """The criteria a printed table shows: the paper's four and AIC (a sweep's also its sBIC and sBIC+), or
+    all with ``--criteria all`` (the sBIC only in a sweep: it is a score of the sweep's chain of models)."""
+    sweep = args.command == "sweep"
+    if args.criteria == "all":
+        return list(SCORES) if sweep else list(FIT_SCORES)
+    return [*PAPER_SCORES, "aic", *(("sbic", "sbic+") if sweep else ())]
 
 
 def _score_headers(args: argparse.Namespace) -> list[str]:
@@ -266,7 +270,11 @@ def _bvr_pairs(bvr) -> list[dict]:
 def _prepare_report(args: argparse.Namespace) -> None:
     """Before any work: refuse output files that cannot or must not be written (:mod:`.outputs`), and for
     ``--report`` fix a seed so the command in the report reproduces the numbers."""
-    outputs = {"--report": args.report, "--posteriors": getattr(args, "posteriors", None)}
+    outputs = {
+        "--report": args.report,
+        "--posteriors": getattr(args, "posteriors", None),
+        "--table-file": getattr(args, "table_file", None),
+    }
     reads = [args.data] + ([args.model] if args.model else [])
     check_outputs(args.command, outputs, reads, args.overwrite)
     if args.report is None:
@@ -302,6 +310,8 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--prior": args.prior,
         "--cs-prior": args.cs_prior,
         "--bootstrap": getattr(args, "bootstrap", None),
+        "--sbic-phi": getattr(args, "sbic_phi", None),
+        "--blrt": getattr(args, "blrt", None),
         "--report": args.report,
     }
     with writing(args.report, "report"):
@@ -376,6 +386,7 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
 def _cmd_sweep(args: argparse.Namespace) -> None:
     from .. import load_model, sweep
 
+    table_format = _table_format(args)
     _prepare_report(args)
     settings = em_settings_of(args)
     data = _load_data(args)
@@ -392,9 +403,16 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         mapping=mapping_of(args),
     )
     bar.close()
-    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick)
+    table = _enumeration(args, results, settings) if table_format is not None else None
+    _write_report(args, best(results, args.pick), data=data, sweep=results, pick=args.pick, enumeration=table)
+    if args.table_file:
+        with writing(args.table_file, "class-enumeration table"):
+            text = _TABLE_WRITERS[table_format](table)
+            with open(args.table_file, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
     if args.json:
-        _emit_json([_json_fit(r) for r in results])
+        payload = [_json_fit(r) for r in results]
+        _emit_json(payload if table is None else {"fits": payload, "table": table.to_json()})
         return
     node = args.node or results[0].model.root
     shown = model if model is not None else results[-1].model
@@ -402,17 +420,70 @@ def _cmd_sweep(args: argparse.Namespace) -> None:
         f"sweep of |{node}| = {results[0].card}..{results[-1].card} in {shown}   "
         f"data {data.source or args.data}: n = {_n(results[0].n)}"
     )
-    rows = [[r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results]
-    print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
-    print(_scale_note(args, results[0]))
-    print()
-    width = max(len(SCORES[c].label) for c in _criteria(args))
-    for c in _criteria(args):
-        pick = best(results, c)
-        print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
-    print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if table is not None:
+        _print_enumeration(table)
+    else:
+        rows = [
+            [r.card, *_score_row(r, args), r.restarts["n_best"], "degenerate" if r.degenerate else ""] for r in results
+        ]
+        print(format_table(["card", *_score_headers(args), "starts at best", "flags"], rows))
+        print(_scale_note(args, results[0]))
+        print()
+        width = max(len(SCORES[c].label) for c in _criteria(args))
+        for c in _criteria(args):
+            pick = best(results, c)
+            print(f"best by {SCORES[c].label:<{width}} |{node}| = {pick.card}{_caveats(pick, results)}")
+        print(f"(ties within {TIE_TOLERANCE:g} nats per row go to the smaller model)")
+    if args.table_file:
+        print(f"class-enumeration table written to {args.table_file}")
     if args.report:
         print(f"report of the {SCORES[args.pick].label} pick written to {args.report}")
+
+
+#: How ``--table-file`` writes each format, by the file's extension.
+_TABLE_WRITERS = {
+    ".csv": lambda t: t.to_csv(),
+    ".md": lambda t: t.to_markdown(),
+    ".tex": lambda t: t.to_latex(),
+    ".json": lambda t: json.dumps(t.to_json(), indent=2) + "\n",
+}
+
+
+def _table_format(args: argparse.Namespace) -> str | None:
+    """The format of ``--table-file`` by its extension (``""`` for a table printed only; ``None``: no
+    table), refused in words before any work."""
+    if args.table_file is not None:
+        ext = os.path.splitext(args.table_file)[1].lower()
+        if ext not in _TABLE_WRITERS:
+            raise UsageError(
+                f"effdim sweep: --table-file {args.table_file!r} needs the extension of its format: "
+                f"{', '.join(_TABLE_WRITERS)}"
+            )
+        return ext
+    return "" if args.table or args.blrt else None
+
+
+def _enumeration(args: argparse.Namespace, results, settings):
+    """The class-enumeration table of the sweep (:mod:`effdim.enumeration`), with the BLRT of ``--blrt``."""
+    from ..bootstrap import blrt_sweep
+    from ..enumeration import enumeration_table
+
+    boot = None
+    if args.blrt:
+        bar = _Progress(args.quiet or args.json, "blrt", "replicates")
+        boot = blrt_sweep(results, args.blrt, settings, execution=execution_of(args), progress=bar)
+        bar.close()
+    return enumeration_table(results, boot)
+
+
+def _print_enumeration(table) -> None:
+    from ..enumeration import COLUMNS
+
+    print(format_table([c.label for c in COLUMNS], table.text_rows(), [True] * len(COLUMNS)))
+    print(table.caption())
+    print("picks: " + ", ".join(f"{label} {k}" for label, k in table.picks().items() if k is not None))
+    for note in table.notes:
+        print(f"note: {note}")
 
 
 def _cmd_search(args: argparse.Namespace) -> None:

@@ -7,7 +7,7 @@ import argparse
 from .. import __version__
 from ..limits import DEFAULT_MAX_BYTES, ROUNDS
 from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
-from ..scores import SCORES
+from ..scores import FIT_SCORES, SCORES
 from . import three_step
 from .app_command import _cmd_app
 from .arguments import (
@@ -177,6 +177,35 @@ def _add_sweep(sub) -> None:
         choices=list(SCORES),
         help="with --report: the criterion whose best model the report details (default bic+)",
     )
+    sweep_p.add_argument(
+        "--sbic-phi",
+        type=_positive_float,
+        default=None,
+        metavar="PHI",
+        help="Dirichlet parameter of the class weights in the singular BIC (default (d1 + 1) / 2, the sBIC "
+        "package's; d1 = parameters of one class, docs/theory.md section 11)",
+    )
+    sweep_p.add_argument(
+        "--table",
+        action="store_true",
+        help="print the class-enumeration table: LL, ds, de, BIC, SABIC, CAIC, AIC, BIC+, sBIC, sBIC+, "
+        "entropy, smallest class, VLMR and BLRT p of k-1 against k, starts at the best",
+    )
+    sweep_p.add_argument(
+        "--blrt",
+        type=_positive_int,
+        default=None,
+        metavar="B",
+        help="bootstrap likelihood-ratio test of every k against k-1 with B replicates (the table's BLRT p; "
+        "implies --table)",
+    )
+    sweep_p.add_argument(
+        "--table-file",
+        default=None,
+        metavar="FILE",
+        help="write the class-enumeration table to FILE: .csv, .md (Markdown), .tex (LaTeX) or .json (implies --table)",
+    )
+    _add_executor_options(sweep_p)
     sweep_p.set_defaults(run=_cmd_sweep)
 
 
@@ -200,7 +229,7 @@ def _add_search(sub) -> None:
     search_p.add_argument(
         "--score",
         required=True,
-        choices=list(SCORES),
+        choices=list(FIT_SCORES),
         help="criterion the climb maximises (higher is better on effdim's scale)",
     )
     _add_em_options(search_p)
@@ -213,7 +242,7 @@ def _add_learn(sub) -> None:
     learn_p = sub.add_parser("learn", help="learn the latent tree from data (structure search)")
     learn_p.add_argument("data", help=f"{DATA_HELP}; every column is a leaf")
     learn_p.add_argument(
-        "--score", default="bic+", choices=list(SCORES), help="the score that drives the search (default bic+)"
+        "--score", default="bic+", choices=list(FIT_SCORES), help="the score that drives the search (default bic+)"
     )
     learn_p.add_argument(
         "--start",
