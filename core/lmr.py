@@ -27,8 +27,7 @@ A note the output repeats: Vuong's theorem needs regularity conditions that
 fail when the ``(k - 1)``-class model is true (Jeffries 2003, Biometrika
 90(4)): the ``k``-class estimate then sits near a singular point where the
 information is nearly singular. The test is offered because users expect it;
-its calibration by simulation under the null is in ``docs/lmr.md`` beside the
-bootstrap LRT's (:func:`effdim.bootstrap.blrt`), which needs no such theory.
+the bootstrap LRT (:func:`effdim.bootstrap.blrt`) needs no such theory.
 
 How effdim computes it (latent class models, one hidden node):
 
@@ -72,7 +71,7 @@ BLOCK_ENTRIES = 1 << 22
 
 NOTE = (
     "the VLMR test rests on Vuong's theorem, whose conditions fail when the smaller model is true "
-    "(Jeffries 2003); its p-values are not uniform under the null (docs/lmr.md): prefer the bootstrap LRT"
+    "(Jeffries 2003): prefer the bootstrap LRT"
 )
 
 
