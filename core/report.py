@@ -56,7 +56,14 @@ from .search import pick_caveats
 from .threestep.result import METHODS
 from .treedraw import model_data, tree_svg
 
-__all__ = ["MAX_CATEGORIES_LISTED", "MAX_PROFILE_NODES", "command_line", "report_html", "write_report"]
+__all__ = [
+    "MAX_CATEGORIES_LISTED",
+    "MAX_PROFILE_NODES",
+    "command_line",
+    "distal_html",
+    "report_html",
+    "write_report",
+]
 
 #: Profiles are drawn for this many hidden nodes (the root first, then in pre-order); the others are named.
 MAX_PROFILE_NODES = 6
@@ -554,7 +561,13 @@ def _residuals_section(fit: Any) -> str:
 
 # ------------------------------------------------------------------ the page
 def _distal_section(outcomes: Sequence[Any]) -> str:
-    """Each distal outcome's class estimates, drawn with their 95 % intervals and tabled, and its Wald test."""
+    return _section("distal", "Distal outcomes", distal_html(outcomes)) if outcomes else ""
+
+
+def distal_html(outcomes: Sequence[Any]) -> str:
+    """Each distal outcome's class estimates (:class:`effdim.threestep.DistalOutcome`), drawn with their 95 %
+    intervals (:mod:`effdim.charts`) and tabled, and its Wald test, after a note on the method: the report's
+    "Distal outcomes" section, which the dashboard shows too. Every text from the data is escaped."""
     if not outcomes:
         return ""
     first = outcomes[0]
@@ -617,7 +630,7 @@ def _distal_section(outcomes: Sequence[Any]) -> str:
             + _p(test)
             + "".join(_p(note, "warn") for note in outcome.notes)
         )
-    return _section("distal", "Distal outcomes", body)
+    return body
 
 
 def _interval(lower: float, upper: float) -> str:

@@ -20,11 +20,12 @@ from .jobs import JobRunner
 from .links import read_link
 from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
-from .state import DataState, FittedState, ModelState, ProposalState, ScoresState
+from .state import DataState, DistalState, FittedState, ModelState, ProposalState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (
     DataPanel,
     DimensionsPanel,
+    DistalView,
     ExperimentsPanel,
     FittedView,
     GuidedDemo,
@@ -104,6 +105,8 @@ class EffdimApp(Viewer):
         self.dimensions = DimensionsPanel(self.models)
         self.fitted_state = FittedState(self.scores, self.models)
         self.proposal = ProposalState(self.fitted_state)
+        self.distal = DistalState(self.fitted_state, jobs=jobs)
+        self.distal.in_one_update = one_message
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
         # only what its first screen shows, which a class opening the page at once pays for every
         # student (docs/robustness.md, "Opening a page").
@@ -197,7 +200,7 @@ class EffdimApp(Viewer):
         # the fitted view's figures beside the box in the tab's column instead, Bokeh laid that column
         # out as a grid of its figures and never computed the layout of any figure inside the box (a
         # FlexBox has no Bokeh layout of its own), so the score curves were drawn with a 0x0 frame.
-        fitted = FittedView(self.fitted_state, ProposalView(self.proposal))
+        fitted = FittedView(self.fitted_state, ProposalView(self.proposal), DistalView(self.distal))
         scores = ScoresPanel(self.scores)
         self._data_views = (scores, fitted)
         scale = PROJECTOR_SCALE if self.projector else 1.0
@@ -237,6 +240,8 @@ class EffdimApp(Viewer):
         self.scores.cancel()
         if self.data.load_job is not None:
             self.data.load_job.cancel()
+        if self.distal.job is not None:
+            self.distal.job.cancel()
 
     def _header_buttons(self, on_dark: bool) -> None:
         """ "Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a

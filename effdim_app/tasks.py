@@ -13,7 +13,15 @@ from effdim.reading import Loaded
 from effdim.report import report_html
 from effdim.scores import SCORES
 
-__all__ = ["dimensions_task", "sweep_task", "climb_task", "learn_task", "read_upload_task", "report_task"]
+__all__ = [
+    "dimensions_task",
+    "sweep_task",
+    "climb_task",
+    "learn_task",
+    "read_upload_task",
+    "report_task",
+    "distal_task",
+]
 
 
 def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=None):
@@ -71,7 +79,15 @@ def read_upload_task(
     )
 
 
-def report_task(fit, *, data, sweep, climb, pick, command, progress=None) -> str:
-    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, and the
-    command that reproduces it."""
-    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command)
+def report_task(fit, *, data, sweep, climb, pick, command, distal=(), progress=None) -> str:
+    """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, the
+    command that reproduces it and its distal outcomes."""
+    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, distal=distal)
+
+
+def distal_task(fit, data, *, outcomes, method, progress=None) -> list:
+    """:func:`effdim.threestep.distal_outcomes` of ``fit`` for the ``outcomes`` columns of ``data`` (the data
+    the fit was made on, every column as loaded) by ``method``."""
+    from effdim.threestep import distal_outcomes
+
+    return distal_outcomes(fit, data, list(outcomes), method=method)

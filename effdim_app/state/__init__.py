@@ -11,6 +11,8 @@ One module per state of a session:
   the "Fitted model" view shows.
 * :mod:`.proposal`: :class:`ProposalState`, a model proposed from a bivariate
   residual, applied on confirmation and undone with its results.
+* :mod:`.distal`: :class:`DistalState`, columns left out of the model related
+  to the shown fit's classes by the three-step method.
 
 :mod:`.reproduce` writes the ``effdim`` command that reproduces a sweep's or
 climb's result (for its report); :mod:`.shared` holds what they share (message kinds, the engine's answers
@@ -20,6 +22,7 @@ browser.
 """
 
 from .data import DataState
+from .distal import DistalState
 from .fitted import DEFAULT_SCORE, FittedState
 from .model import ModelState
 from .proposal import ProposalState
@@ -31,6 +34,7 @@ __all__ = [
     "ScoresState",
     "FittedState",
     "ProposalState",
+    "DistalState",
     "SHOWN_SCORES",
     "CS_PRIORS",
     "DEFAULT_SCORE",

@@ -25,7 +25,7 @@ from effdim.scores import best
 from .. import tasks
 from ..logs import swallowed
 from .model import ModelState
-from .reproduce import reproducing_command
+from .reproduce import distal_command, reproducing_command
 from .scores import ScoresState
 from .shared import failure_text
 
@@ -79,6 +79,7 @@ class FittedState(param.Parameterized):
     )
     error = param.String(default="", doc="Why the chosen fit cannot be shown ('' when it can).")
     stale = param.String(default="", doc="Why the shown fit no longer matches the model on screen ('' if it does).")
+    distal = param.List(default=[], doc="Distal outcomes of the shown fit (.distal), which its report shows.")
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
@@ -109,6 +110,11 @@ class FittedState(param.Parameterized):
     @property
     def fit(self):
         return self.fits.get(self.chosen) if self.chosen else None
+
+    @property
+    def data(self):
+        """The data the fits were made on, every column as loaded (None before the first sweep or climb)."""
+        return self._analysis[0]
 
     def _show(self, *_) -> None:
         """Compute what the view draws of the chosen fit (its profiles, shares, residuals, statistics)."""
@@ -155,8 +161,18 @@ class FittedState(param.Parameterized):
         else:
             pick = climb.score if climb is not None and climb.best is fit else None
         command = None if settings is None else reproducing_command(settings, data.source or "DATA", fit, pick)
+        if command is not None and self.distal:
+            command += "\n" + distal_command(settings, data.source or "DATA", fit, self.distal)
         job = self.scores.jobs.submit(
-            tasks.report_task, fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, label="Report"
+            tasks.report_task,
+            fit,
+            data=data,
+            sweep=sweep,
+            climb=climb,
+            pick=pick,
+            command=command,
+            distal=self.distal,
+            label="Report",
         )
         self.proposal = "Writing the report…"
         html = await job

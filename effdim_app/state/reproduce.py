@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from effdim import HLCModel, format_model, largest_regular_card, lc_model_for
 from effdim.report import command_line
 
-__all__ = ["RunSettings", "REPORT_FILE", "reproducing_command", "run_settings"]
+__all__ = ["RunSettings", "REPORT_FILE", "distal_command", "reproducing_command", "run_settings"]
 
 #: The name the report downloads as; the reproducing command writes the same file.
 REPORT_FILE = "effdim-report.html"
@@ -87,6 +87,18 @@ def reproducing_command(settings: RunSettings, source: str, fit, pick: str | Non
         "# so EM can end at another local optimum (compare the log-likelihood)\n"
         + command_line("fit", source, {"--model": format_model(fit.model), **_em_options(settings), **report})
     )
+
+
+def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
+    """The command that gives the shown fit's distal outcomes (``effdim fit ... --distal``), after a comment
+    line: a refit of the shown model, so its classes are the shown fit's where EM ends at the same optimum."""
+    options = {
+        "--model": format_model(fit.model),
+        **_em_options(settings),
+        "--distal": [outcome.column for outcome in distal],
+        "--distal-method": distal[0].method,
+    }
+    return "# the distal outcomes, of a refit of the model shown:\n" + command_line("fit", source, options)
 
 
 def run_settings(task: str, *, model: HLCModel | None, dataset, full, **options) -> RunSettings:

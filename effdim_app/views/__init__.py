@@ -8,7 +8,7 @@ themselves: the state asks the engine, the views show the answers.
 * :mod:`.model_tab`: the "Model & dimensions" tab's controls, with the tree editor :mod:`.tree_view`
   and the dimensions :mod:`.dimensions_view`;
 * :mod:`.data_panel` and :mod:`.data_tab`: the "Data & scores" tab's data and scores, with the fitted model
-  :mod:`.fitted_view` and its proposals :mod:`.proposal_view`;
+  :mod:`.fitted_view`, its proposals :mod:`.proposal_view` and its distal outcomes :mod:`.distal_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
 * :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
@@ -18,6 +18,7 @@ from .data_panel import DataPanel
 from .data_tab import ScoresPanel
 from .demo import GuidedDemo
 from .dimensions_view import DimensionsPanel
+from .distal_view import DistalView
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedView
 from .model_tab import RegularizationPanel, SelectionPanel
@@ -34,6 +35,7 @@ __all__ = [
     "ScoresPanel",
     "FittedView",
     "ProposalView",
+    "DistalView",
     "TreeView",
     "ExperimentsPanel",
     "GuidedDemo",

@@ -16,7 +16,9 @@ coming from poLCA or StepMix looks at first:
 * the bivariate residuals as a heatmap with its values in the cells: clicking a pair proposes the model
   with a new hidden node over that pair (:mod:`.proposal_view`), applied only when the analyst confirms;
 * the posterior membership of every row as a CSV download, and the whole
-  analysis as a self-contained HTML report (:mod:`effdim.report`).
+  analysis as a self-contained HTML report (:mod:`effdim.report`);
+* the columns left out of the model by class, by the three-step method
+  (:mod:`.distal_view`).
 
 :class:`effdim_app.state.FittedState` holds the fits offered and the
 chosen one, and computes what is drawn of it (:class:`effdim_app.state.fitted.ShownFit`);
@@ -55,7 +57,7 @@ STATS_CSS = """
 class FittedView(Viewer):
     """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
 
-    def __init__(self, state: FittedState, proposal: ProposalView, **params):
+    def __init__(self, state: FittedState, proposal: ProposalView, distal: Viewer | None = None, **params):
         super().__init__(**params)
         self.state = state
         self.proposed = proposal
@@ -137,6 +139,7 @@ class FittedView(Viewer):
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
+            *([distal] if distal is not None else []),
             sizing_mode="stretch_width",
             visible=False,
         )
