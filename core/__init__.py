@@ -121,6 +121,7 @@ PUBLIC_SUBMODULES = (
     "standard_errors",
     "survey",
     "text_formats",
+    "threestep",
     "treedraw",
     "validation",
 )

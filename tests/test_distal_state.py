@@ -5,7 +5,7 @@ import re
 import shlex
 
 import numpy as np
-from test_app_state import run
+from waiting import run_in_fresh_loop as run
 
 from effdim import datasets
 from effdim.threestep import distal_outcomes
@@ -87,6 +87,8 @@ def test_the_report_shows_the_distal_outcomes_and_the_command_that_gives_them(tm
     command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', page, re.S).group(1))
     lines = command.splitlines()
     assert lines[-2] == "# the distal outcomes, of a refit of the model shown:"
-    assert lines[-1].startswith("effdim fit cheating --model") and lines[-1].endswith("--distal GPA --distal-method bch")
+    assert lines[-1].startswith("effdim fit cheating --model") and lines[-1].endswith(
+        "--distal GPA --distal-method bch"
+    )
     monkeypatch.chdir(tmp_path)
     assert main([*shlex.split(lines[-1])[1:], "--json"]) == 0

@@ -40,13 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from ..data import DataError, Dataset, check_matches_model
+from ..data import DataError, Dataset
 from ..errors import InvalidArgument, shown
 from .classification import ASSIGNMENTS, Classification, classify
 from .ml import SHARES, ml_step3
-from .outcome import Outcome, outcome_kind
+from .outcome import Outcome
 from .result import METHODS, DistalOutcome
-from .units import Units
+from .units import Units, fit_rows
 from .wald import equality_test
 from .weighted import class_means
 
@@ -97,14 +97,11 @@ def distal_outcomes(
     if node not in model or not model.is_hidden(node):
         raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     kinds = _kinds(outcomes)
-    leaf_columns = [fit.columns[leaf] for leaf in model.observed]
-    _check_same_data(fit, data)
+    rows = fit_rows(fit, data, node)
     results = []
     for column, kind in kinds.items():
-        if column in leaf_columns:
-            raise DataError(f"the outcome {shown(column)} is an item of the model; a distal outcome is left out of it")
-        units, outcome = _units(fit, data, node, column, kind)
-        results.append(_analyse(fit, node, units, outcome, method, assignment, shares))
+        units, outcome = rows.with_outcome(column, kind)
+        results.append(_analyse(fit, node, units, outcome, method, assignment, shares, rows.left_out))
     return results
 
 
@@ -124,46 +121,8 @@ def _kinds(outcomes: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
     return kinds
 
 
-def _check_same_data(fit: Any, data: Dataset) -> None:
-    """The fit's data must be ``data``'s items: the same patterns with the same counts and states."""
-    if fit.data is None:
-        raise InvalidArgument("this fit does not keep its data; fit it with effdim.fit")
-    arranged = check_matches_model(data, fit.model, fit.columns)
-    same = (
-        arranged.states == fit.data.states
-        and arranged.patterns.shape == fit.data.patterns.shape
-        and np.array_equal(arranged.patterns, fit.data.patterns)
-        and np.allclose(arranged.counts, fit.data.counts, rtol=1e-12, atol=0)
-    )
-    if not same:
-        raise DataError(
-            f"the data {shown(data.source or 'given')} are not the data the model was fitted to "
-            "(their items' answers or counts differ): give the data of the fit, with the outcome columns"
-        )
-
-
-def _units(fit: Any, data: Dataset, node: str, column: str, kind: str) -> tuple[Units, Outcome]:
-    """The units over the items and ``column``, their posteriors for ``node``, and the outcome's values."""
-    from ..em import posterior
-
-    model = fit.model
-    sub = data.subset([fit.columns[leaf] for leaf in model.observed] + [column])
-    states = sub.states[-1]
-    kind = outcome_kind(column, states, kind)
-    md, post = posterior(fit.params, fit.data, node)
-    index = {tuple(row): i for i, row in enumerate(md.patterns.tolist())}
-    where = np.array([index[tuple(row)] for row in sub.patterns[:, :-1].tolist()], dtype=np.intp)
-    codes = sub.patterns[:, -1]
-    if kind == "continuous":
-        lookup = np.append(np.array(states, dtype=float), np.nan)
-        outcome = Outcome(column, kind, lookup[codes])
-    else:
-        outcome = Outcome(column, kind, codes.copy(), tuple(states))
-    return Units(post[where], sub.counts), outcome
-
-
 def _analyse(
-    fit: Any, node: str, units: Units, outcome: Outcome, method: str, assignment: str, shares: str
+    fit: Any, node: str, units: Units, outcome: Outcome, method: str, assignment: str, shares: str, left_out: float
 ) -> DistalOutcome:
     classes = tuple(fit.labels.state(node, c) for c in range(units.n_classes))
     classification = classify(units, "proportional" if method == "proportional" else assignment)
@@ -173,6 +132,8 @@ def _analyse(
     if n <= 0:
         raise DataError(f"the outcome {shown(outcome.name)} has no values")
     notes: list[str] = []
+    if left_out:
+        notes.append(f"{left_out:g} rows left out of the fit (a missing or zero weight) are left out here too")
     if method == "ml":
         found = ml_step3(classification, units, outcome, shares=shares)
         estimates, covariance, step3_shares = found.means, found.covariance, found.shares

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import logsumexp
 
+from ..errors import InvalidArgument
 from .classification import Classification
 from .outcome import Outcome
 from .units import Units
@@ -224,7 +225,7 @@ def ml_step3(
 
 def _rows(classification: Classification, units: Units, outcome: Outcome, shares: str):
     if shares not in SHARES:
-        raise ValueError(f"shares must be one of {', '.join(SHARES)}, got {shares!r}")
+        raise InvalidArgument(f"the class shares must be one of {', '.join(SHARES)}, got {shares!r}")
     q = classification.assigned
     rows_unit, rows_s = np.nonzero(q > 0)
     with np.errstate(divide="ignore"):
