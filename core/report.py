@@ -633,6 +633,48 @@ def distal_html(outcomes: Sequence[Any]) -> str:
     return body
 
 
+def _regression_section(found: Any) -> str:
+    """A three-step regression's coefficients with standard errors, z, p and odds ratios, and each term's Wald test."""
+    if found is None:
+        return ""
+    table = found.table()
+    refs = ", ".join(f"{c} = {v}" for c, v in found.design.references.items())
+    missing = f"; {_count(found.n_missing)} rows left out for a missing covariate" if found.n_missing else ""
+    body = _p(
+        f"Multinomial logit of the classes of {found.node} on {found.design.formula} by the three-step method, step 3 "
+        f"by the {METHODS[found.method]}: log odds of each class against class 1"
+        + (f" (reference categories: {refs})" if refs else "")
+        + f". {_count(found.n)} rows{missing}; standard errors {found.se_method}, the classification error taken "
+        "as known.",
+        "note",
+    )
+    rows = [
+        (
+            r["term"],
+            r["class"],
+            _num(r["coefficient"]),
+            _num(r["se"]),
+            _num(r["z"], 2),
+            _num(r["p"]),
+            _num(r["odds_ratio"], 3),
+            _interval(r["or_low"], r["or_high"]),
+        )
+        for r in table.to_dict("records")
+    ]
+    body += _table(
+        ["term", "class", "coefficient", "SE", "z", "p", "odds ratio", "95 % CI"],
+        rows,
+        [False, True, True, True, True, True, True, True],
+    )
+    body += "".join(
+        _p(f"Wald test that {term} leaves the classes alike: W = {w:.3f}, df = {df}, p = {p:.4g}.")
+        for term, w, df, p in found.tests
+        if w is not None
+    )
+    body += "".join(_p(note, "warn") for note in found.notes)
+    return _section("covariates-3step", "Three-step covariates", body)
+
+
 def _interval(lower: float, upper: float) -> str:
     return "n/a" if lower != lower else f"{lower:.4f} to {upper:.4f}"
 
@@ -647,6 +689,7 @@ def report_html(
     command: str | None = None,
     bootstrap: Any = None,
     distal: Sequence[Any] = (),
+    regression: Any = None,
     enumeration: Any = None,
     generated: _dt.datetime | None = None,
 ) -> str:
@@ -659,7 +702,8 @@ def report_html(
     report). ``command``: the command line that reproduces the analysis
     (:func:`command_line`). ``bootstrap``: a
     :func:`effdim.bootstrap.bootstrap_g2` result to show beside the p-values.
-    ``distal``: :class:`effdim.threestep.DistalOutcome` results to show.
+    ``distal``: :class:`effdim.threestep.DistalOutcome` results to show;
+    ``regression``: a :class:`effdim.threestep.ThreeStepRegression` to show.
     ``enumeration``: the sweep's class-enumeration table
     (:func:`effdim.enumeration.enumeration_table`, with its BLRT if one was
     run); a sweep without one gets it built here, without the BLRT.
@@ -703,6 +747,7 @@ def report_html(
         ("fit", "Fit statistics"),
         ("residuals", "Bivariate residuals"),
         *([("distal", "Distal outcomes")] if distal else []),
+        *([("covariates-3step", "Three-step covariates")] if regression is not None else []),
     ]
     nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in contents)
     parts = [
@@ -726,6 +771,7 @@ def report_html(
         _fit_section(fit, bootstrap),
         _residuals_section(fit),
         _distal_section(distal),
+        _regression_section(regression),
         (
             "<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
             "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "

@@ -160,7 +160,7 @@ def test_wrong_requests_are_refused_in_the_users_words(simulated):
     data, fitted = simulated
     with pytest.raises(InvalidArgument, match="distal method must be one of bch, ml, modal, proportional"):
         distal_outcomes(fitted, data, "z", method="3step")
-    with pytest.raises(DataError, match="the outcome i1 is an item of the model"):
+    with pytest.raises(DataError, match="column i1 is an item of the model"):
         distal_outcomes(fitted, data, "i1")
     with pytest.raises(DataError, match="no column named 'nope'"):
         distal_outcomes(fitted, data, "nope")

@@ -115,6 +115,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         _fit_regression(args, result, data, method)
         return
     distal = three_step.analyse(args, result, data)
+    regression = three_step.regression(args, result, data)
     stats = result.fit_statistics()
     boot = None
     if args.bootstrap:
@@ -134,7 +135,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if args.posteriors:
         with writing(args.posteriors, "posteriors"):
             result.posteriors().to_csv(args.posteriors, index=False)
-    _write_report(args, result, data=data, bootstrap=boot, distal=distal)
+    _write_report(args, result, data=data, bootstrap=boot, distal=distal, regression=regression)
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)
@@ -153,6 +154,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         payload["convergence"] = notes
         if distal:
             payload["distal"] = [outcome.to_json() for outcome in distal]
+        if regression is not None:
+            payload["covariates_3step"] = regression.to_json()
         _emit_json(payload)
         return
     _print_fit_head(args, result, data, notes, method)
@@ -186,6 +189,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
             + ", ".join(f"{a}-{b} {v:.2f}" for a, b, v in ((q["items"][0], q["items"][1], q["bvr"]) for q in pairs))
         )
     three_step.print_outcomes(distal)
+    three_step.print_regression(regression)
     if args.posteriors:
         print(f"posteriors written to {args.posteriors}")
     if args.report:
@@ -301,8 +305,9 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--map": args.map,
         "--order": getattr(args, "order", None),
         "--distal": getattr(args, "distal", None),
-        "--distal-method": getattr(args, "distal_method", None) if getattr(args, "distal", None) else None,
-        "--distal-assignment": getattr(args, "distal_assignment", None) if getattr(args, "distal", None) else None,
+        "--covariates-3step": getattr(args, "covariates_3step", None),
+        "--distal-method": getattr(args, "distal_method", None) if _three_step(args) else None,
+        "--distal-assignment": getattr(args, "distal_assignment", None) if _three_step(args) else None,
         "--restarts": args.restarts,
         "--seed": args.seed,
         "--tol": args.tol,
@@ -316,6 +321,10 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
     }
     with writing(args.report, "report"):
         write_report(args.report, fit, command=command_line(args.command, args.data, options), **inputs)
+
+
+def _three_step(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "distal", None) or getattr(args, "covariates_3step", None))
 
 
 def _orders(args: argparse.Namespace, model) -> list[tuple[str, list[int]]]:

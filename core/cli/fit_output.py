@@ -51,6 +51,11 @@ def check_regression_options(args: argparse.Namespace) -> None:
     """Options a latent class regression has no counterpart for, refused before the fit."""
     if args.covariates is not None and args.bootstrap:
         raise UsageError("effdim fit: --bootstrap tests the fit of a model without covariates; leave out --covariates")
+    if args.covariates is not None and getattr(args, "covariates_3step", None):
+        raise UsageError(
+            "effdim fit: --covariates (one step) and --covariates-3step (three steps) are two ways to the same "
+            "regression; give one"
+        )
     if args.covariates is not None and getattr(args, "distal", None):
         raise UsageError(
             "effdim fit: --distal takes the classes of a model without covariates (the three-step method); "
@@ -136,12 +141,14 @@ _METHOD_WORDS = {
 
 def print_coefficients(result, method: str | None) -> None:
     """The regression's coefficients, standard errors, z, p and odds ratios with their 95 % intervals."""
-    root = result.model.root
     table = result.coefficient_table(method) if method else _no_se_table(result)
-    print(
-        f"\nlatent class regression of {root} on {result.design.formula} "
-        f"(log odds of each class against class 1; {_references(result)})"
-    )
+    print_coefficient_table(f"latent class regression of {result.model.root}", result.model.root, result.design, table)
+
+
+def print_coefficient_table(title: str, root: str, design, table) -> None:
+    """A coefficient table (:func:`effdim.regression.coefficient_table`) under ``title``: one-step or
+    three-step, the same columns."""
+    print(f"\n{title} on {design.formula} (log odds of each class against class 1; {_references(design)})")
     rows = [
         [
             r["term"],
@@ -160,8 +167,8 @@ def print_coefficients(result, method: str | None) -> None:
     print(format_table(["term", "class", "coef", "se", "z", "p", "odds ratio", "95% interval"], rows))
 
 
-def _references(result) -> str:
-    refs = result.design.references
+def _references(design) -> str:
+    refs = design.references
     if not refs:
         return "covariates as numbers"
     return "reference categories: " + ", ".join(f"{c} = {v}" for c, v in refs.items())

@@ -1,5 +1,5 @@
-"""``effdim fit --distal COLUMN``: distal outcomes of the fitted classes by the three-step method
-(:mod:`effdim.threestep`), their options, their tables and their JSON."""
+"""``effdim fit --distal COLUMN`` and ``--covariates-3step FORMULA``: distal outcomes and covariates of the
+fitted classes by the three-step method (:mod:`effdim.threestep`), their options, their tables."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ from .output import format_table
 
 #: The kinds a ``--distal COLUMN:KIND`` may name.
 _KINDS = ("categorical", "continuous")
+#: The step-3 methods in the words of the printed tables.
+METHOD_WORDS = {
+    "bch": "BCH correction",
+    "ml": "ML correction",
+    "modal": "modal assignment, uncorrected",
+    "proportional": "proportional assignment, uncorrected",
+}
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -25,24 +32,43 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "continuous for numbers with more than 10 values)",
     )
     parser.add_argument(
+        "--covariates-3step",
+        default=None,
+        metavar="FORMULA",
+        help="covariates of the classes by the three-step method (as --covariates: A + B, A*B, A:B, "
+        "C(A)), a multinomial logit of the classes of the model fitted without them",
+    )
+    parser.add_argument(
         "--distal-method",
         choices=("bch", "ml", "modal", "proportional"),
         default="bch",
-        help="step 3 of --distal: the BCH or ML correction of the classification error (Vermunt 2010), "
-        "or uncorrected modal or proportional assignment, for comparison (default bch)",
+        help="step 3 of --distal and --covariates-3step: the BCH or ML correction of the classification "
+        "error (Vermunt 2010), or uncorrected modal or proportional assignment, for comparison (default bch)",
     )
     parser.add_argument(
         "--distal-assignment",
         choices=("modal", "proportional"),
         default="modal",
-        help="step 2 of --distal for the bch and ml methods: each row to its most probable class, or "
-        "to every class with its posterior (default modal)",
+        help="step 2 of --distal and --covariates-3step for the bch and ml methods: each row to its most "
+        "probable class, or to every class with its posterior (default modal)",
     )
 
 
+def formula_of(args: argparse.Namespace):
+    """``--covariates-3step`` parsed (:func:`effdim.formula.parse_formula`) before any data is read; ``None``
+    without it."""
+    if args.covariates_3step is None:
+        return None
+    from ..formula import parse_formula
+
+    return parse_formula(args.covariates_3step)
+
+
 def outcome_columns(args: argparse.Namespace) -> list[str]:
-    """The columns ``--distal`` may name (each text whole, and without a ``:KIND``), to read whole."""
-    names = []
+    """The columns ``--distal`` may name (each text whole, and without a ``:KIND``) and those of
+    ``--covariates-3step``, to read whole."""
+    formula = formula_of(args)
+    names = list(formula.columns) if formula is not None else []
     for text in args.distal:
         names.append(text)
         column, sep, _ = text.rpartition(":")
@@ -75,18 +101,24 @@ def outcomes_of(args: argparse.Namespace, columns: tuple[str, ...]) -> dict[str,
 
 
 def measurement_data(args: argparse.Namespace, data: Any, model: Any, mapping: dict | None) -> Any:
-    """The data of step 1: without the outcome columns, which the model may not use."""
-    if not args.distal:
+    """The data of step 1: without the outcome and three-step covariate columns, which the model may not use."""
+    formula = formula_of(args)
+    if not args.distal and formula is None:
         return data
-    outcomes = outcomes_of(args, data.columns)
+    outcomes = list(outcomes_of(args, data.columns))
+    covariates = [c for c in (formula.columns if formula is not None else ()) if c not in outcomes]
+    for column in covariates:
+        data.index(column)  # names a column the data do not have
     used = set(mapping.values()) if mapping else set(getattr(model, "observed", ()))  # --model K: none yet
-    clash = [c for c in outcomes if c in used]
-    if clash:
-        raise UsageError(
-            f"effdim {args.command}: --distal {clash[0]!r} is an item of the model; a distal outcome is "
-            "a column left out of it"
-        )
-    return data.subset([c for c in data.columns if c not in outcomes])
+    for option, columns in (("--distal", outcomes), ("--covariates-3step", covariates)):
+        clash = [c for c in columns if c in used]
+        if clash:
+            raise UsageError(
+                f"effdim {args.command}: {option} names {clash[0]!r}, an item of the model; the three-step "
+                "method relates the classes to a column left out of it"
+            )
+    left_out = set(outcomes) | set(covariates)
+    return data.subset([c for c in data.columns if c not in left_out])
 
 
 def analyse(args: argparse.Namespace, result: Any, data: Any) -> list:
@@ -101,17 +133,44 @@ def analyse(args: argparse.Namespace, result: Any, data: Any) -> list:
     )
 
 
+def regression(args: argparse.Namespace, result: Any, data: Any) -> Any:
+    """The three-step regression of ``--covariates-3step`` (None without it)."""
+    formula = formula_of(args)
+    if formula is None:
+        return None
+    from ..threestep import covariates_3step
+
+    return covariates_3step(result, data, formula, method=args.distal_method, assignment=args.distal_assignment)
+
+
+def print_regression(found: Any) -> None:
+    """The three-step regression's coefficient table and its Wald tests per term."""
+    if found is None:
+        return
+    from .fit_output import print_coefficient_table
+
+    method = METHOD_WORDS[found.method]
+    missing = f", {_n(found.n_missing)} left out for a missing covariate" if found.n_missing else ""
+    print_coefficient_table(
+        f"three-step regression of {found.node} ({method}; {_n(found.n)} rows{missing}; standard errors "
+        f"{found.se_method})",
+        found.node,
+        found.design,
+        found.table(),
+    )
+    for term, statistic, df, p in found.tests:
+        if statistic is not None:
+            print(f"Wald test that {term} leaves the classes alike: W = {statistic:.3f}, df = {df}, p = {p:.4g}")
+    for note in found.notes:
+        print(f"note: {note}")
+
+
 def print_outcomes(outcomes: list) -> None:
     """Each outcome's table of class estimates with standard errors and intervals, and its Wald test."""
     if not outcomes:
         return
     first = outcomes[0]
-    method = {
-        "bch": "BCH correction",
-        "ml": "ML correction",
-        "modal": "modal assignment, uncorrected",
-        "proportional": "proportional assignment, uncorrected",
-    }[first.method]
+    method = METHOD_WORDS[first.method]
     error = first.classification
     print(
         f"\ndistal outcomes by the three-step method ({method}; {error.assignment} assignment "

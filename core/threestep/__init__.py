@@ -14,7 +14,9 @@ Methodology 43). One concept per module:
 * :mod:`effdim.threestep.ml`: the ML correction;
 * :mod:`effdim.threestep.wald`: the test of equal class means or probabilities;
 * :mod:`effdim.threestep.result`: :class:`DistalOutcome`;
-* :mod:`effdim.threestep.distal`: :func:`distal_outcomes`, the entry point.
+* :mod:`effdim.threestep.distal`: :func:`distal_outcomes`, the entry point for distal outcomes;
+* :mod:`effdim.threestep.covariates`: :func:`covariates_3step`, covariates of the classes (a multinomial
+  logit corrected for the classification error).
 
 ``docs/three-step.md`` says where the conventions differ from StepMix's and Latent GOLD's.
 """
@@ -22,6 +24,7 @@ Methodology 43). One concept per module:
 from __future__ import annotations
 
 from .classification import ASSIGNMENTS, Classification, SingularClassification, classify
+from .covariates import ThreeStepRegression, covariates_3step
 from .distal import distal_outcomes
 from .outcome import KINDS, Outcome, outcome_kind
 from .result import METHODS, DistalOutcome
@@ -36,9 +39,11 @@ __all__ = [
     "DistalOutcome",
     "Outcome",
     "SingularClassification",
+    "ThreeStepRegression",
     "Units",
     "Wald",
     "classify",
+    "covariates_3step",
     "distal_outcomes",
     "equality_test",
     "outcome_kind",

@@ -91,25 +91,35 @@ class FitRows:
 
     def with_outcome(self, column: str, kind: str) -> tuple[Units, Outcome]:
         """The units of the analysis of ``column``: the rows merged on their group and outcome value."""
-        from ..data import DataError
-
-        if column in self.leaves:
-            raise DataError(f"the outcome {shown(column)} is an item of the model; a distal outcome is left out of it")
-        j = self.data.index(column)  # names the column when the data have none of that name
-        states = self.data.states[j]
+        units, codes = self.merged([column])
+        states = self.data.states[self.data.index(column)]
         kind = outcome_kind(column, states, kind)
-        codes = self.data.patterns[self.where, j]
-        key = self.group * (len(states) + 1) + (codes + 1)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        mass = np.bincount(inverse, weights=self.mass, minlength=first.size)
-        squares = None if self.squares is None else np.bincount(inverse, weights=self.squares, minlength=first.size)
-        codes = codes[first]
+        codes = codes[:, 0]
         if kind == "continuous":
             outcome = Outcome(column, kind, np.append(np.array(states, dtype=float), np.nan)[codes])
         else:
             outcome = Outcome(column, kind, codes.copy(), tuple(states))
-        return Units(self.posteriors[self.group[first]], mass, squares), outcome
+        return units, outcome
+
+    def merged(self, columns: list[str]) -> tuple[Units, np.ndarray]:
+        """The rows merged on their group and their codes in ``columns`` (none of them an item): the
+        units, and each unit's codes ``(units, len(columns))`` (``-1`` missing)."""
+        from ..data import DataError
+
+        for column in columns:
+            if column in self.leaves:
+                raise DataError(
+                    f"column {shown(column)} is an item of the model; the three-step method relates the "
+                    "classes to a column left out of it"
+                )
+        index = [self.data.index(c) for c in columns]  # names a column the data do not have
+        codes = self.data.patterns[np.ix_(self.where, index)]
+        keys = np.column_stack([self.group, codes])
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        mass = np.bincount(inverse, weights=self.mass, minlength=first.size)
+        squares = None if self.squares is None else np.bincount(inverse, weights=self.squares, minlength=first.size)
+        return Units(self.posteriors[self.group[first]], mass, squares), codes[first]
 
 
 def fit_rows(fit: Any, data: Any, node: str) -> FitRows:
