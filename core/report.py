@@ -53,7 +53,7 @@ from .priors import DirichletPrior
 from .profiles import profile_table
 from .scores import FIT_SCORES, SCORES, TIE_TOLERANCE, best
 from .search import pick_caveats
-from .threestep.result import METHODS
+from .threestep import METHODS, DistalOutcome, ThreeStepRegression
 from .treedraw import model_data, tree_svg
 
 __all__ = [
@@ -635,8 +635,6 @@ def distal_html(outcomes: Sequence[Any]) -> str:
 
 def _regression_section(found: Any) -> str:
     """A three-step regression's coefficients with standard errors, z, p and odds ratios, and each term's Wald test."""
-    if found is None:
-        return ""
     table = found.table()
     refs = ", ".join(f"{c} = {v}" for c, v in found.design.references.items())
     missing = f"; {_count(found.n_missing)} rows left out for a missing covariate" if found.n_missing else ""
@@ -688,8 +686,7 @@ def report_html(
     pick: str | None = None,
     command: str | None = None,
     bootstrap: Any = None,
-    distal: Sequence[Any] = (),
-    regression: Any = None,
+    three_step: Sequence[Any] = (),
     enumeration: Any = None,
     generated: _dt.datetime | None = None,
 ) -> str:
@@ -702,8 +699,9 @@ def report_html(
     report). ``command``: the command line that reproduces the analysis
     (:func:`command_line`). ``bootstrap``: a
     :func:`effdim.bootstrap.bootstrap_g2` result to show beside the p-values.
-    ``distal``: :class:`effdim.threestep.DistalOutcome` results to show;
-    ``regression``: a :class:`effdim.threestep.ThreeStepRegression` to show.
+    ``three_step``: results of the three-step method to show: distal outcomes
+    (:class:`effdim.threestep.DistalOutcome`) and a regression
+    (:class:`effdim.threestep.ThreeStepRegression`).
     ``enumeration``: the sweep's class-enumeration table
     (:func:`effdim.enumeration.enumeration_table`, with its BLRT if one was
     run); a sweep without one gets it built here, without the BLRT.
@@ -737,6 +735,8 @@ def report_html(
         if command
         else ""
     )
+    distal = [r for r in three_step if isinstance(r, DistalOutcome)]
+    regressions = [r for r in three_step if isinstance(r, ThreeStepRegression)]
     contents = [
         ("command", "Command"),
         ("data", "Data"),
@@ -747,7 +747,7 @@ def report_html(
         ("fit", "Fit statistics"),
         ("residuals", "Bivariate residuals"),
         *([("distal", "Distal outcomes")] if distal else []),
-        *([("covariates-3step", "Three-step covariates")] if regression is not None else []),
+        *([("covariates-3step", "Three-step covariates")] if regressions else []),
     ]
     nav = "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in contents)
     parts = [
@@ -771,7 +771,7 @@ def report_html(
         _fit_section(fit, bootstrap),
         _residuals_section(fit),
         _distal_section(distal),
-        _regression_section(regression),
+        *(_regression_section(found) for found in regressions),
         (
             "<footer>Written by effdim. Effective dimension and the corrected scores BIC+ and CS+: Kocka &amp; "
             "Zhang (2002), Dimension correction for hierarchical latent class models, UAI 2002. This file is "

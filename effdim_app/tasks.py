@@ -79,10 +79,10 @@ def read_upload_task(
     )
 
 
-def report_task(fit, *, data, sweep, climb, pick, command, distal=(), progress=None) -> str:
+def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), progress=None) -> str:
     """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, the
-    command that reproduces it and its distal outcomes."""
-    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, distal=distal)
+    command that reproduces it and its three-step results (distal outcomes)."""
+    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, three_step=three_step)
 
 
 def distal_task(fit, data, *, outcomes, method, progress=None) -> list:

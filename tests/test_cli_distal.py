@@ -66,7 +66,7 @@ def test_a_distal_outcome_goes_into_the_report_and_its_command(cli, tmp_path):
     [
         (["--distal", "z", "--distal", "nope"], "--distal 'nope' names no column of the data"),
         (["--distal", "z:ordinal"], "--distal 'z:ordinal': the kind after ':' is categorical or continuous"),
-        (["--distal", "z", "--distal", "i1"], "--distal 'i1' is an item of the model"),
+        (["--distal", "z", "--distal", "i1"], "--distal names 'i1', an item of the model"),
         (["--distal", "z", "--distal", "z:continuous"], "--distal names 'z' twice"),
         (["--distal", "z", "--distal-method", "lca"], "argument --distal-method: invalid choice: 'lca'"),
     ],

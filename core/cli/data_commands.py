@@ -135,7 +135,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if args.posteriors:
         with writing(args.posteriors, "posteriors"):
             result.posteriors().to_csv(args.posteriors, index=False)
-    _write_report(args, result, data=data, bootstrap=boot, distal=distal, regression=regression)
+    _write_report(args, result, data=data, bootstrap=boot, three_step=[*distal, *([regression] if regression else [])])
     notes = result.em.convergence_notes()
     if args.json:
         payload = _json_fit(result)

@@ -171,7 +171,7 @@ class FittedState(param.Parameterized):
             climb=climb,
             pick=pick,
             command=command,
-            distal=self.distal,
+            three_step=self.distal,
             label="Report",
         )
         self.proposal = "Writing the report…"
