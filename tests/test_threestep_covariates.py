@@ -4,6 +4,7 @@ latent class regression with known coefficients, against independent computation
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -180,3 +181,24 @@ def test_the_report_shows_the_three_step_regression(drawn_file, tmp_path, capsys
     assert "on x + g by the three-step method, step 3 by the BCH correction" in page
     assert "(reference categories: g = a)" in page and "Wald test that g leaves the classes alike" in page
     assert "--covariates-3step &#x27;x + g&#x27;" in page
+
+
+REFERENCES = Path(__file__).parent / "references"
+
+
+@pytest.mark.parametrize("method", ["bch", "ml", "modal"])
+def test_the_same_coefficients_as_stepmix_on_the_same_measurement_model(method):
+    """StepMix's ``n_steps=3, structural="covariate"`` (tests/references/stepmix_three_step_covariates.py), effdim's
+    EM started from the measurement model StepMix ended at."""
+    from effdim import parse_model, read_data
+    from effdim.distribution import Parameters
+
+    found = json.loads((REFERENCES / "stepmix_three_step_covariates.json").read_text())[method]
+    data = read_data(REFERENCES / "three_step_covariates.csv", unlimited=["x"]).dataset
+    model = parse_model(MODEL)
+    cpts = {"X": np.array(found["shares"]), **{i: np.array(p)[:, :2] for i, p in zip(model.observed, found["items"])}}
+    fitted = fit(data, model, init=Parameters(model, cpts), restarts=0, tol=1e-13, max_iter=20000, warn=False)
+    assert fitted.loglik == pytest.approx(found["measurement_loglik"], abs=1e-6)
+    result = covariates_3step(fitted, data, "x + g", method=method)
+    np.testing.assert_allclose(result.classification.error_matrix, found["error_matrix"], atol=1e-5)
+    np.testing.assert_allclose(result.coefficients, found["coefficients"], atol=1e-9 if method == "modal" else 5e-5)
