@@ -267,19 +267,16 @@ ACTIONS = ("click", "states", "apply")
 
 def _serve(make):
     """Serve ``make()`` (a fresh app per session) on a free port in a thread; returns (url, server)."""
-    import socket
-
     import panel as pn
 
     from effdim_app.dashboard import EXTENSIONS
+    from tests.ui.jupyterlab_session import free_port
 
     def session():
         pn.extension(*EXTENSIONS)
         return make()
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     server = pn.serve(
         {"effdim": session},
         port=port,
