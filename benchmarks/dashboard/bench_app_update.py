@@ -267,26 +267,9 @@ ACTIONS = ("click", "states", "apply")
 
 def _serve(make):
     """Serve ``make()`` (a fresh app per session) on a free port in a thread; returns (url, server)."""
-    import panel as pn
+    from tests.ui.app_server import serve_in_thread
 
-    from effdim_app.dashboard import EXTENSIONS
-    from tests.ui.jupyterlab_session import free_port
-
-    def session():
-        pn.extension(*EXTENSIONS)
-        return make()
-
-    port = free_port()
-    server = pn.serve(
-        {"effdim": session},
-        port=port,
-        address="127.0.0.1",
-        threaded=True,
-        show=False,
-        websocket_origin=[f"127.0.0.1:{port}"],
-    )
-    time.sleep(2)
-    return f"http://127.0.0.1:{port}/effdim", server
+    return serve_in_thread("effdim", make)
 
 
 def _ds(model: HLCModel) -> int:

@@ -43,3 +43,28 @@ def stop_app(server: subprocess.Popen) -> None:
         server.wait(20)
     except ProcessLookupError:
         pass
+
+
+def serve_in_thread(path: str, make) -> tuple[str, object]:
+    """``make()``, one fresh app per session with the dashboard's Panel extensions, served by ``pn.serve`` in a
+    thread of this process on a free port at ``/path``, once the port answers; returns ``(url, server)``
+    (``server.stop()`` ends it)."""
+    import panel as pn
+
+    from effdim_app.dashboard import EXTENSIONS
+
+    def session():
+        pn.extension(*EXTENSIONS)
+        return make()
+
+    port = free_port()
+    server = pn.serve(
+        {path: session},
+        port=port,
+        address="127.0.0.1",
+        threaded=True,
+        show=False,
+        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
+    )
+    wait_for(port)
+    return f"http://127.0.0.1:{port}/{path}", server

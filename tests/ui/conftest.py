@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from app_server import start_app, stop_app
-from jupyterlab_session import free_port, jupyterlab, wait_for
+from app_server import serve_in_thread, start_app, stop_app
+from jupyterlab_session import jupyterlab
 from pages import TIMEOUT, open_app, sweep_stouffer_toby
 from playwright.sync_api import Page, expect
 
@@ -150,25 +150,10 @@ def show_the_first_fit(page: Page) -> None:
 @pytest.fixture(scope="session")
 def inline_url():
     """The dashboard's inline (notebook) form, without the page template, one fresh app per session."""
-    import panel as pn
+    from effdim_app.dashboard import create_app
 
-    from effdim_app.dashboard import EXTENSIONS, create_app
-
-    def inline():
-        pn.extension(*EXTENSIONS)
-        return create_app()
-
-    port = free_port()
-    server = pn.serve(
-        {"inline": inline},
-        port=port,
-        address="127.0.0.1",
-        threaded=True,
-        show=False,
-        websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"],
-    )
-    wait_for(port)
-    yield f"http://127.0.0.1:{port}/inline"
+    url, server = serve_in_thread("inline", create_app)
+    yield url
     server.stop()
 
 
