@@ -6,7 +6,8 @@ One module per state of a session:
   history, and the engine's verdicts on it; its edits are :mod:`.model_edits`.
 * :mod:`.data`: :class:`DataState`, the loaded data set.
 * :mod:`.scores`: :class:`ScoresState`, sweeps, hill climbs and the
-  structure search of the model on the data, and their results.
+  structure search of the model on the data, and their results (the tables
+  and picks the views show of them: :mod:`.score_tables`).
 * :mod:`.fitted`: :class:`FittedState`, which fit of the last sweep or climb
   the "Fitted model" view shows.
 * :mod:`.proposal`: :class:`ProposalState`, a model proposed from a bivariate

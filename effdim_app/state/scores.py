@@ -9,7 +9,6 @@ cleared the moment the model or the data changes.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import param
@@ -17,7 +16,7 @@ import param
 from effdim import EffdimError, EMSettings, HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
-from effdim.scores import PAPER_SCORES, SCORES, best
+from effdim.scores import SCORES
 from effdim.search import pick_caveats
 
 from .. import tasks
@@ -25,12 +24,11 @@ from ..jobs import JobRunner
 from .data import DataState
 from .model import ModelState
 from .reproduce import RunSettings, run_settings
+from .score_tables import SHOWN_SCORES, ScoreTables
 from .shared import MESSAGE_KINDS, NOTHING_HELD, error_text, job_parameter, not_shown, runner_parameter
 
 __all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
 
-#: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
-SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
 #: The CS priors offered, text -> label (effdim.priors; the default first).
 CS_PRIORS: dict[str, str] = {
     str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))
@@ -43,7 +41,7 @@ def _hidden_count(model: HLCModel) -> str:
     return f"{count} hidden node{'s' if count != 1 else ''}"
 
 
-class ScoresState(param.Parameterized):
+class ScoresState(ScoreTables, param.Parameterized):
     """Score-vs-cardinality sweeps and hill climbs of the current model on the current data."""
 
     models = param.ClassSelector(class_=ModelState, instantiate=False)
@@ -417,52 +415,6 @@ class ScoresState(param.Parameterized):
             learned_note=(f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."),
         )
 
-    # ------------------------------------------------------------ outputs
-    def results_frame(self):
-        import pandas as pd
-
-        rows = [r.to_json() for r in self.results]
-        frame = pd.DataFrame(rows)
-        for column in ("restarts", "degenerate"):
-            if column in frame:
-                frame[column] = frame[column].map(lambda v: json.dumps(v, default=str) if v else "")
-        return frame
-
-    def best(self) -> dict[str, tuple[int, float]]:
-        """Score name -> (card, value) of the best cardinality for each shown score
-        (:func:`effdim.scores.best`: ties go to the smaller model)."""
-        if not self.results:
-            return {}
-        return {name: (fit.card, fit.score(name)) for name in SHOWN_SCORES for fit in [best(self.results, name)]}
-
-    def pick_notes(self) -> dict[str, list[str]]:
-        """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the
-        swept range, largest regular cardinality, saturated model)."""
-        if not self.results:
-            return {}
-        return {name: pick_caveats(best(self.results, name), self.results) for name in SHOWN_SCORES}
-
-    def climb_frame(self):
-        """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""
-        import pandas as pd
-
-        if self.climb is None:
-            return pd.DataFrame()
-        rows = []
-        for i, fit in enumerate(self.climb.path):
-            m = fit.model
-            row = {
-                "step": i,
-                "model": str(m),
-                "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
-                "score": fit.score(self.climb.score),
-                "loglik": fit.loglik,
-                "ds": fit.ds,
-                "de": fit.de,
-            }
-            rows.append(row)
-        return pd.DataFrame(rows)
-
     def use_lc_model_in_editor(self) -> bool:
         """Put the engine's LC model over all data columns into the editor (undoable)."""
         if self.data.dataset is None:
@@ -490,8 +442,3 @@ class ScoresState(param.Parameterized):
         self.mapping = mapping
         self._key_of_results, self.settings_of_results = key, settings
         self.param.update(results=results, climb=climb, status=status)
-
-    def results_csv(self) -> str:
-        if not self.results:
-            return ""
-        return self.results_frame().to_csv(index=False)

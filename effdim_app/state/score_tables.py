@@ -1,0 +1,72 @@
+"""What the views show of a sweep's or a climb's results (no Panel import): :class:`ScoreTables`, the tables,
+each score's pick with its caveats, and the CSV download, read off :class:`~effdim_app.state.ScoresState`'s
+``results`` and ``climb``."""
+
+from __future__ import annotations
+
+import json
+
+from effdim.scores import PAPER_SCORES, best
+from effdim.search import pick_caveats
+
+__all__ = ["SHOWN_SCORES", "ScoreTables"]
+
+#: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
+SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
+
+
+class ScoreTables:
+    """The results of :class:`~effdim_app.state.ScoresState` as the views show them (a mixin of it: reads its
+    ``results``, the fits of a sweep, and ``climb``, a hill climb)."""
+
+    def results_frame(self):
+        """One row per fit of the sweep: its cardinality, every score, ds, de and n, its starts and flags."""
+        import pandas as pd
+
+        rows = [r.to_json() for r in self.results]
+        frame = pd.DataFrame(rows)
+        for column in ("restarts", "degenerate"):
+            if column in frame:
+                frame[column] = frame[column].map(lambda v: json.dumps(v, default=str) if v else "")
+        return frame
+
+    def best(self) -> dict[str, tuple[int, float]]:
+        """Score name -> (card, value) of the best cardinality for each shown score
+        (:func:`effdim.scores.best`: ties go to the smaller model)."""
+        if not self.results:
+            return {}
+        return {name: (fit.card, fit.score(name)) for name in SHOWN_SCORES for fit in [best(self.results, name)]}
+
+    def pick_notes(self) -> dict[str, list[str]]:
+        """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the
+        swept range, largest regular cardinality, saturated model)."""
+        if not self.results:
+            return {}
+        return {name: pick_caveats(best(self.results, name), self.results) for name in SHOWN_SCORES}
+
+    def climb_frame(self):
+        """One row per accepted hill-climb step: the model, its hidden cardinalities, its scores."""
+        import pandas as pd
+
+        if self.climb is None:
+            return pd.DataFrame()
+        rows = []
+        for i, fit in enumerate(self.climb.path):
+            m = fit.model
+            row = {
+                "step": i,
+                "model": str(m),
+                "hidden cards": ", ".join(f"{h}={m.card(h)}" for h in m.hidden),
+                "score": fit.score(self.climb.score),
+                "loglik": fit.loglik,
+                "ds": fit.ds,
+                "de": fit.de,
+            }
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def results_csv(self) -> str:
+        """:meth:`results_frame` as CSV ("" without results)."""
+        if not self.results:
+            return ""
+        return self.results_frame().to_csv(index=False)
