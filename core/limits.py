@@ -14,8 +14,10 @@ be had; it never names a library option.
 
 It also holds how many rounds a structure search takes at most
 (:data:`ROUNDS` by default, :data:`MAX_ROUNDS` at the very most;
-:func:`effdim.structure.start_again`), which the command line shows in its
-help without importing the search.
+:func:`effdim.structure.start_again`) and how many states a sweep gives its
+node unless told (:data:`DEFAULT_MAX_CARD`, the range's rule being
+:func:`effdim.search.sweep_range`), which the command line shows in its help
+without importing the searches.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "MAX_EXACT_DIGITS",
     "ROUNDS",
     "MAX_ROUNDS",
+    "DEFAULT_MAX_CARD",
     "MAX_DESIGN_COLUMNS",
     "MAX_LABEL_CHARS",
 ]
@@ -58,6 +61,12 @@ MAX_DESIGN_COLUMNS = 200
 ROUNDS = 2
 #: The most rounds a search takes (each round's stream is spawned before the search starts).
 MAX_ROUNDS = 100
+#: The most states a sweep gives its node unless told otherwise (:func:`effdim.search.sweep_range`). Class
+#: enumeration in applied latent class analysis fits 1 up to about 6-10 classes and reads the scores' turn (e.g.
+#: Nylund, Asparouhov & Muthen 2007, "Deciding on the number of classes in latent class analysis", Structural
+#: Equation Modeling 14(4)); a pick at the top of the range is flagged (:func:`effdim.search.pick_caveats`), so a
+#: user sees when to go further.
+DEFAULT_MAX_CARD = 8
 
 
 class SizeLimitError(EffdimError, ValueError):

@@ -1,11 +1,15 @@
 """Choosing hidden cardinalities: sweeps and hill climbing (Sections 5 and 6).
 
 * :func:`sweep` fits a range of cardinalities of one hidden node with every
-  other node fixed, and scores each fit (Section 5 for LC models: ``|X| = 1``
-  up to the largest regular value ``prod |O_i| / max |O_i|``, Lemma 3.2; for
-  an HLC model the chosen node goes up to ``prod |Ne(H)| / max |Ne(H)|``,
-  Lemma 4.1, one less when ``H`` has two neighbours one of which is hidden:
-  :func:`effdim.regularity.largest_regular_card`).
+  other node fixed, and scores each fit. Unless told otherwise it fits
+  :func:`sweep_range`: ``|X| = 1`` up to :data:`DEFAULT_MAX_CARD`, the range a
+  class enumeration covers in practice, never beyond the largest regular
+  value (Section 5 for LC models: ``prod |O_i| / max |O_i|``, Lemma 3.2; for
+  an HLC model the chosen node's ``prod |Ne(H)| / max |Ne(H)|``, Lemma 4.1,
+  one less when ``H`` has two neighbours one of which is hidden:
+  :func:`effdim.regularity.largest_regular_card`), and stops at the first
+  saturated model. The command line, the dashboard and the report all sweep
+  this range.
 * :func:`hill_climb` searches the hidden cardinalities of a fixed structure
   as in Section 6: start with every hidden node binary (:func:`start_model`,
   shared with the experiments of :mod:`effdim.experiments.hlc`); at each step raise by
@@ -17,7 +21,8 @@ Each fit is :func:`effdim.fit` (EM with restarts, settings in
 :class:`effdim.EMSettings`, scored by :func:`effdim.scores.score_fit`). Both functions take ``progress(done, total)``
 (called after each fit) and ``cancel`` (a ``threading.Event``; when set,
 :class:`Cancelled` is raised between fits or EM steps), so a dashboard can run
-them in a thread.
+them in a thread; a sweep also hands out each fit as it finishes (``on_fit``),
+and its :class:`Cancelled` carries the fits finished before (``partial``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from .bounds import complete_dimension
 from .em import Cancelled
 from .errors import InvalidArgument
 from .fitting import FitResult, fit, lc_model_for
+from .limits import DEFAULT_MAX_CARD
 from .model import HLCModel
 from .regularity import largest_regular_card
 from .sbic import with_singular_bic
@@ -39,8 +45,10 @@ from .validation import as_dataset, as_model, as_seed, check_int, spawn_seeds
 
 __all__ = [
     "Cancelled",
+    "DEFAULT_MAX_CARD",
     "HillClimb",
     "sweep",
+    "sweep_range",
     "hill_climb",
     "start_model",
     "pick_caveats",
@@ -129,6 +137,27 @@ def pick_caveats(chosen: FitResult, swept: Sequence[FitResult] | None = None) ->
     return notes
 
 
+def sweep_range(
+    model: HLCModel, node: str | None = None, *, max_card: int | None = None, min_card: int = 1
+) -> list[int]:
+    """The cardinalities a sweep of hidden ``node`` (default: the root) fits unless given: ``min_card`` up to
+    ``max_card`` (default :data:`DEFAULT_MAX_CARD`), and never beyond the node's largest regular cardinality
+    (:func:`~effdim.regularity.largest_regular_card`, with the other nodes as in ``model``), where the
+    search space ends. Empty when ``min_card`` is above that. The one rule of the range for every face.
+
+    Examples
+    --------
+    >>> sweep_range(HLCModel.parse("1:3,3,3,3,3,3"))  # 243 regular cardinalities; a class enumeration fits eight
+    [1, 2, 3, 4, 5, 6, 7, 8]
+    >>> sweep_range(HLCModel.parse("1:2,2,2"), max_card=10)  # the largest regular LC model over three binary items: 4
+    [1, 2, 3, 4]
+    """
+    node = model.root if node is None else node
+    top = DEFAULT_MAX_CARD if max_card is None else check_int("the largest cardinality", max_card, low=1)
+    low = check_int("the smallest cardinality", min_card, low=1)
+    return list(range(low, min(top, largest_regular_card(model, node)) + 1))
+
+
 def _check_cancel(cancel: Any) -> None:
     if cancel is not None and cancel.is_set():
         raise Cancelled("search cancelled")
@@ -142,10 +171,11 @@ def sweep(
     cards: Iterable[int] | None = None,
     *,
     max_card: int | None = None,
-    until_saturated: bool = False,
+    until_saturated: bool | None = None,
     settings: EMSettings | None = None,
     mapping: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
+    on_fit: Callable[[FitResult], Any] | None = None,
     cancel: Any = None,
     **options: Any,
 ) -> list[FitResult]:
@@ -160,9 +190,9 @@ def sweep(
         model: its hidden node is swept. An HLC model: ``node`` is swept (the
         root by default), the other cardinalities stay as given.
     cards:
-        Cardinalities to fit (in increasing order, each once); default ``1 .. largest_regular_card`` (Lemma 3.2 for LC,
-        Lemma 4.1 for HLC, with the other nodes as given), capped at
-        ``max_card`` when that is given.
+        Cardinalities to fit (in increasing order, each once); default :func:`sweep_range` (1 up to
+        ``max_card``, default :data:`DEFAULT_MAX_CARD`, within the largest regular cardinality: Lemma 3.2 for
+        LC, Lemma 4.1 for HLC, with the other nodes as given).
     until_saturated:
         Stop after the first cardinality whose model is saturated, ``de = dc``
         (:func:`effdim.bounds.complete_dimension`): it can fit any
@@ -171,6 +201,8 @@ def sweep(
         test reads the ``de`` each fit's scores already carry (cached per
         local LC model, :func:`effdim.dimensions.dimensions`), so it costs
         nothing beyond the fits and ends the sweep where its curves turn flat.
+        Default (``None``): stop there when ``cards`` is not given, fit every
+        one of ``cards`` when it is.
     settings, options:
         How EM runs (:class:`effdim.EMSettings`; ``options`` replace single
         fields); each fit gets its own stream spawned from the seed. A fit
@@ -181,16 +213,20 @@ def sweep(
         ``{leaf: column}`` where leaf names differ from column names.
     progress:
         ``progress(done, total)`` after each fit (and ``(0, total)`` first).
+    on_fit:
+        ``on_fit(result)`` with each fit as it finishes, so a caller that may
+        stop the sweep (a time limit, a user) has what was done.
     cancel:
-        ``threading.Event``: raises :class:`Cancelled` when set.
+        ``threading.Event``: raises :class:`Cancelled` when set, its
+        ``partial`` the fits finished before.
 
     Returns
     -------
     One :class:`FitResult` per cardinality, in order, ``card`` set, with the
     singular BIC over the sweep's models in ``scores.sbic`` and
     ``scores.sbic_plus`` (:func:`effdim.sbic.with_singular_bic`, ``phi`` from
-    ``settings.sbic_phi``); with ``until_saturated``, the last one is the
-    first saturated model (or the last of ``cards`` when none is).
+    ``settings.sbic_phi``); stopped at saturation, the last one is the first
+    saturated model (or the last of the cardinalities when none is).
     """
     settings = EMSettings.of(settings, **options)
     dataset = as_dataset(dataset)
@@ -202,11 +238,10 @@ def sweep(
         node = model.root
     if node not in model or not model.is_hidden(node):
         raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
+    if until_saturated is None:
+        until_saturated = cards is None
     if cards is None:
-        top = largest_regular_card(model, node)
-        if max_card is not None:
-            top = min(top, int(max_card))
-        cards = range(1, top + 1)
+        cards = sweep_range(model, node, max_card=max_card)
     cards = sorted({check_int(f"|{node}|", k, low=1) for k in cards})
     if not cards:
         raise InvalidArgument("no cardinalities to fit")
@@ -216,19 +251,25 @@ def sweep(
         progress(0, total)
     results: list[FitResult] = []
     saturated_at = complete_dimension(model) if until_saturated else None
-    for i, (k, rng) in enumerate(zip(cards, rngs)):
-        _check_cancel(cancel)
-        m = model.with_card(node, k)
-        smaller = results[-1] if results else None
-        result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, init=smaller, cancel=cancel, warn=False)
-        results.append(replace(result, card=k))
-        saturated = saturated_at is not None and results[-1].de >= saturated_at
-        if saturated:
-            total = i + 1
-        if progress is not None:
-            progress(i + 1, total)
-        if saturated:
-            break
+    try:
+        for i, (k, rng) in enumerate(zip(cards, rngs)):
+            _check_cancel(cancel)
+            m = model.with_card(node, k)
+            smaller = results[-1] if results else None
+            result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, init=smaller, cancel=cancel, warn=False)
+            results.append(replace(result, card=k))
+            if on_fit is not None:
+                on_fit(results[-1])
+            saturated = saturated_at is not None and results[-1].de >= saturated_at
+            if saturated:
+                total = i + 1
+            if progress is not None:
+                progress(i + 1, total)
+            if saturated:
+                break
+    except Cancelled as stopped:
+        stopped.partial = with_singular_bic(results, node, settings.sbic_phi)
+        raise
     return with_singular_bic(results, node, settings.sbic_phi)
 
 

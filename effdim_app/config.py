@@ -107,10 +107,10 @@ class ServerLimits:
 
     def check_sweep(self, low: int, high: int) -> None:
         """Raise :class:`LimitError` when a sweep of the cardinalities ``low..high`` goes beyond this server's
-        limits (``high`` 0: up to where the model saturates, bounded by a closed form)."""
+        limits."""
         if high > self.max_card:
             raise LimitError(f"the largest cardinality {high:,} is above this server's limit of {self.max_card:,}")
-        if high >= low and high - low + 1 > self.max_sweep:
+        if high - low + 1 > self.max_sweep:
             raise LimitError(
                 f"the range {low}..{high} has {high - low + 1:,} cardinalities; this server sweeps at most "
                 f"{self.max_sweep} at a time"

@@ -18,7 +18,11 @@ climbs) is a :class:`Job` run by the process-wide :class:`JobRunner`:
   in a first-come queue, and each knows its place in it;
 * ``progress(done, total, note="", detail="")`` calls in the worker reach
   :attr:`Job.progress`, :attr:`Job.note` and :attr:`Job.detail` through a pipe,
-  polled by the server's event loop without blocking it.
+  polled by the server's event loop without blocking it;
+* ``progress.partial(value)`` hands out a part of the result as soon as it
+  is done (a sweep's finished fit): it reaches :attr:`Job.partial` the same
+  way, and stays there when the job is then cancelled, timed out or fails,
+  so what was finished is never lost with the worker.
 
 The functions a job runs are module-level functions taking a keyword
 ``progress`` (see :mod:`effdim_app.tasks`); their arguments and results are
@@ -81,6 +85,11 @@ class Job(param.Parameterized):
         default="",
         doc="What the worker last sent for the views to show beside the words "
         "(a structure search: the best tree so far, in notation).",
+    )
+    partial = param.List(
+        default=[],
+        doc="The parts of the result the worker handed out as it went (a sweep's finished fits), in order; kept "
+        "whatever the job's end.",
     )
     error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
     seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
@@ -342,6 +351,7 @@ class JobRunner:
         the job's outcome if it came: a worker that reports thousands of times a second costs the event loop one
         update per poll, not one per report (``tests/test_jobs.py``)."""
         latest = outcome = None
+        parts = []
         deadline = time.monotonic() + _POLL_SECONDS
         while outcome is None and time.monotonic() < deadline and receive.poll():
             try:
@@ -352,8 +362,12 @@ class JobRunner:
                 break
             if message[0] == "progress":
                 latest = message
+            elif message[0] == "partial":
+                parts.append(message[1])
             else:
                 outcome = self._outcome(job, message)
+        if parts:  # before the progress that counts them
+            job.partial = [*job.partial, *parts]
         if latest is not None:
             job.param.update(done=int(latest[1]), total=int(latest[2]), note=latest[3], detail=latest[4])
         return outcome
@@ -427,6 +441,20 @@ def _yield_cpu_to_server() -> None:
         pass
 
 
+class _Progress:
+    """What a job's function gets as ``progress``: ``progress(done, total, note, detail)`` reports how far it
+    is, ``progress.partial(value)`` hands out a finished part of its result (:attr:`Job.partial`)."""
+
+    def __init__(self, send):
+        self._send = send
+
+    def __call__(self, done: int, total: int, note: str = "", detail: str = "") -> None:
+        self._send.send(("progress", done, total, str(note), str(detail)))
+
+    def partial(self, value: Any) -> None:
+        self._send.send(("partial", value))
+
+
 def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, server: int) -> None:
     """Body of a worker process: run ``fn``, send progress and the outcome up the pipe.
 
@@ -437,11 +465,8 @@ def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, serve
     _cap_memory(max_bytes)
     _yield_cpu_to_server()
 
-    def progress(done: int, total: int, note: str = "", detail: str = "") -> None:
-        send.send(("progress", done, total, str(note), str(detail)))
-
     try:
-        result = fn(*args, progress=progress, **kwargs)
+        result = fn(*args, progress=_Progress(send), **kwargs)
     except MemoryError:
         send.send(("memory",))
     except Exception as err:  # the server logs the traceback

@@ -30,7 +30,20 @@ def dimensions_task(model: HLCModel, *, direct: bool, max_bytes: int, progress=N
 
 
 def sweep_task(dataset, *, model, node, cards, until_saturated, settings: EMSettings, progress=None):
-    """:func:`effdim.sweep` (progress after each fit; ``until_saturated``: stop where de = dc)."""
+    """:func:`effdim.sweep` (progress after each fit, naming the cardinalities done; ``until_saturated``: stop
+    where de = dc); each fit is handed out as it finishes (``progress.partial``), so a sweep stopped by its time
+    limit or a cancel keeps them (:attr:`effdim_app.jobs.Job.partial`)."""
+    finished: list[str] = []
+
+    def handed(fit) -> None:
+        finished.append(f"|{node or fit.model.root}| = {fit.card}" if not finished else str(fit.card))
+        if hasattr(progress, "partial"):
+            progress.partial(fit)
+
+    def report(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done, total, f"{', '.join(finished)} done" if finished else "")
+
     return sweep(
         dataset,
         model=model,
@@ -38,7 +51,8 @@ def sweep_task(dataset, *, model, node, cards, until_saturated, settings: EMSett
         cards=cards,
         until_saturated=until_saturated,
         settings=settings,
-        progress=progress,
+        progress=report,
+        on_fit=handed,
     )
 
 

@@ -89,7 +89,8 @@ def test_map_joins_model_leaves_to_data_columns(cli):
 
 
 def test_sweep_names_the_cs_prior_and_flags_saturated_picks(cli):
-    status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2")
+    argv = ["sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--cs-prior", "k2"]
+    status, out, _ = cli(*argv, "--past-saturation")
     assert status == 0
     assert "CS and CS+ use the Dirichlet prior K2, alpha 1 (--cs-prior)" in out
     assert "best by CS+   |X| = 8   [largest regular cardinality; saturated (de = dc = 15)]" in out
@@ -99,9 +100,12 @@ def test_sweep_names_the_cs_prior_and_flags_saturated_picks(cli):
 
 
 def test_sweep_until_saturated_stops_where_de_reaches_dc(cli):
-    status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", "--until-saturated")
-    assert status == 0
-    assert "sweep of |X| = 1..4 in" in out  # |X| = 4 is the first with de = dc = 15 (not 8, the regular top)
+    for flag in ("--until-saturated", "--quiet"):  # the flag or not: stopping there is the default
+        status, out, _ = cli("sweep", "stouffer-toby", "--seed", "0", "--restarts", "2", "--quiet", flag)
+        assert status == 0
+        assert "sweep of |X| = 1..4 in" in out  # |X| = 4 is the first with de = dc = 15 (not 8, the regular top)
+    status, _, err = cli("sweep", "stouffer-toby", "--until-saturated", "--past-saturation")
+    assert status == 2 and "not allowed with argument" in err
 
 
 def test_dims_of_a_huge_model_gives_the_closed_forms_and_says_why_not_de(cli):

@@ -139,8 +139,12 @@ def test_moving_a_state_reorders_the_column_in_the_data_in_use():
     data = DataState()
     assert data.load_upload("s.csv", b"id,freq,item\n1,sometimes,1\n2,never,2\n3,often,1\n")
     assert data.use_columns(["freq", "item"])
-    assert data.move_state("freq", "often", -2)
-    assert data.full.states[1] == data.dataset.states[0] == ("often", "sometimes", "never")
+    assert data.full.states[1] == ("never", "sometimes", "often")  # along the frequency scale
+    assert data.move_state("freq", "often", -1)
+    assert data.full.states[1] == data.dataset.states[0] == ("never", "often", "sometimes")
+    assert data.move_state("freq", "often", -1)
+    assert data.full.states[1] == data.dataset.states[0] == ("often", "never", "sometimes")
+    assert data.move_state("freq", "never", 1)
     assert data.dataset.columns == ("freq", "item") and data.dataset.n_rows == 3
     assert not data.move_state("freq", "seldom", 1)
     assert data.message == "The order was not changed: column 'freq' has no state 'seldom'."

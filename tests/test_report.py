@@ -141,6 +141,7 @@ def test_sweep_report_marks_every_criterions_pick(tmp_path):
                 "cs+",
                 "--cs-prior",
                 "k2",
+                "--past-saturation",
                 "--report",
                 str(out),
             ]
@@ -149,7 +150,8 @@ def test_sweep_report_marks_every_criterions_pick(tmp_path):
     )
     text = out.read_text(encoding="utf-8")
     page = Page(text)
-    results = sweep(datasets.load("stouffer-toby"), seed=5, cs_prior="k2")
+    results = sweep(datasets.load("stouffer-toby"), seed=5, cs_prior="k2", until_saturated=False)
+    assert "--past-saturation" in page.sections["command"]  # the command sweeps what was swept
     cells = page.cells["selection"]
     width = 1 + len(results) + 1  # criterion, one column per cardinality, pick
     for name, c in SCORES.items():

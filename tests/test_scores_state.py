@@ -108,17 +108,23 @@ def test_cancel_and_stale_runs_are_discarded(scores):
     assert not scores.results and not scores.running
 
 
-def test_sweep_range_is_checked_against_the_server_limits(scores):
-    scores.card_max = 10**12
+def test_sweep_range_is_checked_against_the_server_limits():
+    from effdim_app.config import ServerLimits
+
+    scores = ScoresState(ModelState(FIG2, limits=ServerLimits(max_card=40)), DataState(), restarts=1)
+    scores.data.load_bundled("carcinoma")  # seven binary items: up to 64 classes in a regular LC model
+    scores.card_max = 10**12  # 64 in fact
     assert run(scores.run_sweep()) is None
     assert "above this server's limit" in scores.message and scores.message_kind == "danger"
-    scores.card_max = 500
+    scores.card_max = 38
+    assert scores._sweep_range() == (list(range(1, 39)), True)  # within both limits
+    scores.models.limits = ServerLimits(max_sweep=30)
     assert run(scores.run_sweep()) is None
-    assert "at most 50 at a time" in scores.message and not scores.running
+    assert "at most 30 at a time" in scores.message and not scores.running
 
 
 def test_cs_prior_reaches_the_scores_and_picks_say_when_saturated(scores):
-    scores.card_max = 0  # up to the largest regular |X|, 8 for four binary items
+    scores.card_max = 8  # the largest regular |X| for four binary items
     scores.past_saturation = True
     scores.cs_prior = "k2:1"
     results = run(scores.run_sweep())
@@ -143,7 +149,7 @@ def test_tree_edit_keeps_lc_sweep_results_but_clears_model_sweep_results():
 
 
 def test_default_sweep_stops_where_de_reaches_dc(monkeypatch):
-    """With 'to' = 0 the worker stops at de = dc; the server computes no dimension to find where."""
+    """By default the worker stops at de = dc; the server computes no dimension to find where."""
 
     def no_dimensions_here(*args, **kwargs):
         raise AssertionError("a dimension was computed on the server's event loop")
@@ -151,18 +157,19 @@ def test_default_sweep_stops_where_de_reaches_dc(monkeypatch):
     scores = ScoresState(ModelState(), DataState(), restarts=1)
     scores.data.load_bundled("stouffer-toby")  # four binary items: dc = 15, LC 4:2,2,2,2 has de = 15
     monkeypatch.setattr(sys.modules["effdim.dimensions"], "_lc_rank", no_dimensions_here)  # every local de
-    assert scores._sweep_range() == (None, True)
+    assert scores._sweep_range() == ([1, 2, 3, 4, 5, 6, 7, 8], True)
     scores.card_min = 2
+    scores.card_max = 20
     assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], True)  # up to the largest regular |X|
     scores.past_saturation = True
     assert scores._sweep_range() == ([2, 3, 4, 5, 6, 7, 8], False)
     scores.card_max = 6
     assert scores._sweep_range() == ([2, 3, 4, 5, 6], False)
     monkeypatch.undo()
-    scores.param.update(card_min=1, card_max=0, past_saturation=False)
+    scores.param.update(card_min=1, card_max=8, past_saturation=False)
     results = run(scores.run_sweep())
     assert [r.card for r in results] == [1, 2, 3, 4]
-    assert "Stopped at |H| = 4, where de = dc" in scores.status
+    assert "Stopped at |X| = 4, where de = dc" in scores.status
 
 
 def test_learn_structure_opens_the_learned_tree_in_the_editor_and_undo_brings_back_the_model(scores):

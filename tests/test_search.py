@@ -38,9 +38,10 @@ def test_start_model_is_binary_and_regular():
         start_model(fig2, {"O1": 2})
 
 
-def test_lc_sweep_covers_every_regular_cardinality(stouffer_toby):
+def test_lc_sweep_can_cover_every_regular_cardinality(stouffer_toby):
     done = []
-    results = sweep(stouffer_toby, restarts=3, seed=0, progress=lambda d, t: done.append((d, t)))
+    progress = lambda d, t: done.append((d, t))  # noqa: E731
+    results = sweep(stouffer_toby, max_card=99, until_saturated=False, restarts=3, seed=0, progress=progress)
     assert [r.card for r in results] == list(range(1, 9))
     assert done[0] == (0, 8) and done[-1] == (8, 8)
     for r in results:

@@ -300,6 +300,7 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--model": args.model,
         "--node": getattr(args, "node", None),
         "--max-card": getattr(args, "max_card", None),
+        "--past-saturation": getattr(args, "until_saturated", True) is False,
         "--score": getattr(args, "score", None),
         "--pick": getattr(args, "pick", None),
         "--map": args.map,

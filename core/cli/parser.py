@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ..limits import DEFAULT_MAX_BYTES, ROUNDS
+from ..limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_CARD, ROUNDS
 from ..priors import CS_PRIOR_CHOICES, DEFAULT_CS_PRIOR
 from ..scores import FIT_SCORES, SCORES
 from . import three_step
@@ -154,7 +154,7 @@ def _add_fit(sub) -> None:
 
 def _add_sweep(sub) -> None:
     """``sweep``: every cardinality of one hidden node."""
-    sweep_p = sub.add_parser("sweep", help="fit and score every cardinality of one hidden node")
+    sweep_p = sub.add_parser("sweep", help="fit and score the cardinalities 1, 2, ... of one hidden node")
     sweep_p.add_argument("data", help=DATA_HELP)
     sweep_p.add_argument("--model", default=None, help="model (default: an LC model over all columns)")
     sweep_p.add_argument("--node", default=None, help="hidden node to sweep (default: the root)")
@@ -162,12 +162,22 @@ def _add_sweep(sub) -> None:
         "--max-card",
         type=_positive_int,
         default=None,
-        help="largest cardinality (default: the largest regular one, Lemmas 3.2 / 4.1)",
+        help=f"largest cardinality (default {DEFAULT_MAX_CARD}); never beyond the largest regular one "
+        "(Lemmas 3.2 / 4.1)",
     )
-    sweep_p.add_argument(
+    saturation = sweep_p.add_mutually_exclusive_group()
+    saturation.add_argument(
         "--until-saturated",
+        dest="until_saturated",
         action="store_true",
-        help="stop at the first cardinality where de = dc: larger ones fit alike",
+        default=True,
+        help="stop at the first cardinality where de = dc: larger ones fit alike (the default)",
+    )
+    saturation.add_argument(
+        "--past-saturation",
+        dest="until_saturated",
+        action="store_false",
+        help="go on past the first cardinality where de = dc, up to --max-card",
     )
     _add_em_options(sweep_p)
     _add_report_option(sweep_p)

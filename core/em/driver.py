@@ -39,7 +39,13 @@ __all__ = ["Cancelled", "fit_em", "parameters_identifiable"]
 
 
 class Cancelled(Exception):
-    """Raised when the ``cancel`` event was set; the computation stopped cleanly."""
+    """Raised when the ``cancel`` event was set; the computation stopped cleanly.
+
+    ``partial``: what was finished before, where the computation has parts (a sweep's fits,
+    :func:`effdim.sweep`); ``None`` otherwise.
+    """
+
+    partial: list | None = None
 
 
 def fit_em(

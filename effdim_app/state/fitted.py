@@ -84,11 +84,15 @@ class FittedState(param.Parameterized):
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
         self._analysis: tuple[Any, list | None, Any, Any] = (None, None, None, None)  # (data, sweep, climb, settings)
-        scores.param.watch(self._results_changed, ["results", "climb"])
+        scores.param.watch(self._results_changed, ["results", "climb", "running"])
         self.param.watch(self._show, ["fits", "chosen", "node"])  # one watcher: one computation per change
 
     def _results_changed(self, *_) -> None:
+        """Offer the fits of the sweep or climb that just ended: not while it runs (a sweep's fits arrive one
+        by one, and the first, one class, would be shown and computed for nothing), once when it ends."""
         scores = self.scores
+        if scores.running:
+            return
         fits: dict[str, Any] = {}
         if scores.results:
             for f in scores.results:

@@ -6,8 +6,9 @@ settings of a run (:class:`RunSettings`, kept by :class:`ScoresState` with
 its results) say which command gives the same numbers:
 
 * a sweep from ``|H| = 1`` whose shown fit is the pick of ``pick``:
-  ``effdim sweep FILE [--model M --node H] [--max-card K | --until-saturated]
-  --restarts R --seed S --cs-prior P --pick pick``, the whole report again;
+  ``effdim sweep FILE [--model M --node H] --max-card K [--past-saturation]
+  --restarts R --seed S --cs-prior P --pick pick``, the whole report again
+  (the sweep range's rule is one for both: :func:`effdim.search.sweep_range`);
 * a hill climb whose shown fit is its best: ``effdim search FILE --model M
   --score C ...``;
 * anything else (a sweep started above 1 or past the largest regular
@@ -43,8 +44,8 @@ class RunSettings:
     model: HLCModel  #: the model scored (the LC model over the columns in use when the mapping is 'lc')
     lc_over_all_columns: bool  #: the model is the LC model over every column of the file (no --model needed)
     node: str | None  #: the swept node (sweep)
-    cards: tuple[int, ...] | None  #: the swept cardinalities (None: 1 .. the largest regular one)
-    until_saturated: bool
+    cards: tuple[int, ...] | None  #: the cardinalities swept (a sweep; those it finished, when it stopped part way)
+    until_saturated: bool  #: the sweep stopped at the first saturated model
     score: str | None  #: the criterion climbed (climb)
     restarts: int
     seed: int
@@ -60,12 +61,9 @@ def _sweep_options(settings: RunSettings, pick: str | None) -> dict | None:
     model, node = settings.model, settings.node or settings.model.root
     if pick is None:
         return None
-    if settings.cards is None:
-        reach = {"--until-saturated": settings.until_saturated}
-    elif settings.cards[0] == 1 and settings.cards[-1] <= largest_regular_card(model, node):
-        reach = {"--max-card": settings.cards[-1]}
-    else:
+    if settings.cards[0] != 1 or settings.cards[-1] > largest_regular_card(model, node):
         return None
+    reach = {"--max-card": settings.cards[-1], "--past-saturation": not settings.until_saturated}
     where = {} if settings.lc_over_all_columns else {"--model": format_model(model), "--node": settings.node}
     return {**where, **reach, **_em_options(settings), "--pick": pick}
 

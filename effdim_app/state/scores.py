@@ -9,12 +9,14 @@ cleared the moment the model or the data changes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import param
 
 from effdim import EffdimError, EMSettings, HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
+from effdim.limits import DEFAULT_MAX_CARD
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.scores import SCORES
 from effdim.search import pick_caveats
@@ -36,6 +38,15 @@ CS_PRIORS: dict[str, str] = {
 SEARCH_MIN_SECONDS = 5.0  # a structure search's shortest time; it stops 5 s before the computation's time limit
 
 
+def _swept_words(results: list, node: str | None) -> str:
+    """``"3 cardinalities (|X| = 1-3)"``: what a sweep of ``node`` (None: the root) covers, in words."""
+    cards = [f.card for f in results]
+    node = node or results[0].model.root
+    together = len(cards) > 1 and cards == list(range(cards[0], cards[-1] + 1))
+    span = f"{cards[0]}-{cards[-1]}" if together else ", ".join(map(str, cards))
+    return f"{len(cards)} cardinalit{'y' if len(cards) == 1 else 'ies'} (|{node}| = {span})"
+
+
 def _hidden_count(model: HLCModel) -> str:
     count = len(model.hidden)
     return f"{count} hidden node{'s' if count != 1 else ''}"
@@ -55,7 +66,11 @@ class ScoresState(ScoreTables, param.Parameterized):
     )
     node = param.String(default=None, allow_None=True, doc="Hidden node whose cardinality is swept.")
     card_min = param.Integer(default=1, bounds=(1, None))
-    card_max = param.Integer(default=0, bounds=(0, None), doc="0: up to the largest regular value.")
+    card_max = param.Integer(
+        default=DEFAULT_MAX_CARD,
+        bounds=(1, None),
+        doc="The largest cardinality swept; never beyond the largest regular one (effdim.search.sweep_range).",
+    )
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
     climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
@@ -66,7 +81,7 @@ class ScoresState(ScoreTables, param.Parameterized):
         default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS), doc="Dirichlet prior of CS and CS+ (effdim.priors)."
     )
     past_saturation = param.Boolean(
-        default=False, doc="With 'to' = 0: sweep up to the largest regular cardinality, not only to de = dc."
+        default=False, doc="Sweep on past the first cardinality where de = dc (up to 'to'); by default it stops there."
     )
 
     running = param.Boolean(default=False)
@@ -195,38 +210,42 @@ class ScoresState(ScoreTables, param.Parameterized):
             return False
         return True
 
-    def _sweep_range(self) -> tuple[list[int] | None, bool]:
-        """The swept cardinalities (None: the engine's default range) within the server's limits, and
-        whether the sweep stops at saturation.
+    def _sweep_range(self) -> tuple[list[int], bool]:
+        """The swept cardinalities, ``card_min`` .. ``card_max`` within the largest regular one
+        (:func:`effdim.search.sweep_range`, a closed form: nothing is fitted here, on the server's event loop)
+        and within the server's limits, and whether the sweep stops at the first saturated model (unless
+        ``past_saturation``)."""
+        from effdim import lc_model_for
+        from effdim.errors import InvalidArgument
+        from effdim.regularity import largest_regular_card
+        from effdim.search import sweep_range
 
-        With 'to' = 0 the range runs up to the largest regular cardinality (a
-        closed form, Lemma 4.1) and the worker stops at the first model with
-        de = dc (:func:`effdim.search.sweep`'s ``until_saturated``) unless
-        ``past_saturation``: no dimension is computed here, on the server's
-        event loop.
-        """
-        self.models.limits.check_sweep(self.card_min, self.card_max)
-        if self.card_max == 0:
-            if self.card_min == 1:
-                return None, not self.past_saturation
-            from effdim import largest_regular_card, lc_model_for
-
-            model = self.scored_model() or lc_model_for(self.data.dataset)
-            top = largest_regular_card(model, self.node if self.node in model else model.root)
-            return list(range(self.card_min, max(top, self.card_min) + 1)), not self.past_saturation
-        if self.card_max < self.card_min:
-            return None, False
-        return list(range(self.card_min, self.card_max + 1)), False
+        low, high = self.card_min, self.card_max
+        if high < low:
+            raise InvalidArgument(f"'to' ({high}) is below 'from' ({low})")
+        model = self.scored_model() or lc_model_for(self.data.dataset)
+        node = self.node if self.node in model.hidden else model.root
+        cards = sweep_range(model, node, max_card=high, min_card=low)
+        if not cards:
+            top = largest_regular_card(model, node)
+            raise InvalidArgument(f"|{node}| can have at most {top} states in a regular model (Lemma 4.1), below {low}")
+        self.models.limits.check_sweep(cards[0], cards[-1])
+        return cards, not self.past_saturation
 
     async def _run(self, task: str, fn, *args, then, depends=None, label: str | None = None, on_detail=None, **kwargs):
         """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free; return
         ``then(result)``, or ``None`` when the job did not finish with a result still wanted.
 
         ``on_detail(text)`` is called with each new detail the worker sends
-        (:attr:`effdim_app.jobs.Job.detail`). The result is discarded when
-        ``depends()`` (default :meth:`key`) changed meanwhile. The job's start, and its end with what
-        ``then`` shows of the result, each reach the screen at once (:data:`.shared.NOTHING_HELD`).
+        (:attr:`effdim_app.jobs.Job.detail`), ``on_partial(parts)`` with the parts of the result it has handed
+        out so far (:attr:`effdim_app.jobs.Job.partial`), and ``keep(job)`` at the end of a job that was
+        cancelled, timed out or failed after handing out parts: what it returns is returned. The result is
+        discarded when ``depends()`` (default :meth:`key`) changed meanwhile. The job's start, and its end with
+        what ``then`` shows of the result, each reach the screen at once (:data:`.shared.NOTHING_HELD`); the
+        results are in place before ``running`` is false again (:class:`~effdim_app.state.FittedState` waits for
+        that).
         """
+        on_partial, keep = kwargs.pop("on_partial", None), kwargs.pop("keep", None)
         depends = depends or self.key
         key = depends()
         with self.in_one_update():
@@ -241,6 +260,8 @@ class ScoresState(ScoreTables, param.Parameterized):
             watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
             if on_detail is not None:
                 watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
+            if on_partial is not None:
+                watchers.append(job.param.watch(lambda event: on_partial(event.new), ["partial"]))
             self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
         try:
             outcome = await job
@@ -248,12 +269,17 @@ class ScoresState(ScoreTables, param.Parameterized):
             self._job_ended(job, watchers)
             raise
         with self.in_one_update():
-            self._job_ended(job, watchers)
-            unshown = not_shown(task, job, changed=key != depends())
+            changed = key != depends()
+            unshown = not_shown(task, job, changed=changed)
             if unshown is None:
-                return then(outcome)
-            self.param.update(**unshown)
-            return None
+                shown = then(outcome)
+            elif keep is not None and job.partial and not changed:
+                shown = keep(job)
+            else:
+                self.param.update(**unshown)
+                shown = None
+            self._job_ended(job, watchers)
+            return shown
 
     def _results_run_with(self, settings: RunSettings) -> None:
         """The results about to be shown are of the current inputs, run with ``settings``."""
@@ -284,6 +310,9 @@ class ScoresState(ScoreTables, param.Parameterized):
         )
 
     async def run_sweep(self) -> list | None:
+        """Sweep the node's cardinalities as a job (:func:`effdim_app.tasks.sweep_task`): each fit is shown as it
+        finishes (the curves and the table grow; the fitted view waits for the end), and a sweep cancelled,
+        stopped by the server's time limit or failed part way keeps and shows the fits it finished."""
         if not self._ready():
             return None
         try:
@@ -292,22 +321,35 @@ class ScoresState(ScoreTables, param.Parameterized):
             self.param.update(message=f"Sweep refused: {error_text(err)}.", message_kind="danger")
             return None
         self.param.update(results=[], climb=None)
-        settings = self._settings(
-            "sweep", node=self.node, cards=None if cards is None else tuple(cards), until_saturated=until_saturated
-        )
+        settings = self._settings("sweep", node=self.node, cards=tuple(cards), until_saturated=until_saturated)
+        em = self.em_settings()
 
         def show(results: list) -> list:
-            self._results_run_with(settings)
-            last = results[-1]
-            saturated = until_saturated and last.de >= complete_dimension(last.model)
-            note = (
-                f" Stopped at |H| = {last.card}, where de = dc: larger cardinalities score alike "
-                "(tick 'past saturation' to go on)."
-                if saturated
-                else ""
-            )
+            self._results_run_with(replace(settings, cards=tuple(f.card for f in results)))
+            last, note = results[-1], ""
+            if until_saturated and last.de >= complete_dimension(last.model):
+                note = (
+                    f" Stopped at |{self.node or last.model.root}| = {last.card}, where de = dc: larger cardinalities "
+                    "score alike (tick 'past saturation' to go on)."
+                )
             self.param.update(
-                results=list(results), progress=100, status=f"Sweep done: {len(results)} cardinalities scored.{note}"
+                results=list(results), progress=100, status=f"Sweep done: {_swept_words(results, self.node)}.{note}"
+            )
+            return results
+
+        def keep(job) -> list:
+            """What a sweep stopped part way finished, shown as a sweep of those cardinalities (their singular BIC
+            over exactly them, as the engine gives a cancelled sweep's)."""
+            from effdim.sbic import with_singular_bic
+
+            results = show(with_singular_bic(job.partial, self.node, em.sbic_phi))
+            how = {"cancelled": "cancelled", "timed out": "stopped by the time limit"}.get(job.state, "failed")
+            self.param.update(
+                status=f"Sweep {how}: kept the {_swept_words(results, self.node)} it finished.",
+                message=f"Sweep {how} ({job.error.rstrip('.')}); the cardinalities finished before are shown."
+                if job.state != "cancelled"
+                else "",
+                message_kind="warning",
             )
             return results
 
@@ -319,8 +361,10 @@ class ScoresState(ScoreTables, param.Parameterized):
             node=self.node,
             cards=cards,
             until_saturated=until_saturated,
-            settings=self.em_settings(),
+            settings=em,
             then=show,
+            on_partial=lambda fits: self.param.update(results=list(fits)),
+            keep=keep,
         )
 
     async def run_climb(self) -> Any:

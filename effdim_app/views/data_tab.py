@@ -89,7 +89,13 @@ class ScoresPanel(Viewer):
         self.node = pn.widgets.Select.from_param(state.param.node, label="Node to sweep", options=[], width=120)
         self.card_min = pn.widgets.IntInput.from_param(state.param.card_min, label="|H| from", width=90)
         self.card_max = pn.widgets.IntInput.from_param(
-            state.param.card_max, label="to (0 = until de = dc)", width=150, css_classes=["effdim-card-max"]
+            state.param.card_max,
+            label="to",
+            width=90,
+            css_classes=["effdim-card-max"],
+            description="The most states of the swept node; never beyond the largest regular cardinality "
+            "(Lemmas 3.2 and 4.1). The sweep stops at the first saturated model (de = dc), where the scores "
+            "turn flat, unless 'past saturation' is ticked.",
         )
         self.past_saturation = pn.widgets.Checkbox.from_param(
             state.param.past_saturation,
