@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import time
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from effdim.data import (
 from effdim.model import HLCModel
 from effdim.reading import load_csv
 
-STOUFFER = "/work/shared/data/stouffer-toby.csv"
+STOUFFER = str(resources.files("effdim.datasets") / "stouffer_toby.csv")  # the published table, as bundled
 
 
 def write(tmp_path, content, name="data.csv"):
@@ -52,7 +53,7 @@ def test_stouffer_toby_counts_are_detected():
     assert ds.cardinalities == (2, 2, 2, 2)
     assert ds.states == (("+", "-"),) * 4
     assert ds.n_missing == 0
-    assert ds.source == "stouffer-toby.csv"
+    assert ds.source == "stouffer_toby.csv"
     counter = as_counter(ds)
     assert counter[("+", "+", "+", "+")] == 42
     assert counter[("-", "-", "-", "-")] == 20
