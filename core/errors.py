@@ -15,7 +15,8 @@ The family, each defined beside the rule it enforces:
   :class:`effdim.data.NeedsMapping` -- columns and leaves that a mapping would
   match: :class:`effdim.data.LeavesWithoutColumns` (leaves that name no data
   column), :class:`effdim.data.ColumnsWithoutLeafNames` (columns whose names
-  cannot name a leaf);
+  cannot name a leaf); :class:`effdim.data.TooManyValues` -- a column with
+  too many values to be an item (a number, an identifier);
 * :class:`effdim.formula.FormulaError` -- a covariate formula that does not
   parse or does not fit the data;
 * :class:`effdim.learner.NotFittedError` -- a learner used before it is fitted;

@@ -161,23 +161,26 @@ class FitResult:
 
         return parameters_json(self.params, self.labels)
 
-    def posteriors(self, nodes: list[str] | None = None):
+    def posteriors(self, nodes: list[str] | None = None, *, ids: Any = None):
         """Posterior membership per input row or pattern (:func:`effdim.profiles.posterior_table`); in a
         regression each row under its own class probabilities, a row left out (a missing covariate or
-        weight) with empty posteriors."""
-        from .profiles import posterior_table
+        weight) with empty posteriors. ``ids``: the identifier columns of the rows
+        (:attr:`effdim.reading.Loaded.ids`), put first, so the table merges back into the file
+        (:func:`effdim.profiles.with_ids`)."""
+        from .profiles import posterior_table, with_ids
 
         if self.case is None:
-            return posterior_table(self.params, self._data(), self.labels, nodes)
+            return with_ids(posterior_table(self.params, self._data(), self.labels, nodes), ids)
         if self.coefficients is None:
             posts = None
         else:
             from .regression import pattern_posteriors
 
             posts = pattern_posteriors(self.em, self.model_data())
-        return posterior_table(
+        table = posterior_table(
             self.params, self._data(), self.labels, nodes, pattern_posteriors=posts, rows=self.case.pattern_of_row
         )
+        return with_ids(table, ids)
 
     def distal(self, data: Any, outcomes: Any, **options: Any) -> list:
         """Class-specific means or probabilities of variables left out of the model, by the three-step

@@ -40,6 +40,7 @@ __all__ = [
     "class_shares",
     "parameters_json",
     "posterior_table",
+    "with_ids",
 ]
 
 
@@ -272,6 +273,26 @@ def posterior_table(
                     frame[column] = frame[column].astype(object)
                     frame.loc[left_out, column] = None
     return frame
+
+
+def with_ids(table: pd.DataFrame, ids: pd.DataFrame | None) -> pd.DataFrame:
+    """``table`` (:func:`posterior_table`, one row per input row) with the identifier columns ``ids`` first.
+
+    Refused (:class:`effdim.errors.InvalidArgument`) when the rows do not match: pattern-count data have no
+    row per case, and ``ids`` must have one row per input row; and when an identifier is named like a column
+    of the table."""
+    from .errors import InvalidArgument
+
+    if ids is None or len(ids.columns) == 0:
+        return table
+    if "count" in table.columns and len(table) != len(ids):
+        raise InvalidArgument("these data are counts of response patterns, not one row per case: no row to identify")
+    if len(ids) != len(table):
+        raise InvalidArgument(f"{len(ids):,} identifiers for {len(table):,} rows: they come from another file")
+    clash = [c for c in ids.columns if c in table.columns]
+    if clash:
+        raise InvalidArgument(f"the identifier {clash[0]!r} has the name of a column of the posteriors' table")
+    return pd.concat([ids.reset_index(drop=True), table], axis=1)
 
 
 def _positions(patterns: np.ndarray, wanted: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,7 @@ from .data import (
     column_of,
     from_columns,
 )
+from .data.choice import ColumnChoice
 from .errors import shown as shown_text
 
 __all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv", "read_data"]
@@ -87,6 +88,8 @@ class Loaded:
     #: Columns left out for having more than ``max_states`` distinct values (``too_many_states="drop"``),
     #: name -> the distinct values seen before it was left out.
     dropped: tuple[tuple[str, int], ...] = ()
+    #: The identifier columns (``ids``), one row per input row in the file's order; ``None`` without them.
+    ids: pd.DataFrame | None = field(default=None, compare=False)
 
     def description(self) -> str:
         """``'CSV, Latin-1, fields separated by semicolons'``: what was detected or given."""
@@ -114,6 +117,9 @@ def read_data(
     max_states: int = 50,
     too_many_states: str = "refuse",
     unlimited: Collection[str] = (),
+    columns: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    ids: Sequence[str] = (),
 ) -> Loaded:
     """Read a data file (path, open file or bytes) into a :class:`Loaded`.
 
@@ -140,11 +146,20 @@ def read_data(
     unlimited:
         Columns exempt from ``max_states``, read with every value they have
         (a distal outcome, a covariate or a weight that is a number).
+    columns, drop, ids:
+        The columns to keep (default: every one, in the file's order), to
+        leave out, and that identify the rows: read whatever their number of
+        values, left out of the data and given back per input row in
+        :attr:`Loaded.ids` (:class:`effdim.data.choice.ColumnChoice`).
     """
     from .csvscan import read_bytes, read_cells
 
     if too_many_states not in ("refuse", "drop"):
         raise DataError(f"too_many_states must be 'refuse' or 'drop', got {too_many_states!r}")
+    choice = ColumnChoice.of(columns, drop, ids)
+    unlimited = {*unlimited, *choice.whole}
+    # a column not kept may have any number of values: read past it instead of refusing the file for it
+    drop_wide = too_many_states == "drop" or choice.keep is not None
     raw, file_name = read_bytes(source, max_bytes)
     shown = shown_text(name) if name else file_name
     kind = format or _format(raw, name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""))
@@ -163,14 +178,15 @@ def read_data(
             max_states=max_states,
             unlimited=_count_candidates(count_column) | set(unlimited),
             ignore=set(missing),
-            drop_wide=too_many_states == "drop",
+            drop_wide=drop_wide,
             name=shown,
         )
-        header, columns = _kept(cells.header, cells.columns)
+        header, kept = _kept(cells.header, cells.columns)
         lines = cells.lines
+        header, kept, identifiers, wide = _chosen(choice, header, kept, len(lines), shown, dict(cells.dropped), missing)
         dataset = from_columns(
             header,
-            columns,
+            kept,
             len(lines),
             lambda i: f"line {lines[i]}",
             count_column=count_column,
@@ -180,7 +196,7 @@ def read_data(
             sep=cells.separator,
             unlimited=unlimited,
         )
-        return Loaded(dataset, "csv", cells.encoding, cells.separator, tuple(cells.dropped.items()))
+        return Loaded(dataset, "csv", cells.encoding, cells.separator, wide, ids=identifiers)
     frame, labels = _read_frame(raw, kind, shown, UnpackLimits(max_bytes, max_columns))
     return _from_frame(
         frame,
@@ -191,9 +207,28 @@ def read_data(
         missing=missing,
         max_columns=max_columns,
         max_states=max_states,
-        too_many_states=too_many_states,
+        too_many_states="drop" if drop_wide else "refuse",
         unlimited=unlimited,
+        choice=choice,
     )
+
+
+def _chosen(
+    choice: ColumnChoice,
+    header: list[str],
+    columns: list[Column],
+    n: int,
+    name: str,
+    wide: dict[str, int],
+    missing: Sequence[str],
+) -> tuple[list[str], list[Column], pd.DataFrame | None, tuple[tuple[str, int], ...]]:
+    """The columns ``choice`` keeps, the identifiers' values, and the columns left out for too many values that
+    the choice did not leave out itself (what :attr:`Loaded.dropped` reports)."""
+    if not choice.chosen:
+        return header, columns, None, tuple(wide.items())
+    header, columns, ids = choice.apply(header, columns, n, name, wide=wide, missing=missing)
+    left = {c: k for c, k in wide.items() if c not in choice.drop and choice.keep is None}
+    return header, columns, ids, tuple(left.items())
 
 
 def _format(raw: bytes, name: str) -> str:
@@ -266,8 +301,10 @@ def _from_frame(
     max_states: int,
     too_many_states: str,
     unlimited: Collection[str],
+    choice: ColumnChoice,
 ) -> Loaded:
-    """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes."""
+    """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes;
+    the columns ``choice`` keeps."""
     if max_columns is not None and frame.shape[1] > max_columns:
         raise DataError(f"{name}: the file has {frame.shape[1]:,} columns, more than the limit of {max_columns:,}")
     header = [str(c) for c in frame.columns]
@@ -287,6 +324,7 @@ def _from_frame(
         else:
             columns.append(column)
     header, kept = _kept(header, columns)
+    header, kept, identifiers, wide = _chosen(choice, header, kept, len(frame), name, dict(dropped), missing)
     dataset = from_columns(
         header,
         kept,
@@ -298,7 +336,7 @@ def _from_frame(
         source=name,
         unlimited=unlimited,
     )
-    return Loaded(dataset, kind, dropped=tuple(dropped))
+    return Loaded(dataset, kind, dropped=wide, ids=identifiers)
 
 
 def _labelled(series: pd.Series, value_labels: dict) -> Column:

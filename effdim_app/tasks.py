@@ -8,6 +8,8 @@ through it, the engine.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from effdim import EMSettings, HLCModel, dimensions, format_model, hill_climb, learn_structure, read_data, sweep
 from effdim.reading import Loaded
 from effdim.report import report_html
@@ -87,10 +89,17 @@ def read_upload_task(
     """:func:`effdim.reading.read_data` of an uploaded file's bytes: its format, encoding and separator
     detected, a header wider than ``max_columns`` refused before any cell is parsed, and columns with more
     than ``max_states`` distinct values left out while parsing (the dashboard names them and lets the user
-    pick among the rest)."""
-    return read_data(
-        content, name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states, too_many_states="drop"
-    )
+    pick among the rest). Those of them with a value of their own in every row identify the rows: the file
+    is read again to keep their values (:attr:`effdim.reading.Loaded.ids`), which the posteriors' download
+    puts first."""
+    options = dict(name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states)
+    loaded = read_data(content, **options, too_many_states="drop")
+    wide = [column for column, _ in loaded.dropped]
+    if not wide or loaded.dataset.rows is None:  # pattern counts: no row to identify
+        return loaded
+    ids = read_data(content, **options, too_many_states="drop", ids=wide).ids
+    unique = [c for c in wide if ids[c].notna().all() and ids[c].is_unique]
+    return replace(loaded, ids=ids[unique] if unique else None)
 
 
 def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), progress=None) -> str:

@@ -126,7 +126,7 @@ def test_upload_leaves_out_identifier_columns_detects_semicolons_and_latin1():
     rows = ["id;A;B"] + [f"{i};{'é' if i % 2 else 'e'};{i % 3}" for i in range(60)]
     assert d.load_upload("ids.csv", "\n".join(rows).encode("latin-1"))
     assert d.dataset.columns == ("A", "B") and d.full.columns == ("A", "B")  # left out while reading
-    assert "Left out 'id' (more than 50 distinct values" in d.message
+    assert "Left out 'id' (a value per row: an identifier, kept for the posteriors' download)" in d.message
     assert "semicolons" in d.message and "Latin-1" in d.message
     assert not d.use_columns(["A"]) and d.dataset.columns == ("A", "B")
     assert d.load_upload("utf16.csv", "A,B\né,1\ne,2\n".encode("utf-16"))

@@ -12,6 +12,7 @@ of commands (:mod:`.model_commands`, :mod:`.data_commands`, :mod:`.experiment_co
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -31,6 +32,12 @@ def _error_line(err: BaseException) -> str:
         return f"effdim: {err.problem}; name the leaves after the columns, or map them with --map LEAF=COLUMN"
     if data is not None and isinstance(err, data.ColumnsWithoutLeafNames):
         return f"effdim: {err.problem}; name its leaf with --map LEAF=COLUMN"
+    if data is not None and isinstance(err, data.TooManyValues):
+        name = shlex.quote(err.column)
+        return (
+            f"effdim: {err.problem}: probably continuous or an identifier; leave it out with --drop {name}, or "
+            f"keep it beside the posteriors with --id {name}"
+        )
     if isinstance(err, OSError):  # the system's refusal in words, naming the file (never "[Errno 28] ...")
         where = f"{shown(os.fsdecode(err.filename))}: " if err.filename is not None else ""
         return f"effdim: {where}{os_error_words(err)}"

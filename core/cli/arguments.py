@@ -83,6 +83,20 @@ def _add_em_options(p: argparse.ArgumentParser) -> None:
         help="text encoding of a CSV file (default: detected: UTF-8, else Latin-1; UTF-16 by its mark)",
     )
     p.add_argument(
+        "--columns",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column of the file to use (repeatable; default: every column)",
+    )
+    p.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="a column of the file to leave out, such as an identifier (repeatable)",
+    )
+    p.add_argument(
         "--map",
         action="append",
         default=[],

@@ -18,7 +18,13 @@ from .outputs import check_outputs, writing
 
 
 def _load_data(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
-    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`);
+    """DATA argument as a :class:`effdim.data.Dataset` (:func:`_load_rows`)."""
+    return _load_rows(args, unlimited)[0]
+
+
+def _load_rows(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
+    """DATA argument: a bundled data set name or a data file (:func:`effdim.reading.read_data`), its columns
+    as ``--columns`` and ``--drop`` say, and the identifier columns of ``--id`` per row (``None`` without);
     the ``unlimited`` columns are read with every value they have.
 
     What was detected (format, encoding, separator) is a note
@@ -27,19 +33,38 @@ def _load_data(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
     ``--quiet`` or ``--json``.
     """
     from .. import datasets
+    from ..data.choice import ColumnChoice
     from ..reading import read_data
 
+    ids = getattr(args, "id", [])
     if args.data in datasets.names():
-        if args.sep is not None or args.encoding is not None:
-            raise UsageError(
-                f"effdim {args.command}: --sep and --encoding apply to data files, "
-                f"not to the bundled data set {args.data!r}"
-            )
-        return datasets.load(args.data)
-    loaded = read_data(args.data, sep=args.sep, encoding=args.encoding, unlimited=unlimited)
+        for given, option in (
+            (args.sep is not None or args.encoding is not None, "--sep and --encoding"),
+            (ids, "--id"),
+        ):
+            if given:
+                raise UsageError(
+                    f"effdim {args.command}: {option} apply to data files, not to the bundled data set {args.data!r}"
+                )
+        data = datasets.load(args.data)
+        choice = ColumnChoice.of(args.columns, args.drop)
+        if choice.chosen:
+            for name in (*(choice.keep or ()), *choice.drop):
+                data.index(name)  # names a column the data set has
+            data = data.subset([c for c in data.columns if c in (choice.keep or data.columns) and c not in choice.drop])
+        return data, None
+    loaded = read_data(
+        args.data,
+        sep=args.sep,
+        encoding=args.encoding,
+        unlimited=unlimited,
+        columns=args.columns,
+        drop=args.drop,
+        ids=ids,
+    )
     if not (args.quiet or args.json):
         _STDERR.note(f"read {loaded.dataset.source} as {loaded.description()}")
-    return loaded.dataset
+    return loaded.dataset, loaded.ids
 
 
 def _criteria(args: argparse.Namespace) -> list[str]:
@@ -96,7 +121,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     fit_output.check_regression_options(args)
     settings = em_settings_of(args)
     formula = fit_output.formula_of(args)
-    data = _load_data(args, (*three_step.outcome_columns(args), *fit_output.extra_columns(args, formula)))
+    data, ids = _load_rows(args, (*three_step.outcome_columns(args), *fit_output.extra_columns(args, formula)))
     model = fit_output.model_of(args.model)
     mapping = mapping_of(args)
     result = fit(
@@ -112,7 +137,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
         result = result.relabeled(node, order)
     method = fit_output.se_method(args)
     if result.coefficients is not None:
-        _fit_regression(args, result, data, method)
+        _fit_regression(args, result, data, method, ids)
         return
     distal = three_step.analyse(args, result, data)
     regression = three_step.regression(args, result, data)
@@ -132,9 +157,7 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     if not result.unique and args.equivalent_fits:
         equivalent = result.equivalent_share_ranges(args.equivalent_fits, seed=args.seed)
     bvr = result.bivariate_residuals()
-    if args.posteriors:
-        with writing(args.posteriors, "posteriors"):
-            result.posteriors().to_csv(args.posteriors, index=False)
+    _write_posteriors(args, result, ids)
     _write_report(args, result, data=data, bootstrap=boot, three_step=[*distal, *([regression] if regression else [])])
     notes = result.em.convergence_notes()
     if args.json:
@@ -228,13 +251,20 @@ def _print_fit_head(args: argparse.Namespace, result, data, notes: list[str], me
     fit_output.print_standard_error_notes(result, method)
 
 
-def _fit_regression(args: argparse.Namespace, result, data, method: str | None) -> None:
+def _write_posteriors(args: argparse.Namespace, result, ids) -> None:
+    """``--posteriors FILE``: every row's posteriors, the ``--id`` columns first (:meth:`effdim.FitResult.posteriors`)."""
+    if not args.posteriors:
+        return
+    table = result.posteriors(ids=ids)
+    with writing(args.posteriors, "posteriors"):
+        table.to_csv(args.posteriors, index=False)
+
+
+def _fit_regression(args: argparse.Namespace, result, data, method: str | None, ids) -> None:
     """``fit --covariates``: the coefficients in place of the diagnostics of models without covariates."""
     from . import fit_output
 
-    if args.posteriors:
-        with writing(args.posteriors, "posteriors"):
-            result.posteriors().to_csv(args.posteriors, index=False)
+    _write_posteriors(args, result, ids)
     _write_report(args, result, data=data)
     notes = result.em.convergence_notes()
     if args.json:
@@ -303,6 +333,9 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--past-saturation": getattr(args, "until_saturated", True) is False,
         "--score": getattr(args, "score", None),
         "--pick": getattr(args, "pick", None),
+        "--columns": args.columns,
+        "--drop": args.drop,
+        "--id": getattr(args, "id", None),
         "--map": args.map,
         "--order": getattr(args, "order", None),
         "--distal": getattr(args, "distal", None),

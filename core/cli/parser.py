@@ -127,6 +127,14 @@ def _add_fit(sub) -> None:
         "one row per pattern for count data)",
     )
     fit_p.add_argument(
+        "--id",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="a column that identifies the rows (repeatable): left out of the model, written first in "
+        "--posteriors so they merge back into the file",
+    )
+    fit_p.add_argument(
         "--bootstrap",
         type=_positive_int,
         default=None,

@@ -49,7 +49,7 @@ import pandas as pd
 
 from ..errors import shown
 from ..limits import MAX_LABEL_CHARS
-from .dataset import DataError, Dataset, compress_columns, compress_rows, weighted_missing
+from .dataset import DataError, Dataset, TooManyValues, compress_columns, compress_rows, weighted_missing
 from .ordinal import answer_order, shared_orders
 
 #: Column names (case-insensitive) that ``count_column="auto"`` takes for counts.
@@ -416,9 +416,8 @@ def _short(value: Any, width: int = 40) -> str:
 def too_many_values(source: str, column: str, limit: int, examples: list) -> DataError:
     """The one message for a column with more than ``limit`` distinct values (every reader uses it)."""
     shown = ", ".join(_short(value, 20) for value in examples[:5])
-    return DataError(
-        f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...): "
-        "probably continuous or an identifier; discretize or drop it"
+    return TooManyValues(
+        f"{source}: column {column!r} has more than {limit} distinct values (e.g. {shown}, ...)", column
     )
 
 

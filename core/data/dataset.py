@@ -63,6 +63,24 @@ class ColumnsWithoutLeafNames(NeedsMapping):
     PYTHON_REMEDY = "name their leaves with mapping={leaf: column}"
 
 
+class TooManyValues(DataError):
+    """A column with more distinct values than a category may have: a number, or an identifier.
+
+    ``str(err)`` gives the remedy in Python's words (``drop=[column]``, ``ids=[column]`` of
+    :func:`effdim.reading.read_data`); each other face adds its own to :attr:`problem` (the CLI its
+    ``--drop`` and ``--id``)."""
+
+    def __init__(self, problem: str, column: str):
+        self.problem, self.column = problem, column
+        super().__init__(
+            f"{problem}: probably continuous or an identifier; discretize it, or leave it out "
+            f"(drop=[{column!r}], or ids=[{column!r}] to keep it beside the posteriors)"
+        )
+
+    def __reduce__(self):  # pickles as it was raised (a worker process sends it back)
+        return type(self), (self.problem, self.column)
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """Categorical data compressed into unique response patterns.

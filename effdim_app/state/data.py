@@ -24,6 +24,12 @@ class DataState(param.Parameterized):
     dataset = param.Parameter(default=None, doc="effdim.data.Dataset or None: the columns in use.")
     full = param.Parameter(default=None, doc="The Dataset as loaded, every column.")
     columns = param.List(default=[], doc="The columns of `full` in use (`dataset`).")
+    left_out = param.List(default=[], doc="The file's columns the reader left out (too many values), by name.")
+    ids = param.Parameter(
+        default=None,
+        doc="The identifier columns of the file's rows (effdim.reading.Loaded.ids: among `left_out`, those with a "
+        "value of their own in every row), put first in the posteriors' download; None without.",
+    )
     source = param.String(default="", doc="Where the data came from.")
     max_bytes = param.Integer(default=10_000_000, bounds=(1, None), doc="Upload size limit.")
     max_states = param.Integer(default=50, bounds=(2, None), doc="Most states a column may have.")
@@ -37,11 +43,19 @@ class DataState(param.Parameterized):
         super().__init__(**params)
         self.in_one_update = NOTHING_HELD  # how a read upload reaches the screen (.shared)
 
-    def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = ()) -> bool:
+    def _loaded(self, full, *, source: str, how: str = "", dropped: tuple[str, ...] = (), ids=None) -> bool:
         """Use ``full`` (read as ``how`` says; the ``dropped`` columns had more than ``max_states`` values:
-        identifiers, most likely, left out by the reader, which refuses a file left with fewer than two)."""
-        self.param.update(full=full, columns=list(full.columns), dataset=full, source=source)
-        left_out = [f"{c!r} (more than {self.max_states} distinct values: an identifier?)" for c in dropped]
+        identifiers, most likely, left out by the reader, which refuses a file left with fewer than two; ``ids``
+        the values of those that identify the rows)."""
+        self.param.update(
+            full=full, columns=list(full.columns), dataset=full, source=source, left_out=list(dropped), ids=ids
+        )
+        named = set(() if ids is None else ids.columns)
+        why = {True: "a value per row: an identifier, kept for the posteriors' download"}
+        left_out = [
+            f"{c!r} ({why.get(c in named, f'more than {self.max_states} distinct values: an identifier?')})"
+            for c in dropped
+        ]
         notes = ([f"read as {how}"] if how else []) + (
             [f"left out {', '.join(left_out)}; pick the columns to use below"] if dropped else []
         )
@@ -144,7 +158,11 @@ class DataState(param.Parameterized):
     def _read(self, loaded, source: str) -> bool:
         """Use a file as :func:`effdim.reading.read_data` read it (a :class:`effdim.reading.Loaded`)."""
         return self._loaded(
-            loaded.dataset, source=source, how=loaded.description(), dropped=tuple(name for name, _ in loaded.dropped)
+            loaded.dataset,
+            source=source,
+            how=loaded.description(),
+            dropped=tuple(name for name, _ in loaded.dropped),
+            ids=loaded.ids,
         )
 
     def load_bundled(self, name: str) -> bool:

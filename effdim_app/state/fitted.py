@@ -83,7 +83,8 @@ class FittedState(param.Parameterized):
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
-        self._analysis: tuple[Any, list | None, Any, Any] = (None, None, None, None)  # (data, sweep, climb, settings)
+        # (data, sweep, climb, settings, the identifiers of the data's rows) of the fits offered
+        self._analysis: tuple[Any, list | None, Any, Any, Any] = (None, None, None, None, None)
         scores.param.watch(self._results_changed, ["results", "climb", "running"])
         self.param.watch(self._show, ["fits", "chosen", "node"])  # one watcher: one computation per change
 
@@ -108,7 +109,8 @@ class FittedState(param.Parameterized):
                 self.stale = STALE
             return
         chosen = next(label for label, f in fits.items() if f is shown)
-        self._analysis = (scores.data.full, list(scores.results) or None, scores.climb, scores.settings_of_results)
+        data = scores.data
+        self._analysis = (data.full, list(scores.results) or None, scores.climb, scores.settings_of_results, data.ids)
         self.param.update(fits=fits, chosen=chosen, node=shown.model.root, proposal="", stale="")
 
     @property
@@ -159,7 +161,7 @@ class FittedState(param.Parameterized):
         fit = self.fit
         if fit is None:
             return None
-        data, sweep, climb, settings = self._analysis
+        data, sweep, climb, settings, _ = self._analysis
         if sweep is not None:
             pick = DEFAULT_SCORE if best(sweep, DEFAULT_SCORE) is fit else None
         else:
@@ -184,8 +186,10 @@ class FittedState(param.Parameterized):
         return html
 
     def posteriors_csv(self) -> str:
+        """Every row's posteriors of the shown fit, the identifiers of the rows first (the columns the reader left
+        out as identifiers, :attr:`.data.DataState.ids`), so the table merges back into the file."""
         fit = self.fit
-        return "" if fit is None else fit.posteriors().to_csv(index=False)
+        return "" if fit is None else fit.posteriors(ids=self._analysis[4]).to_csv(index=False)
 
     def reorder(self, text: str) -> bool:
         """Renumber the shown node's states: ``text`` lists the current state numbers in the new

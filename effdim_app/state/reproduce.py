@@ -19,8 +19,9 @@ its results) say which command gives the same numbers:
 
 The data is named as the file was uploaded (``Dataset.source``), to be run
 where that file is. Leaves are matched to columns by name in both, so no
-``--map`` is needed; a column subset is written as the LC model over the
-columns in use. No Panel import.
+``--map`` is needed; the file's columns not in use (an identifier the reader
+left out, columns the user removed) are left out with ``--drop``, so the LC
+model over the columns the command reads is the one scored. No Panel import.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class RunSettings:
 
     task: str  #: "sweep" or "climb"
     model: HLCModel  #: the model scored (the LC model over the columns in use when the mapping is 'lc')
-    lc_over_all_columns: bool  #: the model is the LC model over every column of the file (no --model needed)
+    lc_over_all_columns: bool  #: the model is the LC model over every column in use (no --model needed)
     node: str | None  #: the swept node (sweep)
     cards: tuple[int, ...] | None  #: the cardinalities swept (a sweep; those it finished, when it stopped part way)
     until_saturated: bool  #: the sweep stopped at the first saturated model
@@ -50,10 +51,17 @@ class RunSettings:
     restarts: int
     seed: int
     cs_prior: str
+    drop: tuple[str, ...] = ()  #: the file's columns not used (left out by the reader or by the user)
 
 
 def _em_options(settings: RunSettings) -> dict:
-    return {"--restarts": settings.restarts, "--seed": settings.seed, "--cs-prior": settings.cs_prior}
+    """The options every command gets: the columns left out, and how EM runs."""
+    return {
+        "--drop": list(settings.drop) or None,
+        "--restarts": settings.restarts,
+        "--seed": settings.seed,
+        "--cs-prior": settings.cs_prior,
+    }
 
 
 def _sweep_options(settings: RunSettings, pick: str | None) -> dict | None:
@@ -90,19 +98,25 @@ def reproducing_command(settings: RunSettings, source: str, fit, pick: str | Non
 def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
     """The command that gives the shown fit's distal outcomes (``effdim fit ... --distal``), after a comment
     line: a refit of the shown model, so its classes are the shown fit's where EM ends at the same optimum."""
+    outcomes = [outcome.column for outcome in distal]
     options = {
         "--model": format_model(fit.model),
         **_em_options(settings),
-        "--distal": [outcome.column for outcome in distal],
+        "--drop": [c for c in settings.drop if c not in outcomes] or None,  # the outcomes are read, not modelled
+        "--distal": outcomes,
         "--distal-method": distal[0].method,
     }
     return "# the distal outcomes, of a refit of the model shown:\n" + command_line("fit", source, options)
 
 
-def run_settings(task: str, *, model: HLCModel | None, dataset, full, **options) -> RunSettings:
-    """:class:`RunSettings` of a run on ``dataset`` (the columns in use of ``full``, the file as loaded) of
-    ``model`` (None: the LC model over the columns in use); ``options`` as :class:`RunSettings`'s fields."""
+def run_settings(
+    task: str, *, model: HLCModel | None, dataset, full, left_out: tuple[str, ...] = (), **options
+) -> RunSettings:
+    """:class:`RunSettings` of a run on ``dataset`` (the columns in use of ``full``, the file as loaded, whose
+    ``left_out`` columns the reader left out) of ``model`` (None: the LC model over the columns in use);
+    ``options`` as :class:`RunSettings`'s fields. The command leaves out (``--drop``) every column of the file
+    not in use, so the LC model over the columns it reads is the one scored."""
     scored = model if model is not None else lc_model_for(dataset)
-    every_column = model is None and list(dataset.columns) == list(full.columns)
+    drop = (*left_out, *(c for c in full.columns if c not in dataset.columns))
     defaults = {"node": None, "cards": None, "until_saturated": False, "score": None}
-    return RunSettings(task=task, model=scored, lc_over_all_columns=every_column, **{**defaults, **options})
+    return RunSettings(task=task, model=scored, lc_over_all_columns=model is None, drop=drop, **{**defaults, **options})

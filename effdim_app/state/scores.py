@@ -303,6 +303,7 @@ class ScoresState(ScoreTables, param.Parameterized):
             model=self.scored_model(),
             dataset=data.dataset,
             full=data.full,
+            left_out=tuple(data.left_out),
             restarts=self.restarts,
             seed=self.seed,
             cs_prior=self.cs_prior,

@@ -20,7 +20,8 @@ DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
 
 
 class DataPanel(Viewer):
-    """Upload a CSV or pick a bundled data set; the loader's messages inline."""
+    """Upload a data file (CSV, SPSS, Stata, Excel, Parquet) or pick a bundled data set; the loader's messages
+    inline."""
 
     def __init__(self, state: DataState, **params):
         super().__init__(**params)
@@ -138,11 +139,16 @@ class DataPanel(Viewer):
         return pn.Column(
             heading(
                 "Data",
-                f"A CSV file with a header row; one column per observed variable, categorical values "
+                f"A data file with a header row (CSV, SPSS, Stata, Excel or Parquet); one column per observed "
+                f"variable, categorical values "
                 f"(at most {self.state.max_states} states each); an optional 'count' column of "
                 f"pattern counts; at most {limit}.",
             ),
-            html(f"<small>Upload a CSV file (at most {limit}) …</small>", margin=(0, 5)),
+            html(
+                f"<small>Upload a data file: CSV, SPSS .sav, Stata .dta, Excel .xlsx or Parquet (at most {limit}) …"
+                "</small>",
+                margin=(0, 5),
+            ),
             self.drop_zone,
             html("<small>… or pick a bundled data set:</small>", margin=(0, 5)),
             self.bundled,

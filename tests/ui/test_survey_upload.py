@@ -11,7 +11,7 @@ import pytest
 from conftest import VIEWPORT
 from pages import DEEP, POLL, TIMEOUT, data_tab, open_app
 from playwright.sync_api import Page, expect
-from questionnaire import ITEMS, survey_csv, survey_sav
+from questionnaire import ID, ITEMS, survey_csv, survey_sav
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +139,40 @@ def _screenshots(page: Page, shots, stem: str) -> None:
                 page.screenshot(path=str(shots / f"{stem}-{width}-{part}.png"))
     finally:
         page.set_viewport_size(VIEWPORT)
+
+
+def test_the_reports_command_of_a_survey_runs_and_gives_the_pages_numbers_and_posteriors_keep_its_id(
+    page: Page, app_url, tmp_path, monkeypatch, capsys
+):
+    """Items 4 and 5: the report's command leaves the identifier out (--drop), runs where the file is and gives the
+    log-likelihoods of the page's table; the posteriors' download starts with the identifier column."""
+    import html
+    import json
+    import re
+    import shlex
+
+    import pandas as pd
+
+    from effdim.cli import main
+
+    open_app(page, app_url)
+    upload_survey(page, "survey.csv", survey_csv())
+    expect(page.get_by_text("an identifier, kept for the posteriors' download")).to_be_visible()
+    sweep_to(page, 2)
+    expect(page.locator(".effdim-results .tabulator-row")).to_have_count(2)
+    logliks = page.locator(".effdim-results .tabulator-cell[tabulator-field='loglik']").all_text_contents()
+    with page.expect_download(timeout=TIMEOUT) as report:
+        page.get_by_role("button", name="Download report (HTML)").click()
+    text = tmp_path / "report.html"
+    report.value.save_as(text)
+    command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', text.read_text()).group(1))
+    assert f"--drop {ID}" in command
+    (tmp_path / "survey.csv").write_bytes(survey_csv())
+    monkeypatch.chdir(tmp_path)
+    assert main([*shlex.split(command)[1:], "--json", "--quiet"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [f"{f['loglik']:,.2f}" for f in again] == logliks
+    with page.expect_download(timeout=TIMEOUT) as posteriors:
+        page.get_by_role("button", name="Download posteriors (CSV)").click()
+    table = pd.read_csv(posteriors.value.path())
+    assert table.columns[0] == ID and table[ID].tolist()[:3] == ["R0001", "R0002", "R0003"] and len(table) == 800
