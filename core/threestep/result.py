@@ -93,14 +93,14 @@ class DistalOutcome:
     def intervals(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Lower and upper bounds of the ``level`` confidence intervals: estimate +- z SE for means;
         for probabilities the same on the log-odds scale, taken back (so they stay within 0 and 1)."""
+        from ..standard_errors import logit_interval
+
         z = float(ndtri(0.5 + level / 2))
         est, se = self.estimates, self.se
         if self.kind == "continuous":
             return est - z * se, est + z * se
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logit = np.log(est / (1 - est))
-            half = z * se / (est * (1 - est))
-            lower, upper = 1 / (1 + np.exp(-(logit - half))), 1 / (1 + np.exp(-(logit + half)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            lower, upper = logit_interval(est, se, z)
         inside = (est > 0) & (est < 1) & np.isfinite(se)
         return np.where(inside, lower, np.nan), np.where(inside, upper, np.nan)
 
