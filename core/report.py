@@ -54,6 +54,7 @@ from .profiles import profile_table
 from .scores import FIT_SCORES, SCORES, TIE_TOLERANCE, best
 from .search import pick_caveats
 from .threestep import METHODS, DistalOutcome, ThreeStepRegression
+from .threestep.result import se_words
 from .treedraw import model_data, tree_svg
 
 __all__ = [
@@ -574,8 +575,8 @@ def distal_html(outcomes: Sequence[Any]) -> str:
     error = first.classification
     body = _p(
         f"The three-step method, step 3 by the {METHODS[first.method]}; {error.assignment} assignment misclassifies "
-        f"{100 * error.error_rate:.1f} % of the rows. Standard errors are {first.se_method}, taking the "
-        "classification error as known; intervals are 95 % (for probabilities on the log-odds scale).",
+        f"{100 * error.error_rate:.1f} % of the rows. Standard errors {se_words(first.se_method)}; intervals are "
+        "95 % (for probabilities on the log-odds scale).",
         "note",
     )
     for outcome in outcomes:
@@ -642,8 +643,7 @@ def _regression_section(found: Any) -> str:
         f"Multinomial logit of the classes of {found.node} on {found.design.formula} by the three-step method, step 3 "
         f"by the {METHODS[found.method]}: log odds of each class against class 1"
         + (f" (reference categories: {refs})" if refs else "")
-        + f". {_count(found.n)} rows{missing}; standard errors {found.se_method}, the classification error taken "
-        "as known.",
+        + f". {_count(found.n)} rows{missing}; standard errors {se_words(found.se_method)}.",
         "note",
     )
     rows = [

@@ -189,3 +189,51 @@ def test_a_class_nobody_is_assigned_to_leaves_bch_without_weights():
         found.bch_weights()
     # proportional assignment leaves nobody out
     assert np.all(np.isfinite(classify(Units(post, [5, 5, 5, 5]), "proportional").bch_weights()))
+
+
+def test_step_1s_uncertainty_widens_the_corrected_errors_as_draws_of_the_measurement_model_do(simulated):
+    """The delta method of effdim.threestep.step1 against a Monte Carlo of it: the measurement model's
+    parameters drawn from their estimated sampling distribution, D and the BCH estimates recomputed at each
+    draw (the assignment held), their covariance added to step 3's."""
+    from effdim.distribution import Parameters
+    from effdim.standard_errors.information import covariance
+    from effdim.standard_errors.parameters import Parametrisation
+    from effdim.threestep.units import fit_rows
+
+    data, fitted = simulated
+    [plain] = distal_outcomes(fitted, data, "z")
+    [wide] = distal_outcomes(fitted, data, "z", step1=True)
+    assert wide.se_method == "robust, with step 1's uncertainty"
+    assert np.all(wide.se > plain.se * 1.02)
+    np.testing.assert_array_equal(wide.estimates, plain.estimates)
+    par = Parametrisation(fitted.params)
+    cov, _ = covariance(par, fitted.model_data(), "observed")
+    rows = fit_rows(fitted, data, "X")
+    held = plain.classification.assigned
+    draws = np.random.default_rng(0).multivariate_normal(par.eta(), cov.matrix, size=300)
+    cpts, _ = par.points(draws)
+    means = []
+    for s in range(len(draws)):
+        units, outcome = rows.at(Parameters(fitted.model, {n: t[s] for n, t in cpts.items()})).with_outcome("z", "auto")
+        weights = classify(units, "modal", assigned=held).bch_weights()
+        seen = outcome.observed
+        means.append((units.mass[seen] * outcome.values[seen]) @ weights[seen] / (units.mass[seen] @ weights[seen]))
+    monte_carlo = np.var(np.array(means), axis=0)
+    np.testing.assert_allclose(wide.se[:, 0] ** 2 - plain.se[:, 0] ** 2, monte_carlo, rtol=0.25)
+    [modal] = distal_outcomes(fitted, data, "z", method="modal", step1=True)  # the assignment alone: nothing moves
+    np.testing.assert_allclose(modal.se, distal_outcomes(fitted, data, "z", method="modal")[0].se, rtol=1e-9)
+
+
+def test_step_1s_uncertainty_is_left_out_where_the_measurement_model_is_not_identified():
+    """Three classes of four binary items: de = 13 < ds = 14 (the paper's Table 1), a singular information."""
+    rng = np.random.default_rng(2)
+    rows = ["a,b,c,d,z"] + [
+        ",".join(map(str, [*(rng.random(4) < p).astype(int) + 1, round(float(rng.normal(k)), 3)]))
+        for k, p in enumerate([0.8, 0.5, 0.2] * 200)
+    ]
+    data = read_data("\n".join(rows).encode(), name="four.csv", unlimited=["z"]).dataset
+    fitted = fit(data.subset(["a", "b", "c", "d"]), "X:3:a:2,b:2,c:2,d:2", seed=1, warn=False)
+    [plain] = distal_outcomes(fitted, data, "z")
+    [wide] = distal_outcomes(fitted, data, "z", step1=True)
+    assert "the measurement model is not identified (de < ds)" in wide.notes[-1]
+    np.testing.assert_array_equal(wide.se, plain.se)

@@ -134,7 +134,10 @@ def test_the_command_line_prints_and_gives_the_json(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "three-step regression of X (ML correction; 1500 rows; standard errors observed) on x" in out
+    assert (
+        "three-step regression of X (ML correction; 1500 rows; standard errors observed, the classification error taken as known) on x"
+        in out
+    )
     assert "Wald test that x leaves the classes alike: W = " in out
     for argv, said in [
         (["--covariates-3step", "x + i1"], "--covariates-3step names 'i1', an item of the model"),
@@ -202,3 +205,15 @@ def test_the_same_coefficients_as_stepmix_on_the_same_measurement_model(method):
     result = covariates_3step(fitted, data, "x + g", method=method)
     np.testing.assert_allclose(result.classification.error_matrix, found["error_matrix"], atol=1e-5)
     np.testing.assert_allclose(result.coefficients, found["coefficients"], atol=1e-9 if method == "modal" else 5e-5)
+
+
+def test_step_1s_uncertainty_widens_the_errors_of_the_coefficients(drawn_file, capsys):
+    argv = ["fit", str(drawn_file), "--model", MODEL, "--seed", "1", "--covariates-3step", "x", "--json"]
+    for method in ("bch", "ml"):
+        assert main([*argv, "--distal-method", method]) == 0
+        known = json.loads(capsys.readouterr().out)["covariates_3step"]
+        assert main([*argv, "--distal-method", method, "--step1-uncertainty"]) == 0
+        wide = json.loads(capsys.readouterr().out)["covariates_3step"]
+        assert wide["coefficients"] == known["coefficients"]
+        assert wide["se_method"].endswith("with step 1's uncertainty")
+        assert np.all(np.array(wide["se"]) > np.array(known["se"]))

@@ -13,7 +13,7 @@ three-step covariates. Per method and quantity it prints the share of the
 intervals holding the truth (target 95 %), the mean bias, and the mean
 standard error against the standard deviation of the estimates over the
 replicates (the standard errors take the classification error as known, so they
-may fall a little short).
+may fall a little short; ``--step1`` adds step 1's uncertainty, :mod:`effdim.threestep.step1`).
 
     python -m benchmarks.engine.bench_three_step_coverage --replicates 200 --rows 1000
 """
@@ -51,7 +51,7 @@ def draw(rng: np.random.Generator, n: int) -> pd.DataFrame:
     return frame
 
 
-def replicate(rng: np.random.Generator, n: int) -> dict | None:
+def replicate(rng: np.random.Generator, n: int, step1: bool) -> dict | None:
     """One replicate's (estimate, se, truth) per method and quantity; None when the fit's classes are not the
     true ones in the true order (a local optimum of another shape, or shares drawn in another order): the
     estimates of different replicates are then of the same classes, against the same reference."""
@@ -70,8 +70,9 @@ def replicate(rng: np.random.Generator, n: int) -> dict | None:
     truth_slopes = (SLOPES - SLOPES[0])[1:]
     found = {}
     for method in METHODS:
-        z, zc = distal_outcomes(fitted, data, {"z": "continuous", "zc": "categorical"}, method=method)
-        reg = covariates_3step(fitted, data, "x", method=method)
+        options = {"method": method, "step1": step1}
+        z, zc = distal_outcomes(fitted, data, {"z": "continuous", "zc": "categorical"}, **options)
+        reg = covariates_3step(fitted, data, "x", **options)
         found[method] = {
             "z mean": (z.estimates[:, 0], z.se[:, 0], Z_MEANS),
             "zc P(3)": (zc.estimates[:, 2], zc.se[:, 2], ZC[:, 2]),
@@ -85,12 +86,13 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=61)
+    parser.add_argument("--step1", action="store_true", help="add the measurement model's uncertainty to the errors")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     runs, skipped = [], 0
     for _ in range(args.replicates):
-        found = replicate(rng, args.rows)
+        found = replicate(rng, args.rows, args.step1)
         if found is None:
             skipped += 1
         else:
@@ -106,7 +108,8 @@ def main() -> None:
                 (method, quantity, 100 * covered.mean(), np.abs((est - truth).mean(axis=0)).max(),
                  se.mean(axis=0).mean(), est.std(axis=0).mean())
             )  # fmt: skip
-    print(f"{len(runs)} replicates of {args.rows} rows ({skipped} fits of another shape or order left out), "
+    errors = "with step 1's uncertainty" if args.step1 else "the classification error taken as known"
+    print(f"standard errors {errors}; {len(runs)} replicates of {args.rows} rows ({skipped} fits of another shape or order left out), "
           f"{time.perf_counter() - start:.0f} s; load {load_average():.2f}")  # fmt: skip
     print("| method | quantity | coverage of the 95 % intervals | largest mean bias | mean SE | SD of the estimates |")
     print("|---|---|---:|---:|---:|---:|")

@@ -342,6 +342,7 @@ def _write_report(args: argparse.Namespace, fit, **inputs) -> None:
         "--covariates-3step": getattr(args, "covariates_3step", None),
         "--distal-method": getattr(args, "distal_method", None) if _three_step(args) else None,
         "--distal-assignment": getattr(args, "distal_assignment", None) if _three_step(args) else None,
+        "--step1-uncertainty": getattr(args, "step1_uncertainty", False),
         "--restarts": args.restarts,
         "--seed": args.seed,
         "--tol": args.tol,

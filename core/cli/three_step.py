@@ -46,6 +46,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "error (Vermunt 2010), or uncorrected modal or proportional assignment, for comparison (default bch)",
     )
     parser.add_argument(
+        "--step1-uncertainty",
+        action="store_true",
+        help="add the measurement model's uncertainty to the standard errors of --distal and "
+        "--covariates-3step (Bakk, Oberski and Vermunt 2014; default: the classification error taken as known)",
+    )
+    parser.add_argument(
         "--distal-assignment",
         choices=("modal", "proportional"),
         default="modal",
@@ -130,6 +136,7 @@ def analyse(args: argparse.Namespace, result: Any, data: Any) -> list:
         outcomes_of(args, data.columns),
         method=args.distal_method,
         assignment=args.distal_assignment,
+        step1=args.step1_uncertainty,
     )
 
 
@@ -140,20 +147,28 @@ def regression(args: argparse.Namespace, result: Any, data: Any) -> Any:
         return None
     from ..threestep import covariates_3step
 
-    return covariates_3step(result, data, formula, method=args.distal_method, assignment=args.distal_assignment)
+    return covariates_3step(
+        result,
+        data,
+        formula,
+        method=args.distal_method,
+        assignment=args.distal_assignment,
+        step1=args.step1_uncertainty,
+    )
 
 
 def print_regression(found: Any) -> None:
     """The three-step regression's coefficient table and its Wald tests per term."""
     if found is None:
         return
+    from ..threestep.result import se_words
     from .fit_output import print_coefficient_table
 
     method = METHOD_WORDS[found.method]
     missing = f", {_n(found.n_missing)} left out for a missing covariate" if found.n_missing else ""
     print_coefficient_table(
         f"three-step regression of {found.node} ({method}; {_n(found.n)} rows{missing}; standard errors "
-        f"{found.se_method})",
+        f"{se_words(found.se_method)})",
         found.node,
         found.design,
         found.table(),
@@ -169,13 +184,14 @@ def print_outcomes(outcomes: list) -> None:
     """Each outcome's table of class estimates with standard errors and intervals, and its Wald test."""
     if not outcomes:
         return
+    from ..threestep.result import se_words
+
     first = outcomes[0]
     method = METHOD_WORDS[first.method]
     error = first.classification
     print(
         f"\ndistal outcomes by the three-step method ({method}; {error.assignment} assignment "
-        f"misclassifies {100 * error.error_rate:.1f} % of the rows; standard errors {first.se_method}, "
-        "the classification error taken as known)"
+        f"misclassifies {100 * error.error_rate:.1f} % of the rows; standard errors {se_words(first.se_method)})"
     )
     for outcome in outcomes:
         _print_outcome(outcome)

@@ -111,12 +111,16 @@ def assignment_matrix(posteriors: np.ndarray, assignment: str) -> np.ndarray:
     return modal
 
 
-def classify(units: Units, assignment: str = "modal") -> Classification:
-    """Step 2 on ``units``: the assignment and its classification error matrix (module docstring)."""
+def classify(units: Units, assignment: str = "modal", assigned: np.ndarray | None = None) -> Classification:
+    """Step 2 on ``units``: the assignment and its classification error matrix (module docstring).
+
+    ``assigned``: an assignment made before, held (the observed ``W`` of the
+    ML correction) while ``D`` follows the posteriors (:mod:`effdim.threestep.step1`).
+    """
     if assignment not in ASSIGNMENTS:
         raise InvalidArgument(f"the assignment must be one of {', '.join(ASSIGNMENTS)}, got {assignment!r}")
     post = units.posteriors
-    q = assignment_matrix(post, assignment)
+    q = assignment_matrix(post, assignment) if assigned is None else assigned
     mass = units.mass[:, None] * post  # a_u P(X = c | y_u)
     total = mass.sum(axis=0)
     if np.any(total <= 0):

@@ -37,6 +37,7 @@ from ..formula import Formula, design_matrix, parse_formula
 from ..mlogit import class_probabilities, expected_loglik, newton_step
 from .classification import ASSIGNMENTS, Classification, classify
 from .result import METHODS
+from .step1 import STEP1_NOT_IDENTIFIED, step1_covariance
 from .units import Units, fit_rows
 
 __all__ = ["ThreeStepRegression", "covariates_3step"]
@@ -131,9 +132,11 @@ def covariates_3step(
     method: str = "bch",
     assignment: str = "modal",
     node: str | None = None,
+    step1: bool = False,
 ) -> ThreeStepRegression:
     """The three-step regression of ``fit``'s classes of ``node`` (default the root) on ``formula`` (module
-    docstring); ``data`` is the data of the fit with the covariate columns beside its items."""
+    docstring); ``data`` is the data of the fit with the covariate columns beside its items. ``step1``: add
+    the measurement model's uncertainty to the standard errors (:mod:`effdim.threestep.step1`)."""
     if method not in METHODS:
         raise InvalidArgument(f"the three-step method must be one of {', '.join(METHODS)}, got {method!r}")
     if assignment not in ASSIGNMENTS:
@@ -147,7 +150,8 @@ def covariates_3step(
     formula.check_columns([c for c in data.columns if c not in leaves], leaves)
     rows = fit_rows(fit, data, node)
     units, codes = rows.merged(list(formula.columns))
-    classification = classify(units, "proportional" if method == "proportional" else assignment)
+    assignment = "proportional" if method == "proportional" else assignment
+    classification = classify(units, assignment)
     values, levels = {}, {}
     for j, column in enumerate(formula.columns):
         states = data.states[data.index(column)]
@@ -155,16 +159,24 @@ def covariates_3step(
         values[column], levels[column] = list(lookup[codes[:, j]]), states
     design = design_matrix(formula, values, levels=levels, items=leaves, weights=units.mass)
     kept = design.kept
-    targets = _targets(classification, method)[kept]
     used = units.take(kept)
-    if method == "ml":
-        beta, cov, robust = _ml(design.matrix, classification, used, kept)
-    else:
-        beta, cov = _weighted(design.matrix, targets, used)
-        robust = True
+    beta, cov, robust = _step3(design.matrix, classification, used, kept, method)
+    se_method = "robust" if robust else "observed"
     notes = []
     if rows.left_out:
         notes.append(f"{rows.left_out:g} rows left out of the fit (a missing or zero weight) are left out here too")
+    if step1:
+
+        def again(at: Any) -> np.ndarray:
+            moved, _ = at.merged(list(formula.columns))
+            error = classify(moved, assignment, assigned=classification.assigned)
+            return _step3(design.matrix, error, moved.take(kept), kept, method, beta)[0].ravel()
+
+        added = step1_covariance(fit, rows, again)
+        if added is None:
+            notes.append(STEP1_NOT_IDENTIFIED)
+        else:
+            cov, se_method = cov + added, f"{se_method}, with step 1's uncertainty"
     return ThreeStepRegression(
         method=method,
         node=node,
@@ -172,7 +184,7 @@ def covariates_3step(
         design=design,
         coefficients=beta,
         covariance=cov,
-        se_method="robust" if robust else "observed",
+        se_method=se_method,
         n=float(used.mass.sum()),
         n_missing=float(units.mass[~kept].sum()),
         tests=_term_tests(design, beta, cov),
@@ -181,9 +193,12 @@ def covariates_3step(
     )
 
 
-def _targets(classification: Classification, method: str) -> np.ndarray:
-    """The class weights of the weighted logit: BCH's ``q D^-1``, else the assignment ``q``."""
-    return classification.bch_weights() if method == "bch" else classification.assigned
+def _step3(x: np.ndarray, classification: Classification, used: Units, kept: np.ndarray, method: str, start=None):
+    """The coefficients, their covariance and whether it is the sandwich, by ``method`` (ML from ``start``)."""
+    if method == "ml":
+        return _ml(x, classification, used, kept, start)
+    weights = classification.bch_weights() if method == "bch" else classification.assigned
+    return (*_weighted(x, weights[kept], used), True)
 
 
 def _solve(design: np.ndarray, beta: np.ndarray, targets: np.ndarray, counts: np.ndarray, steps: int = 200):
@@ -233,13 +248,15 @@ def _weighted(x: np.ndarray, weights: np.ndarray, units: Units) -> tuple[np.ndar
     return beta, bread @ (score.T @ (units.meat[:, None] * score)) @ bread
 
 
-def _ml(x: np.ndarray, classification: Classification, units: Units, kept: np.ndarray):
-    """The ML correction (module docstring): EM, then Newton on the log-likelihood; the observed information or
-    the sandwich."""
+def _ml(x: np.ndarray, classification: Classification, units: Units, kept: np.ndarray, start=None):
+    """The ML correction (module docstring): EM from ``start`` (default the modal logit), then Newton on the
+    log-likelihood; the observed information or the sandwich."""
     q = classification.assigned[kept]
     d = classification.error_matrix
     k = d.shape[0]
-    beta = _solve(x, np.zeros((x.shape[1], k - 1)), (units.mass[:, None] * q).T, units.mass)  # the modal logit
+    if start is None:
+        start = _solve(x, np.zeros((x.shape[1], k - 1)), (units.mass[:, None] * q).T, units.mass)
+    beta = np.array(start, dtype=float)
     loglik = _ml_loglik(x, beta, q, d, units.mass)
     for _ in range(EM_STEPS):
         r = _ml_posteriors(x, beta, q, d)

@@ -36,7 +36,7 @@ high in the first kind:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,7 +46,8 @@ from .classification import ASSIGNMENTS, Classification, classify
 from .ml import SHARES, ml_step3
 from .outcome import Outcome
 from .result import METHODS, DistalOutcome
-from .units import Units, fit_rows
+from .step1 import STEP1_NOT_IDENTIFIED, step1_covariance
+from .units import FitRows, Units, fit_rows
 from .wald import equality_test
 from .weighted import class_means
 
@@ -62,6 +63,7 @@ def distal_outcomes(
     assignment: str = "modal",
     node: str | None = None,
     shares: str = "estimated",
+    step1: bool = False,
 ) -> list[DistalOutcome]:
     """The three-step estimates of each outcome (module docstring).
 
@@ -85,6 +87,10 @@ def distal_outcomes(
     shares:
         The ML method's class shares: ``"estimated"`` in step 3, or held at the
         ``"measurement"`` model's (:mod:`effdim.threestep.ml`).
+    step1:
+        Add the measurement model's uncertainty to the standard errors (Bakk,
+        Oberski and Vermunt 2014; :mod:`effdim.threestep.step1`); by default
+        the classification error is taken as known.
     """
     if method not in METHODS:
         raise InvalidArgument(f"the distal method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -98,11 +104,8 @@ def distal_outcomes(
         raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     kinds = _kinds(outcomes)
     rows = fit_rows(fit, data, node)
-    results = []
-    for column, kind in kinds.items():
-        units, outcome = rows.with_outcome(column, kind)
-        results.append(_analyse(fit, node, units, outcome, method, assignment, shares, rows.left_out))
-    return results
+    options = {"node": node, "method": method, "assignment": assignment, "shares": shares, "step1": bool(step1)}
+    return [_analyse(fit, rows, column, kind, options) for column, kind in kinds.items()]
 
 
 def _kinds(outcomes: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
@@ -121,43 +124,72 @@ def _kinds(outcomes: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
     return kinds
 
 
-def _analyse(
-    fit: Any, node: str, units: Units, outcome: Outcome, method: str, assignment: str, shares: str, left_out: float
-) -> DistalOutcome:
-    classes = tuple(fit.labels.state(node, c) for c in range(units.n_classes))
-    classification = classify(units, "proportional" if method == "proportional" else assignment)
+class _Step3(NamedTuple):
+    estimates: np.ndarray
+    covariance: np.ndarray
+    shares: np.ndarray
+    sd: np.ndarray | None
+    boundary: tuple
+    se_method: str
+    notes: list
+    ml: Any = None  # the ML correction's fit, the start of its refits (effdim.threestep.step1)
+
+
+def _step3(
+    units: Units, outcome: Outcome, classification: Classification, method: str, shares: str, classes, start=None
+) -> _Step3:
+    """Step 3 of one outcome by ``method`` on the classification of step 2 (an ML fit from ``start``)."""
+    if method == "ml":
+        found = ml_step3(classification, units, outcome, shares=shares, start=start)
+        notes = _ml_notes(found, outcome, classes)
+        return _Step3(found.means, found.covariance, found.shares, found.sd, found.boundary, found.se, notes, found)
     seen = outcome.observed
-    mass = units.mass
-    n, n_missing = float(mass[seen].sum()), float(mass[~seen].sum())
+    weights = _class_weights(classification, method)
+    used, present = units.take(seen), outcome.take(seen)
+    y = present.design()
+    if outcome.kind == "continuous":
+        y = np.hstack([y, y**2])
+    found = class_means(weights[seen], y, used.mass, used.meat, probabilities=outcome.kind == "categorical")
+    estimates, covariance, sd = found.means, found.covariance, None
+    if outcome.kind == "continuous":
+        variance = estimates[:, 1] - estimates[:, 0] ** 2
+        sd = np.sqrt(np.where(variance >= 0, variance, np.nan))
+        estimates, covariance = estimates[:, :1], covariance[::2, ::2]
+    notes = [
+        f"class {classes[c]}: the BCH weights give category {present.categories[j]!r} a negative count; "
+        "its probability is set to 0"
+        for c, j in found.clipped
+    ]
+    return _Step3(estimates, covariance, found.sizes / found.sizes.sum(), sd, found.clipped, "robust", notes)
+
+
+def _analyse(fit: Any, rows: FitRows, column: str, kind: str, options: dict) -> DistalOutcome:
+    node, method = options["node"], options["method"]
+    units, outcome = rows.with_outcome(column, kind)
+    classes = tuple(fit.labels.state(node, c) for c in range(units.n_classes))
+    assignment = "proportional" if method == "proportional" else options["assignment"]
+    classification = classify(units, assignment)
+    seen = outcome.observed
+    n, n_missing = float(units.mass[seen].sum()), float(units.mass[~seen].sum())
     if n <= 0:
         raise DataError(f"the outcome {shown(outcome.name)} has no values")
-    notes: list[str] = []
-    if left_out:
-        notes.append(f"{left_out:g} rows left out of the fit (a missing or zero weight) are left out here too")
-    if method == "ml":
-        found = ml_step3(classification, units, outcome, shares=shares)
-        estimates, covariance, step3_shares = found.means, found.covariance, found.shares
-        sd, boundary, se_method = found.sd, found.boundary, found.se
-        notes += _ml_notes(found, outcome, classes)
-    else:
-        weights = _class_weights(classification, method)
-        used, present = units.take(seen), outcome.take(seen)
-        y = present.design()
-        if outcome.kind == "continuous":
-            y = np.hstack([y, y**2])
-        found = class_means(weights[seen], y, used.mass, used.meat, probabilities=outcome.kind == "categorical")
-        estimates, covariance = found.means, found.covariance
-        step3_shares, boundary, se_method = found.sizes / found.sizes.sum(), found.clipped, "robust"
-        sd = None
-        if outcome.kind == "continuous":
-            variance = estimates[:, 1] - estimates[:, 0] ** 2
-            sd = np.sqrt(np.where(variance >= 0, variance, np.nan))
-            estimates, covariance = estimates[:, :1], covariance[::2, ::2]
-        notes += [
-            f"class {classes[c]}: the BCH weights give category {present.categories[j]!r} a negative count; "
-            "its probability is set to 0"
-            for c, j in boundary
-        ]
+    found = _step3(units, outcome, classification, method, options["shares"], classes)
+    notes = list(found.notes)
+    if rows.left_out:
+        notes.append(f"{rows.left_out:g} rows left out of the fit (a missing or zero weight) are left out here too")
+    covariance, se_method = found.covariance, found.se_method
+    if options["step1"]:
+
+        def again(at: FitRows) -> np.ndarray:
+            moved, _ = at.with_outcome(column, kind)
+            error = classify(moved, assignment, assigned=classification.assigned)
+            return _step3(moved, outcome, error, method, options["shares"], classes, found.ml).estimates.ravel()
+
+        added = step1_covariance(fit, rows, again)
+        if added is None:
+            notes.append(STEP1_NOT_IDENTIFIED)
+        else:
+            covariance, se_method = covariance + added, f"{se_method}, with step 1's uncertainty"
     return DistalOutcome(
         column=outcome.name,
         kind=outcome.kind,
@@ -165,15 +197,15 @@ def _analyse(
         node=node,
         classes=classes,
         categories=outcome.categories,
-        estimates=estimates,
+        estimates=found.estimates,
         covariance=covariance,
-        shares=step3_shares,
-        sd=sd,
-        wald=equality_test(estimates, covariance),
+        shares=found.shares,
+        sd=found.sd,
+        wald=equality_test(found.estimates, covariance),
         n=n,
         n_missing=n_missing,
         se_method=se_method,
-        boundary=boundary,
+        boundary=found.boundary,
         notes=tuple(notes),
         classification=classification,
     )

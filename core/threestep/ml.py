@@ -202,13 +202,25 @@ def ml_step3(
     shares: str = "estimated",
     robust: bool | None = None,
     max_iter: int = 5000,
+    start: MLFit | None = None,
 ) -> MLFit:
     """Fit the step-3 model of the module docstring; ``robust=None`` picks the sandwich for weighted
-    data and proportional assignment, the observed information otherwise."""
+    data and proportional assignment, the observed information otherwise. ``start``: EM starts from this
+    fit's estimates (a fit of nearby data, :mod:`effdim.threestep.step1`) instead of the classification
+    error alone."""
     model, rows_unit, rows_q = _rows(classification, units, outcome, shares)
     floor = _variance_floor(model)
-    resp = np.exp(model.log_d) * model.shares  # the first E-step ignores the outcome
-    resp /= resp.sum(axis=1, keepdims=True)
+    if start is None:
+        resp = np.exp(model.log_d) * model.shares  # the first E-step ignores the outcome
+        resp /= resp.sum(axis=1, keepdims=True)
+    else:
+        if model.free_shares:
+            model.shares = start.shares.copy()
+        continuous = (
+            {"mean": start.means[:, 0].copy(), "var": np.maximum(start.sd**2, floor)} if start.sd is not None else None
+        )
+        model.theta = continuous or {"p": start.means.copy()}
+        resp, _ = model.e_step()
     loglik, n_iter = -np.inf, 0
     while n_iter < max_iter:
         n_iter += 1

@@ -13,7 +13,7 @@ from scipy.special import ndtri
 from .classification import Classification
 from .wald import Wald
 
-__all__ = ["METHODS", "DistalOutcome"]
+__all__ = ["METHODS", "DistalOutcome", "se_words"]
 
 #: The step-3 methods and what each is, in the words shown to the user.
 METHODS = {
@@ -22,6 +22,12 @@ METHODS = {
     "modal": "modal assignment, uncorrected",
     "proportional": "proportional assignment, uncorrected",
 }
+
+
+def se_words(se_method: str) -> str:
+    """How the standard errors were made, in words: ``"robust, the classification error taken as known"``, or
+    with step 1's uncertainty added (:mod:`effdim.threestep.step1`)."""
+    return se_method if "step 1" in se_method else f"{se_method}, the classification error taken as known"
 
 
 def _plain(x: float) -> float | None:

@@ -14,7 +14,7 @@ sums each row's squared score: ``b_u``, the sum of the rows' squared weights
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -88,6 +88,16 @@ class FitRows:
     mass: np.ndarray = field(repr=False)
     squares: np.ndarray | None = field(repr=False)
     left_out: float = 0.0
+    fit_data: Any = field(default=None, repr=False)  # the data arranged for the fit, which the posteriors are of
+    node: str = ""
+    order: np.ndarray | None = field(default=None, repr=False)  # each group's row of the posteriors' patterns
+
+    def at(self, params: Any) -> FitRows:
+        """The same rows with the posteriors of another estimate ``params`` of the measurement model."""
+        from ..em import posterior
+
+        _, post = posterior(params, self.fit_data, self.node)
+        return replace(self, posteriors=post if self.order is None else post[self.order])
 
     def with_outcome(self, column: str, kind: str) -> tuple[Units, Outcome]:
         """The units of the analysis of ``column``: the rows merged on their group and outcome value."""
@@ -160,7 +170,7 @@ def _pattern_rows(fit: Any, data: Any, node: str, leaves: tuple[str, ...]) -> Fi
     index = {tuple(row): i for i, row in enumerate(md.patterns.tolist())}
     items = data.patterns[:, [data.index(c) for c in leaves]]
     group = np.array([index[tuple(row)] for row in items.tolist()], dtype=np.int64)
-    return FitRows(data, leaves, np.arange(data.n_patterns), group, post, data.counts, None)
+    return FitRows(data, leaves, np.arange(data.n_patterns), group, post, data.counts, None, 0.0, fit.data, node)
 
 
 def _case_rows(fit: Any, data: Any, node: str, leaves: tuple[str, ...]) -> FitRows:
@@ -192,7 +202,8 @@ def _case_rows(fit: Any, data: Any, node: str, leaves: tuple[str, ...]) -> FitRo
         raise _not_the_data(data)
     md, by_md = posterior(fit.params, fit.data, node)
     index = {tuple(row): i for i, row in enumerate(md.patterns.tolist())}
-    post = by_md[[index[tuple(row)] for row in fit.data.patterns.tolist()]]
+    order = np.array([index[tuple(row)] for row in fit.data.patterns.tolist()], dtype=np.intp)
+    post = by_md[order]
     kept = case.pattern_of_row >= 0
     rows = np.flatnonzero(kept)
     mass = np.ones(rows.size)
@@ -211,4 +222,7 @@ def _case_rows(fit: Any, data: Any, node: str, leaves: tuple[str, ...]) -> FitRo
         mass,
         squares,
         left_out=float(np.count_nonzero(~kept)),
+        fit_data=fit.data,
+        node=node,
+        order=order,
     )
