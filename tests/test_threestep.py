@@ -158,7 +158,7 @@ def test_outcome_missing_values_are_counted_and_left_out(tmp_path):
 
 def test_wrong_requests_are_refused_in_the_users_words(simulated):
     data, fitted = simulated
-    with pytest.raises(InvalidArgument, match="distal method must be one of bch, ml, modal, proportional"):
+    with pytest.raises(InvalidArgument, match="three-step method must be one of bch, ml, modal, proportional"):
         distal_outcomes(fitted, data, "z", method="3step")
     with pytest.raises(DataError, match="column i1 is an item of the model"):
         distal_outcomes(fitted, data, "i1")

@@ -13,6 +13,8 @@ Methodology 43). One concept per module:
 * :mod:`effdim.threestep.weighted`: the BCH correction and the uncorrected methods, as class-weighted means;
 * :mod:`effdim.threestep.ml`: the ML correction;
 * :mod:`effdim.threestep.wald`: the test of equal class means or probabilities;
+* :mod:`effdim.threestep.step1`: the measurement model's uncertainty added to step 3's standard errors;
+* :mod:`effdim.threestep.request`: the one check of a request (method, assignment, hidden node);
 * :mod:`effdim.threestep.result`: :class:`DistalOutcome`;
 * :mod:`effdim.threestep.distal`: :func:`distal_outcomes`, the entry point for distal outcomes;
 * :mod:`effdim.threestep.covariates`: :func:`covariates_3step`, covariates of the classes (a multinomial

@@ -32,12 +32,11 @@ from typing import Any
 import numpy as np
 from scipy.special import chdtrc
 
-from ..errors import InvalidArgument
 from ..formula import Formula, design_matrix, parse_formula
 from ..mlogit import class_probabilities, expected_loglik, newton_step
-from .classification import ASSIGNMENTS, Classification, classify
-from .result import METHODS
-from .step1 import STEP1_NOT_IDENTIFIED, step1_covariance
+from .classification import Classification, classify
+from .request import checked_node
+from .step1 import with_step1
 from .units import Units, fit_rows
 
 __all__ = ["ThreeStepRegression", "covariates_3step"]
@@ -137,14 +136,8 @@ def covariates_3step(
     """The three-step regression of ``fit``'s classes of ``node`` (default the root) on ``formula`` (module
     docstring); ``data`` is the data of the fit with the covariate columns beside its items. ``step1``: add
     the measurement model's uncertainty to the standard errors (:mod:`effdim.threestep.step1`)."""
-    if method not in METHODS:
-        raise InvalidArgument(f"the three-step method must be one of {', '.join(METHODS)}, got {method!r}")
-    if assignment not in ASSIGNMENTS:
-        raise InvalidArgument(f"the assignment must be one of {', '.join(ASSIGNMENTS)}, got {assignment!r}")
+    node = checked_node(fit, node, method, assignment)
     model = fit.model
-    node = model.root if node is None else node
-    if node not in model or not model.is_hidden(node):
-        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     formula = parse_formula(formula) if isinstance(formula, str) else formula
     leaves = [fit.columns[leaf] for leaf in model.observed]
     formula.check_columns([c for c in data.columns if c not in leaves], leaves)
@@ -172,11 +165,8 @@ def covariates_3step(
             error = classify(moved, assignment, assigned=classification.assigned)
             return _step3(design.matrix, error, moved.take(kept), kept, method, beta)[0].ravel()
 
-        added = step1_covariance(fit, rows, again)
-        if added is None:
-            notes.append(STEP1_NOT_IDENTIFIED)
-        else:
-            cov, se_method = cov + added, f"{se_method}, with step 1's uncertainty"
+        cov, se_method, note = with_step1(fit, rows, again, cov, se_method)
+        notes += [note] if note else []
     return ThreeStepRegression(
         method=method,
         node=node,

@@ -42,11 +42,12 @@ import numpy as np
 
 from ..data import DataError, Dataset
 from ..errors import InvalidArgument, shown
-from .classification import ASSIGNMENTS, Classification, classify
+from .classification import Classification, classify
 from .ml import SHARES, ml_step3
 from .outcome import Outcome
-from .result import METHODS, DistalOutcome
-from .step1 import STEP1_NOT_IDENTIFIED, step1_covariance
+from .request import checked_node
+from .result import DistalOutcome
+from .step1 import with_step1
 from .units import FitRows, Units, fit_rows
 from .wald import equality_test
 from .weighted import class_means
@@ -92,16 +93,9 @@ def distal_outcomes(
         Oberski and Vermunt 2014; :mod:`effdim.threestep.step1`); by default
         the classification error is taken as known.
     """
-    if method not in METHODS:
-        raise InvalidArgument(f"the distal method must be one of {', '.join(METHODS)}, got {method!r}")
-    if assignment not in ASSIGNMENTS:
-        raise InvalidArgument(f"the assignment must be one of {', '.join(ASSIGNMENTS)}, got {assignment!r}")
+    node = checked_node(fit, node, method, assignment)
     if shares not in SHARES:
         raise InvalidArgument(f"the class shares must be one of {', '.join(SHARES)}, got {shares!r}")
-    model = fit.model
-    node = model.root if node is None else node
-    if node not in model or not model.is_hidden(node):
-        raise InvalidArgument(f"{node!r} is not a hidden node of {model}; hidden nodes: {', '.join(model.hidden)}")
     kinds = _kinds(outcomes)
     rows = fit_rows(fit, data, node)
     options = {"node": node, "method": method, "assignment": assignment, "shares": shares, "step1": bool(step1)}
@@ -185,11 +179,8 @@ def _analyse(fit: Any, rows: FitRows, column: str, kind: str, options: dict) -> 
             error = classify(moved, assignment, assigned=classification.assigned)
             return _step3(moved, outcome, error, method, options["shares"], classes, found.ml).estimates.ravel()
 
-        added = step1_covariance(fit, rows, again)
-        if added is None:
-            notes.append(STEP1_NOT_IDENTIFIED)
-        else:
-            covariance, se_method = covariance + added, f"{se_method}, with step 1's uncertainty"
+        covariance, se_method, note = with_step1(fit, rows, again, covariance, se_method)
+        notes += [note] if note else []
     return DistalOutcome(
         column=outcome.name,
         kind=outcome.kind,

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STEP", "STEP1_NOT_IDENTIFIED", "step1_covariance"]
+__all__ = ["STEP", "STEP1_NOT_IDENTIFIED", "step1_covariance", "with_step1"]
 
 #: The central differences' step in the log-ratio parameters.
 STEP = 1e-5
@@ -58,3 +58,14 @@ def step1_covariance(fit: Any, rows: Any, estimate: Callable[[Any], np.ndarray])
     values = np.array(values)
     jacobian = ((values[: eta.size] - values[eta.size :]) / (2 * STEP)).T
     return jacobian @ cov.matrix @ jacobian.T
+
+
+def with_step1(
+    fit: Any, rows: Any, estimate: Callable[[Any], np.ndarray], covariance: np.ndarray, se_method: str
+) -> tuple[np.ndarray, str, str | None]:
+    """Step 3's ``covariance`` and ``se_method`` with :func:`step1_covariance` added, and the note of its
+    absence (``None`` when it was added)."""
+    added = step1_covariance(fit, rows, estimate)
+    if added is None:
+        return covariance, se_method, STEP1_NOT_IDENTIFIED
+    return covariance + added, f"{se_method}, with step 1's uncertainty", None

@@ -81,8 +81,27 @@ def numbers(column: list[str]) -> np.ndarray:
     return np.array([float(v) if v != "" else np.nan for v in column])
 
 
-def fit(k, X, Y, structural, correction):
+def measurement(model, X) -> tuple[dict, np.ndarray]:
+    """What a fitted StepMix model says of its measurement model, its classes by decreasing share, and that
+    order: the log-likelihood, the shares, the item probabilities, the classification error matrix."""
     from stepmix.corrections import compute_bch_matrix
+
+    order = np.argsort(-model.weights_, kind="stable")
+    error, _ = compute_bch_matrix(model.predict_proba_class(X), "modal")
+    pis = model.get_parameters()["measurement"]["pis"]
+    k = len(order)
+    found = {
+        "measurement_loglik": float(model.score(X) * X.shape[0]),
+        "shares": model.weights_[order].tolist(),
+        # P(item j = category l | class): StepMix's one-hot columns are item-major, max_n_outcomes per item
+        "items": pis[order].reshape(k, X.shape[1], -1).transpose(1, 0, 2).tolist(),
+        "error_matrix": error[np.ix_(order, order)].tolist(),
+        "converged": bool(model.converged_),
+    }
+    return found, order
+
+
+def fit(k, X, Y, structural, correction):
     from stepmix.stepmix import StepMix
 
     model = StepMix(
@@ -97,19 +116,8 @@ def fit(k, X, Y, structural, correction):
         **SETTINGS,
     )
     model.fit(X, Y)
-    order = np.argsort(-model.weights_, kind="stable")
-    post = model.predict_proba_class(X)
-    error, _ = compute_bch_matrix(post, "modal")
+    out, order = measurement(model, X)
     params = model.get_parameters()["structural"]
-    pis = model.get_parameters()["measurement"]["pis"]
-    out = {
-        "measurement_loglik": float(model.score(X) * X.shape[0]),
-        "shares": model.weights_[order].tolist(),
-        # P(item j = category l | class): StepMix's one-hot columns are item-major, max_n_outcomes per item
-        "items": pis[order].reshape(k, X.shape[1], -1).transpose(1, 0, 2).tolist(),
-        "error_matrix": error[np.ix_(order, order)].tolist(),
-        "converged": bool(model.converged_),
-    }
     if "means" in params:
         out["means"] = params["means"][order, 0].tolist()
         out["variances"] = params["covariances"][order, 0].tolist()

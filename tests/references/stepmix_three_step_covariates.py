@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from stepmix_three_step import measurement  # the script beside this one
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "three_step_covariates.csv"
@@ -55,7 +56,6 @@ def simulate(seed: int = 61) -> None:
 
 
 def fit(X, Y, correction):
-    from stepmix.corrections import compute_bch_matrix
     from stepmix.stepmix import StepMix
 
     model = StepMix(
@@ -71,18 +71,10 @@ def fit(X, Y, correction):
         **SETTINGS,
     )
     model.fit(X, Y)
-    order = np.argsort(-model.weights_, kind="stable")
-    error, _ = compute_bch_matrix(model.predict_proba_class(X), "modal")
+    found, order = measurement(model, X)
     beta = model.get_parameters()["structural"]["beta"][order]  # (classes, intercept + covariates)
-    pis = model.get_parameters()["measurement"]["pis"]
-    return {
-        "measurement_loglik": float(model.score(X) * X.shape[0]),
-        "shares": model.weights_[order].tolist(),
-        "items": pis[order].reshape(3, X.shape[1], -1).transpose(1, 0, 2).tolist(),
-        "error_matrix": error[np.ix_(order, order)].tolist(),
-        "coefficients": (beta[1:] - beta[0]).T.tolist(),  # terms by classes 2..3, as effdim's
-        "converged": bool(model.converged_),
-    }
+    found["coefficients"] = (beta[1:] - beta[0]).T.tolist()  # terms by classes 2..3, as effdim's
+    return found
 
 
 def main() -> None:
