@@ -339,7 +339,12 @@ class FitResult:
         (``null`` where there is none), ``flags`` saying why for those, the ``method`` and ``notes``."""
         from .profiles import standard_errors_json
 
-        return standard_errors_json(self.standard_errors(method), self.params, self.labels)
+        out = standard_errors_json(self.standard_errors(method), self.params, self.labels)
+        if not self.em.converged:
+            out["notes"].append(
+                "EM stopped before it converged: these standard errors are taken where it stopped, not at the maximum"
+            )
+        return out
 
 
 def fit(

@@ -27,7 +27,7 @@ from ..distribution import Parameters
 from ..em.design import ModelData
 from ..errors import InvalidArgument
 from .information import METHODS, STEP, Covariance, covariance
-from .parameters import Parametrisation
+from .parameters import BOUNDARY, Parametrisation
 
 __all__ = ["BOUNDARY_FLAG", "METHODS", "NOT_IDENTIFIED", "StandardErrors", "logit_interval", "standard_errors"]
 
@@ -64,6 +64,7 @@ class StandardErrors:
     coefficients: np.ndarray | None = None
     coefficient_flags: np.ndarray | None = None
     coefficient_covariance: np.ndarray | None = field(default=None, repr=False)
+    n_separated: int = 0
 
     def notes(self) -> list[str]:
         """Sentences on what has no standard error and why (empty when every quantity has one)."""
@@ -77,6 +78,11 @@ class StandardErrors:
             notes.append(
                 f"the information is singular ({self.nullity} of {self.n_free} directions flat): "
                 f"{missing} probabilities are not identified and have no standard error"
+            )
+        if self.n_separated:
+            notes.append(
+                f"{self.n_separated} coefficients head to infinity: a class's probability is 0 at some covariate "
+                "values (separation); they are flagged, without a standard error"
             )
         if self.negative:
             notes.append(
@@ -124,8 +130,11 @@ def standard_errors(
         beta_cols = slice(par.beta_offset, par.n_free)
         grad = np.zeros((coefficients.size, par.n_free))
         grad[:, beta_cols] = np.eye(coefficients.size)
-        var = cov.variance(grad)
-        coef_flags = np.where(np.isnan(var), NOT_IDENTIFIED, "").astype(object).reshape(coefficients.shape)
+        var = cov.variance(grad).reshape(coefficients.shape)
+        coef_flags = np.where(np.isnan(var), NOT_IDENTIFIED, "").astype(object)
+        separated = _separated(md, coefficients)
+        coef_flags[separated] = BOUNDARY_FLAG
+        var[separated] = np.nan
         return StandardErrors(
             method,
             tables,
@@ -136,11 +145,27 @@ def standard_errors(
             cov.nullity,
             cov.negative,
             n_boundary,
-            np.sqrt(var).reshape(coefficients.shape),
+            np.sqrt(var),
             coef_flags,
             cov.matrix[beta_cols, beta_cols].copy(),
+            int(separated.sum()),
         )
     return StandardErrors(method, tables, flags, shares, share_flags, par.n_free, cov.nullity, cov.negative, n_boundary)
+
+
+#: In a regression whose class probabilities reach the boundary at some covariate values, a coefficient at
+#: least this large (in log odds) is taken as heading to infinity (separation).
+SEPARATION = 10.0
+
+
+def _separated(md: ModelData, coefficients: np.ndarray) -> np.ndarray:
+    """A mask of the coefficients that separation drives to infinity: where some distinct row of covariates
+    gives a class a probability within :data:`.parameters.BOUNDARY` of 0, the coefficients of at least
+    :data:`SEPARATION` in size."""
+    probs = md.design.probabilities(coefficients[None]) if md.design is not None else None
+    if probs is None or probs.min() >= BOUNDARY:
+        return np.zeros(coefficients.shape, dtype=bool)
+    return np.abs(coefficients) >= SEPARATION
 
 
 def _share_errors(par: Parametrisation, md: ModelData, cov: Covariance) -> tuple[dict, dict]:
@@ -189,4 +214,5 @@ def logit_interval(value: np.ndarray, se: np.ndarray, z: float = 1.9599639845400
     p = np.clip(np.asarray(value, dtype=float), 1e-12, 1 - 1e-12)
     half = z * np.asarray(se, dtype=float) / (p * (1 - p))
     centre = np.log(p / (1 - p))
-    return 1 / (1 + np.exp(-(centre - half))), 1 / (1 + np.exp(-(centre + half)))
+    with np.errstate(over="ignore"):  # an infinite half width: the whole of 0-1
+        return 1 / (1 + np.exp(-(centre - half))), 1 / (1 + np.exp(-(centre + half)))
