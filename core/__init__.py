@@ -40,7 +40,8 @@ odds ratios and class probabilities), :mod:`effdim.standard_errors` (standard
 errors of every parameter, singular information included), :mod:`effdim.bootstrap` (bootstrap
 p-values, BLRT), :mod:`effdim.executor` (where jobs run), :mod:`effdim.limits`
 (what may be computed), :mod:`effdim.validation` (argument checks),
-:mod:`effdim.errors`, :mod:`effdim.report` (the HTML report),
+:mod:`effdim.errors`, :mod:`effdim.report` (the HTML report), :mod:`effdim.charts`
+(its SVG figures, which the dashboard draws too),
 :mod:`effdim.treedraw` (drawing a tree), :mod:`effdim.survey` (models whose
 de falls below the bound), :mod:`effdim.text_formats` (text encodings and
 separators in words), :mod:`effdim.paper` (the paper's
@@ -100,6 +101,7 @@ _LAZY = {
 PUBLIC_SUBMODULES = (
     "bootstrap",
     "bounds",
+    "charts",
     "cli",
     "data",
     "datasets",

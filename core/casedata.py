@@ -58,6 +58,8 @@ class CaseData:
     pattern_of_row: np.ndarray | None
     #: The rows used: the ``N`` of the scores (the weights are rescaled to sum to it, up to rounding).
     n_rows: float
+    #: Each covariate's value per pattern of ``data`` (column -> list), for tables and figures.
+    covariate_values: dict
 
     def model_data(self, model: HLCModel, max_bytes: int | None = None):
         """EM's :class:`effdim.em.ModelData` for ``model`` (the covariates' design per pattern)."""
@@ -152,6 +154,7 @@ def arrange(
         n_dropped_weights=dropped_weights,
         pattern_of_row=None if sub.rows is None else new_index[sub.rows],
         n_rows=float(counts[keep].sum()),
+        covariate_values={c: [v for v, k in zip(values[c], keep) if k] for c in extra} if formula is not None else {},
     )
 
 

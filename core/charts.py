@@ -14,7 +14,10 @@ any colour vision:
   colours are the legend of the profile panels;
 * :func:`mean_panel` -- a distal outcome's class means with their intervals
   (:mod:`effdim.threestep`); a categorical one is a :func:`profile_panel` with
-  an interval on each bar.
+  an interval on each bar;
+* :func:`probability_lines` -- a latent class regression's class probabilities
+  along one covariate (:func:`effdim.regression.probability_curve`), one line
+  per class, as poLCA's manual draws them (Linzer & Lewis 2011, Figure 3).
 
 Classes are coloured from :data:`CLASS_COLORS`, the Okabe-Ito palette (Okabe
 & Ito 2008, "Color Universal Design"), whose colours stay distinct under the
@@ -36,6 +39,7 @@ __all__ = [
     "class_color",
     "item_panels",
     "mean_panel",
+    "probability_lines",
     "profile_panel",
     "share_bars",
 ]
@@ -215,6 +219,69 @@ def mean_panel(
             f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" font-size="12">{_text(name)}</text>'
         )
     return _svg(width, height, body, f"class means of {outcome}")
+
+
+def probability_lines(
+    covariate: str, values: Sequence[float], probabilities: Any, classes: Sequence[object], node: str, held: str = ""
+) -> str:
+    """Each class's probability (rows of ``probabilities``: one per value, one column per class) along a
+    numeric ``covariate``, a line per class in the class colours with its label at the right end; ``held``
+    says where the other covariates are held (a caption). A point's tooltip gives its numbers."""
+    values = [float(v) for v in values]
+    left, right, top, plot_w, plot_h = 44, 64, 30, 300, 170
+    width, height = left + plot_w + right, top + plot_h + 40 + (16 if held else 0)
+    lo, hi = min(values), max(values)
+    x_ticks = [t for t in _ticks(lo, hi) if lo - 1e-9 <= t <= hi + 1e-9] or [lo, hi]
+
+    def x_of(v: float) -> float:
+        return left + plot_w * (v - lo) / (hi - lo if hi > lo else 1.0)
+
+    def y_of(p: float) -> float:
+        return top + plot_h * (1 - p)
+
+    body = [
+        f"<title>P({_text(node)} = class | {_text(covariate)})</title>",
+        f'<text x="{left + plot_w / 2:.1f}" y="16" text-anchor="middle" font-size="13" font-weight="600">'
+        f"{_text(_shorten(f'{node} by {covariate}', 48))}</text>",
+    ]
+    for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = y_of(t)
+        body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>')
+        body.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{t:g}</text>')
+    for t in x_ticks:
+        x = x_of(t)
+        body.append(f'<text x="{x:.1f}" y="{top + plot_h + 15}" text-anchor="middle" font-size="11">{t:g}</text>')
+    body.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h + 31}" text-anchor="middle" font-size="12">'
+        f"{_text(_shorten(covariate, 48))}</text>"
+    )
+    if held:
+        body.append(
+            f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h + 47}" text-anchor="middle" font-size="11" '
+            f'fill="#52606d">{_text(_shorten(held, 60))}</text>'
+        )
+    for c, name in enumerate(classes):
+        points = [(x_of(v), y_of(float(row[c]))) for v, row in zip(values, probabilities)]
+        path = "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        body.append(
+            f'<path d="{path}" stroke="{class_color(c)}" stroke-width="2.2" fill="none">'
+            f"<title>{_text(node)} = {_text(name)}</title></path>"
+        )
+        for v, (x, y), row in zip(values, points, probabilities):
+            body.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{class_color(c)}"><title>{_text(covariate)} '
+                f"{v:g}: P({_text(node)} = {_text(name)}) = {float(row[c]):.3f}</title></circle>"
+            )
+    ends = sorted((y_of(float(probabilities[-1][c])), c) for c in range(len(classes)))
+    placed: list[float] = []
+    for y, c in ends:  # the labels at the lines' right ends, pushed apart so that none covers another
+        y = max(y, placed[-1] + 13) if placed else y
+        placed.append(y)
+        body.append(
+            f'<text x="{left + plot_w + 6:.1f}" y="{y + 4:.1f}" font-size="12" fill="{class_color(c)}" '
+            f'font-weight="600">{_text(_shorten(f"{node} = {classes[c]}", 9))}</text>'
+        )
+    return _svg(width, height, body, f"class probabilities of {node} by {covariate}")
 
 
 #: Lines an item's name may take as a panel's title, and a category label under its bars.

@@ -112,6 +112,14 @@ class FitResult:
         self._regression("a coefficient table")
         return coefficient_table(self.design, self.coefficients, self.standard_errors(method), level=level)
 
+    def probability_curves(self, points: int = 25) -> list:
+        """The class probabilities along each covariate, the others held at their mean or reference
+        (:func:`effdim.regression.curves`): what the report and the dashboard draw."""
+        from .regression import curves
+
+        self._regression("class probabilities along a covariate")
+        return curves(self.design, self.coefficients, self.case.covariate_values, self.case.data.counts, points)
+
     def _regression(self, what: str) -> None:
         if self.coefficients is None:
             raise InvalidArgument(f"{what} needs a fit with covariates (effdim.fit(..., covariates='AGE + SEX'))")

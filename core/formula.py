@@ -61,6 +61,7 @@ __all__ = [
     "design_matrix",
     "design_rows",
     "parse_formula",
+    "written",
 ]
 
 #: The name of the intercept's design column (R's and poLCA's).
@@ -80,7 +81,7 @@ class Factor:
     categorical: bool = False
 
     def __str__(self) -> str:
-        name = _written(self.column)
+        name = written(self.column)
         return f"C({name})" if self.categorical else name
 
 
@@ -143,8 +144,8 @@ def parse_formula(text: str) -> Formula:
     both = sorted(numeric & {f.column for t in terms for f in t if f.categorical})
     if both:
         raise FormulaError(
-            f"covariate formula {shown(text)!r}: {_written(both[0])} is written both as a number and as "
-            f"categories C({_written(both[0])}); write it one way"
+            f"covariate formula {shown(text)!r}: {written(both[0])} is written both as a number and as "
+            f"categories C({written(both[0])}); write it one way"
         )
     ordered = sorted(enumerate(terms), key=lambda it: (len(it[1]), it[0]))
     return Formula(text, tuple(Term(tuple(_factor_order(t, parser.order))) for _, t in ordered))
@@ -154,8 +155,12 @@ def _factor_order(term: frozenset[Factor], order: dict[Factor, int]) -> list[Fac
     return sorted(term, key=lambda f: order[f])
 
 
-def _written(column: str) -> str:
-    """A column name as a formula writes it: backquoted where it is not a plain name."""
+def written(column: str) -> str:
+    """A column name as a formula writes it: backquoted where it is not a plain name.
+
+    >>> written("AGE"), written("age in years")
+    ('AGE', '`age in years`')
+    """
     plain = column and not any(c.isspace() or c in _OPERATORS + "`," for c in column)
     return column if plain else f"`{column}`"
 
@@ -381,7 +386,7 @@ def design_matrix(
                         f"covariate {shown(f.column)!r} has the single value {_value_text(x[0])} in the rows used: "
                         "it cannot tell the classes apart"
                     )
-                names, block = [_written(f.column)], x[:, None]
+                names, block = [written(f.column)], x[:, None]
             coded[f] = (names, block)
     total = 1 + sum(math.prod(len(coded[f][0]) for f in term.factors) for term in formula.terms)
     if total > MAX_DESIGN_COLUMNS:
@@ -497,7 +502,7 @@ def _indicators(factor: Factor, values: list, order: list) -> tuple[list[str], n
     index = {v: i for i, v in enumerate(order)}
     codes = np.array([index[v] for v in values], dtype=int)
     block = (codes[:, None] == np.arange(1, len(order))[None, :]).astype(float)
-    return [f"{_written(factor.column)}[{_value_text(v)}]" for v in order[1:]], block
+    return [f"{written(factor.column)}[{_value_text(v)}]" for v in order[1:]], block
 
 
 def _check_rank(matrix: np.ndarray, names: list[str], term_of: list, weights: np.ndarray | None) -> None:

@@ -18,6 +18,7 @@ mean share) the reference. This module turns the estimate and its standard error
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,15 @@ import pandas as pd
 from .formula import Design, design_rows
 from .mlogit import class_probabilities
 
-__all__ = ["coefficient_table", "coefficients_json", "held_values", "pattern_posteriors", "probability_curve"]
+__all__ = [
+    "Curve",
+    "coefficient_table",
+    "coefficients_json",
+    "curves",
+    "held_values",
+    "pattern_posteriors",
+    "probability_curve",
+]
 
 #: The normal quantile of a two-sided 95 % interval.
 Z95 = 1.959963984540054
@@ -111,17 +120,55 @@ def probability_curve(design: Design, coefficients: np.ndarray, column: str, val
     return class_probabilities(rows, coefficients[None])[0].T
 
 
-def held_values(design: Design, values: dict) -> dict:
-    """Each covariate's value when another is varied: a number's mean over the rows used, a category's
-    reference."""
+def held_values(design: Design, values: dict, counts: np.ndarray) -> dict:
+    """Each covariate's value when another is varied: a number's mean over the rows used (``values`` per
+    pattern, ``counts`` the patterns' counts), a category's reference."""
     held = {}
     for column in design.formula.columns:
         if column in design.references:
             held[column] = design.references[column]
         else:
-            numbers = np.array([v for v in values[column] if v is not None], dtype=float)
-            held[column] = float(numbers.mean())
+            held[column] = float(np.average(np.asarray(values[column], dtype=float), weights=counts))
     return held
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The class probabilities along one covariate: at each of ``values`` (a number's range, or a
+    category column's categories: ``categorical``) a row of ``probabilities``, one per class, the other
+    covariates at ``held`` (:func:`held_values`)."""
+
+    column: str
+    categorical: bool
+    values: list
+    probabilities: np.ndarray
+    held: dict
+
+    def held_text(self) -> str:
+        """Where the other covariates are held, in words (empty where there are none)."""
+        others = [f"{c} = {_shown(v)}" for c, v in self.held.items() if c != self.column]
+        return ("others at " + ", ".join(others)) if others else ""
+
+
+def _shown(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def curves(design: Design, coefficients: np.ndarray, values: dict, counts: np.ndarray, points: int = 25) -> list:
+    """A :class:`Curve` per covariate of the formula: a number over ``points`` values from its smallest to its
+    largest in the rows used, a categorical one at each category (``values`` per pattern, ``counts`` the
+    patterns' counts)."""
+    held = held_values(design, values, counts)
+    out = []
+    for column in design.formula.columns:
+        if column in design.levels:
+            grid = list(design.levels[column])
+        else:
+            numbers = np.asarray(values[column], dtype=float)
+            grid = np.linspace(numbers.min(), numbers.max(), points).tolist()
+        probs = probability_curve(design, coefficients, column, grid, held)
+        out.append(Curve(column, column in design.levels, grid, probs, held))
+    return out
 
 
 def pattern_posteriors(em: Any, md: Any) -> dict:

@@ -21,6 +21,12 @@ and the sweep or hill climb it came from, into one HTML document;
   report (:mod:`effdim.diagnostics`), EM's convergence and identification at
   the estimate;
 * the bivariate residuals, a table shaded by value with the value in each cell;
+* standard errors of the profiles' probabilities in brackets
+  (:mod:`effdim.standard_errors`, the fit's default method), and for a latent
+  class regression, in place of the fit statistics and residuals of models
+  without covariates, its coefficients with standard errors, z, p and odds
+  ratios and the class probabilities along each covariate
+  (:mod:`effdim.regression`);
 * with distal outcomes (:mod:`effdim.threestep`), each outcome's class means
   or category probabilities with their intervals, drawn and tabled, and the
   Wald test of their equality.
@@ -44,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from .charts import item_panels, mean_panel, profile_panel, share_bars
+from .charts import item_panels, mean_panel, probability_lines, profile_panel, share_bars
 from .dimensions import LocalDimensions
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
@@ -432,9 +438,45 @@ def _same_fit_index(fit: Any, fits: Sequence[Any]) -> int | None:
     return None
 
 
+def _errors(fit: Any) -> Any:
+    """The fit's standard errors by its default method, or ``None`` where they cannot be had (a note says
+    why in the section that shows them)."""
+    try:
+        return fit.standard_errors()
+    except EffdimError:
+        return None
+
+
+def _with_error(value: float, se: float, flag: str) -> str:
+    """A probability with its standard error in brackets, or why it has none."""
+    if flag:
+        return f"{value:.3f} ({flag})"
+    return f"{value:.3f}" if se != se else f"{value:.3f} ({se:.3f})"
+
+
+def _profile_cells(fit: Any, node: str, wide: Any, se: Any) -> list:
+    """The profile table's rows: each probability with its standard error where the item is a child of
+    ``node`` (its own table; the others are sums over the tree, shown without)."""
+    labels, model = fit.labels, fit.model
+    children = {labels.name(c): c for c in model.children(node) if not model.is_hidden(c)}
+    rows = []
+    for (item, category), values in zip(wide.index, wide.to_numpy().tolist()):
+        leaf = children.get(item)
+        cells = []
+        for k, v in enumerate(values):
+            if se is None or leaf is None:
+                cells.append(_num(v, 3))
+                continue
+            c = next(j for j in range(model.card(leaf)) if str(labels.state(leaf, j)) == str(category))
+            cells.append(_with_error(v, float(se.tables[leaf][k, c]), se.flags[leaf][k, c]))
+        rows.append((item, category, *cells))
+    return rows
+
+
 def _profiles_section(fit: Any) -> str:
     model = fit.model
     shares = fit.class_shares()
+    se = _errors(fit)
     hidden = list(model.hidden)
     drawn, skipped = hidden[:MAX_PROFILE_NODES], hidden[MAX_PROFILE_NODES:]
     body = _p(
@@ -450,10 +492,7 @@ def _profiles_section(fit: Any) -> str:
         panels = item_panels(wide, classes, name)
         numbers = _table(
             ["item", "category", *[f"{name} = {c}" for c in wide.columns]],
-            [
-                (item, cat, *(_num(v, 3) for v in vals))
-                for (item, cat), vals in zip(wide.index, wide.to_numpy().tolist())
-            ],
+            _profile_cells(fit, node, wide, se),
             numeric=[False, False, *[True] * len(wide.columns)],
             cls="profiles",
         )
@@ -470,7 +509,103 @@ def _profiles_section(fit: Any) -> str:
             "note",
         )
     body += _p("Hidden states are numbered by decreasing share; effdim fit --order NODE=2,1,3 renumbers them.", "note")
+    if fit.case is not None:
+        body += _p(_rows_text(fit.rows_json()), "note")
+    if se is not None:
+        body += _p(f"In brackets: standard errors ({_SE_WORDS[se.method]}).", "note")
+        body += "".join(_p(n, "warn") for n in se.notes())
+    else:
+        body += _p("No standard errors: the model has too many parameters for their information matrix.", "note")
     return _section("profiles", "Classes and profiles", body)
+
+
+def _rows_text(rows: dict) -> str:
+    """Which rows a fit with covariates or sampling weights used (:meth:`effdim.FitResult.rows_json`), and the
+    ``N`` of its scores."""
+    left = [
+        f"{_count(rows['left_out_missing_covariate'])} left out for a missing covariate",
+        *(
+            [f"{_count(rows['left_out_missing_or_zero_weight'])} for a missing or zero weight"]
+            if rows["weights"]
+            else []
+        ),
+    ]
+    text = f"{_count(rows['n_used'])} of {_count(rows['n_input'])} rows used ({', '.join(left)})."
+    if rows["weights"]:
+        text += (
+            f" Weighted by the sampling weights in {rows['weights']}, rescaled to sum to the rows used: the "
+            f"log-likelihood is the weighted pseudo-log-likelihood and every score uses N = {_count(rows['n_used'])}."
+        )
+    return text
+
+
+_SE_WORDS = {
+    "observed": "observed information, minus the Hessian of the log-likelihood",
+    "empirical": "empirical information, the outer product of the scores, as poLCA",
+    "robust": "robust sandwich, for sampling weights",
+}
+
+
+def _lcr_section(fit: Any) -> str:
+    """A latent class regression: its coefficients with standard errors, z, p and odds ratios, and the
+    class probabilities along each covariate (numbers as lines, categories as bars), and the rows used."""
+    root = fit.labels.name(fit.model.root)
+    table = fit.coefficient_table() if _errors(fit) is not None else None
+    refs = fit.design.references
+    body = _p(
+        f"The classes of {root} as a multinomial logit on {fit.design.formula}: the log odds of each class "
+        f"against class 1 (the largest) rise by the coefficient per unit of a covariate"
+        + (
+            "; a categorical covariate against its reference category ("
+            + ", ".join(f"{c}: {v}" for c, v in refs.items())
+            + ")."
+            if refs
+            else "."
+        ),
+        "note",
+    )
+    if table is not None:
+        body += _table(
+            ["term", "class", "coefficient", "SE", "z", "p", "odds ratio", "95 % interval"],
+            [
+                (
+                    r["term"],
+                    f"{root} = {r['class']}",
+                    _num(r["coefficient"]),
+                    r["flag"] or _num(r["se"]),
+                    _num(r["z"], 3),
+                    "< 0.0001" if r["p"] < 1e-4 else _num(r["p"]),
+                    _num(r["odds_ratio"], 3),
+                    _interval(r["or_low"], r["or_high"]),
+                )
+                for r in table.to_dict("records")
+            ],
+            numeric=[False, False, True, True, True, True, True, True],
+            cls="coefficients",
+        )
+    figures = []
+    for curve in fit.probability_curves():
+        classes = list(range(1, fit.model.card(fit.model.root) + 1))
+        if curve.categorical:
+            figures.append(profile_panel(curve.column, curve.values, curve.probabilities.T, classes, root))
+        else:
+            figures.append(
+                probability_lines(curve.column, curve.values, curve.probabilities, classes, root, curve.held_text())
+            )
+    body += f'<div class="panels">{"".join(figures)}</div>'
+    body += _p(
+        "Fit statistics of the answer patterns (G², bivariate residuals) are for models without covariates: "
+        "compare this model with the one without covariates by their log-likelihoods.",
+        "note",
+    )
+    info = fit.restarts
+    body += _p(
+        f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
+        f"{'converged' if info['converged'] else 'stopped at the step limit'}.",
+        "note",
+    )
+    body += "".join(_p(f"⚠ {w}", "warn") for w in fit.em.convergence_notes())
+    return _section("regression", "Latent class regression", body)
 
 
 def _fit_section(fit: Any, bootstrap: Any) -> str:
@@ -737,6 +872,12 @@ def report_html(
     )
     distal = [r for r in three_step if isinstance(r, DistalOutcome)]
     regressions = [r for r in three_step if isinstance(r, ThreeStepRegression)]
+    regression = getattr(fit, "coefficients", None) is not None
+    diagnostics = (
+        [("regression", "Latent class regression")]
+        if regression
+        else [("fit", "Fit statistics"), ("residuals", "Bivariate residuals")]
+    )
     contents = [
         ("command", "Command"),
         ("data", "Data"),
@@ -744,8 +885,7 @@ def report_html(
         ("selection", "Sweep" if sweep else "Hill climb" if climb is not None else "Scores"),
         *([("enumeration", "Class enumeration")] if enumeration is not None else []),
         ("profiles", "Classes and profiles"),
-        ("fit", "Fit statistics"),
-        ("residuals", "Bivariate residuals"),
+        *diagnostics,
         *([("distal", "Distal outcomes")] if distal else []),
         *([("covariates-3step", "Three-step covariates")] if regressions else []),
     ]
@@ -768,8 +908,7 @@ def report_html(
         _selection_section(fit, sweep, climb, pick),
         _enumeration_section(enumeration) if enumeration is not None else "",
         _profiles_section(fit),
-        _fit_section(fit, bootstrap),
-        _residuals_section(fit),
+        *([_lcr_section(fit)] if regression else [_fit_section(fit, bootstrap), _residuals_section(fit)]),
         _distal_section(distal),
         *(_regression_section(found) for found in regressions),
         (
