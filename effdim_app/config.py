@@ -13,6 +13,7 @@ student's input from stalling or killing the others' sessions
     max_sweep = 50         # cardinalities in one sweep
     max_upload_mb = 10     # size of an uploaded data file
     quick_ms = 50          # computations estimated faster than this run at once, not as a job
+    max_waiting = 8        # computations one client (an address) may have waiting for a worker
 
 The defaults suit a 2-core laptop serving about thirty students.
 """
@@ -53,6 +54,7 @@ class ServerLimits:
     max_sweep: int = 50
     max_upload_mb: float = 10.0
     quick_ms: float = 50.0
+    max_waiting: int = 8
 
     def __post_init__(self):
         for f in fields(self):

@@ -15,7 +15,13 @@ climbs) is a :class:`Job` run by the process-wide :class:`JobRunner`:
   with ``MemoryError`` inside the worker instead of waking the kernel's
   out-of-memory killer;
 * at most ``workers`` jobs run at once (the machine's cores); later jobs wait
-  in a first-come queue, and each knows its place in it;
+  in a queue, and each knows its place in it; a free worker takes the first
+  job of the client with the fewest jobs running, and a client's waiting jobs
+  are capped (``max_waiting``), so one client's many jobs delay its own;
+* a served session's jobs start only once its page has connected, and a closed
+  session's jobs are cancelled without a word to its page
+  (:mod:`effdim_app.job_sessions`); jobs asking the same (``share``) show one
+  run;
 * ``progress(done, total, note="", detail="")`` calls in the worker reach
   :attr:`Job.progress`, :attr:`Job.note` and :attr:`Job.detail` through a pipe,
   polled by the server's event loop without blocking it;
@@ -37,118 +43,24 @@ import multiprocessing
 import os
 import threading
 import time
-import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
-import param
-
-from effdim.errors import EffdimError
 from effdim.limits import format_bytes
 
-from .lifeline import end_with_server
-from .logs import LOG, current_session, swallowed
+from .job import FINISHED, JOB_STATES, MIRRORED, Job
+from .job_sessions import SessionBook, fair_turn
+from .job_worker import UNEXPECTED, run_job, start_nothing
+from .logs import LOG, swallowed
 from .worker_main import name_the_main_script
 
-__all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED"]
+__all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED", "UNEXPECTED"]
 
-#: Job.state values, in lifetime order.
-JOB_STATES = ["waiting", "running", "done", "failed", "cancelled", "timed out"]
-#: States a job never leaves.
-FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
 #: Modules the forkserver imports once: the stand-in for the server's main script (no worker runs it again), its
 #: watch on the server (it ends with it), and the engine, so a worker starts in milliseconds.
-PRELOAD = ["effdim_app.worker_main", "effdim_app.lifeline", "effdim_app.tasks"]
-#: How much lower a worker's CPU priority is than the server's (``os.nice``): a page open or an edit on the
-#: server's event loop takes a core before a sweep does (docs/robustness.md, "Opening a page").
-WORKER_NICENESS = 10
+PRELOAD = ["effdim_app.worker_main", "effdim_app.lifeline", "effdim_app.job_worker", "effdim_app.tasks"]
 _POLL_SECONDS = 0.05
-#: A job's error when it raised something other than an engine refusal (:class:`effdim.errors.EffdimError`).
-UNEXPECTED = "an unexpected error inside effdim, not a problem with your input (the server's log has the details)"
-
-
-class Job(param.Parameterized):
-    """One submitted computation: its state, progress and outcome (watch these from views).
-
-    ``await job`` waits for the end and returns :attr:`result` (``None``
-    unless the state is ``"done"``).
-    """
-
-    label = param.String(default="", doc="What the job computes, in the user's words.")
-    state = param.Selector(default="waiting", objects=JOB_STATES)
-    position = param.Integer(default=0, doc="Jobs ahead of this one in the queue (while waiting).")
-    done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
-    total = param.Integer(default=0, doc="Steps in all (0: unknown).")
-    note = param.String(default="", doc="What the worker last said of its progress, in words.")
-    detail = param.String(
-        default="",
-        doc="What the worker last sent for the views to show beside the words "
-        "(a structure search: the best tree so far, in notation).",
-    )
-    partial = param.List(
-        default=[],
-        doc="The parts of the result the worker handed out as it went (a sweep's finished fits), in order; kept "
-        "whatever the job's end.",
-    )
-    error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
-    seconds = param.Number(default=0.0, doc="Running time so far (or in all).")
-    timeout = param.Number(default=60.0, doc="Seconds the job may run before it is killed.")
-
-    def __init__(self, runner: JobRunner, fn: Callable, args: tuple, kwargs: dict, **params):
-        super().__init__(**params)
-        self.result: Any = None
-        self._runner = runner
-        self._call = (fn, args, kwargs)
-        self._cancel_requested = False
-        self._task: asyncio.Future | None = None
-        self._callbacks: list[Callable[[Job], Any]] = []
-        #: The session that submitted the job, named in the log when it fails (effdim_app/logs.py).
-        self.session = current_session()
-        self._worker_error: tuple[str, bool] | None = None  # (traceback, the user's input refused) if it raised
-
-    @property
-    def finished(self) -> bool:
-        return self.state in FINISHED
-
-    @property
-    def progress(self) -> float:
-        """Fraction done in [0, 1] (0 while the total is unknown)."""
-        return min(1.0, self.done / self.total) if self.total else 0.0
-
-    def describe(self) -> str:
-        """One line for the user: the state, the place in the queue or the progress."""
-        if self.state == "waiting":
-            ahead = f"{self.position} job{'s' if self.position != 1 else ''} ahead" if self.position else "next"
-            return f"{self.label}: waiting for a free worker ({ahead})."
-        if self.state == "running":
-            steps = f", {self.done} of {self.total} done" if self.total else ""
-            note = f"; {self.note}" if self.note else ""
-            return f"{self.label}: running for {self.seconds:.0f} s{steps}{note} (time limit {self.timeout:.0f} s)."
-        if self.state == "done":
-            return f"{self.label}: done in {self.seconds:.1f} s."
-        return f"{self.label}: {self.error}"
-
-    def cancel(self) -> None:
-        """Stop the job: drop it from the queue, or kill its worker process. From any thread."""
-        if self.finished:
-            return
-        self._cancel_requested = True
-        self._runner._call_soon(self._runner._cancel_waiting, self)
-
-    def add_done_callback(self, fn: Callable[[Job], Any]) -> None:
-        """Call ``fn(job)`` on the runner's event loop once the job is finished (at once if it is)."""
-        if self.finished:
-            self._runner._call_soon(fn, self)
-        else:
-            self._callbacks.append(fn)
-
-    def __await__(self):
-        if self._task is not None:
-            yield from asyncio.shield(
-                asyncio.wrap_future(self._task) if not asyncio.isfuture(self._task) else self._task
-            ).__await__()
-        return self.result
 
 
 class JobRunner:
@@ -165,10 +77,20 @@ class JobRunner:
     start_method:
         ``"forkserver"`` (default where available) or ``"spawn"``; never ``"fork"``:
         forking the server would copy its threads' locks and its sessions.
+    max_waiting:
+        Jobs one client may have waiting at once (None: no cap); a job beyond it fails at once, saying so.
+
+    A served session's jobs start once its page has connected, and end silently when it closes
+    (:meth:`expect_session`, :meth:`session_connected`, :meth:`close_session`; effdim_app/job_sessions.py).
     """
 
     def __init__(
-        self, workers: int = 2, timeout: float = 60.0, max_bytes: int = 2 * 1024**3, start_method: str | None = None
+        self,
+        workers: int = 2,
+        timeout: float = 60.0,
+        max_bytes: int = 2 * 1024**3,
+        start_method: str | None = None,
+        max_waiting: int | None = None,
     ):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -183,34 +105,58 @@ class JobRunner:
         if start_method == "forkserver":
             name_the_main_script()
             self._ctx.set_forkserver_preload(PRELOAD)
+        self.max_waiting = max_waiting
+        self.sessions = SessionBook()
         self._running: set[Job] = set()
         self._queue: deque[tuple[Job, asyncio.Future]] = deque()
+        self._shared: dict[tuple, Job] = {}
+        self._started: Counter = Counter()  # client -> jobs started while it had jobs waiting or running
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------ public
-    def submit(self, fn: Callable, *args, label: str, timeout: float | None = None, **kwargs) -> Job:
+    def submit(self, fn: Callable, *args, label: str, timeout: float | None = None, share: Any = None, **kwargs) -> Job:
         """Queue ``fn(*args, progress=..., **kwargs)`` for a worker.
 
-        From the event loop, or from another thread once the runner has seen
-        its loop (a server's callback threads, ``effdim app --threads``).
+        ``share``: a key (hashable) naming what the job computes, for a job that any session asking the
+        same may share: while a run of ``fn`` with the same key waits or runs, the new job shows that run
+        instead of starting another (a shared link opened by a whole class computes its de once); the run
+        is cancelled once every job showing it is. From the event loop, or from another thread once the
+        runner has seen its loop (a server's callback threads, ``effdim app --threads``).
         """
         job = Job(self, fn, args, kwargs, label=label, timeout=self.timeout if timeout is None else timeout)
+        self.sessions.add(job)
+        key = None if share is None else (fn, share)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
         if loop is not None:
             self._loop = loop
-            job._task = loop.create_task(self._run(job))
+            job._task = loop.create_task(self._run(job, key))
         elif self._loop is not None and self._loop.is_running():
-            job._task = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+            job._task = asyncio.run_coroutine_threadsafe(self._run(job, key), self._loop)
         else:
+            self.sessions.discard(job)
             raise RuntimeError("jobs need a running event loop")
         return job
 
-    def attach(self) -> None:
-        """Remember the running event loop (call from it) so that other threads can submit jobs."""
-        self._loop = asyncio.get_running_loop()
+    def expect_session(self, session: str, client: str) -> None:
+        """A served session's page is being built for ``client``: its jobs wait until :meth:`session_connected`."""
+        self.sessions.expect(session, client)
+
+    def session_connected(self, session: str) -> None:
+        """The session's page has connected: its jobs may start."""
+        self.sessions.connect(session)
+
+    def close_session(self, session: str) -> None:
+        """The session is gone: cancel its jobs, silently (:attr:`Job.silenced`: no view of it is left)."""
+        for job in self.sessions.close(session):
+            job.silenced = True
+            job.cancel()
+
+    def attach(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Remember the event loop jobs run on (default: the running one), so that other threads can submit jobs."""
+        self._loop = loop or asyncio.get_running_loop()
 
     def _call_soon(self, fn: Callable, *args) -> None:
         """``fn(*args)`` on the runner's loop: now if we are on it, else at its next turn."""
@@ -237,22 +183,65 @@ class JobRunner:
         if not wait:
             threading.Thread(target=self.warm_up, name="effdim-jobs-warm-up", daemon=True).start()
             return
-        proc = self._ctx.Process(target=_noop)
+        proc = self._ctx.Process(target=start_nothing)
         proc.start()
         proc.join()
 
     # ------------------------------------------------------------ queue
-    async def _run(self, job: Job) -> None:
+    async def _run(self, job: Job, share: tuple | None) -> None:
         try:
-            await self._take_turn(job)
+            job._held = True
+            connected = await self.sessions.until_connected(job.session)
+            job._held = False
+            if not connected or job._cancel_requested:
+                if not job.finished:
+                    job._show(state="cancelled", error="cancelled before it started.")
+            elif share is not None:
+                await self._follow(job, share)
+            else:
+                await self._take_turn(job)
         finally:
+            self.sessions.discard(job)
             callbacks, job._callbacks = job._callbacks, []
-            for fn in callbacks:
+            for fn in callbacks if not job.silenced else ():
                 fn(job)
+
+    async def _follow(self, job: Job, key: tuple) -> None:
+        """Show the shared run of ``key`` in ``job``, starting the run if none waits or runs."""
+        run = self._shared.get(key)
+        if run is None:
+            fn, args, kwargs = job._call
+            run = Job(self, fn, args, kwargs, label=job.label, timeout=job.timeout)
+            run.session, run.client = job.session, job.client
+            self._shared[key] = run
+            run._task = asyncio.ensure_future(self._take_turn(run))
+            run._task.add_done_callback(lambda _: self._shared.pop(key) if self._shared.get(key) is run else None)
+        run._followers.add(job)
+        job._follows = run
+        job._detached = asyncio.get_running_loop().create_future()
+
+        def mirror(*_) -> None:
+            if not run.finished:  # the end is shown below, the result with it
+                job._show(state=run.state, **{name: getattr(run, name) for name in MIRRORED})
+
+        mirror()
+        watcher = run.param.watch(mirror, ["state", *MIRRORED])
+        try:
+            await asyncio.wait([run._task, job._detached], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            run.param.unwatch(watcher)
+        if job._detached.done():
+            job._show(state="cancelled", error="cancelled.")
+            return
+        job.result, job._worker_error = run.result, run._worker_error
+        job._show(state=run.state, **{name: getattr(run, name) for name in MIRRORED})
 
     async def _take_turn(self, job: Job) -> None:
         if len(self._running) < self.workers and not self._queue:
             self._running.add(job)
+            self._started[job.client] += 1
+        elif self._client_waits_too_much(job):
+            return
         else:
             turn = asyncio.get_running_loop().create_future()
             self._queue.append((job, turn))
@@ -260,7 +249,7 @@ class JobRunner:
             try:
                 await turn  # _next() moved the job into _running
             except asyncio.CancelledError:
-                job.param.update(state="cancelled", error="cancelled before it started.")
+                job._show(state="cancelled", error="cancelled before it started.")
                 return
         try:
             await self._execute(job)
@@ -268,21 +257,50 @@ class JobRunner:
             self._running.discard(job)
             self._next()
 
+    def _client_waits_too_much(self, job: Job) -> bool:
+        """Fail ``job`` at once, saying why, if its client already has :attr:`max_waiting` jobs waiting."""
+        waiting = sum(1 for queued, _ in self._queue if queued.client == job.client)
+        if self.max_waiting is None or waiting < self.max_waiting:
+            return False
+        job._show(
+            state="failed",
+            error=f"not started: {waiting} computations from your computer are already waiting for a worker on this "
+            "server, the most it takes; cancel one or wait for one to end.",
+        )
+        return True
+
     def _next(self) -> None:
         while self._queue and len(self._running) < self.workers:
-            job, turn = self._queue.popleft()
+            turn_of = fair_turn([queued for queued, _ in self._queue], list(self._running), self._started)
+            job, turn = self._queue[turn_of]
+            del self._queue[turn_of]
             if turn.done():
                 continue
             self._running.add(job)
+            self._started[job.client] += 1
             turn.set_result(None)
+        present = {job.client for job in self._running} | {job.client for job, _ in self._queue}
+        for client in [c for c in self._started if c not in present]:  # a client with nothing left starts afresh
+            del self._started[client]
         self._number_queue()
 
     def _number_queue(self) -> None:
         for i, (job, _) in enumerate(self._queue):
             if job.position != i:
-                job.position = i
+                job._show(position=i)
 
     def _cancel_waiting(self, job: Job) -> None:
+        run = job._follows
+        if run is not None:  # a follower leaves the shared run; the run stops once none shows it
+            run._followers.discard(job)
+            if job._detached is not None and not job._detached.done():
+                job._detached.set_result(None)
+            if not run._followers:
+                run.cancel()
+            return
+        if job._held:  # still waiting for its page to connect
+            job._show(state="cancelled", error="cancelled before it started.")
+            return
         for i, (queued, turn) in enumerate(self._queue):
             if queued is job:
                 del self._queue[i]
@@ -293,20 +311,20 @@ class JobRunner:
     # ------------------------------------------------------------ one job
     async def _execute(self, job: Job) -> None:
         if job._cancel_requested:
-            job.param.update(state="cancelled", error="cancelled before it started.")
+            job._show(state="cancelled", error="cancelled before it started.")
             return
         fn, args, kwargs = job._call
         receive, send = self._ctx.Pipe(duplex=False)
         proc = self._ctx.Process(
-            target=_worker, args=(send, fn, args, kwargs, self.max_bytes, os.getpid()), daemon=True
+            target=run_job, args=(send, fn, args, kwargs, self.max_bytes, os.getpid()), daemon=True
         )
         start = time.monotonic()
-        job.param.update(state="running", position=0)
+        job._show(state="running", position=0)
         try:
             await asyncio.to_thread(proc.start)
         except Exception as err:  # cannot start a process (e.g. out of PIDs): tell, keep serving
             swallowed(f"{job.label}: no worker process could be started", err, session=job.session)
-            job.param.update(state="failed", error=f"no worker process could be started ({err}).")
+            job._show(state="failed", error=f"no worker process could be started ({err}).")
             return
         finally:
             send.close()
@@ -315,7 +333,7 @@ class JobRunner:
             while outcome is None:
                 elapsed = time.monotonic() - start
                 if int(elapsed) != int(job.seconds):  # views redraw once a second, not once a poll
-                    job.seconds = elapsed
+                    job._show(seconds=elapsed)
                 if job._cancel_requested:
                     outcome = ("cancelled", "cancelled.")
                 elif elapsed > job.timeout:
@@ -337,14 +355,14 @@ class JobRunner:
             await asyncio.to_thread(proc.join, 5)
             receive.close()
         state, value = outcome
-        job.seconds = time.monotonic() - start
+        seconds = time.monotonic() - start
         if state == "done":
             job.result = value
-            job.param.update(state="done", done=job.total or job.done)
+            job._show(seconds=seconds, state="done", done=job.total or job.done)
         else:
             if state == "failed":
                 self._log_failure(job, value)
-            job.param.update(state=state, error=value)
+            job._show(seconds=seconds, state=state, error=value)
 
     def _receive_pending(self, job: Job, receive, proc) -> tuple[str, Any] | None:
         """Read what the worker has sent (for at most one poll's time), show only its last progress, and return
@@ -367,9 +385,9 @@ class JobRunner:
             else:
                 outcome = self._outcome(job, message)
         if parts:  # before the progress that counts them
-            job.partial = [*job.partial, *parts]
+            job._show(partial=[*job.partial, *parts])
         if latest is not None:
-            job.param.update(done=int(latest[1]), total=int(latest[2]), note=latest[3], detail=latest[4])
+            job._show(done=int(latest[1]), total=int(latest[2]), note=latest[3], detail=latest[4])
         return outcome
 
     def _outcome(self, job: Job, message: tuple) -> tuple[str, Any]:
@@ -409,73 +427,3 @@ def _death_note(exitcode: int | None, max_bytes: int) -> str:
             f"computation may use {format_bytes(max_bytes)})."
         )
     return f"the worker process ended unexpectedly (exit status {exitcode})."
-
-
-# ------------------------------------------------------------ in the worker
-def _noop() -> None:
-    return None
-
-
-def _cap_memory(max_bytes: int) -> None:
-    """Cap this process's address space at its current size plus ``max_bytes`` (Linux; elsewhere a no-op)."""
-    try:
-        import resource
-
-        with open("/proc/self/statm") as f:
-            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (ImportError, OSError, ValueError):
-        return
-    cap = size + int(max_bytes)
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-
-
-def _yield_cpu_to_server() -> None:
-    """Lower this worker's CPU priority by :data:`WORKER_NICENESS`: with every core busy with jobs, the
-    server's one event loop (every student's page and edits) would otherwise get only its equal share."""
-    try:
-        os.nice(WORKER_NICENESS)
-    except (AttributeError, OSError):  # no nice (Windows) or not allowed: the job still runs
-        pass
-
-
-class _Progress:
-    """What a job's function gets as ``progress``: ``progress(done, total, note, detail)`` reports how far it
-    is, ``progress.partial(value)`` hands out a finished part of its result (:attr:`Job.partial`)."""
-
-    def __init__(self, send):
-        self._send = send
-
-    def __call__(self, done: int, total: int, note: str = "", detail: str = "") -> None:
-        self._send.send(("progress", done, total, str(note), str(detail)))
-
-    def partial(self, value: Any) -> None:
-        self._send.send(("partial", value))
-
-
-def _worker(send, fn: Callable, args: tuple, kwargs: dict, max_bytes: int, server: int) -> None:
-    """Body of a worker process: run ``fn``, send progress and the outcome up the pipe.
-
-    The worker ends with the ``server`` (:func:`effdim_app.lifeline.end_with_server`): no job
-    computes on for a server that is gone.
-    """
-    end_with_server(server)
-    _cap_memory(max_bytes)
-    _yield_cpu_to_server()
-
-    try:
-        result = fn(*args, progress=_Progress(send), **kwargs)
-    except MemoryError:
-        send.send(("memory",))
-    except Exception as err:  # the server logs the traceback
-        refused = isinstance(err, EffdimError)
-        # the engine's refusals name the culprit in the user's words; any other error is a library's or a
-        # defect's message (e.g. pandas' "unhashable type: 'numpy.ndarray'"), which means nothing to the user
-        text = (str(err).strip() or type(err).__name__) if refused else UNEXPECTED
-        send.send(("error", text, traceback.format_exc(), refused))
-    else:
-        send.send(("done", result))
-    finally:
-        send.close()

@@ -48,9 +48,12 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     # sends the default design's on its first update, which reloads the page's stylesheets
     pn.config.design = TEMPLATE_DESIGN
     jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
+    session = _expect_connection(jobs)
     dashboard = create_app(model, limits=limits, jobs=jobs)
 
     def closed(_context) -> None:
+        if session is not None:
+            jobs.close_session(session)  # silently: the page is gone
         dashboard.close()
         release_after_session()
 
@@ -60,10 +63,30 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     return page
 
 
+def _client_of(request, otherwise: str = "") -> str:
+    """The client a session serves: the address its page request came from (``otherwise`` when unknown)."""
+    return str(getattr(request, "remote_ip", None) or otherwise)
+
+
+def _expect_connection(jobs: JobRunner) -> str | None:
+    """Hold the jobs of the session being built until its page has connected (Panel's page-loaded event): a
+    page request with no browser behind it (``curl`` of a shared link) starts nothing
+    (effdim_app/job_sessions.py). The session's id, or None outside a served session."""
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return None
+    session = doc.session_context.id
+    jobs.expect_session(session, client=_client_of(doc.session_context.request, session))
+    pn.state.onload(lambda: jobs.session_connected(session))
+    return session
+
+
 def _runner(limits: ServerLimits, workers: int, wait: bool) -> JobRunner:
     """The server's job runner within ``limits``, its forkserver started now (the engine imported), not during
     a student's first job; ``wait=False``: in a thread, beside the caller (:meth:`JobRunner.warm_up`)."""
-    jobs = JobRunner(workers=workers, timeout=limits.time_limit, max_bytes=limits.job_bytes)
+    jobs = JobRunner(
+        workers=workers, timeout=limits.time_limit, max_bytes=limits.job_bytes, max_waiting=limits.max_waiting
+    )
     jobs.warm_up(wait=wait)
     return jobs
 

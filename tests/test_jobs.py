@@ -15,7 +15,8 @@ import psutil
 import pytest
 from waiting import run_in_fresh_loop, until
 
-from effdim_app.jobs import WORKER_NICENESS, JobRunner
+from effdim_app.job_worker import WORKER_NICENESS
+from effdim_app.jobs import JobRunner
 
 
 # Worker functions: module level so they pickle by name.

@@ -182,6 +182,8 @@ class FittedState(param.Parameterized):
         )
         self.proposal = "Writing the report…"
         html = await job
+        if job.silenced:  # the session closed
+            return None
         self.proposal = "" if job.state == "done" else f"The report could not be written: {job.error}"
         return html
 

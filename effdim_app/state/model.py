@@ -204,7 +204,12 @@ class ModelState(ModelEdits, param.Parameterized):
         if model is None or self.jobs is None:
             return
         job = self.jobs.submit(
-            tasks.dimensions_task, model, direct=False, max_bytes=self.limits.job_bytes, label="Exact de"
+            tasks.dimensions_task,
+            model,
+            direct=False,
+            max_bytes=self.limits.job_bytes,
+            label="Exact de",
+            share=(model, False, self.limits.job_bytes),  # a class opening one shared link computes it once
         )
         self.de_job = job
         job.add_done_callback(lambda job: self._finish_de(job, model))
@@ -278,11 +283,16 @@ class ModelState(ModelEdits, param.Parameterized):
                 return None
         else:
             job = self.jobs.submit(
-                tasks.dimensions_task, model, direct=True, max_bytes=self.limits.job_bytes, label="Whole-tree rank"
+                tasks.dimensions_task,
+                model,
+                direct=True,
+                max_bytes=self.limits.job_bytes,
+                label="Whole-tree rank",
+                share=(model, True, self.limits.job_bytes),
             )
             self.direct_job = job
             report = await job
-            if self.direct_job is not job:  # the model changed meanwhile
+            if job.silenced or self.direct_job is not job:  # the session closed, or the model changed meanwhile
                 return None
             if job.state != "done":
                 failed = job.error

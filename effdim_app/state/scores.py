@@ -268,6 +268,8 @@ class ScoresState(ScoreTables, param.Parameterized):
         except BaseException:
             self._job_ended(job, watchers)
             raise
+        if job.silenced:  # the session closed: no page is left to show anything on
+            return None
         with self.in_one_update():
             changed = key != depends()
             unshown = not_shown(task, job, changed=changed)
