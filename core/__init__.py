@@ -30,7 +30,8 @@ Documented submodules, one concept each, for more specialised work:
 :mod:`effdim.reading` and :mod:`effdim.data` (reading files, matching leaves
 to columns), :mod:`effdim.dimensions` and :mod:`effdim.bounds` (the dimension
 report's parts), :mod:`effdim.search` (sweeps, climbs, the caveats of a pick),
-:mod:`effdim.scores` (the criteria and their registry),
+:mod:`effdim.scores` (the criteria and their registry), :mod:`effdim.sbic` (the singular BIC over a
+sweep's chain of models), :mod:`effdim.enumeration` (the class-enumeration table and its exports),
 :mod:`effdim.priors` (the CS prior), :mod:`effdim.profiles` (a fit's
 parameters and posteriors in the data's words), :mod:`effdim.diagnostics` (fit
 statistics, residuals, identification), :mod:`effdim.threestep` (distal
@@ -107,6 +108,7 @@ PUBLIC_SUBMODULES = (
     "datasets",
     "diagnostics",
     "dimensions",
+    "enumeration",
     "errors",
     "executor",
     "experiments",
@@ -118,6 +120,7 @@ PUBLIC_SUBMODULES = (
     "reading",
     "regression",
     "report",
+    "sbic",
     "scores",
     "search",
     "standard_errors",

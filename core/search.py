@@ -21,7 +21,7 @@ Each fit is :func:`effdim.fit` (EM with restarts, settings in
 :class:`effdim.EMSettings`, scored by :func:`effdim.scores.score_fit`). Both functions take ``progress(done, total)``
 (called after each fit) and ``cancel`` (a ``threading.Event``; when set,
 :class:`Cancelled` is raised between fits or EM steps), so a dashboard can run
-them in a thread; a sweep also hands out each fit as it finishes (``on_fit``),
+them in a thread; a sweep also hands out each fit as it finishes (``progress.partial``),
 and its :class:`Cancelled` carries the fits finished before (``partial``).
 """
 
@@ -175,7 +175,6 @@ def sweep(
     settings: EMSettings | None = None,
     mapping: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
-    on_fit: Callable[[FitResult], Any] | None = None,
     cancel: Any = None,
     **options: Any,
 ) -> list[FitResult]:
@@ -213,9 +212,10 @@ def sweep(
         ``{leaf: column}`` where leaf names differ from column names.
     progress:
         ``progress(done, total)`` after each fit (and ``(0, total)`` first).
-    on_fit:
-        ``on_fit(result)`` with each fit as it finishes, so a caller that may
-        stop the sweep (a time limit, a user) has what was done.
+        When it has a ``partial`` method (the job workers' progress,
+        ``effdim_app/jobs.py``), ``progress.partial(result)`` also gets each
+        fit as it finishes, so a caller that may stop the sweep (a time
+        limit, a user) keeps what was done.
     cancel:
         ``threading.Event``: raises :class:`Cancelled` when set, its
         ``partial`` the fits finished before.
@@ -258,8 +258,8 @@ def sweep(
             smaller = results[-1] if results else None
             result = fit(dataset, m, settings.with_seed(rng), mapping=mapping, init=smaller, cancel=cancel, warn=False)
             results.append(replace(result, card=k))
-            if on_fit is not None:
-                on_fit(results[-1])
+            if hasattr(progress, "partial"):
+                progress.partial(results[-1])
             saturated = saturated_at is not None and results[-1].de >= saturated_at
             if saturated:
                 total = i + 1

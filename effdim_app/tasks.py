@@ -35,17 +35,6 @@ def sweep_task(dataset, *, model, node, cards, until_saturated, settings: EMSett
     """:func:`effdim.sweep` (progress after each fit, naming the cardinalities done; ``until_saturated``: stop
     where de = dc); each fit is handed out as it finishes (``progress.partial``), so a sweep stopped by its time
     limit or a cancel keeps them (:attr:`effdim_app.jobs.Job.partial`)."""
-    finished: list[str] = []
-
-    def handed(fit) -> None:
-        finished.append(f"|{node or fit.model.root}| = {fit.card}" if not finished else str(fit.card))
-        if hasattr(progress, "partial"):
-            progress.partial(fit)
-
-    def report(done: int, total: int) -> None:
-        if progress is not None:
-            progress(done, total, f"{', '.join(finished)} done" if finished else "")
-
     return sweep(
         dataset,
         model=model,
@@ -53,9 +42,24 @@ def sweep_task(dataset, *, model, node, cards, until_saturated, settings: EMSett
         cards=cards,
         until_saturated=until_saturated,
         settings=settings,
-        progress=report,
-        on_fit=handed,
+        progress=_SweepProgress(progress, node),
     )
+
+
+class _SweepProgress:
+    """A job's progress for a sweep: the counts with the cardinalities done in words, each fit handed on."""
+
+    def __init__(self, progress, node: str | None):
+        self.progress, self.node, self.finished = progress, node, []
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total, f"{', '.join(self.finished)} done" if self.finished else "")
+
+    def partial(self, fit) -> None:
+        self.finished.append(f"|{self.node or fit.model.root}| = {fit.card}" if not self.finished else str(fit.card))
+        if hasattr(self.progress, "partial"):
+            self.progress.partial(fit)
 
 
 def climb_task(dataset, model, *, score, settings: EMSettings, progress=None):

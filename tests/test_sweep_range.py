@@ -42,13 +42,17 @@ def test_a_sweep_hands_out_each_fit_as_it_finishes_and_a_cancelled_one_keeps_the
     data = datasets.load("stouffer-toby")
     handed, stop = [], threading.Event()
 
-    def on_fit(fit):
-        handed.append(fit.card)
-        if fit.card == 2:
-            stop.set()
+    class Progress:  # the job workers' protocol: called with counts, handed each fit
+        def __call__(self, done, total):
+            pass
+
+        def partial(self, fit):
+            handed.append(fit.card)
+            if fit.card == 2:
+                stop.set()
 
     with pytest.raises(Cancelled) as stopped:
-        sweep(data, max_card=6, restarts=1, seed=0, on_fit=on_fit, cancel=stop)
+        sweep(data, max_card=6, restarts=1, seed=0, progress=Progress(), cancel=stop)
     assert handed == [1, 2]
     assert [f.card for f in stopped.value.partial] == [1, 2]
     again = sweep(data, cards=[1, 2], restarts=1, seed=0)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidArgument
 from ..mlogit import GroupedDesign
 from ..model import HLCModel
 from .blocks import column_blocks
@@ -73,7 +74,7 @@ class ModelData:
         else:  # the patterns are taken as they are: their order is the design's
             data = as_dataset(dataset)
             if data.columns != tuple(model.observed) or len(self.design.index) != data.n_patterns:
-                raise ValueError("a design needs data arranged for the model, one design row per pattern")
+                raise InvalidArgument("a design needs data arranged for the model, one design row per pattern")
         self.model = model
         self.dataset = data
         self.patterns = data.patterns

@@ -215,9 +215,8 @@ class ScoresState(ScoreTables, param.Parameterized):
         (:func:`effdim.search.sweep_range`, a closed form: nothing is fitted here, on the server's event loop)
         and within the server's limits, and whether the sweep stops at the first saturated model (unless
         ``past_saturation``)."""
-        from effdim import lc_model_for
+        from effdim import largest_regular_card, lc_model_for
         from effdim.errors import InvalidArgument
-        from effdim.regularity import largest_regular_card
         from effdim.search import sweep_range
 
         low, high = self.card_min, self.card_max

@@ -174,6 +174,8 @@ class ScoresPanel(Viewer):
             css_classes=["effdim-results"],
             header_align={c: "right" for c in RESULT_COLUMNS},
             text_align={c: "right" for c in RESULT_COLUMNS},
+            # formatted from the first row on: fits arrive one by one while a sweep runs
+            formatters={c: TWO_DECIMALS for c, kind in RESULT_COLUMNS.items() if kind == "float64"},
             configuration={"columnDefaults": {"resizable": False}},
         )
         self.best = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])

@@ -298,7 +298,8 @@ def test_first_screen_says_what_the_numbers_are_irregular_totals_show_both_and_p
     assert float(css(page, ".effdim-legend", "fontSize")[0].rstrip("px")) >= 1.4 * legend
     assert float(css(page, "p", "fontSize", ".alert")[0].rstrip("px")) >= 1.4 * summary
     tree = page.locator(".bk-Canvas").first.bounding_box()
-    assert log["x"] >= tree["x"] + tree["width"] - 5 and log["y"] < tree["y"] + tree["height"], (tree, log)  # beside it
+    # in the column right of the tree (under the regularity explanation, however tall that grows), not under it
+    assert log["x"] >= tree["x"] + tree["width"] - 5, (tree, log)
 
 
 def test_shared_link_opens_its_model_and_tab_and_follows_edits(page: Page, app_url):

@@ -172,7 +172,7 @@ def test_example_notebook_offline_in_jupyterlab(offline_page: tuple[Page, list[s
     data_tab(page)
     load_bundled_data(page)
     sweep(page, up_to=3)
-    expect(page.locator(".effdim-status")).to_contain_text("Sweep done: 3 cardinalities scored.", timeout=TIMEOUT)
+    expect(page.locator(".effdim-status")).to_contain_text("Sweep done: 3 cardinalities (|X| = 1-3).", timeout=TIMEOUT)
     page.wait_for_function(f"() => ({CURVE_POINTS})() === 3", timeout=TIMEOUT, polling=POLL)
 
     assert not refused, f"requests off this machine: {refused}"
