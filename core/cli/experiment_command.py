@@ -17,15 +17,20 @@ from .outputs import check_output_folder, writing
 
 
 def _cmd_experiment(args: argparse.Namespace) -> None:
-    """``effdim experiment lc|hlc``: the paper's Sections 5 and 6 (logic in :mod:`effdim.experiments`)."""
+    """``effdim experiment lc|hlc|structure|enumeration``: the paper's Sections 5 and 6 and the studies beyond
+    it (logic in :mod:`effdim.experiments`)."""
     from ..experiments import ExperimentError, build_study, write_outputs
 
     options = {
         k: getattr(args, k, None)
         for k in ("replicates", "restarts", "max_iter", "seed", "model", "cs_prior", "concentration")
     }
-    if args.study == "lc" and args.concentration is not None:
+    if args.study != "hlc" and args.concentration is not None:
         raise UsageError("effdim experiment: --concentration applies to hlc only")
+    if args.study == "enumeration":
+        options.update(designs=tuple(args.design) or None, B=args.blrt)
+    elif args.design or args.blrt is not None:
+        raise UsageError("effdim experiment: --design and --blrt apply to enumeration only")
     for option in ("leaves", "hidden", "rounds"):
         if getattr(args, option) is not None:
             if args.study != "structure":

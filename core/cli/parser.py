@@ -297,8 +297,9 @@ def _add_experiment(sub) -> None:
     )
     exp.add_argument(
         "study",
-        choices=["lc", "hlc", "structure"],
-        help="lc: Figures 4-5; hlc: Table 2; structure: latent trees learned per score",
+        choices=["lc", "hlc", "structure", "enumeration"],
+        help="lc: Figures 4-5; hlc: Table 2; structure: latent trees learned per score; enumeration: how often "
+        "each criterion and test picks the true number of classes (docs/enumeration.md)",
     )
     exp.add_argument("--quick", action="store_true", help="small preset (minutes on 2 cores) instead of the paper's")
     exp.add_argument("--replicates", type=_positive_int, default=None, help="random parametrizations per model")
@@ -347,6 +348,19 @@ def _add_experiment(sub) -> None:
         type=float,
         default=None,
         help="hlc: Dirichlet concentration of the generating CPT rows (default 1: uniform)",
+    )
+    exp.add_argument(
+        "--design",
+        action="append",
+        default=[],
+        help="enumeration: a design (repeatable): vignette, 3:2,2,2,2, 4:3,3,3, 4:2,3,5 or 3:2,3,4,5,3,2 (default all)",
+    )
+    exp.add_argument(
+        "--blrt",
+        type=_positive_int,
+        default=None,
+        metavar="B",
+        help="enumeration: bootstrap replicates of each BLRT (default 19; --quick 4)",
     )
     exp.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="paired test for the marks (default t)")
     exp.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: CPUs)")

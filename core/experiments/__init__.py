@@ -8,6 +8,9 @@
 * :class:`StructureStudy` - beyond the paper: latent trees learned from data
   per score (:mod:`effdim.structure`); Robinson-Foulds distance, KL,
   cardinality errors (docs/structure.md).
+* :class:`EnumerationStudy` - beyond the paper: how often BIC, BIC+, sBIC,
+  sBIC+, CS+, the BLRT and the VLMR tests pick the true number of classes,
+  and the tests' calibration under the null (docs/enumeration.md).
 
 Both split into independent jobs run by :func:`run_jobs` (local processes, or
 a Dask cluster), cached per job on disk so that interrupted runs resume.
@@ -15,6 +18,7 @@ a Dask cluster), cached per job on disk so that interrupted runs resume.
 """
 
 from ..errors import InvalidArgument
+from .enumeration import EnumerationResult, EnumerationStudy, enumeration_job
 from .hlc import PAPER_TABLE2, HLCResult, HLCStudy, climb_all, hlc_job
 from .lc import LCResult, LCStudy, deterministic_parameters, lc_job
 from .output import write_outputs
@@ -26,6 +30,8 @@ __all__ = [
     "build_study",
     "write_outputs",
     "DEFAULT_CACHE_DIR",
+    "EnumerationResult",
+    "EnumerationStudy",
     "ExperimentError",
     "HLCResult",
     "HLCStudy",
@@ -40,6 +46,7 @@ __all__ = [
     "TESTS",
     "climb_all",
     "deterministic_parameters",
+    "enumeration_job",
     "hlc_job",
     "job_key",
     "lc_job",
@@ -62,9 +69,9 @@ def build_study(name: str, *, quick: bool = False, sizes: str | tuple | None = N
     """
     from .common import parse_sizes
 
-    cls = {"lc": LCStudy, "hlc": HLCStudy, "structure": StructureStudy}.get(name)
+    cls = {"lc": LCStudy, "hlc": HLCStudy, "structure": StructureStudy, "enumeration": EnumerationStudy}.get(name)
     if cls is None:
-        raise InvalidArgument(f"unknown study {name!r}; choose lc, hlc or structure")
+        raise InvalidArgument(f"unknown study {name!r}; choose lc, hlc, structure or enumeration")
     if isinstance(sizes, str):
         sizes = parse_sizes(sizes)
     for key in ("generators", "deterministic"):

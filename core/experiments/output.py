@@ -13,7 +13,10 @@ For the HLC study (Section 6): ``hlc_fits.csv``, ``hlc_runs.csv``,
 ``hlc_table2.csv``, ``hlc_table2.md``, ``hlc_figure.html|png``,
 ``hlc_run.json``. For the structure study: ``structure_fits.csv``,
 ``structure_runs.csv``, ``structure_summary.csv|md``, ``structure_paired.csv``,
-``structure_figure.html|png``, ``structure_run.json``. ``docs/experiments.md`` describes every column.
+``structure_figure.html|png``, ``structure_run.json``. For the class-enumeration study:
+``enumeration_fits.csv``, ``enumeration_runs.csv``, ``enumeration_summary.csv|md``,
+``enumeration_calibration.csv``, ``enumeration_run.json`` (docs/enumeration.md). ``docs/experiments.md``
+describes every column.
 """
 
 from __future__ import annotations
@@ -108,6 +111,10 @@ def write_outputs(
                 )
             if len(labels) > 1:
                 figures.append((P.lc_overview(result), "lc_all", "Section 5: every generating model"))
+    elif name == "enumeration":
+        csv(result.summary(), "enumeration_summary.csv")
+        csv(result.calibration(), "enumeration_calibration.csv")
+        text(result.markdown(), "enumeration_summary.md")
     elif name == "structure":
         csv(result.summary(), "structure_summary.csv")
         csv(result.paired(), "structure_paired.csv")
