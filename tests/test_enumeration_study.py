@@ -65,6 +65,7 @@ def test_the_quick_study_runs_resumes_and_writes_its_tables(cli, tmp_path):
     assert set(calibration["test"]) == {"blrt", "vlmr", "almr"} and (calibration["tests"] == 1).all()
     fits = pd.read_csv(out / "enumeration_fits.csv")
     vignette = fits[fits["design"] == "vignette"]
-    assert list(vignette["k"]) == [1, 2, 3, 4, 5, 6] and vignette["blrt_p"].iloc[1:].notna().all()
+    assert list(vignette["k"]) == [1, 2, 3, 4, 5, 6]
+    assert vignette["blrt_p"].iloc[1:5].notna().all() and vignette["blrt_p"].iloc[5:].isna().all()  # up to k + 1
     status, again, _ = cli(*argv[:-2], "--out", tmp_path / "again", "--json")
     assert status == 0 and json.loads(again)["run"]["cached"] == 2
