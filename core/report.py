@@ -64,6 +64,7 @@ from .threestep.result import se_words
 from .treedraw import model_data, tree_svg
 
 __all__ = [
+    "enumeration_html",
     "MAX_CATEGORIES_LISTED",
     "MAX_PROFILE_NODES",
     "command_line",
@@ -418,16 +419,22 @@ def _selection_section(fit: Any, sweep: Sequence[Any] | None, climb: Any, pick: 
 
 
 def _enumeration_section(table: Any) -> str:
-    """The class-enumeration table (:mod:`effdim.enumeration`) as a paper prints it, with its picks."""
+    return _section("enumeration", "Class enumeration", enumeration_html(table))
+
+
+def enumeration_html(table: Any) -> str:
+    """The class-enumeration table (:class:`effdim.enumeration.EnumerationTable`) as a paper prints it, each
+    header explained on hover, with its caption, picks and notes: the report's "Class enumeration" section,
+    which the dashboard shows too."""
     from .enumeration import COLUMNS
 
     headers = [_Html(f'<abbr title="{_e(c.means)}">{_e(c.label)}</abbr>') for c in COLUMNS]
-    body = _p(table.caption())
+    body = _p(table.caption(), "note")
     body += _table(headers, table.text_rows(), numeric=[True] * len(COLUMNS), cls="enumeration")
     picks = ", ".join(f"{label} {k}" for label, k in table.picks().items() if k is not None)
-    body += _p(f"Picks: {picks}.", "note")
+    body += _p(f"Picks: {picks}.", "picks")
     body += "".join(_p(note, "warn") for note in table.notes)
-    return _section("enumeration", "Class enumeration", body)
+    return body
 
 
 def _same_fit_index(fit: Any, fits: Sequence[Any]) -> int | None:

@@ -20,12 +20,13 @@ from .jobs import JobRunner
 from .links import read_link
 from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
-from .state import DataState, DistalState, FittedState, ModelState, ProposalState, ScoresState
+from .state import DataState, DistalState, EnumerationState, FittedState, ModelState, ProposalState, ScoresState
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (
     DataPanel,
     DimensionsPanel,
     DistalView,
+    EnumerationView,
     ExperimentsPanel,
     FittedView,
     GuidedDemo,
@@ -107,6 +108,8 @@ class EffdimApp(Viewer):
         self.proposal = ProposalState(self.fitted_state)
         self.distal = DistalState(self.fitted_state, jobs=jobs)
         self.distal.in_one_update = one_message
+        self.enumeration = EnumerationState(self.fitted_state, jobs=jobs)
+        self.enumeration.in_one_update = one_message
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
         # only what its first screen shows, which a class opening the page at once pays for every
         # student (docs/robustness.md, "Opening a page").
@@ -209,7 +212,13 @@ class EffdimApp(Viewer):
         return pn.Column(
             pn.FlexBox(
                 pn.Column(DataPanel(self.data), width=330),
-                pn.Column(scores, sizing_mode="stretch_width", styles={"flex": "1 1 520px"}, min_width=360),
+                pn.Column(
+                    scores,
+                    EnumerationView(self.enumeration),
+                    sizing_mode="stretch_width",
+                    styles={"flex": "1 1 520px"},
+                    min_width=360,
+                ),
                 pn.Column(fitted, sizing_mode="stretch_width", styles={"flex": "1 1 100%"}),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
@@ -242,6 +251,7 @@ class EffdimApp(Viewer):
             self.data.load_job.cancel()
         if self.distal.job is not None:
             self.distal.job.cancel()
+        self.enumeration.cancel(quiet=True)
 
     def _header_buttons(self, on_dark: bool) -> None:
         """ "Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a

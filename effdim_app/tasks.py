@@ -16,6 +16,8 @@ from effdim.report import report_html
 from effdim.scores import SCORES
 
 __all__ = [
+    "enumeration_task",
+    "blrt_task",
     "dimensions_task",
     "sweep_task",
     "climb_task",
@@ -106,10 +108,35 @@ def read_upload_task(
     return replace(loaded, ids=ids[unique] if unique else None)
 
 
-def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), progress=None) -> str:
+def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), enumeration=None, progress=None) -> str:
     """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, the
-    command that reproduces it and its three-step results (distal outcomes)."""
-    return report_html(fit, data=data, sweep=sweep, climb=climb, pick=pick, command=command, three_step=three_step)
+    command that reproduces it, its three-step results (distal outcomes) and the sweep's class-enumeration
+    table."""
+    return report_html(
+        fit,
+        data=data,
+        sweep=sweep,
+        climb=climb,
+        pick=pick,
+        command=command,
+        three_step=three_step,
+        enumeration=enumeration,
+    )
+
+
+def enumeration_task(fits, blrt, *, progress=None):
+    """:func:`effdim.enumeration.enumeration_table` of a sweep's ``fits`` with the bootstrap LRT results
+    ``blrt`` (by ``k``; may be empty): the VLMR tests and the posteriors' entropies are computed here."""
+    from effdim.enumeration import enumeration_table
+
+    return enumeration_table(fits, blrt)
+
+
+def blrt_task(config, *, progress=None) -> list:
+    """One chunk of a bootstrap LRT's replicates (:func:`effdim.bootstrap.bootstrap_job`): their statistics."""
+    from effdim.bootstrap import bootstrap_job
+
+    return bootstrap_job(config)["values"]
 
 
 def distal_task(fit, data, *, outcomes, method, progress=None) -> list:

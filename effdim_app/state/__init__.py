@@ -14,6 +14,8 @@ One module per state of a session:
   residual, applied on confirmation and undone with its results.
 * :mod:`.distal`: :class:`DistalState`, columns left out of the model related
   to the shown fit's classes by the three-step method.
+* :mod:`.enumeration`: :class:`EnumerationState`, the last sweep's
+  class-enumeration table and its bootstrap LRT.
 
 :mod:`.reproduce` writes the ``effdim`` command that reproduces a sweep's or
 climb's result (for its report); :mod:`.shared` holds what they share (message kinds, the engine's answers
@@ -24,10 +26,11 @@ browser.
 
 from .data import DataState
 from .distal import DistalState
+from .enumeration import EnumerationState
 from .fitted import DEFAULT_SCORE, FittedState
 from .model import ModelState
 from .proposal import ProposalState
-from .scores import CS_PRIORS, SHOWN_SCORES, ScoresState
+from .scores import CLIMB_SCORES, CS_PRIORS, SHOWN_SCORES, ScoresState
 
 __all__ = [
     "ModelState",
@@ -36,7 +39,9 @@ __all__ = [
     "FittedState",
     "ProposalState",
     "DistalState",
+    "EnumerationState",
     "SHOWN_SCORES",
+    "CLIMB_SCORES",
     "CS_PRIORS",
     "DEFAULT_SCORE",
 ]

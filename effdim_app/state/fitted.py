@@ -80,6 +80,9 @@ class FittedState(param.Parameterized):
     error = param.String(default="", doc="Why the chosen fit cannot be shown ('' when it can).")
     stale = param.String(default="", doc="Why the shown fit no longer matches the model on screen ('' if it does).")
     distal = param.List(default=[], doc="Distal outcomes of the shown fit (.distal), which its report shows.")
+    enumeration = param.Parameter(
+        default=None, doc="The sweep's class-enumeration table (.enumeration, with its BLRT), which the report shows."
+    )
 
     def __init__(self, scores: ScoresState, models: ModelState, **params):
         super().__init__(scores=scores, models=models, **params)
@@ -178,6 +181,7 @@ class FittedState(param.Parameterized):
             pick=pick,
             command=command,
             three_step=self.distal,
+            enumeration=self.enumeration if sweep is not None else None,
             label="Report",
         )
         self.proposal = "Writing the report…"

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 
-from effdim.scores import PAPER_SCORES, best
+from effdim.scores import PAPER_SCORES, SCORES, best
 from effdim.search import pick_caveats
 
-__all__ = ["SHOWN_SCORES", "ScoreTables"]
+__all__ = ["SHOWN_SCORES", "CLIMB_SCORES", "ScoreTables"]
 
 #: Criteria the dashboard shows (names of :data:`effdim.scores.SCORES`), in display order.
-SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic")
+SHOWN_SCORES: tuple[str, ...] = (*PAPER_SCORES, "aic", "sbic", "sbic+")
+#: Those a hill climb or a structure search can use: every one but the sweep's singular BIC.
+CLIMB_SCORES: tuple[str, ...] = tuple(name for name in SHOWN_SCORES if not SCORES[name].chain)
 
 
 class ScoreTables:

@@ -26,10 +26,10 @@ from ..jobs import JobRunner
 from .data import DataState
 from .model import ModelState
 from .reproduce import RunSettings, run_settings
-from .score_tables import SHOWN_SCORES, ScoreTables
+from .score_tables import CLIMB_SCORES, SHOWN_SCORES, ScoreTables
 from .shared import MESSAGE_KINDS, NOTHING_HELD, error_text, job_parameter, not_shown, runner_parameter
 
-__all__ = ["ScoresState", "SHOWN_SCORES", "CS_PRIORS"]
+__all__ = ["ScoresState", "SHOWN_SCORES", "CLIMB_SCORES", "CS_PRIORS"]
 
 #: The CS priors offered, text -> label (effdim.priors; the default first).
 CS_PRIORS: dict[str, str] = {
@@ -73,9 +73,9 @@ class ScoresState(ScoreTables, param.Parameterized):
     )
     restarts = param.Integer(default=5, bounds=(1, 200))
     seed = param.Integer(default=0, bounds=(0, None))
-    climb_score = param.Selector(default="cs+", objects=list(SHOWN_SCORES))
+    climb_score = param.Selector(default="cs+", objects=list(CLIMB_SCORES))
     learn_score = param.Selector(
-        default="bic+", objects=list(SHOWN_SCORES), doc="Score that drives the structure search (effdim.structure)."
+        default="bic+", objects=list(CLIMB_SCORES), doc="Score that drives the structure search (effdim.structure)."
     )
     cs_prior = param.Selector(
         default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS), doc="Dirichlet prior of CS and CS+ (effdim.priors)."

@@ -7,8 +7,9 @@ themselves: the state asks the engine, the views show the answers.
 * :mod:`.sidebar`: the model controls beside every tab;
 * :mod:`.model_tab`: the "Model & dimensions" tab's controls, with the tree editor :mod:`.tree_view`
   and the dimensions :mod:`.dimensions_view`;
-* :mod:`.data_panel` and :mod:`.data_tab`: the "Data & scores" tab's data and scores, with the fitted model
-  :mod:`.fitted_view`, its proposals :mod:`.proposal_view` and its distal outcomes :mod:`.distal_view`;
+* :mod:`.data_panel` and :mod:`.data_tab`: the "Data & scores" tab's data and scores, with the sweep's
+  class-enumeration table :mod:`.enumeration_view`, the fitted model :mod:`.fitted_view`, its proposals
+  :mod:`.proposal_view` and its distal outcomes :mod:`.distal_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
 * :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
@@ -19,6 +20,7 @@ from .data_tab import ScoresPanel
 from .demo import GuidedDemo
 from .dimensions_view import DimensionsPanel
 from .distal_view import DistalView
+from .enumeration_view import EnumerationView
 from .experiments_view import ExperimentsPanel
 from .fitted_view import FittedView
 from .model_tab import RegularizationPanel, SelectionPanel
@@ -36,6 +38,7 @@ __all__ = [
     "FittedView",
     "ProposalView",
     "DistalView",
+    "EnumerationView",
     "TreeView",
     "ExperimentsPanel",
     "GuidedDemo",

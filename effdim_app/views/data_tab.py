@@ -13,7 +13,7 @@ from effdim.scores import SCORES
 from effdim.treedraw import model_data
 
 from ..figures import ClimbCurve, ScoreCurves, scale_fonts
-from ..state import CS_PRIORS, SHOWN_SCORES, ScoresState
+from ..state import CLIMB_SCORES, CS_PRIORS, SHOWN_SCORES, ScoresState
 from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
 from .tree_view import TreeFigure
 from .widgets import TableOnDemand, heading, html, in_one_message, message, plain, typed
@@ -28,6 +28,8 @@ RESULT_COLUMNS = {
     "CS": "float64",
     "CS+": "float64",
     "AIC": "float64",
+    "sBIC": "float64",
+    "sBIC+": "float64",
     "ds": "int64",
     "de": "int64",
     "n": "int64",
@@ -110,7 +112,7 @@ class ScoresPanel(Viewer):
             state.param.seed, label="Seed", width=90, css_classes=["effdim-seed"]
         )
         self.run = pn.widgets.Button(label="▶ Sweep cardinality", color="primary", width=180)
-        score_labels = {SCORES[name].label: name for name in SHOWN_SCORES}
+        score_labels = {SCORES[name].label: name for name in CLIMB_SCORES}
         self.climb_score = pn.widgets.Select.from_param(
             state.param.climb_score, label="Hill-climb score", options=score_labels, width=130
         )
@@ -156,8 +158,8 @@ class ScoresPanel(Viewer):
         self.climb_curve: ClimbCurve | None = None
         self.font_scale = 1.0  # projector mode: 1.5
         self.plot_hint = html(
-            "<small>Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+ and AIC "
-            "against the cardinality appear here.</small>",
+            "<small>Press ▶ Sweep cardinality (with data loaded): BIC, BIC+, CS, CS+, AIC and the "
+            "singular BIC (sBIC, sBIC+) against the cardinality appear here.</small>",
             margin=(5, 10),
         )
         # visibility is toggled on wrapping columns, not on the rendered plots themselves
