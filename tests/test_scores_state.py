@@ -30,7 +30,7 @@ def test_sweep_lc_over_all_columns(scores):
     assert [r.card for r in results] == [1, 2, 3]
     assert scores.results and scores.progress == 100 and not scores.running
     best = scores.best()
-    assert set(best) == {"bic", "bic+", "cs", "cs+", "aic"}
+    assert set(best) == {"bic", "bic+", "cs", "cs+", "aic", "sbic", "sbic+"}
     csv = scores.results_csv()
     assert csv.splitlines()[0].startswith("model,card,loglik,bic,bic_plus,cs,cs_plus,aic,aic_plus,aic3")
     assert len(csv.splitlines()) == 4
