@@ -18,6 +18,7 @@ from effdim import EffdimError, EMSettings, HLCModel, ModelError, parse_model
 from effdim.bounds import complete_dimension
 from effdim.limits import DEFAULT_MAX_CARD
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
+from effdim.sbic import with_singular_bic
 from effdim.scores import SCORES
 from effdim.search import pick_caveats
 
@@ -313,7 +314,8 @@ class ScoresState(ScoreTables, param.Parameterized):
 
     async def run_sweep(self) -> list | None:
         """Sweep the node's cardinalities as a job (:func:`effdim_app.tasks.sweep_task`): each fit is shown as it
-        finishes (the curves and the table grow; the fitted view waits for the end), and a sweep cancelled,
+        finishes, with the singular BIC over the fits so far (the curves and the table grow; the fitted view waits
+        for the end), and a sweep cancelled,
         stopped by the server's time limit or failed part way keeps and shows the fits it finished."""
         if not self._ready():
             return None
@@ -342,8 +344,6 @@ class ScoresState(ScoreTables, param.Parameterized):
         def keep(job) -> list:
             """What a sweep stopped part way finished, shown as a sweep of those cardinalities (their singular BIC
             over exactly them, as the engine gives a cancelled sweep's)."""
-            from effdim.sbic import with_singular_bic
-
             results = show(with_singular_bic(job.partial, self.node, em.sbic_phi))
             how = {"cancelled": "cancelled", "timed out": "stopped by the time limit"}.get(job.state, "failed")
             self.param.update(
@@ -365,7 +365,7 @@ class ScoresState(ScoreTables, param.Parameterized):
             until_saturated=until_saturated,
             settings=em,
             then=show,
-            on_partial=lambda fits: self.param.update(results=list(fits)),
+            on_partial=lambda fits: self.param.update(results=with_singular_bic(list(fits), self.node, em.sbic_phi)),
             keep=keep,
         )
 
