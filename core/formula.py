@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from .data.building import reads_as_number
 from .errors import EffdimError, shown
 from .limits import MAX_DESIGN_COLUMNS
 
@@ -255,7 +256,7 @@ class _Parser:
             if not self.accept(")"):
                 raise self.fail(f"C( takes one column name and a ')', {self.where()}")
             return [frozenset([self.factor(Factor(inner[1], categorical=True))])]
-        if kind == "name" and _is_number(name):
+        if kind == "name" and reads_as_number(name):
             raise self.fail(
                 f"{name!r} at character {at + 1} is a number, not a column; "
                 "the intercept is always in the model and cannot be left out"
@@ -265,14 +266,6 @@ class _Parser:
     def factor(self, factor: Factor) -> Factor:
         self.order.setdefault(factor, len(self.order))
         return factor
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:

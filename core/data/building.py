@@ -251,7 +251,7 @@ def _check_header(header: list[str], source: str, sep: str | None) -> None:
         if h in seen:
             raise DataError(
                 f"{source}: duplicate column name {h!r} (columns {seen[h] + 1} and {j + 1})"
-                + ("; does the file lack a header line?" if all(_is_number(x) for x in header) else "")
+                + ("; does the file lack a header line?" if all(reads_as_number(x) for x in header) else "")
             )
         seen[h] = j
     if len(header) < 2 and sep is not None:
@@ -259,7 +259,12 @@ def _check_header(header: list[str], source: str, sep: str | None) -> None:
         raise DataError(f"{source}: only {len(header)} column ({header[0]!r}); need at least two{hint}")
 
 
-def _is_number(text: str) -> bool:
+def reads_as_number(text: str) -> bool:
+    """Whether ``text`` is a number as written (what ``float`` accepts: ``"3"``, ``"-1.5e3"``, ``"nan"``).
+
+    >>> reads_as_number("2.5"), reads_as_number("A")
+    (True, False)
+    """
     try:
         float(text)
     except ValueError:
