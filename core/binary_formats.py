@@ -82,10 +82,15 @@ class UnpackLimits:
             raise DataError(f"{name}: {what} to {format_bytes(size)}, more than the limit of {format_bytes(limit)}")
 
 
+#: The key of a read frame's ``attrs`` holding its variable labels (column -> what it asks), where the file has them.
+VARIABLE_LABELS = "variable_labels"
+
+
 def read_binary(raw: bytes, kind: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
     """An SPSS (``"sav"``), Stata (``"dta"``), Excel (``"xlsx"``) or Parquet (``"parquet"``) file as a frame
-    and its value labels (column -> {code: label}), within ``limits``; the libraries' own errors pass
-    through (:func:`effdim.reading.read_data` words them)."""
+    and its value labels (column -> {code: label}), within ``limits``; an SPSS or Stata file's variable labels
+    in the frame's ``attrs`` (:data:`VARIABLE_LABELS`). The libraries' own errors pass through
+    (:func:`effdim.reading.read_data` words them)."""
     if kind == "parquet":
         return _read_parquet(raw, name, limits), {}
     if kind == "xlsx":
@@ -118,6 +123,7 @@ def _read_sav(path: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame,
     frame, meta = pyreadstat.read_sav(path, apply_value_formats=False, user_missing=False, row_limit=limit)
     limits.check_cells(name, len(frame), columns)
     labels = {column: dict(meta.variable_value_labels.get(column, {})) for column in frame.columns}
+    frame.attrs[VARIABLE_LABELS] = {c: t for c, t in (meta.column_names_to_labels or {}).items() if t}
     return frame, {c: v for c, v in labels.items() if v}
 
 
@@ -125,7 +131,11 @@ def _read_dta(path: str) -> pd.DataFrame:
     """A Stata file (stored uncompressed: the file-size limit bounds what it holds); labelled columns come
     back as categoricals whose categories are the labels, ordered by the values they label (pandas'
     ``convert_categoricals``)."""
-    return pd.read_stata(path, convert_categoricals=True, order_categoricals=True)
+    with pd.read_stata(path, convert_categoricals=True, order_categoricals=True, iterator=True) as reader:
+        described = reader.variable_labels()
+        frame = reader.read()
+    frame.attrs[VARIABLE_LABELS] = {c: t for c, t in described.items() if t}
+    return frame
 
 
 # ------------------------------------------------------------------ Parquet

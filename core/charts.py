@@ -82,6 +82,7 @@ def profile_panel(
     classes: Sequence[object],
     node: str,
     intervals: tuple[Sequence[Sequence[float]], Sequence[Sequence[float]]] | None = None,
+    title: str | None = None,
 ) -> str:
     """One item's profile: ``probabilities[c][j] = P(item = categories[j] | node = classes[c])``.
 
@@ -92,7 +93,8 @@ def profile_panel(
     else shortened and turned. Whatever is shortened is given in full in the
     tooltips (the title's, each label's and each bar's), and no label runs
     into its neighbour's room. ``intervals``: lower and upper bounds shaped
-    as the probabilities, drawn as a whisker on each bar (none where NaN).
+    as the probabilities, drawn as a whisker on each bar (none where NaN). ``title``: what the item asks
+    (its variable label), the panel's title in place of its name (the name then leads the tooltip).
     """
     k, m = len(classes), len(categories)
     bars = k * m  # narrower bars when there are many, so a panel stays about a screen wide at most
@@ -107,7 +109,9 @@ def profile_panel(
     reach = max(len(s) for s in shown) * CHAR_PX  # a turned label's length, reaching left and down
     left = max(34.0, reach * 0.82 - (gap + group) / 2 + 4) if turned else 34.0
     width = max(left + m * (group + gap) + right, 170)
-    title = _lines(str(item), int((width - 8) / (CHAR_PX * 1.1)), TITLE_LINES, cut=True)
+    heading = str(item) if title is None else str(title)
+    whole = heading if title is None else f"{item}: {title}"
+    title = _lines(heading, int((width - 8) / (CHAR_PX * 1.1)), TITLE_LINES, cut=True)
     top = 12 + 15 * len(title)
     lines_below = max(s.count("\n") + 1 for s in shown)
     bottom = (22 + int(reach * 0.6)) if turned else 8 + 14 * lines_below
@@ -115,7 +119,7 @@ def profile_panel(
     body = [
         f"<title>{_text(item)}: P(category | {_text(node)})</title>",
         f'<text class="panel-title" x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13" '
-        f'font-weight="600"><title>{_text(item)}</title>{_tspans(title, width / 2, 15)}</text>',
+        f'font-weight="600"><title>{_text(whole)}</title>{_tspans(title, width / 2, 15)}</text>',
     ]
 
     def y_of(p: float) -> float:
@@ -317,13 +321,16 @@ def _tspans(lines: Sequence[str], x: float, step: float) -> str:
     )
 
 
-def item_panels(table: Any, classes: Sequence[object], node: str) -> list[str]:
+def item_panels(table: Any, classes: Sequence[object], node: str, titles: dict | None = None) -> list[str]:
     """:func:`profile_panel` of every item of ``table`` (:func:`effdim.profiles.profile_table`, its columns
-    the classes), in the table's order: what the report and the dashboard draw."""
+    the classes), in the table's order: what the report and the dashboard draw. ``titles``: item -> what it
+    asks (a variable label), the panel's title in place of the item's name."""
     panels = []
     for item in dict.fromkeys(table.index.get_level_values("item")):
         rows = table.loc[item]
-        panels.append(profile_panel(item, list(rows.index), rows[list(classes)].to_numpy().T, classes, node))
+        probabilities = rows[list(classes)].to_numpy().T
+        title = (titles or {}).get(item)
+        panels.append(profile_panel(item, list(rows.index), probabilities, classes, node, title=title))
     return panels
 
 

@@ -122,6 +122,10 @@ RANK_RTOL = 1e-6
 MAX_CELLS = 1 << 20
 
 
+#: Share of expected counts below 5 beyond which the chi-square p-values are not to be trusted.
+SPARSE_SHARE = 0.2
+
+
 @dataclass(frozen=True)
 class FitStatistics:
     """Goodness of fit and classification quality of one fitted model (see the module docstring).
@@ -148,6 +152,13 @@ class FitStatistics:
     p_g2_bootstrap: float | None = None
     bootstrap: int = 0
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def sparse(self) -> bool:
+        """Whether more than :data:`SPARSE_SHARE` of the expected counts are below 5, so that the chi-square
+        p-values are unreliable and the bootstrap's is wanted (:func:`effdim.bootstrap.bootstrap_g2`; each face
+        says how to get it: ``--bootstrap B``, the dashboard's button)."""
+        return self.share_expected_below_5 > SPARSE_SHARE and self.n_used > 0
 
     def df_sentence(self) -> str | None:
         """One sentence on ``df`` against what other tools report when they differ, else ``None``."""
@@ -204,10 +215,10 @@ def fit_statistics(params: Any, data: Any, *, ds: int, de: int) -> FitStatistics
         small = float(np.mean(expected < 5))
     else:  # at most n_used / 5 cells can hold 5 or more
         small = max(0.0, 1.0 - n_used / (5.0 * cells))
-    if small > 0.2 and n_used > 0:
+    if small > SPARSE_SHARE and n_used > 0:
         notes.append(
             f"{small:.0%} of the expected counts are below 5: the chi-square p-values are unreliable; "
-            "use the bootstrap p-value (effdim.bootstrap; --bootstrap B in the CLI)"
+            "use the bootstrap p-value of G2"
         )
     df, df_standard = dc - de, dc - ds
     df_polca = min(math.floor(n_used), dc) - ds

@@ -190,6 +190,13 @@ class FitResult:
         )
         return with_ids(table, ids)
 
+    def classification(self, node: str | None = None):
+        """The modal class of every row against its posteriors, and the classification error
+        (:func:`effdim.classification.classification_table`; ``node`` default: the root)."""
+        from .classification import classification_table
+
+        return classification_table(self, node)
+
     def distal(self, data: Any, outcomes: Any, **options: Any) -> list:
         """Class-specific means or probabilities of variables left out of the model, by the three-step
         method (:func:`effdim.threestep.distal_outcomes`: ``data`` the data of this fit with the outcome

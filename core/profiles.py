@@ -25,7 +25,7 @@ poLCA's ``probs`` and StepMix's ``get_parameters_df`` readers expect:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,11 +53,14 @@ class Labels:
     leaf to the column's category labels (code ``j`` means ``states[leaf][j]``;
     a leaf with more states than the column observed gets ``"state j+1"`` for
     the rest). Hidden nodes keep their names; their states are ``1 .. k``.
+    ``titles`` are the files' variable labels of the leaves, where it has them.
     """
 
     model: Any
     columns: dict
     states: dict
+    #: Leaf -> what its column asks, where the file says (:attr:`effdim.data.Dataset.variable_labels`).
+    titles: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, model: Any, data: Any = None, columns: dict | None = None) -> Labels:
@@ -74,7 +77,12 @@ class Labels:
         shown = set(columns.values())
         for h in model.hidden:  # a hidden node named like a data column is told apart
             columns[h] = f"{h} (hidden)" if h in shown else h
-        return cls(model, columns, states)
+        described = getattr(data, "variable_labels", {}) if data is not None else {}
+        return cls(model, columns, states, {leaf: described[leaf] for leaf in model.observed if leaf in described})
+
+    def described(self) -> dict:
+        """Column name -> what it asks, for the leaves whose file says (the items' titles in the figures)."""
+        return {self.columns[leaf]: text for leaf, text in self.titles.items()}
 
     def name(self, node: str) -> str:
         """The column name of a leaf, the node name of a hidden node."""

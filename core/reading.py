@@ -13,7 +13,8 @@ Formats, told by the file's first bytes, else by its name's extension:
   and the separator;
 * SPSS ``.sav``/``.zsav`` (pyreadstat), Stata ``.dta`` (pandas): the value
   labels stored in the file become the category labels, in the order of
-  their codes;
+  their codes, and its variable labels the columns' descriptions
+  (:attr:`effdim.data.Dataset.variable_labels`);
 * Excel ``.xlsx`` (openpyxl): the first sheet, its first row the header;
 * Parquet (pyarrow).
 
@@ -37,13 +38,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .binary_formats import UnpackLimits, read_binary
+from .binary_formats import VARIABLE_LABELS, UnpackLimits, read_binary
 from .data import (
     COUNT_COLUMN_NAMES,
     MISSING_TOKENS,
@@ -336,6 +337,9 @@ def _from_frame(
         source=name,
         unlimited=unlimited,
     )
+    described = frame.attrs.get(VARIABLE_LABELS, {})
+    if described:  # the variable labels of the columns kept
+        dataset = replace(dataset, variable_labels={c: described[c] for c in dataset.columns if c in described})
     return Loaded(dataset, kind, dropped=wide, ids=identifiers)
 
 

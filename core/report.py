@@ -52,6 +52,7 @@ import numpy as np
 
 from .charts import item_panels, mean_panel, probability_lines, profile_panel, share_bars
 from .dimensions import LocalDimensions
+from .em.result import starts_sentence
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
 from .notation import format_model
@@ -246,9 +247,10 @@ def _data_section(data: Any, leaf_of: Mapping[str, str]) -> str:
         listed = [f"{state} ({_count(c)})" for state, c in zip(data.states[j], counts)]
         if len(listed) > MAX_CATEGORIES_LISTED:
             listed = listed[:MAX_CATEGORIES_LISTED] + [f"… {len(listed) - MAX_CATEGORIES_LISTED} more"]
+        described = data.variable_labels.get(column)
         rows.append(
             (
-                column,
+                f"{column}: {described}" if described else column,
                 leaf_of.get(column, "not in the model"),
                 len(data.states[j]),
                 ", ".join(listed),
@@ -496,7 +498,7 @@ def _profiles_section(fit: Any) -> str:
         rows = shares[shares["node"] == name]
         classes, values = list(rows["state"]), list(rows["share"])
         wide = profile_table(fit.profiles(node))
-        panels = item_panels(wide, classes, name)
+        panels = item_panels(wide, classes, name, fit.labels.described())
         numbers = _table(
             ["item", "category", *[f"{name} = {c}" for c in wide.columns]],
             _profile_cells(fit, node, wide, se),
@@ -642,7 +644,7 @@ def _fit_section(fit: Any, bootstrap: Any) -> str:
     body = table + "".join(_p(n, "note") for n in notes if n)
     info = fit.restarts
     body += _p(
-        f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
+        f"EM: {starts_sentence(info)}; {info['n_iter']} steps, "
         f"{'converged' if info['converged'] else 'stopped at the step limit'}.",
         "note",
     )

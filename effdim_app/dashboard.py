@@ -20,7 +20,16 @@ from .jobs import JobRunner
 from .links import read_link
 from .logs import NO_SESSION, use_session_lookup
 from .notebook import RenderGate
-from .state import DataState, DistalState, EnumerationState, FittedState, ModelState, ProposalState, ScoresState
+from .state import (
+    DataState,
+    DistalState,
+    EnumerationState,
+    FitChecksState,
+    FittedState,
+    ModelState,
+    ProposalState,
+    ScoresState,
+)
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (
     DataPanel,
@@ -28,6 +37,7 @@ from .views import (
     DistalView,
     EnumerationView,
     ExperimentsPanel,
+    FitChecksView,
     FittedView,
     GuidedDemo,
     ModelPanel,
@@ -106,6 +116,7 @@ class EffdimApp(Viewer):
         self.dimensions = DimensionsPanel(self.models)
         self.fitted_state = FittedState(self.scores, self.models)
         self.proposal = ProposalState(self.fitted_state)
+        self.checks = FitChecksState(self.fitted_state)
         self.distal = DistalState(self.fitted_state, jobs=jobs)
         self.distal.in_one_update = one_message
         self.enumeration = EnumerationState(self.fitted_state, jobs=jobs)
@@ -203,7 +214,9 @@ class EffdimApp(Viewer):
         # the fitted view's figures beside the box in the tab's column instead, Bokeh laid that column
         # out as a grid of its figures and never computed the layout of any figure inside the box (a
         # FlexBox has no Bokeh layout of its own), so the score curves were drawn with a 0x0 frame.
-        fitted = FittedView(self.fitted_state, ProposalView(self.proposal), DistalView(self.distal))
+        fitted = FittedView(
+            self.fitted_state, ProposalView(self.proposal), DistalView(self.distal), checks=FitChecksView(self.checks)
+        )
         scores = ScoresPanel(self.scores)
         self._data_views = (scores, fitted)
         scale = PROJECTOR_SCALE if self.projector else 1.0

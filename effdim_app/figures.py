@@ -113,7 +113,7 @@ class ScoreCurves:
             sizing_mode="stretch_width",
             min_height=280,
             x_axis_label="cardinality of the swept hidden node",
-            y_axis_label="score (higher is better)",
+            y_axis_label="score: log L − penalty (higher is better)",
         )
         self.curves: dict[str, ColumnDataSource] = {}
         self.stars: dict[str, ColumnDataSource] = {}
@@ -139,8 +139,12 @@ class ScoreCurves:
         self.figure.add_tools(HoverTool(renderers=points, tooltips=[("|H|", "@card"), ("score", "@score{0,0.00}")]))
         _legend_right(self.figure, items)
 
-    def update(self, frame: pd.DataFrame, best: Mapping[str, tuple[int, float]]) -> None:
-        """Show ``frame`` (a column ``card`` and one per score key) and each score's best ``(card, score)``."""
+    def update(self, frame: pd.DataFrame, best: Mapping[str, tuple[int, float]], deviance: bool = False) -> None:
+        """Show ``frame`` (a column ``card`` and one per score key) and each score's best ``(card, score)``, on
+        the ``-2 log L + penalty`` scale (lower is better) with ``deviance``."""
+        self.figure.yaxis.axis_label = (
+            "−2 log L + penalty (lower is better)" if deviance else "score: log L − penalty (higher is better)"
+        )
         for name in self.names:
             key = SCORES[name].key
             scores = frame[key] if key in frame else pd.Series(np.nan, index=frame.index)
@@ -282,13 +286,15 @@ PROFILE_CSS = """
 """
 
 
-def profile_html(profiles: pd.DataFrame, shares: pd.DataFrame, node: str) -> tuple[str, str]:
+def profile_html(
+    profiles: pd.DataFrame, shares: pd.DataFrame, node: str, titles: dict | None = None
+) -> tuple[str, str]:
     """The profiles of ``node`` as the report draws them: its class shares as bars (whose colours are the
     profiles' legend), and a panel per item (:func:`effdim.charts.item_panels`), as two pieces of SVG
     markup, every text from the data escaped there.
 
     ``profiles`` are :meth:`effdim.FitResult.profiles`' rows, ``shares`` the rows (state, share) of
-    ``node``."""
+    ``node``; ``titles`` what each item asks (its variable label), the panels' titles."""
     classes = list(shares["state"])
-    panels = "".join(item_panels(profile_table(profiles), classes, node))
+    panels = "".join(item_panels(profile_table(profiles), classes, node, titles))
     return share_bars(node, classes, list(shares["share"])), f"<div class='effdim-panels'>{panels}</div>"

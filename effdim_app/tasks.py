@@ -108,10 +108,26 @@ def read_upload_task(
     return replace(loaded, ids=ids[unique] if unique else None)
 
 
-def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), enumeration=None, progress=None) -> str:
+def bootstrap_task(fit, *, B: int, settings: EMSettings, progress=None):
+    """:func:`effdim.bootstrap.bootstrap_g2` of ``fit`` with ``B`` replicates, in this worker (no processes of
+    its own: the server's workers are the machine's), progress after each chunk of replicates."""
+    from effdim.bootstrap import bootstrap_g2
+    from effdim.executor import Execution
+
+    return bootstrap_g2(fit, B, settings, execution=Execution("serial"), progress=progress)
+
+
+def share_ranges_task(fit, *, fits: int, seed, progress=None) -> dict:
+    """:meth:`effdim.FitResult.equivalent_share_ranges`: the class shares over ``fits`` refits as good."""
+    return fit.equivalent_share_ranges(fits, seed=seed)
+
+
+def report_task(
+    fit, *, data, sweep, climb, pick, command, three_step=(), enumeration=None, bootstrap=None, progress=None
+) -> str:
     """:func:`effdim.report.report_html` of ``fit`` with the data and the sweep or climb it came from, the
-    command that reproduces it, its three-step results (distal outcomes) and the sweep's class-enumeration
-    table."""
+    command that reproduces it, its three-step results (distal outcomes), the sweep's class-enumeration table
+    and its bootstrap p-value of G2."""
     return report_html(
         fit,
         data=data,
@@ -120,6 +136,7 @@ def report_task(fit, *, data, sweep, climb, pick, command, three_step=(), enumer
         pick=pick,
         command=command,
         three_step=three_step,
+        bootstrap=bootstrap,
         enumeration=enumeration,
     )
 

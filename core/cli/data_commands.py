@@ -191,6 +191,8 @@ def _cmd_fit(args: argparse.Namespace) -> None:
     )
     for note in stats.to_json()["notes"]:
         print(f"  {note}")
+    if stats.sparse and boot is None:
+        print("  the bootstrap p-value of G2: --bootstrap B (e.g. 500)")
     avepp = ", ".join("n/a" if v is None else f"{v:.3f}" for v in stats.avepp)
     print(f"entropy R2 {p(stats.entropy_r2)}   average posterior of the modal {result.model.root} per state: {avepp}")
     if isinstance(ident, EffdimError):
@@ -227,9 +229,11 @@ def _print_fit_head(args: argparse.Namespace, result, data, notes: list[str], me
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}{fit_output.rows_line(result)}")
     print(format_table(_score_headers(args), [_score_row(result, args)]))
     print(_scale_note(args, result))
+    from ..em.result import starts_sentence
+
     info = result.restarts
     print(
-        f"\nEM: {info['restarts']} starts, best reached by {info['n_best']}; "
+        f"\nEM: {starts_sentence(info)}; "
         f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
     )
     print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))
@@ -249,6 +253,10 @@ def _print_fit_head(args: argparse.Namespace, result, data, notes: list[str], me
     print(f"\nP(item = category | {root})")
     print(format_table(headers, rows, right=[False, False] + [True] * (len(headers) - 2)))
     fit_output.print_standard_error_notes(result, method)
+    described = result.labels.described()
+    if described:  # an SPSS or Stata file's variable labels: what each item asks
+        print("\nitems (the file's variable labels)")
+        print(format_table(["item", "asks"], list(described.items())))
 
 
 def _write_posteriors(args: argparse.Namespace, result, ids) -> None:

@@ -112,6 +112,10 @@ class Dataset:
         ``patterns`` of every input row, in input order, so results per
         pattern (posteriors) can be given back per row. ``None`` for data
         given as pattern counts. Read-only.
+    variable_labels:
+        Column -> what it asks, where the file says (SPSS and Stata store a
+        variable label beside each short variable name): the faces show it as
+        the item's title. Empty for CSV files, whose header is the text.
 
     Instances are immutable; :meth:`subset` and :func:`check_matches_model`
     return new ones.
@@ -137,6 +141,7 @@ class Dataset:
     source: str = ""
     count_column: str | None = None
     rows: np.ndarray | None = field(default=None, repr=False)
+    variable_labels: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         columns = tuple(str(c) for c in self.columns)
@@ -178,6 +183,8 @@ class Dataset:
         object.__setattr__(self, "patterns", patterns)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "n_rows", total)
+        labels = {str(c): str(t) for c, t in dict(self.variable_labels).items() if str(c) in columns and str(t).strip()}
+        object.__setattr__(self, "variable_labels", labels)
 
     # ----------------------------------------------------------- queries
     @property
@@ -227,6 +234,7 @@ class Dataset:
             source=self.source,
             count_column=self.count_column,
             rows=None if self.rows is None else inverse[self.rows],
+            variable_labels=self.variable_labels,
         )
 
     def with_state_order(self, column: str | int, order: Sequence) -> Dataset:
@@ -272,6 +280,7 @@ class Dataset:
             source=self.source,
             count_column=self.count_column,
             rows=None if self.rows is None else inverse[self.rows],
+            variable_labels=self.variable_labels,
         )
 
     def to_frame(self, *, decoded: bool = True, count_name: str = "count") -> pd.DataFrame:

@@ -104,4 +104,9 @@ def check_matches_model(dataset: Dataset, model: Any, mapping: Mapping[str, str]
         source=sub.source,
         count_column=sub.count_column,
         rows=sub.rows,
+        variable_labels={
+            leaf: sub.variable_labels[resolved[leaf]]
+            for leaf in model.observed
+            if resolved[leaf] in sub.variable_labels
+        },
     )

@@ -160,6 +160,7 @@ def fit_em(
         tol=tol if tol is not None else 0.0,
         seed=seed if not isinstance(seed, np.random.Generator) else None,
         coefficients=None if run.st.beta is None else run.st.beta[pos].copy(),
+        given_starts=len(inits),
     )
     if order_states:  # every hidden node's states by decreasing share (module docstring)
         for node, order in params.size_order().items():

@@ -115,10 +115,13 @@ class EMResult:
     tol: float = 0.0
     seed: Any = None
     coefficients: np.ndarray | None = field(default=None, repr=False)
+    #: Starts given as estimates (``init`` of :func:`effdim.em.fit_em`), before the random ones.
+    given_starts: int = 0
 
     @property
     def restarts(self) -> int:
-        """Number of starts."""
+        """Number of starts: the random ones and the ``given_starts`` (estimates given as starts, such as a
+        smaller model's fit with a state split in two in a sweep, :func:`effdim.nested.nested_start`), which come first."""
         return len(self.start_logliks)
 
     def convergence_notes(self) -> list[str]:
@@ -176,6 +179,7 @@ class EMResult:
         """A JSON-ready summary of the restarts."""
         return {
             "restarts": self.restarts,
+            "given_starts": int(self.given_starts),
             "start_logliks": [float(x) for x in self.start_logliks],
             "start_iters": [int(x) for x in self.start_iters],
             "best_start": int(self.best_start),
@@ -183,6 +187,15 @@ class EMResult:
             "n_iter": int(self.n_iter),
             "converged": bool(self.converged),
         }
+
+
+def starts_sentence(info: dict) -> str:
+    """EM's starts of :meth:`EMResult.restarts_info` in words, what each counts (the CLI, the report and the
+    dashboard say it alike): ``"6 starts (5 random, 1 from an earlier fit), the best log-likelihood reached
+    by 3"``."""
+    starts, given = int(info["restarts"]), int(info.get("given_starts", 0))
+    kinds = f" ({starts - given} random, {given} from an earlier fit)" if given else ""
+    return f"{starts} start{'s' if starts != 1 else ''}{kinds}, the best log-likelihood reached by {info['n_best']}"
 
 
 def expected_counts(md: ModelData, stats: EStepStats, s: int) -> dict:

@@ -9,7 +9,8 @@ One module per state of a session:
   structure search of the model on the data, and their results (the tables
   and picks the views show of them: :mod:`.score_tables`).
 * :mod:`.fitted`: :class:`FittedState`, which fit of the last sweep or climb
-  the "Fitted model" view shows.
+  the "Fitted model" view shows; :mod:`.fit_checks`: :class:`FitChecksState`,
+  its checks that take refits (the bootstrap p-value of G2, the share ranges).
 * :mod:`.proposal`: :class:`ProposalState`, a model proposed from a bivariate
   residual, applied on confirmation and undone with its results.
 * :mod:`.distal`: :class:`DistalState`, columns left out of the model related
@@ -27,6 +28,7 @@ browser.
 from .data import DataState
 from .distal import DistalState
 from .enumeration import EnumerationState
+from .fit_checks import FitChecksState
 from .fitted import DEFAULT_SCORE, FittedState
 from .model import ModelState
 from .proposal import ProposalState
@@ -37,6 +39,7 @@ __all__ = [
     "DataState",
     "ScoresState",
     "FittedState",
+    "FitChecksState",
     "ProposalState",
     "DistalState",
     "EnumerationState",

@@ -182,7 +182,7 @@ class DataState(param.Parameterized):
         return f"{_number(ds.n_rows)} rows, {ds.n_patterns} distinct patterns over {len(ds.columns)} columns{missing}"
 
     def columns_frame(self):
-        """One row per column: name, number of states, the states."""
+        """One row per column: name (and what it asks, where the file says), number of states, the states."""
         import pandas as pd
 
         ds = self.dataset
@@ -196,7 +196,7 @@ class DataState(param.Parameterized):
             )
         return pd.DataFrame(
             {
-                "column": list(ds.columns),
+                "column": [f"{c}: {ds.variable_labels[c]}" if c in ds.variable_labels else c for c in ds.columns],
                 "states": [len(s) for s in ds.states],
                 "values": [", ".join(map(str, s[:8])) + (" …" if len(s) > 8 else "") for s in ds.states],
             }

@@ -50,7 +50,9 @@ class ShownFit:
     bivariate residuals; ``statistics`` and ``identification`` as
     :meth:`~effdim.FitResult.fit_statistics` and
     :meth:`~effdim.FitResult.identification` (an
-    :class:`effdim.errors.EffdimError` when the latter cannot be computed).
+    :class:`effdim.errors.EffdimError` when the latter cannot be computed);
+    ``classification`` the classification table of ``node``
+    (:meth:`~effdim.FitResult.classification`).
     """
 
     fit: Any
@@ -60,6 +62,7 @@ class ShownFit:
     residuals: Any
     statistics: Any
     identification: Any
+    classification: Any = None
 
 
 class FittedState(param.Parameterized):
@@ -149,6 +152,7 @@ class FittedState(param.Parameterized):
                 residuals=fit.bivariate_residuals(),
                 statistics=fit.fit_statistics(),
                 identification=identification,
+                classification=fit.classification(node),
             )
         except Exception as err:  # noqa: BLE001 - say why in the view, keep the session alive
             swallowed(f"fitted model {fit.model}, node {node}", err)
@@ -156,7 +160,7 @@ class FittedState(param.Parameterized):
             return
         self.param.update(shown=shown, error="")
 
-    async def report(self) -> str | None:
+    async def report(self, bootstrap: Any = None) -> str | None:
         """The HTML report (:mod:`effdim.report`) of the shown fit, with the data (its file name), the sweep or
         climb the fit came from, the criterion it is the pick of and the command that reproduces it
         (:mod:`.reproduce`); written in a worker
@@ -182,6 +186,7 @@ class FittedState(param.Parameterized):
             command=command,
             three_step=self.distal,
             enumeration=self.enumeration if sweep is not None else None,
+            bootstrap=bootstrap,
             label="Report",
         )
         self.proposal = "Writing the report…"

@@ -19,7 +19,7 @@ CLIMB_SCORES: tuple[str, ...] = tuple(name for name in SHOWN_SCORES if not SCORE
 
 class ScoreTables:
     """The results of :class:`~effdim_app.state.ScoresState` as the views show them (a mixin of it: reads its
-    ``results``, the fits of a sweep, and ``climb``, a hill climb)."""
+    ``results``, the fits of a sweep, ``climb``, a hill climb, and ``deviance``, the scale shown)."""
 
     def results_frame(self):
         """One row per fit of the sweep: its cardinality, every score, ds, de and n, its starts and flags."""
@@ -32,12 +32,23 @@ class ScoreTables:
                 frame[column] = frame[column].map(lambda v: json.dumps(v, default=str) if v else "")
         return frame
 
+    def shown_frame(self):
+        """:meth:`results_frame` on the scale the views show (``deviance``: ``-2LL`` for the log-likelihood and
+        every score as ``-2 log L + penalty``, lower is better, as poLCA and Mplus print them)."""
+        frame = self.results_frame()
+        if not self.deviance or frame.empty:
+            return frame
+        keys = [key for key in ("loglik", *(c.key for c in SCORES.values())) if key in frame.columns]
+        frame[keys] = frame[keys].astype(float) * -2.0
+        return frame.rename(columns={"loglik": "-2LL"})
+
     def best(self) -> dict[str, tuple[int, float]]:
-        """Score name -> (card, value) of the best cardinality for each shown score
-        (:func:`effdim.scores.best`: ties go to the smaller model)."""
+        """Score name -> (card, value on the shown scale) of the best cardinality for each shown score
+        (:func:`effdim.scores.best`: ties go to the smaller model, whatever the scale)."""
         if not self.results:
             return {}
-        return {name: (fit.card, fit.score(name)) for name in SHOWN_SCORES for fit in [best(self.results, name)]}
+        sign = -2.0 if self.deviance else 1.0
+        return {name: (fit.card, sign * fit.score(name)) for name in SHOWN_SCORES for fit in [best(self.results, name)]}
 
     def pick_notes(self) -> dict[str, list[str]]:
         """Score name -> caveats of its best cardinality (:func:`effdim.search.pick_caveats`: top of the

@@ -81,6 +81,11 @@ class ScoresState(ScoreTables, param.Parameterized):
     cs_prior = param.Selector(
         default=str(DEFAULT_CS_PRIOR), objects=list(CS_PRIORS), doc="Dirichlet prior of CS and CS+ (effdim.priors)."
     )
+    deviance = param.Boolean(
+        default=False,
+        doc="Show the scores on the -2 log L + penalty scale of poLCA and Mplus (lower is better), not effdim's "
+        "log L - penalty (higher is better).",
+    )
     past_saturation = param.Boolean(
         default=False, doc="Sweep on past the first cardinality where de = dc (up to 'to'); by default it stops there."
     )

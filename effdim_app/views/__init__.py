@@ -22,6 +22,7 @@ from .dimensions_view import DimensionsPanel
 from .distal_view import DistalView
 from .enumeration_view import EnumerationView
 from .experiments_view import ExperimentsPanel
+from .fit_checks_view import FitChecksView
 from .fitted_view import FittedView
 from .model_tab import RegularizationPanel, SelectionPanel
 from .proposal_view import ProposalView
@@ -36,6 +37,7 @@ __all__ = [
     "DataPanel",
     "ScoresPanel",
     "FittedView",
+    "FitChecksView",
     "ProposalView",
     "DistalView",
     "EnumerationView",

@@ -22,7 +22,7 @@ __all__ = ["ScoresPanel"]
 
 RESULT_COLUMNS = {
     "|H|": "int64",
-    "loglik": "float64",
+    "loglik": "float64",  # "-2LL" on poLCA's scale
     "BIC": "float64",
     "BIC+": "float64",
     "CS": "float64",
@@ -181,6 +181,15 @@ class ScoresPanel(Viewer):
             configuration={"columnDefaults": {"resizable": False}},
         )
         self.best = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])
+        self.scale = pn.widgets.RadioButtonGroup.from_param(
+            state.param.deviance,
+            label="",
+            options={"log L − penalty (higher is better)": False, "−2 log L + penalty, as poLCA, Mplus": True},
+            color="primary",
+            css_classes=["effdim-scale"],
+            stylesheets=[TOGGLE_CSS],
+            margin=(0, 10),
+        )
         self.download = pn.widgets.FileDownload(
             label="Download curves (CSV)",
             callback=self._csv,
@@ -201,7 +210,7 @@ class ScoresPanel(Viewer):
         state.models.param.watch(self._update_inputs, ["effective"])
         state.data.param.watch(self._update_inputs, ["dataset"])
         state.param.watch(self._update_running, ["running", "progress", "status"])
-        state.param.watch(self._update_results, ["results", "climb"])
+        state.param.watch(self._update_results, ["results", "climb", "deviance"])
         state.param.watch(self._update_learned, ["learned_tree", "learned_note"])
         self._update_inputs()
         self._update_running()
@@ -252,6 +261,12 @@ class ScoresPanel(Viewer):
         self.climb.disabled = blocked or state.mapping != "model"
         self.learn.disabled = state.running or state.data.dataset is None
         self.cancel.disabled = not state.running
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """What the curves' place says before there are any: nothing while a run speaks for itself."""
+        state = self.state
+        self.plot_hint.visible = state.climb is None and not state.results and not state.running
 
     def _update_learned(self, *_) -> None:
         """Draw the structure search's best tree so far, then its result (ScoresState.learned_tree)."""
@@ -269,18 +284,18 @@ class ScoresPanel(Viewer):
     def _update_results(self, *_) -> None:
         state = self.state
         if state.results:
-            scored = state.results_frame()
+            scored = state.shown_frame()
             if self.curves is None:
                 self.curves = ScoreCurves(SHOWN_SCORES)
                 self.plot_box.objects = [pn.pane.Bokeh(self.curves.figure, sizing_mode="stretch_width")]
                 self._scale_figures()
             best = state.best()
             with pn.io.unlocked():  # Bokeh models changed from a coroutine (the sweep ending)
-                self.curves.update(scored, best)
+                self.curves.update(scored, best, state.deviance)
             labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
-            keep = [c for c in ["card", "loglik", *labels, "ds", "de", "n"] if c in scored.columns]
+            keep = [c for c in ["card", "loglik", "-2LL", *labels, "ds", "de", "n"] if c in scored.columns]
             frame = scored[keep].rename(columns={"card": "|H|", **labels})
-            floats = {c: TWO_DECIMALS for c in ["loglik", *labels.values()] if c in frame.columns}
+            floats = {c: TWO_DECIMALS for c in ["loglik", "-2LL", *labels.values()] if c in frame.columns}
             self.table.show(frame, formatters=floats)
             self.download.visible = True
             notes = state.pick_notes()
@@ -313,7 +328,8 @@ class ScoresPanel(Viewer):
             self.path.hide()
         self.climb_box.visible = climb is not None
         self.plot_box.visible = climb is None and bool(state.results)
-        self.plot_hint.visible = climb is None and not state.results
+        self._show_hint()
+        self.scale.visible = climb is None and bool(state.results)
 
     def set_font_scale(self, scale: float) -> None:
         """Projector mode: the score curves' and the climb's type (and height) at ``scale``; the learned tree's
@@ -368,6 +384,7 @@ class ScoresPanel(Viewer):
             self.message,
             self.learned_box,
             self.plot_hint,
+            self.scale,
             self.plot_box,
             self.climb_box,
             self.best,

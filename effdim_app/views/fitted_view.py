@@ -57,10 +57,18 @@ STATS_CSS = """
 class FittedView(Viewer):
     """Profile plot, class shares, fit statistics, BVR heatmap and posterior download of one fit."""
 
-    def __init__(self, state: FittedState, proposal: ProposalView, distal: Viewer | None = None, **params):
+    def __init__(
+        self,
+        state: FittedState,
+        proposal: ProposalView,
+        distal: Viewer | None = None,
+        checks: Viewer | None = None,
+        **params,
+    ):
         super().__init__(**params)
         self.state = state
         self.proposed = proposal
+        self.checks = checks
         self.choice = pn.widgets.Select.from_param(
             state.param.chosen, label="Fitted model", options=[], width=330, css_classes=["effdim-fit-choice"]
         )
@@ -130,6 +138,7 @@ class FittedView(Viewer):
             self.model_line,
             self.profile,
             self.stats,
+            *([checks] if checks is not None else []),
             # the explanation and the proposal beside the map, under it where the map leaves them no room
             pn.FlexBox(
                 self.heatmap,
@@ -154,8 +163,9 @@ class FittedView(Viewer):
             self.order.value = ""
 
     async def _report(self):
-        """The report is written in a worker (FittedState.report); the download waits for it, the page stays live."""
-        text = await self.state.report()
+        """The report is written in a worker (FittedState.report); the download waits for it, the page stays live.
+        It has the shown fit's bootstrap p-value when one was computed."""
+        text = await self.state.report(bootstrap=None if self.checks is None else self.checks.state.bootstrap)
         return io.StringIO(text or "")
 
     def _csv(self):
@@ -186,7 +196,7 @@ class FittedView(Viewer):
         self.stats.object = _stats_html(shown)
 
     def _draw(self, shown) -> None:
-        shares, panels = profile_html(shown.profiles, shown.shares, shown.node)
+        shares, panels = profile_html(shown.profiles, shown.shares, shown.node, shown.fit.labels.described())
         node = plain(shown.node)
         sign = shown.fit.non_unique_sentence()
         self.profile.object = (
@@ -244,7 +254,9 @@ def _p(text: str) -> str:
 
 
 def _stats_html(shown) -> str:
-    """The fit statistics as a table whose numbers align: right-aligned, four decimals (integers whole)."""
+    """The fit statistics as a table whose numbers align: right-aligned, four decimals (integers whole); EM's
+    starts; the classification table."""
+    from effdim.em.result import starts_sentence
     from effdim.errors import EffdimError
 
     fit, s, ident = shown.fit, shown.statistics, shown.identification
@@ -273,7 +285,31 @@ def _stats_html(shown) -> str:
         notes.append(str(ident))
     elif not ident.identified:
         notes.append(ident.sentence())
+    if s.sparse:
+        notes.append("The bootstrap p-value of G²: ▶ Bootstrap p-value of G² below.")
     text = "".join(f"<p class='effdim-note'>{plain(n)}</p>" for n in notes if n)
+    info = fit.restarts
+    ends = ", ".join(f"{x:,.2f}" for x in info["start_logliks"])
+    text += f"<p class='effdim-note effdim-starts'>EM: {plain(starts_sentence(info))}; each start ended at {ends}.</p>"
     warnings = fit.em.convergence_notes() + list(fit.degenerate)
     text += "".join(f"<p class='effdim-warn'>⚠ {plain(w)}</p>" for w in warnings)
-    return f"<table class='effdim-fit-table'>{table}</table>{text}"
+    classified = "" if shown.classification is None else _classification_html(shown.classification)
+    return f"<table class='effdim-fit-table'>{table}</table>{text}{classified}"
+
+
+def _classification_html(table) -> str:
+    """The classification table (:mod:`effdim.classification`): expected rows by modal and by posterior state."""
+    k = table.counts.shape[0]
+    head = "".join(f"<th>{plain(table.node)} = {c + 1}</th>" for c in range(k))
+    rows = "".join(
+        f"<tr><td>assigned {s + 1}</td>"
+        + "".join(f"<td class='v'>{table.counts[s, c]:,.1f}</td>" for c in range(k))
+        + f"<td class='v'>{table.assigned[s]:,.1f}</td></tr>"
+        for s in range(k)
+    )
+    return (
+        f"<p class='effdim-sel effdim-classification-error'><b>Classification error {table.error:.1%}</b>: the "
+        f"expected share of rows whose modal state of {plain(table.node)} is not their own (rows: the state each "
+        "row is assigned to; columns: the state by its posteriors, summed)</p>"
+        f"<table class='effdim-fit-table effdim-classification'><tr><td></td>{head}<th>rows</th></tr>{rows}</table>"
+    )
