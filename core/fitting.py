@@ -190,6 +190,13 @@ class FitResult:
         )
         return with_ids(table, ids)
 
+    def starts_sentence(self) -> str:
+        """EM's starts in words, what each counts (:func:`effdim.em.result.starts_sentence`): every face says it
+        alike."""
+        from .em.result import starts_sentence
+
+        return starts_sentence(self.restarts)
+
     def classification(self, node: str | None = None):
         """The modal class of every row against its posteriors, and the classification error
         (:func:`effdim.classification.classification_table`; ``node`` default: the root)."""

@@ -52,7 +52,6 @@ import numpy as np
 
 from .charts import item_panels, mean_panel, probability_lines, profile_panel, share_bars
 from .dimensions import LocalDimensions
-from .em.result import starts_sentence
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
 from .notation import format_model
@@ -644,7 +643,7 @@ def _fit_section(fit: Any, bootstrap: Any) -> str:
     body = table + "".join(_p(n, "note") for n in notes if n)
     info = fit.restarts
     body += _p(
-        f"EM: {starts_sentence(info)}; {info['n_iter']} steps, "
+        f"EM: {fit.starts_sentence()}; {info['n_iter']} steps, "
         f"{'converged' if info['converged'] else 'stopped at the step limit'}.",
         "note",
     )

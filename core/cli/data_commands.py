@@ -229,11 +229,9 @@ def _print_fit_head(args: argparse.Namespace, result, data, notes: list[str], me
     print(f"model   {result.model}   data {data.source or args.data}: n = {_n(result.n)}{fit_output.rows_line(result)}")
     print(format_table(_score_headers(args), [_score_row(result, args)]))
     print(_scale_note(args, result))
-    from ..em.result import starts_sentence
-
     info = result.restarts
     print(
-        f"\nEM: {starts_sentence(info)}; "
+        f"\nEM: {result.starts_sentence()}; "
         f"{info['n_iter']} steps, {'converged' if info['converged'] else 'stopped at --max-iter'}"
     )
     print("start logliks: " + ", ".join(f"{x:.4f}" for x in info["start_logliks"]))

@@ -256,7 +256,6 @@ def _p(text: str) -> str:
 def _stats_html(shown) -> str:
     """The fit statistics as a table whose numbers align: right-aligned, four decimals (integers whole); EM's
     starts; the classification table."""
-    from effdim.em.result import starts_sentence
     from effdim.errors import EffdimError
 
     fit, s, ident = shown.fit, shown.statistics, shown.identification
@@ -290,7 +289,7 @@ def _stats_html(shown) -> str:
     text = "".join(f"<p class='effdim-note'>{plain(n)}</p>" for n in notes if n)
     info = fit.restarts
     ends = ", ".join(f"{x:,.2f}" for x in info["start_logliks"])
-    text += f"<p class='effdim-note effdim-starts'>EM: {plain(starts_sentence(info))}; each start ended at {ends}.</p>"
+    text += f"<p class='effdim-note effdim-starts'>EM: {plain(fit.starts_sentence())}; each start ended at {ends}.</p>"
     warnings = fit.em.convergence_notes() + list(fit.degenerate)
     text += "".join(f"<p class='effdim-warn'>⚠ {plain(w)}</p>" for w in warnings)
     classified = "" if shown.classification is None else _classification_html(shown.classification)
