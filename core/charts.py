@@ -14,7 +14,8 @@ any colour vision:
   colours are the legend of the profile panels;
 * :func:`mean_panel` -- a distal outcome's class means with their intervals
   (:mod:`effdim.threestep`); a categorical one is a :func:`profile_panel` with
-  an interval on each bar;
+  an interval on each bar, and :func:`class_legend` names its colours (no
+  share bars stand beside it);
 * :func:`probability_lines` -- a latent class regression's class probabilities
   along one covariate (:func:`effdim.regression.probability_curve`), one line
   per class, as poLCA's manual draws them (Linzer & Lewis 2011, Figure 3).
@@ -37,6 +38,7 @@ __all__ = [
     "CLASS_COLORS",
     "abbreviations",
     "class_color",
+    "class_legend",
     "item_panels",
     "mean_panel",
     "probability_lines",
@@ -286,6 +288,18 @@ def probability_lines(
             f'font-weight="600">{_text(_shorten(f"{node} = {classes[c]}", 9))}</text>'
         )
     return _svg(width, height, body, f"class probabilities of {node} by {covariate}")
+
+
+def class_legend(classes: Sequence[object], node: str) -> str:
+    """A swatch of each class's colour with ``node = class`` beside it, in one row: the legend of a
+    :func:`profile_panel` drawn without :func:`share_bars` beside it."""
+    body, x = [], 0.0
+    for c, name in enumerate(classes):
+        label = f"{node} = {name}"
+        body.append(f'<rect x="{x:.1f}" y="3" width="12" height="12" fill="{class_color(c)}"/>')
+        body.append(f'<text x="{x + 16:.1f}" y="14" font-size="12">{_text(label)}</text>')
+        x += 16 + len(label) * CHAR_PX + 12
+    return _svg(max(x - 12, 1), 18, body, f"colours of the classes of {node}")
 
 
 #: Lines an item's name may take as a panel's title, and a category label under its bars.

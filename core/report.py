@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from .charts import item_panels, mean_panel, probability_lines, profile_panel, share_bars
+from .charts import class_legend, item_panels, mean_panel, probability_lines, profile_panel, share_bars
 from .dimensions import LocalDimensions
 from .errors import EffdimError, InvalidArgument
 from .limits import SizeLimitError
@@ -746,7 +746,7 @@ def distal_html(outcomes: Sequence[Any]) -> str:
         else:
             figure = profile_panel(
                 outcome.column, outcome.categories, outcome.estimates, outcome.classes, node, (lower, upper)
-            )
+            ) + class_legend(outcome.classes, node)
             rows = [
                 (
                     c if j == 0 else "",

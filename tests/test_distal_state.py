@@ -40,6 +40,7 @@ def test_the_columns_left_out_are_offered_and_estimated_as_the_engine_does():
     [engine] = distal_outcomes(fitted.fit, datasets.load("cheating"), "GPA", method="ml")
     np.testing.assert_allclose(gpa.estimates, engine.estimates, rtol=1e-10)
     assert fitted.distal == distal.results and distal.message_kind == "success"
+    assert distal.message == "1 outcome by the ML correction."
 
 
 def test_another_fit_clears_the_results_and_keeps_the_choice():

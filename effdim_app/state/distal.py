@@ -100,7 +100,7 @@ class DistalState(param.Parameterized):
     def _show(self, fit: Any, results: list) -> bool:
         method = DISTAL_METHODS[results[0].method] if results else ""
         self.param.update(
-            results=results, message=f"{len(results)} outcome(s) by the {method}.", message_kind="success"
+            results=results, message=f"{_outcomes(len(results))} by the {method}.", message_kind="success"
         )
         self.fitted.distal = results
         return True
@@ -111,3 +111,8 @@ class DistalState(param.Parameterized):
         )
         self.fitted.distal = []
         return False
+
+
+def _outcomes(count: int) -> str:
+    """``"1 outcome"``, ``"2 outcomes"``."""
+    return f"{count} outcome" + ("" if count == 1 else "s")

@@ -63,6 +63,7 @@ def test_columns_left_out_of_the_model_by_class(page: Page, app_url, shots, widt
     expect(results).to_contain_text("Wald test of equal means in every class")
     assert results.locator(f'svg[aria-label="class means of {YEARS}"]').count() == 1
     assert results.locator(f'svg[aria-label="profile of {APPLIED}"] path').count() == 6  # an interval per bar
+    assert results.locator('svg[aria-label="colours of the classes of X"] rect').count() == 3  # its legend
     card.scroll_into_view_if_needed()
     page.screenshot(path=str(shots / f"distal-{width}.png"))
     edges = page.evaluate("() => document.documentElement.scrollWidth")
