@@ -145,11 +145,14 @@ class FitResult:
 
         return Labels.of(self.model, self.data, self.columns)
 
-    def parameter_table(self):
-        """Every CPT entry as a tidy DataFrame (:func:`effdim.profiles.parameter_table`)."""
+    def parameter_table(self, se: bool | str = False, *, level: float = 0.95):
+        """Every CPT entry as a tidy DataFrame (:func:`effdim.profiles.parameter_table`); with ``se`` (``True``
+        or a method of :meth:`standard_errors`) each entry's standard error and ``level`` interval on the
+        probability scale, or why it has none."""
         from .profiles import parameter_table
 
-        return parameter_table(self.params, self.labels)
+        errors = None if se is False else self.standard_errors(None if se is True else se)
+        return parameter_table(self.params, self.labels, errors, level=level)
 
     def profiles(self, node: str | None = None):
         """``P(item = category | node = class)`` for every item (:func:`effdim.profiles.profiles`)."""

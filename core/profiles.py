@@ -95,29 +95,41 @@ class Labels:
         return self.states[node][int(code)]
 
 
-def parameter_table(params: Any, labels: Labels) -> pd.DataFrame:
+def parameter_table(params: Any, labels: Labels, se: Any = None, *, level: float = 0.95) -> pd.DataFrame:
     """Every CPT entry as a row: ``node, parent, parent_state, state, probability``.
 
     Root rows have ``parent`` and ``parent_state`` empty (``None``). Nodes in
-    pre-order from the root; leaves named by their data columns.
+    pre-order from the root; leaves named by their data columns. With ``se``
+    (:class:`effdim.standard_errors.StandardErrors`) also ``se``, the
+    ``level`` interval ``lower``-``upper`` on the probability scale
+    (:func:`effdim.standard_errors.logit_interval`) and ``flag``: why an entry
+    has none (``"boundary"``, ``"not identified"``; NaN then).
     """
+    from .standard_errors import interval_z, logit_interval
+
     model = params.model
+    z = interval_z(level)
     rows = []
     for node in model.nodes:
         parent = model.parent(node)
         table = np.atleast_2d(params.cpts[node])
+        errors = None if se is None else np.atleast_2d(se.tables[node])
+        lower, upper = (None, None) if se is None else logit_interval(table, errors, z)
+        flags = None if se is None else np.atleast_2d(se.flags[node])
         for u, row in enumerate(table):
             for s, p in enumerate(row):
-                rows.append(
-                    (
-                        labels.name(node),
-                        None if parent is None else labels.name(parent),
-                        None if parent is None else labels.state(parent, u),
-                        labels.state(node, s),
-                        float(p),
-                    )
+                entry = (
+                    labels.name(node),
+                    None if parent is None else labels.name(parent),
+                    None if parent is None else labels.state(parent, u),
+                    labels.state(node, s),
+                    float(p),
                 )
-    return pd.DataFrame(rows, columns=["node", "parent", "parent_state", "state", "probability"])
+                if se is not None:
+                    entry += (float(errors[u, s]), float(lower[u, s]), float(upper[u, s]), str(flags[u, s]))
+                rows.append(entry)
+    columns = ["node", "parent", "parent_state", "state", "probability"]
+    return pd.DataFrame(rows, columns=columns + ([] if se is None else ["se", "lower", "upper", "flag"]))
 
 
 def conditionals(params: Any, node: str) -> dict[str, np.ndarray]:

@@ -52,9 +52,9 @@ def coefficient_table(design: Design, coefficients: np.ndarray, se: Any = None, 
     """A row per design column and non-reference class: ``term``, ``class`` (2 .. k), ``coefficient``,
     ``se``, ``z``, ``p``, ``odds_ratio``, ``or_low``, ``or_high`` (the interval at ``level``), ``flag``
     (why a standard error is missing). ``se``: :class:`effdim.standard_errors.StandardErrors` or ``None``."""
-    from statistics import NormalDist
+    from .standard_errors import interval_z
 
-    z_level = NormalDist().inv_cdf(0.5 + level / 2)
+    z_level = interval_z(level)
     errors = np.full(coefficients.shape, np.nan) if se is None else se.coefficients
     flags = np.full(coefficients.shape, "", dtype=object) if se is None else se.coefficient_flags
     rows = []

@@ -67,3 +67,15 @@ def test_every_relative_link_of_the_readme_and_docs_resolves():
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert not broken
+
+
+def test_what_an_lca_paper_reports_runs_as_written(capsys):
+    """The README's second example: the enumeration table, standard errors, a regression and a distal outcome."""
+    (example,) = [block for block in _blocks(README.read_text(encoding="utf-8"), "python") if "covariates=" in block]
+    exec(compile(example, "README.md: what an LCA paper reports", "exec"), {})
+    out = capsys.readouterr().out
+    assert re.search(r"^\| 3 \| -21311\.\d\d \| 110 \| 110 \|", out, flags=re.M), out  # k, LL, ds, de
+    assert "sBIC" in out and "VLMR p" in out
+    assert re.search(r"MORALG\s+X\s+1\.0\s+1 Extremely well\s+0\.1057\s+0\.0134\s+0\.0822\s+0\.1350\b", out), out  # probability, SE
+    assert re.search(r"PARTY\s+2\s+0\.7\d+\s+0\.05\d+", out), out  # a coefficient with its SE
+    assert re.search(r"^\s*\d+\s+3\s+1\s+0\.98\d+", out, flags=re.M), out  # class 3 votes 1 (BCH)

@@ -136,3 +136,33 @@ def test_a_singular_information_names_what_is_not_identified():
 def test_logit_intervals_stay_inside_zero_and_one():
     low, high = logit_interval(np.array([0.01, 0.5, 0.99]), np.array([0.05, 0.3, 0.05]))
     assert np.all((0 < low) & (low < [0.01, 0.5, 0.99]) & ([0.01, 0.5, 0.99] < high) & (high < 1))
+
+
+def test_a_fits_parameter_table_carries_each_probabilitys_standard_error_interval_or_flag(stouffer_toby):
+    """parameter_table(se=...): the method's standard errors in the CPT's rows, intervals inside 0-1 around
+    each probability at the asked level, and NaN with the reason wherever the standard errors have a flag."""
+    from effdim import fit
+
+    result = fit(stouffer_toby, 2, seed=0, restarts=3)
+    se = result.standard_errors("empirical")
+    table = result.parameter_table(se="empirical", level=0.9)
+    assert list(table.columns[-4:]) == ["se", "lower", "upper", "flag"]
+    expected = np.concatenate([np.ravel(se.tables[node]) for node in result.model.nodes])
+    np.testing.assert_array_equal(table["se"].to_numpy(), expected)
+    shown = table[table["flag"] == ""]
+    assert len(shown) and ((shown.lower < shown.probability) & (shown.probability < shown.upper)).all()
+    wider = result.parameter_table(se="empirical", level=0.99)
+    assert (wider.upper - wider.lower > table.upper - table.lower)[table["flag"] == ""].all()
+    assert table[table["flag"] != ""][["se", "lower", "upper"]].isna().all().all()
+    assert "se" not in result.parameter_table().columns
+
+
+def test_a_parameter_tables_level_and_method_are_checked(stouffer_toby):
+    from effdim import fit
+    from effdim.errors import InvalidArgument
+
+    result = fit(stouffer_toby, 2, seed=0, restarts=1)
+    with pytest.raises(InvalidArgument, match="confidence level"):
+        result.parameter_table(se=True, level=95)
+    with pytest.raises(InvalidArgument, match="observed, empirical, robust"):
+        result.parameter_table(se="bootstrap")

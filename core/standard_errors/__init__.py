@@ -204,6 +204,19 @@ def _shares_at(par: Parametrisation, md: ModelData, etas: np.ndarray) -> dict:
     return out
 
 
+def interval_z(level: float) -> float:
+    """The normal quantile of a two-sided ``level`` confidence interval, ``level`` checked (0.5 to 0.999999).
+
+    >>> round(interval_z(0.95), 4)
+    1.96
+    """
+    from statistics import NormalDist
+
+    from ..validation import check_number
+
+    return NormalDist().inv_cdf(0.5 + check_number("the confidence level", level, low=0.5, high=0.999999) / 2)
+
+
 def logit_interval(value: np.ndarray, se: np.ndarray, z: float = 1.959963984540054) -> tuple[np.ndarray, np.ndarray]:
     """Wald intervals of probabilities on the logit scale, carried back: ``logit(p) +- z se / (p (1 - p))``.
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from .classification import Classification
 from .wald import Wald
@@ -99,9 +98,9 @@ class DistalOutcome:
     def intervals(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Lower and upper bounds of the ``level`` confidence intervals: estimate +- z SE for means;
         for probabilities the same on the log-odds scale, taken back (so they stay within 0 and 1)."""
-        from ..standard_errors import logit_interval
+        from ..standard_errors import interval_z, logit_interval
 
-        z = float(ndtri(0.5 + level / 2))
+        z = interval_z(level)
         est, se = self.estimates, self.se
         if self.kind == "continuous":
             return est - z * se, est + z * se
