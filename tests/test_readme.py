@@ -76,7 +76,7 @@ def test_what_an_lca_paper_reports_runs_as_written(capsys):
     out = capsys.readouterr().out
     assert re.search(r"^\| 3 \| -21311\.\d\d \| 110 \| 110 \|", out, flags=re.M), out  # k, LL, ds, de
     assert "sBIC" in out and "VLMR p" in out
-    shares_row = r"MORALG\s+X\s+1\.0\s+1 Extremely well\s+0\.1057\s+0\.0134\s+0\.0822\s+0\.1350\b"
-    assert re.search(shares_row, out), out  # probability, SE, interval
+    profile_row = r"MORALG\s+X\s+1\.0\s+1 Extremely well\s+0\.1057\s+0\.0134\s+0\.0822\s+0\.1350\b"
+    assert re.search(profile_row, out), out  # probability, SE, interval
     assert re.search(r"PARTY\s+2\s+0\.7\d+\s+0\.05\d+", out), out  # a coefficient with its SE
     assert re.search(r"^\s*\d+\s+3\s+1\s+0\.98\d+", out, flags=re.M), out  # class 3 votes 1 (BCH)
