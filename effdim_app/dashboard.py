@@ -28,6 +28,7 @@ from .state import (
     FittedState,
     ModelState,
     ProposalState,
+    RegressionState,
     ScoresState,
 )
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
@@ -42,6 +43,7 @@ from .views import (
     GuidedDemo,
     ModelPanel,
     ProposalView,
+    RegressionView,
     RegularizationPanel,
     ScoresPanel,
     SelectionPanel,
@@ -121,6 +123,8 @@ class EffdimApp(Viewer):
         self.distal.in_one_update = one_message
         self.enumeration = EnumerationState(self.fitted_state, jobs=jobs)
         self.enumeration.in_one_update = one_message
+        self.regression = RegressionState(self.fitted_state)
+        self.regression.in_one_update = one_message
         # The Data & scores and Experiments tabs are built when first opened: a new session builds
         # only what its first screen shows, which a class opening the page at once pays for every
         # student (docs/robustness.md, "Opening a page").
@@ -233,6 +237,7 @@ class EffdimApp(Viewer):
                     min_width=360,
                 ),
                 pn.Column(fitted, sizing_mode="stretch_width", styles={"flex": "1 1 100%"}),
+                pn.Column(RegressionView(self.regression), sizing_mode="stretch_width", styles={"flex": "1 1 100%"}),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
@@ -264,6 +269,8 @@ class EffdimApp(Viewer):
             self.data.load_job.cancel()
         if self.distal.job is not None:
             self.distal.job.cancel()
+        if self.regression.job is not None:
+            self.regression.job.cancel()
         self.enumeration.cancel(quiet=True)
 
     def _header_buttons(self, on_dark: bool) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from effdim import EMSettings, HLCModel, dimensions, format_model, hill_climb, learn_structure, read_data, sweep
+from effdim import EMSettings, HLCModel, dimensions, fit, format_model, hill_climb, learn_structure, read_data, sweep
 from effdim.reading import Loaded
 from effdim.report import report_html
 from effdim.scores import SCORES
@@ -25,6 +25,7 @@ __all__ = [
     "read_upload_task",
     "report_task",
     "distal_task",
+    "regression_task",
 ]
 
 
@@ -162,3 +163,11 @@ def distal_task(fit, data, *, outcomes, method, progress=None) -> list:
     from effdim.threestep import distal_outcomes
 
     return distal_outcomes(fit, data, list(outcomes), method=method)
+
+
+def regression_task(dataset, model, *, covariates, weights, mapping, settings: EMSettings, progress=None):
+    """:func:`effdim.fit` of ``model`` with its root's classes on ``covariates`` (a latent class regression),
+    with its standard errors computed here (they are kept in the fit: the server shows them without computing)."""
+    result = fit(dataset, model, settings, covariates=covariates, weights=weights, mapping=mapping, warn=False)
+    result.standard_errors()
+    return result

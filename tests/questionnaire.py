@@ -81,3 +81,19 @@ def survey_sav(seed: int = 60) -> bytes:
             variable_value_labels={name: {float(c): a for a, c in code.items()} for name in ITEMS},
         )
         return path.read_bytes()
+
+
+#: Columns of :func:`survey_with_covariates` beside the items.
+YEARS, CONTRACT, WEIGHT = "Years of service", "Contract", "Survey weight"
+
+
+def survey_with_covariates() -> pd.DataFrame:
+    """The survey with two covariates that follow its answers (fewer years of service and more fixed-term
+    contracts the more items a respondent disagreed with) and a column of post-stratification weights."""
+    frame = survey_frame()
+    rng = np.random.default_rng(61)
+    disagree = (frame[list(ITEMS.values())] == "Disagree").sum(axis=1).to_numpy()
+    frame[YEARS] = np.clip(np.round(rng.normal(14 - 1.5 * disagree, 4)), 0, 30).astype(int)
+    frame[CONTRACT] = np.where(rng.random(len(frame)) < 0.2 + 0.1 * disagree, "Fixed-term", "Permanent")
+    frame[WEIGHT] = rng.choice([0.8, 1.0, 1.25, 1.6], len(frame))
+    return frame

@@ -17,6 +17,8 @@ One module per state of a session:
   to the shown fit's classes by the three-step method.
 * :mod:`.enumeration`: :class:`EnumerationState`, the last sweep's
   class-enumeration table and its bootstrap LRT.
+* :mod:`.regression`: :class:`RegressionState`, covariates chosen for the shown
+  fit's model and the latent class regression fitted with them.
 
 :mod:`.reproduce` writes the ``effdim`` command that reproduces a sweep's or
 climb's result (for its report); :mod:`.shared` holds what they share (message kinds, the engine's answers
@@ -32,6 +34,7 @@ from .fit_checks import FitChecksState
 from .fitted import DEFAULT_SCORE, FittedState
 from .model import ModelState
 from .proposal import ProposalState
+from .regression import RegressionState
 from .scores import CLIMB_SCORES, CS_PRIORS, SHOWN_SCORES, ScoresState
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
     "ProposalState",
     "DistalState",
     "EnumerationState",
+    "RegressionState",
     "SHOWN_SCORES",
     "CLIMB_SCORES",
     "CS_PRIORS",

@@ -128,6 +128,11 @@ class FittedState(param.Parameterized):
         """The data the fits were made on, every column as loaded (None before the first sweep or climb)."""
         return self._analysis[0]
 
+    @property
+    def run_settings(self):
+        """How the fits offered were made (:class:`.reproduce.RunSettings`; None before the first sweep or climb)."""
+        return self._analysis[3]
+
     def _show(self, *_) -> None:
         """Compute what the view draws of the chosen fit (its profiles, shares, residuals, statistics)."""
         from effdim.errors import EffdimError

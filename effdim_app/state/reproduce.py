@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from effdim import HLCModel, format_model, largest_regular_card, lc_model_for
 from effdim.report import command_line
 
-__all__ = ["RunSettings", "REPORT_FILE", "distal_command", "reproducing_command", "run_settings"]
+__all__ = ["RunSettings", "REPORT_FILE", "distal_command", "regression_command", "reproducing_command", "run_settings"]
 
 #: The name the report downloads as; the reproducing command writes the same file.
 REPORT_FILE = "effdim-report.html"
@@ -107,6 +107,25 @@ def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
         "--distal-method": distal[0].method,
     }
     return "# the distal outcomes, of a refit of the model shown:\n" + command_line("fit", source, options)
+
+
+def regression_command(settings: RunSettings, source: str, fit) -> str:
+    """The command that writes the report of ``fit``, a latent class regression of the shown model
+    (``effdim fit ... --covariates``), after a comment line: its covariates and weight column are read, not
+    modelled nor left out, so the leaves are mapped to their columns (``--map``) where their names differ."""
+    read = {*fit.design.formula.columns, *([fit.case.weights] if fit.case.weights else [])}
+    options = {
+        "--model": format_model(fit.model),
+        "--map": [f"{leaf}={column}" for leaf, column in fit.columns.items() if leaf != column] or None,
+        **_em_options(settings),
+        "--drop": [c for c in settings.drop if c not in read] or None,
+        "--covariates": fit.design.formula.text,
+        "--weights": fit.case.weights,
+        "--report": REPORT_FILE,
+    }
+    return "# the latent class regression, a refit of the model shown with its covariates:\n" + command_line(
+        "fit", source, options
+    )
 
 
 def run_settings(

@@ -9,7 +9,8 @@ themselves: the state asks the engine, the views show the answers.
   and the dimensions :mod:`.dimensions_view`;
 * :mod:`.data_panel` and :mod:`.data_tab`: the "Data & scores" tab's data and scores, with the sweep's
   class-enumeration table :mod:`.enumeration_view`, the fitted model :mod:`.fitted_view`, its proposals
-  :mod:`.proposal_view` and its distal outcomes :mod:`.distal_view`;
+  :mod:`.proposal_view`, its distal outcomes :mod:`.distal_view` and its covariates
+  :mod:`.regression_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
 * :mod:`.demo`: the guided demo;
 * :mod:`.widgets`: what they share.
@@ -26,6 +27,7 @@ from .fit_checks_view import FitChecksView
 from .fitted_view import FittedView
 from .model_tab import RegularizationPanel, SelectionPanel
 from .proposal_view import ProposalView
+from .regression_view import RegressionView
 from .sidebar import ModelPanel
 from .tree_view import TreeView
 
@@ -41,6 +43,7 @@ __all__ = [
     "ProposalView",
     "DistalView",
     "EnumerationView",
+    "RegressionView",
     "TreeView",
     "ExperimentsPanel",
     "GuidedDemo",
