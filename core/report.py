@@ -608,7 +608,7 @@ def _lcr_section(fit: Any) -> str:
     )
     info = fit.restarts
     body += _p(
-        f"EM: {info['restarts']} starts, the best reached by {info['n_best']}; {info['n_iter']} steps, "
+        f"EM: {fit.starts_sentence()}; {info['n_iter']} steps, "
         f"{'converged' if info['converged'] else 'stopped at the step limit'}.",
         "note",
     )
