@@ -68,6 +68,7 @@ __all__ = [
     "MAX_CATEGORIES_LISTED",
     "MAX_PROFILE_NODES",
     "command_line",
+    "curves_html",
     "distal_html",
     "report_html",
     "write_report",
@@ -554,6 +555,24 @@ _SE_WORDS = {
 }
 
 
+def curves_html(curves: Sequence[Any], classes: Sequence[object], node: str) -> str:
+    """The figures of a latent class regression's :class:`effdim.regression.Curve` s, as the report and the
+    dashboard draw them: a numeric covariate as a line per class (:func:`effdim.charts.probability_lines`), a
+    categorical one as bars per category (:func:`effdim.charts.profile_panel`) with the classes' legend."""
+    figures = []
+    for curve in curves:
+        if curve.categorical:
+            figures.append(
+                profile_panel(curve.column, curve.values, curve.probabilities.T, classes, node)
+                + class_legend(classes, node)
+            )
+        else:
+            figures.append(
+                probability_lines(curve.column, curve.values, curve.probabilities, classes, node, curve.held_text())
+            )
+    return "".join(figures)
+
+
 def _lcr_section(fit: Any) -> str:
     """A latent class regression: its coefficients with standard errors, z, p and odds ratios, and the
     class probabilities along each covariate (numbers as lines, categories as bars), and the rows used."""
@@ -591,16 +610,8 @@ def _lcr_section(fit: Any) -> str:
             numeric=[False, False, True, True, True, True, True, True],
             cls="coefficients",
         )
-    figures = []
-    for curve in fit.probability_curves():
-        classes = list(range(1, fit.model.card(fit.model.root) + 1))
-        if curve.categorical:
-            figures.append(profile_panel(curve.column, curve.values, curve.probabilities.T, classes, root))
-        else:
-            figures.append(
-                probability_lines(curve.column, curve.values, curve.probabilities, classes, root, curve.held_text())
-            )
-    body += f'<div class="panels">{"".join(figures)}</div>'
+    classes = list(range(1, fit.model.card(fit.model.root) + 1))
+    body += f'<div class="panels">{curves_html(fit.probability_curves(), classes, root)}</div>'
     body += _p(
         "Fit statistics of the answer patterns (G², bivariate residuals) are for models without covariates: "
         "compare this model with the one without covariates by their log-likelihoods.",

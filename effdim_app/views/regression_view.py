@@ -16,7 +16,7 @@ import io
 import panel as pn
 from panel.viewable import Viewer
 
-from effdim.charts import probability_lines, profile_panel
+from effdim.report import curves_html
 
 from ..figures import PROFILE_CSS
 from ..state import RegressionState
@@ -166,14 +166,6 @@ def _result_html(shown) -> str:
             f"<td>{r['odds_ratio']:.3f}</td><td>{interval}</td></tr>"
         )
     classes = list(range(1, fit.model.card(fit.model.root) + 1))
-    figures = []
-    for curve in shown.curves:
-        if curve.categorical:
-            figures.append(profile_panel(curve.column, curve.values, curve.probabilities.T, classes, root))
-        else:
-            figures.append(
-                probability_lines(curve.column, curve.values, curve.probabilities, classes, root, curve.held_text())
-            )
     refs = fit.design.references
     reference = (
         "; categorical covariates against " + ", ".join(f"{plain(c)} = {plain(v)}" for c, v in refs.items())
@@ -194,5 +186,5 @@ def _result_html(shown) -> str:
         f"<div style='overflow-x:auto'><table class='effdim-coef'><thead><tr>{header}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
         f"<div class='effdim-note'>Class probabilities along each covariate, the others held at their mean "
-        f"(numbers) or reference (categories):</div><div class='effdim-curves'>{''.join(figures)}</div>{notes}"
+        f"(numbers) or reference (categories):</div><div class='effdim-curves'>{curves_html(shown.curves, classes, root)}</div>{notes}"
     )

@@ -63,7 +63,11 @@ def test_covariates_and_weights_left_out_of_the_model_are_fitted_read_and_report
             seen = page.evaluate(CARD)
             terms = [r.split("X = ")[0] for r in seen["rows"]]
             assert terms == ["(Intercept)"] * 2 + [f"`{YEARS}`"] * 2 + [f"{CONTRACT}[Fixed-term]"] * 2
-            assert seen["figures"] == [f"class probabilities of X by {YEARS}", f"profile of {CONTRACT}"]
+            assert seen["figures"] == [
+                f"class probabilities of X by {YEARS}",
+                f"profile of {CONTRACT}",
+                "colours of the classes of X",
+            ]
             edges = page.evaluate("() => document.documentElement.scrollWidth")
             assert edges <= width, f"the page scrolls sideways: {edges} px at {width}"
             card.locator(".effdim-coef").scroll_into_view_if_needed()
