@@ -803,11 +803,11 @@ def _regression_section(found: Any) -> str:
     rows = [
         (
             r["term"],
-            r["class"],
+            f"{found.node} = {r['class']}",
             _num(r["coefficient"]),
             _num(r["se"]),
             _num(r["z"], 2),
-            _num(r["p"]),
+            _p_cell(r["p"]),
             _num(r["odds_ratio"], 3),
             _interval(r["or_low"], r["or_high"]),
         )
@@ -816,7 +816,7 @@ def _regression_section(found: Any) -> str:
     body += _table(
         ["term", "class", "coefficient", "SE", "z", "p", "odds ratio", "95 % CI"],
         rows,
-        [False, True, True, True, True, True, True, True],
+        [False, False, True, True, True, True, True, True],
     )
     body += "".join(
         _p(f"Wald test that {term} leaves the classes alike: W = {w:.3f}, df = {df}, p = {p:.4g}.")
@@ -825,6 +825,11 @@ def _regression_section(found: Any) -> str:
     )
     body += "".join(_p(note, "warn") for note in found.notes)
     return _section("covariates-3step", "Three-step covariates", body)
+
+
+def _p_cell(p: float) -> str:
+    """A p-value in a table: four decimals, or "< 0.0001" below them (a 0.0000 would read as impossible)."""
+    return "< 0.0001" if p < 1e-4 else _num(p)
 
 
 def _interval(lower: float, upper: float) -> str:

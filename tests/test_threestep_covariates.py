@@ -184,6 +184,10 @@ def test_the_report_shows_the_three_step_regression(drawn_file, tmp_path, capsys
     assert "on x + g by the three-step method, step 3 by the BCH correction" in page
     assert "(reference categories: g = a)" in page and "Wald test that g leaves the classes alike" in page
     assert "--covariates-3step &#x27;x + g&#x27;" in page
+    section = page[page.index('<section id="covariates-3step"') :]
+    section = section[: section.index("</section>")]
+    assert section.count("<td>X = 2</td>") == 3 and section.count("<td>X = 3</td>") == 3
+    assert "&lt; 0.0001" in section and ">0.0000<" not in section  # x's slopes: p far below 1e-4
 
 
 REFERENCES = Path(__file__).parent / "references"
