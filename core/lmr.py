@@ -144,11 +144,12 @@ def weighted_chisq_sf(x: float, weights: Sequence[float]) -> float:
             return 0.5 * float(w.sum()) - omega
         return math.sin(phase(u) - omega * u) * amplitude(u)
 
-    # near 0 directly; beyond, the factor sin(-x u / 2) of the integrand as a Fourier weight (QUADPACK's QAWF)
     # Plainly up to the first half period of sin(-x u / 2) or to where the tail is below 1e-11 (it falls
-    # as u^(-1 - m/2) / prod sqrt|w|), in decades; beyond, that factor as a Fourier weight (QUADPACK's QAWF)
+    # as u^(-1 - m/2) / prod sqrt|w|), in decades; beyond, that factor as a Fourier weight (QUADPACK's QAWF).
+    # The product of the weights in logs: many small weights underflow it to 0.
     omega = 0.5 * x
-    tail_end = (2.0 / (w.size * 1e-11) / math.sqrt(float(np.prod(np.abs(w))))) ** (2.0 / w.size)
+    log_tail_end = (math.log(2.0 / (w.size * 1e-11)) - 0.5 * float(np.log(np.abs(w)).sum())) * 2.0 / w.size
+    tail_end = math.exp(min(log_tail_end, 700.0))
     plain_end = min(tail_end, math.pi / abs(omega)) if omega else tail_end
     edges = (
         [0.0, plain_end] if plain_end <= 1.0 else [0.0, *np.geomspace(1.0, plain_end, 2 + int(math.log10(plain_end)))]

@@ -170,3 +170,13 @@ def test_the_test_refuses_what_it_cannot_compute():
     big = fit(tree_data, tree, restarts=1, seed=0, warn=False)
     with pytest.raises(EffdimError, match="latent class models"):
         lmr_test(small, big)
+
+
+def test_many_small_weights_do_not_underflow_the_tail_bound():
+    """Hundreds of small eigenvalues (an LC model of many many-category items) made their product 0; the
+    p-value must still be computed, and match the chi-square where the weights are nearly equal."""
+    weights = np.full(400, 1e-3)
+    weights[0] = 1.001e-3
+    x = 0.5
+    assert weighted_chisq_sf(x, weights) == pytest.approx(float(chdtrc(400, x / 1e-3)), abs=2e-3)
+    assert 0.0 <= weighted_chisq_sf(3.0, [*np.full(300, 1e-4), 1.0, 2.0]) <= 1.0
