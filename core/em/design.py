@@ -19,6 +19,7 @@ from ..errors import InvalidArgument
 from ..mlogit import GroupedDesign
 from ..model import HLCModel
 from .blocks import column_blocks
+from .kernel import Layout
 from .memory import check_em_memory
 
 __all__ = ["ModelData"]
@@ -45,7 +46,7 @@ class ModelData:
         :func:`effdim.data.check_matches_model`; ``mapping`` is passed on) or a
         pandas DataFrame (converted by :func:`effdim.validation.as_dataset`).
     max_bytes:
-        Memory budget of the design and one start (:mod:`effdim.em.memory`;
+        Memory budget of the design and one start with its messages per pattern (:mod:`effdim.em.memory`;
         default :data:`effdim.limits.DEFAULT_MAX_BYTES`): above it
         :class:`effdim.limits.SizeLimitError` is raised before any array the
         size of the model is allocated. ``radix[j]`` holds leaf ``j``'s
@@ -85,7 +86,7 @@ class ModelData:
         self.design_counts = None if self.design is None else self.design.sums(self.counts[None, :])[0]
         missing = (self.patterns < 0).any(axis=0)
         self.radix = [model.card(o) + int(missing[j]) for j, o in enumerate(model.observed)]
-        check_em_memory(model, self.n_patterns, self.radix, 1, max_bytes)
+        check_em_memory(model, self.n_patterns, self.radix, 1, max_bytes, messages=True)
         self._compile(model)
 
     def _compile(self, model: HLCModel) -> None:
@@ -162,7 +163,10 @@ class ModelData:
                     missing=missing if self.has_missing else None,
                 )
             )
-        self.has_node_without_leaves = len({b.rows.start for b in self.blocks}) < self.n_hidden
+        self.layout = self._layout()
+        self.joint_counts = np.concatenate(
+            [np.bincount(b.codes, weights=self.counts, minlength=b.spell.shape[0]) for b in self.blocks] or [[]]
+        )  # the patterns' counts per joint state of each block, in the order of the tables' joint states
 
     def leaf_block(self, j: int) -> tuple[slice, slice]:
         """Where leaf ``j``'s CPT ``P(O_j | parent)`` sits in a (hidden states, leaf states) array."""
@@ -171,39 +175,66 @@ class ModelData:
             slice(int(self.observed_offsets[j]), int(self.observed_offsets[j + 1])),
         )
 
-    def leaf_messages(self, log_leaf: np.ndarray) -> np.ndarray:
-        """Each pattern's sum of log leaf entries per hidden state: (S, K, D) -> (S, K, m).
+    def _layout(self) -> Layout:
+        """The tree and the design as :mod:`effdim.em.kernel` reads them (:class:`~effdim.em.kernel.Layout`)."""
+        H = self.n_hidden
+        kids = self.hidden_children
+        msg_sizes = [0] + [self.hidden_cards[self.hidden_parent[i]] for i in range(1, H)]
+        theta_sizes = [0] + [self.hidden_cards[self.hidden_parent[i]] * self.hidden_cards[i] for i in range(1, H)]
+        node_of = [self.hidden_slices.index(b.rows) for b in self.blocks]
+        by_node = [[j for j, n in enumerate(node_of) if n == i] for i in range(H)]
+        joint = [b.spell.shape[0] for b in self.blocks]
+        table = [joint[j] * self.hidden_cards[node_of[j]] for j in range(len(self.blocks))]
+
+        def ptr(sizes):
+            return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+        codes = np.stack([b.codes for b in self.blocks]) if self.blocks else np.zeros((0, self.n_patterns))
+        return Layout(
+            parent=np.asarray(self.hidden_parent, dtype=np.int64),
+            card=np.asarray(self.hidden_cards, dtype=np.int64),
+            offset=np.asarray(self.hidden_offsets, dtype=np.int64),
+            kid_ptr=ptr([len(k) for k in kids]),
+            kids=np.asarray([c for k in kids for c in k], dtype=np.int64),
+            msg_offset=ptr(msg_sizes),
+            theta_offset=ptr(theta_sizes),
+            block_ptr=ptr([len(b) for b in by_node]),
+            blocks=np.asarray([j for b in by_node for j in b], dtype=np.int64),
+            table_offset=ptr(table),
+            joint_offset=ptr(joint),
+            codes=np.ascontiguousarray(codes, dtype=np.int64),
+        )
+
+    def block_tables(self, log_leaf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each block's log table, joint states x its node's states, of every start: ``(S, table entries)``
+        laid out as :class:`~effdim.em.kernel.Layout` says, and its column maxima ``(S, joint states)``.
 
         ``log_leaf[s, h, d]`` is start ``s``'s log ``P(leaf state d | hidden state h)``, read only
         within the blocks of the mask (:meth:`leaf_block`)."""
         S = log_leaf.shape[0]
-        shape = (S, self.n_hidden_states, self.n_patterns)
-        out = np.zeros(shape) if self.has_node_without_leaves else np.empty(shape)
-        written = set()
-        for b in self.blocks:
-            joint = log_leaf[:, b.rows, b.leaf_states] @ b.spell_t  # (S, k, joint states)
-            if b.rows.start in written:
-                out[:, b.rows, :] += np.take(joint, b.codes, axis=2)
-            else:  # a node's first block is written, not added to zeros (its codes are in range)
-                np.take(joint, b.codes, axis=2, out=out[:, b.rows, :], mode="clip")
-                written.add(b.rows.start)
-        return out
+        logs = np.empty((S, self.layout.n_table))
+        maxima = np.empty((S, int(self.layout.joint_offset[-1])))
+        for j, b in enumerate(self.blocks):
+            joint = (log_leaf[:, b.rows, b.leaf_states] @ b.spell_t).transpose(0, 2, 1)  # (S, joint states, k)
+            lo, hi = self.layout.table_offset[j], self.layout.table_offset[j + 1]
+            logs[:, lo:hi] = joint.reshape(S, -1)
+            maxima[:, self.layout.joint_offset[j] : self.layout.joint_offset[j + 1]] = joint.max(axis=2)
+        return logs, maxima
 
-    def leaf_counts(self, weights: np.ndarray, leaf: np.ndarray) -> np.ndarray:
-        """Expected leaf counts from pattern ``weights`` (S, K, m), ``N(p) P(h | p)``: (S, K, D).
+    def leaf_counts(self, per_state: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+        """Expected leaf counts (S, K, D) from ``per_state`` (S, table entries): per block joint state and
+        node state, the sum of ``N(p) P(h | p)`` over the patterns in that joint state (laid out as the
+        tables of :meth:`block_tables`).
 
         A missing leaf under ``h`` gains ``sum_p N(p) P(h | p) P(o | h)``, with ``leaf`` the CPTs (S, K, D)."""
-        S = weights.shape[0]
+        S = per_state.shape[0]
         out = np.zeros((S, self.n_hidden_states, self.n_leaf_states))
-        for b in self.blocks:
-            n_joint = b.spell.shape[0]
-            states = range(b.rows.start, b.rows.stop)
-            per_state = np.array(
-                [[np.bincount(b.codes, weights=weights[s, h], minlength=n_joint) for h in states] for s in range(S)]
-            )  # (S, k, joint states): the weights summed per joint state
-            counts = per_state @ b.spell
+        for j, b in enumerate(self.blocks):
+            lo, hi = self.layout.table_offset[j], self.layout.table_offset[j + 1]
+            joint = per_state[:, lo:hi].reshape(S, b.spell.shape[0], -1).transpose(0, 2, 1)  # (S, k, joint states)
+            counts = joint @ b.spell
             if b.missing is not None:
-                counts += leaf[:, b.rows, b.leaf_states] * (per_state @ b.missing)
+                counts += leaf[:, b.rows, b.leaf_states] * (joint @ b.missing)
             out[:, b.rows, b.leaf_states] = counts
         return out
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .design import ModelData
+from .kernel import chunks, estep_pass, run_chunks
 from .products import batched_matmul
 from .state import BatchState
 
@@ -82,91 +83,101 @@ class EStepStats:
 
 
 def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep_post: bool = False) -> EStepStats:
-    """One exact E-step for ``S`` starts at once.
-
-    Arrays are laid out ``(S, states, m)``: patterns along the contiguous
-    axis, so every operation is a long vectorised loop and sums over states
-    are additions of whole rows. ``U[i]`` is ``lambda_i`` divided by
-    ``exp(logc[i])`` (per pattern), ``M[i] = theta_i U[i]`` its message to
-    the parent in the same scale. In a regression the root's distribution
-    ``st.pi`` is per pattern, ``(S, k_root, m)``: its expected counts per
-    pattern are kept (``root_rows``, for the coefficients' M-step) and the
-    MAP pseudo-counts leave it out (a regression's coefficients are ML).
-    """
-    S, m, K = st.S, md.n_patterns, md.n_hidden_states
+    """One exact E-step for ``S`` starts at once: the compiled pass over the patterns
+    (:func:`effdim.em.kernel.estep_pass`), side by side on the machine's cores, and the parameter-sized
+    sums around it. ``keep_post`` also returns every node's posteriors and messages per pattern. In a
+    regression the root's distribution ``st.pi`` is per pattern, ``(S, k_root, m)``: its expected counts per
+    pattern are kept (``root_rows``, for the coefficients' M-step) and the MAP pseudo-counts leave it out (a
+    regression's coefficients are ML)."""
+    lay = md.layout
+    S, m, K, H = st.S, md.n_patterns, md.n_hidden_states, md.n_hidden
     logleaf = np.log(np.maximum(st.leaf, TINY))
     logleaf *= md.leaf_mask_float
-    leaf = md.leaf_messages(logleaf)
-    H = md.n_hidden
-    U: list = [None] * H
-    M: list = [None] * H
-    logc: list = [None] * H
-    for i in range(H - 1, -1, -1):  # children before parents
-        u = leaf[:, md.hidden_slices[i], :]  # the leaves' evidence, made this node's message in place
-        scale = u.max(axis=1, keepdims=True)  # (S, 1, m)
-        np.exp(np.subtract(u, scale, out=u), out=u)
-        for c in md.hidden_children[i]:
-            u *= M[c]
-            top = np.maximum(u.max(axis=1, keepdims=True), TINY)  # rescale after each product: no underflow
-            u /= top
-            scale += np.log(top)
-            scale += logc[c]
-        U[i], logc[i] = u, scale
-        if i:
-            message = batched_matmul(st.theta[i], u)  # (S, k_parent, k_i) @ (S, k_i, m)
-            M[i] = np.maximum(message, TINY, out=message)
-    root_prior = st.pi[:, :, None] if st.pi.ndim == 2 else st.pi
-    logpi = np.log(np.maximum(root_prior, TINY))
-    joint = U[0] * root_prior  # (S, k_root, m)
-    tot = np.maximum(joint.sum(axis=1, keepdims=True), TINY)
-    llp = np.log(tot)
-    llp += logc[0]  # (S, 1, m) log P(pattern)
-    ll = np.einsum("sm,m->s", llp[:, 0, :], md.counts)
+    table_log, log_max = md.block_tables(logleaf)
+    table_lin = np.exp(table_log - np.repeat(log_max, _table_repeats(md), axis=1))
+    theta = np.concatenate([st.theta[i].reshape(S, -1) for i in range(1, H)], axis=1) if H > 1 else np.zeros((S, 0))
+    pi = np.ascontiguousarray(st.pi[:, :, None] if st.pi.ndim == 2 else st.pi)  # (S, k_root, 1 or m)
+    n = chunks(m, m * S * (K + lay.codes.shape[0]))
+    ll, root, pair, per_state = (
+        np.zeros((n, S)),
+        np.zeros((n, S, md.hidden_cards[0])),
+        np.zeros((n, S, lay.n_theta)),
+        np.zeros((n, S, lay.n_table)),
+    )
+    if keep_post:
+        llp, up, message, log_below = (
+            np.empty((S, m)),
+            np.empty((S, K, m)),
+            np.empty((S, lay.n_messages, m)),
+            np.empty((S, H, m)),
+        )
+    else:
+        llp, up, message, log_below = np.empty((1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1))
+
+    def chunk(j: int, lo: int, hi: int) -> None:
+        estep_pass(
+            lo, hi, lay.parent, lay.card, lay.offset, lay.kid_ptr, lay.kids, lay.msg_offset, lay.theta_offset,
+            lay.block_ptr, lay.blocks, lay.table_offset, lay.joint_offset, lay.codes, md.counts,
+            pi, theta, table_lin, table_log, log_max,
+            counts, ll[j], llp, root[j], pair[j], per_state[j], root_rows, keep_post, up, message, log_below,
+        )  # fmt: skip
+
+    run_chunks(m, n, chunk)
+    ll = ll.sum(axis=0) + log_max @ md.joint_counts  # the blocks' column maxima, left out per pattern
     obj = ll
-    if prior:
-        logprior = logleaf.sum(axis=(1, 2)) + (logpi[:, :, 0].sum(axis=1) if st.pi.ndim == 2 else 0.0)
+    if prior:  # a regression's root is ML: its coefficients get no pseudo-counts
+        logprior = logleaf.sum(axis=(1, 2)) + (np.log(np.maximum(st.pi, TINY)).sum(axis=1) if st.pi.ndim == 2 else 0.0)
         for i in range(1, H):
             logprior = logprior + np.log(np.maximum(st.theta[i], TINY)).sum(axis=(1, 2))
         obj = ll + prior * logprior
     if not counts:
-        return EStepStats(ll, obj, llp=llp[:, 0, :] if keep_post else None)
-    # Downward in expected counts R_i = N(p) P(i | p), the posteriors weighted by the patterns' counts:
-    # R_c = U_c * theta_c^T (R_i / M_c) and the family counts theta_c * ((R_i / M_c) U_c^T).
-    R = np.empty((S, K, m))
-    np.multiply(joint, md.counts / tot, out=R[:, md.hidden_slices[0], :])
-    pair: list = [None] * H
-    for i in range(H):
-        for c in md.hidden_children[i]:
-            ratio = R[:, md.hidden_slices[i], :] / M[c]  # (S, k_i, m)
-            below = R[:, md.hidden_slices[c], :]
-            np.multiply(U[c], batched_matmul(st.theta[c].transpose(0, 2, 1), ratio), out=below)
-            # expected family counts sum_p N(p) P(H_i = h, C = c | p) = theta(h, c) sum_p N(p) ratio(h) U_c(c)
-            pair[c] = st.theta[c] * batched_matmul(ratio, U[c].transpose(0, 2, 1))
-    leafc = md.leaf_counts(R, st.leaf)
-    mass = R.sum(axis=2)
-    stats = EStepStats(ll, obj, mass[:, md.hidden_slices[0]].copy(), pair, leafc, mass)
+        return EStepStats(ll, obj, llp=llp if keep_post else None)
+    pair_sums = pair.sum(axis=0)
+    pairs: list = [None] * H
+    for i in range(1, H):
+        lo, hi = lay.theta_offset[i], lay.theta_offset[i + 1]
+        pairs[i] = st.theta[i] * pair_sums[:, lo:hi].reshape(st.theta[i].shape)
+    leafc = md.leaf_counts(per_state.sum(axis=0), st.leaf)
+    root = root.sum(axis=0)
+    mass = np.concatenate([root, *(pairs[i].sum(axis=1) for i in range(1, H))], axis=1)  # a family's column sums
+    stats = EStepStats(ll, obj, root, pairs, leafc, mass)
     if st.pi.ndim == 3:
-        stats.root_rows = R[:, md.hidden_slices[0], :].copy()
+        stats.root_rows = root_rows
     if keep_post:
-        stats.post, stats.below, stats.outside = _posteriors(md, st, U, M, logc, joint, tot, llp, logpi)
-        stats.llp = llp[:, 0, :]
+        stats.post, stats.below, stats.outside = _posteriors(md, st, up, message, log_below, llp)
+        stats.llp = llp
     return stats
 
 
-def _posteriors(md: ModelData, st: BatchState, U, M, logc, joint, tot, llp, logpi) -> tuple[list, list, list]:
+def _table_repeats(md: ModelData) -> np.ndarray:
+    """How many table entries each joint state of each block has (its node's states), in table order."""
+    lay = md.layout
+    joints = np.diff(lay.joint_offset)
+    per_block = np.diff(lay.table_offset) // np.maximum(joints, 1)
+    return np.repeat(per_block, joints)
+
+
+def _posteriors(md: ModelData, st: BatchState, up, message, log_below, llp) -> tuple[list, list, list]:
     """Each hidden node's posteriors per pattern and the logarithms of its evidence below and outside its
     subtree (:class:`EStepStats` ``post``, ``below``, ``outside``; for :mod:`effdim.em.queries`), from the
-    upward messages of :func:`estep`: downward in posteriors."""
-    H = md.n_hidden
+    kernel's scaled upward messages ``up``, messages to the parents ``message`` and log scales ``log_below``:
+    downward in posteriors."""
+    H, lay = md.n_hidden, md.layout
+    U = [up[:, md.hidden_slices[i], :] for i in range(H)]
+    M = [None] + [message[:, lay.msg_offset[i] : lay.msg_offset[i + 1], :] for i in range(1, H)]
+    logc = [log_below[:, i : i + 1, :] for i in range(H)]
+    root_prior = st.pi[:, :, None] if st.pi.ndim == 2 else st.pi
+    joint = U[0] * root_prior
     post: list = [None] * H
-    post[0] = joint / tot
+    post[0] = joint / np.maximum(joint.sum(axis=1, keepdims=True), TINY)
     down: list = [None] * H  # P(evidence outside the subtree of i, i) / P(pattern), per pattern
     for i in range(H):
         for c in md.hidden_children[i]:
             ratio = post[i] / M[c]  # (S, k_i, m)
             down[c] = batched_matmul(st.theta[c].transpose(0, 2, 1), ratio)  # (S, k_c, m)
             post[c] = U[c] * down[c]
+    logpi = np.log(np.maximum(root_prior, TINY))
     below = [np.log(np.maximum(U[i], TINY)) + logc[i] for i in range(H)]
     outside = [np.broadcast_to(logpi, U[0].shape).copy()]
-    outside += [np.log(np.maximum(down[i], TINY)) + llp - logc[i] for i in range(1, H)]
+    outside += [np.log(np.maximum(down[i], TINY)) + llp[:, None, :] - logc[i] for i in range(1, H)]
     return post, below, outside

@@ -12,9 +12,13 @@ a notebook or the dashboard's server stays alive.
 
 The estimate counts the arrays of :class:`~effdim.em.design.ModelData` (the
 design) and, per start, the parameter copies of one SQUAREM cycle and the
-messages of one E-step (:mod:`effdim.em.iteration`, :mod:`effdim.em.estep`),
-with the factors below. It is an upper estimate within a small factor:
-``tests/test_em.py::test_memory_estimate_bounds_the_measured_peak`` checks
+block tables of one E-step (:mod:`effdim.em.iteration`, :mod:`effdim.em.estep`;
+the E-step's pass over the patterns keeps nothing per pattern,
+:mod:`effdim.em.kernel`), with the factors below; the queries that return
+messages or posteriors per pattern (:mod:`effdim.em.queries`) add
+:data:`PATTERN_ARRAYS` arrays of (hidden states x patterns). It is an upper
+estimate within a small factor:
+``tests/test_em_limits.py::test_memory_estimate_bounds_the_measured_peak`` checks
 it against the peak measured with ``tracemalloc``.
 """
 
@@ -34,14 +38,18 @@ FLOAT = 8
 #: Copies of the parameters alive in one SQUAREM cycle (three EM points, the
 #: extrapolation's differences and trial points, the normalised and stabilised points).
 PARAMETER_COPIES = 12
-#: Arrays of shape (hidden states, patterns) alive in one E-step (leaf
-#: messages, upward and downward messages, beliefs, posteriors, weighted posteriors).
+#: Arrays of shape (hidden states, patterns) alive in an E-step that keeps its messages (upward messages,
+#: messages to the parents, posteriors, their logarithms below and outside each node, and temporaries).
 PATTERN_ARRAYS = 12
+#: Arrays of shape (hidden states, block joint states) per start in one E-step (the tables in logarithms and in
+#: linear space, their difference, the counts per joint state of each thread and their sum, the leaf counts).
+TABLE_ARRAYS = 8
 
 
 @dataclass(frozen=True)
 class EMMemory:
-    """Estimated bytes of EM on one model and data: ``design`` once, ``per_start`` for every start.
+    """Estimated bytes of EM on one model and data: ``design`` once, ``per_start`` for every start, and
+    ``messages`` for a query that keeps every node's messages per pattern (one start).
 
     ``largest`` names the two sizes whose product dominates the estimate,
     among ``"hidden"`` (all hidden states), ``"leaf"`` (all leaf states),
@@ -52,11 +60,12 @@ class EMMemory:
 
     design: int
     per_start: int
+    messages: int
     largest: tuple[str, str]
 
-    def total(self, starts: int) -> int:
-        """Bytes of a batch of ``starts`` starts, design included."""
-        return self.design + int(starts) * self.per_start
+    def total(self, starts: int, messages: bool = False) -> int:
+        """Bytes of a batch of ``starts`` starts, design included (and the messages of one, with ``messages``)."""
+        return self.design + int(starts) * self.per_start + (self.messages if messages else 0)
 
 
 def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
@@ -81,14 +90,15 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     design_terms = [
         (1 + FLOAT, ("hidden", "leaf")),  # the leaf mask, as booleans and as floats
         (3 * FLOAT, ("blocks", "leaf")),  # each block's spelling, its transpose and its missing cells
-        (6 * FLOAT * len(blocks), ("patterns", None)),  # block codes and the gathers of one block
+        (4 * FLOAT * len(blocks), ("patterns", None)),  # block codes, per block and per pattern, and their making
+        (2 * FLOAT * len(radix), ("patterns", None)),  # the patterns as the model orders them, and a copy
         (FLOAT * (len(radix) + 6), ("blocks", None)),  # the block bookkeeping
     ]
     start_terms = [
         ((PARAMETER_COPIES + 4) * FLOAT, ("hidden", "leaf")),  # leaf CPTs, their logs and expected counts
-        (PATTERN_ARRAYS * FLOAT, ("hidden", "patterns")),  # the E-step's messages
-        (2 * FLOAT, ("hidden", "blocks")),  # leaf messages and counts per block state
+        (TABLE_ARRAYS * FLOAT, ("hidden", "blocks")),  # the block tables and the counts per joint state
     ]
+    message_term = (PATTERN_ARRAYS * FLOAT, ("hidden", "patterns"))
 
     def amount(factor, pair):
         return factor * size[pair[0]] * (size[pair[1]] if pair[1] else 1)
@@ -97,14 +107,20 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     design = sum(amount(f, pair) for f, pair in design_terms)
     per_start = sum(amount(f, pair) for f, pair in start_terms)
     per_start += PARAMETER_COPIES * FLOAT * (pairs + model.card(model.root))
-    _, largest = max(design_terms + start_terms, key=lambda term: amount(*term))
-    return EMMemory(design=int(design), per_start=int(per_start), largest=largest)
+    _, largest = max([*design_terms, *start_terms, message_term], key=lambda term: amount(*term))
+    return EMMemory(design=int(design), per_start=int(per_start), messages=int(amount(*message_term)), largest=largest)
 
 
 def check_em_memory(
-    model: HLCModel, n_patterns: int, radix: list[int], starts: int, max_bytes: int | None = None
+    model: HLCModel,
+    n_patterns: int,
+    radix: list[int],
+    starts: int,
+    max_bytes: int | None = None,
+    messages: bool = False,
 ) -> EMMemory:
-    """:func:`em_memory`, refused with :class:`~effdim.limits.SizeLimitError` above ``max_bytes``.
+    """:func:`em_memory` of ``starts`` starts (and the messages of one, with ``messages``), refused with
+    :class:`~effdim.limits.SizeLimitError` above ``max_bytes``.
 
     The message names the culprit in the user's words: the node with the
     most states, the number of distinct patterns, or the number of starts
@@ -112,12 +128,12 @@ def check_em_memory(
     """
     limit = DEFAULT_MAX_BYTES if max_bytes is None else int(max_bytes)
     cost = em_memory(model, n_patterns, radix)
-    needed = cost.total(starts)
+    needed = cost.total(starts, messages)
     if needed <= limit:
         return cost
     what = f"fitting {short_text(str(model))} by EM would need about {format_bytes(needed)}"
     over = f"more than the limit of {format_bytes(limit)}"
-    if cost.total(1) <= limit:
+    if cost.total(1, messages) <= limit:
         fit = max(1, (limit - cost.design) // max(cost.per_start, 1))
         fits = "only 1 start fits" if fit == 1 else f"at most {fit:,} starts fit"
         raise SizeLimitError(f"{what} for {starts:,} starts, {over}: {fits}", needed=needed, limit=limit)

@@ -1,0 +1,437 @@
+"""The E-step's pass over the patterns, compiled: one pattern at a time, every hidden node, every start.
+
+:func:`effdim.em.estep.estep` hands this kernel the tree as flat integer
+arrays (:class:`Layout`) and, per start, each leaf block's table in linear
+space (every joint state's column scaled to a largest entry of 1, its
+logarithm kept apart); the kernel walks each pattern up the tree and back
+down and adds the pattern's share to the log-likelihood and to the expected
+counts. Nothing the size of (hidden states x patterns) is made unless the
+caller asks for the messages themselves (``keep``): the pass reads each
+pattern's block codes once and writes nothing per pattern, so its cost is
+arithmetic, not memory traffic.
+
+Numerics (the scaled forward-backward recursion of :mod:`effdim.em.estep`):
+each node's message is rescaled to a largest state of 1 after its leaves'
+evidence and after each hidden child's message, the scales kept as a running
+product whose logarithm is taken only when it nears the bottom of the float64
+range, and once per pattern at the end. Where a node's leaf evidence would
+underflow in linear space (blocks that each rule out another state, with
+probabilities floored at :data:`effdim.em.estep.TINY`), that node is
+recomputed from the blocks' logarithms. All arithmetic is float64: the pass
+is bound by its arithmetic per pattern, where float32 halves no memory
+traffic (docs/performance.md, "EM at the machine's limit").
+
+The patterns are cut into one chunk per thread (:func:`run_chunks`); the
+kernel releases the GIL, so the chunks run side by side, each adding into
+its own accumulators, summed afterwards in a fixed order (the same sums
+whatever the scheduling).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+__all__ = ["MIN_WORK_PER_THREAD", "Layout", "chunks", "estep_pass", "run_chunks", "threads"]
+
+#: Probabilities are floored here (as :data:`effdim.em.estep.TINY`).
+TINY = 1e-300
+#: A running product of scales below this has its logarithm taken and restarts at 1.
+SCALE_FLOOR = 1e-250
+#: Leaf evidence whose largest state is below this after the linear product is recomputed from logarithms.
+UNDERFLOW = 1e-280
+#: A message whose largest state falls below this is rescaled to a largest state of 1 (before another factor).
+RESCALE = 1e-100
+#: Patterns per tile of :func:`estep_pass`.
+TILE = 256
+#: A chunk of less work than this (patterns x starts x (hidden states + blocks)) is not worth a thread of its own.
+MIN_WORK_PER_THREAD = 1 << 16
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A model's tree and design as the kernel reads them (built once per :class:`~effdim.em.design.ModelData`).
+
+    Hidden nodes in pre-order; ``parent[i]`` (-1 for the root), ``card[i]``,
+    ``offset[i]`` (their states laid end to end); ``kid_ptr``/``kids`` the
+    hidden children of each node (CSR); ``msg_offset[i]`` where node ``i``'s
+    message to its parent (``card[parent[i]]`` entries) sits; ``theta_offset[i]``
+    where its CPT (parent states x its states, row-major) sits in the flat
+    parameter vector. Blocks: ``block_ptr``/``blocks`` each node's blocks (CSR),
+    ``table_offset[b]`` where block ``b``'s table (joint states x the node's
+    states, row-major) starts and ``joint_offset[b]`` where its joint states
+    start; ``codes`` (blocks x patterns) each pattern's joint state in each block.
+    """
+
+    parent: np.ndarray
+    card: np.ndarray
+    offset: np.ndarray
+    kid_ptr: np.ndarray
+    kids: np.ndarray
+    msg_offset: np.ndarray
+    theta_offset: np.ndarray
+    block_ptr: np.ndarray
+    blocks: np.ndarray
+    table_offset: np.ndarray
+    joint_offset: np.ndarray
+    codes: np.ndarray
+
+    @property
+    def n_table(self) -> int:
+        return int(self.table_offset[-1])
+
+    @property
+    def n_theta(self) -> int:
+        return int(self.theta_offset[-1])
+
+    @property
+    def n_messages(self) -> int:
+        return int(self.msg_offset[-1])
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _largest(u, o, k, n, mx):
+    """``mx[q]``: the largest of ``u[o:o + k, q]`` for the first ``n`` patterns of the tile."""
+    for q in range(n):
+        mx[q] = u[o, q]
+    for h in range(1, k):
+        for q in range(n):
+            mx[q] = max(mx[q], u[o + h, q])
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _rescale(u, o, k, n, mx, mant, lg, own, keep):
+    """Where ``mx[q]`` (the largest of ``u[o:o + k, q]``) is below :data:`RESCALE`, divide the pattern's
+    entries by it and fold it into the pattern's running product of scales ``mant[q]`` (``lg[q]``: the
+    logarithm already taken out of it); with ``keep`` add its logarithm to ``own[q]``. ``mx`` becomes 1 there."""
+    for q in range(n):
+        if mx[q] < RESCALE:
+            top = max(mx[q], TINY)
+            inv = 1.0 / top
+            for h in range(k):
+                u[o + h, q] *= inv
+            prod = mant[q] * top
+            if prod < SCALE_FLOOR:
+                lg[q] += math.log(mant[q]) + math.log(top)
+                prod = 1.0
+            mant[q] = prod
+            if keep:
+                own[q] += math.log(top)
+            mx[q] = 1.0
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _leaf_evidence(
+    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes, lin, logs, log_max, u, mx, lg, own
+):
+    """``u[o:o + k, q]``: node ``i``'s leaf evidence for the tile's patterns, the product of its blocks'
+    linear tables; where that underflows, recomputed from the blocks' logarithms, the difference of scales
+    added to ``lg[q]`` and ``own[q]``. Leaves ``mx[q]``, the largest entry."""
+    first, last = block_ptr[i], block_ptr[i + 1]
+    if first == last:
+        for h in range(k):
+            for q in range(n):
+                u[o + h, q] = 1.0
+        mx[:n] = 1.0
+        return
+    row = lin[s]
+    for t in range(first, last):
+        b = blocks[t]
+        off = table_offset[b]
+        code = codes[b, p0 : p0 + n]
+        if t == first:
+            for q in range(n):
+                base = off + code[q] * k
+                for h in range(k):
+                    u[o + h, q] = row[base + h]
+        else:
+            for q in range(n):
+                base = off + code[q] * k
+                for h in range(k):
+                    u[o + h, q] *= row[base + h]
+    _largest(u, o, k, n, mx)
+    for q in range(n):
+        if mx[q] >= UNDERFLOW:
+            continue
+        top = -np.inf
+        dropped = 0.0
+        for t in range(block_ptr[i], block_ptr[i + 1]):
+            b = blocks[t]
+            dropped += log_max[s, joint_offset[b] + codes[b, p0 + q]]
+        for h in range(k):
+            acc = 0.0
+            for t in range(block_ptr[i], block_ptr[i + 1]):
+                b = blocks[t]
+                acc += logs[s, table_offset[b] + codes[b, p0 + q] * k + h]
+            u[o + h, q] = acc
+            top = max(top, acc)
+        for h in range(k):
+            u[o + h, q] = math.exp(u[o + h, q] - top)
+        lg[q] += top - dropped
+        own[q] += top - dropped
+        mx[q] = 1.0
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def estep_pass(
+    lo,
+    hi,
+    parent,
+    card,
+    offset,
+    kid_ptr,
+    kids,
+    msg_offset,
+    theta_offset,
+    block_ptr,
+    blocks,
+    table_offset,
+    joint_offset,
+    codes,
+    weights,
+    pi,
+    theta,
+    table_lin,
+    table_log,
+    log_max,
+    counts,
+    ll,
+    llp,
+    root_acc,
+    pair_acc,
+    block_acc,
+    root_rows,
+    keep,
+    up,
+    message,
+    log_below,
+):
+    """The E-step over patterns ``lo:hi`` for every start ``s`` (the first axis of every parameter array),
+    a tile of :data:`TILE` patterns at a time (the tile's messages stay in the processor's cache, and every
+    inner loop runs along the tile's patterns).
+
+    Adds ``weights[p] log P(p)`` to ``ll[s]``, less the blocks' column maxima ``log_max`` of the pattern's
+    joint states, which the caller adds for all patterns at once (``llp`` includes them); with ``counts``,
+    each pattern's expected counts ``w P(state | p)`` to ``root_acc``, ``block_acc`` (per block joint state
+    and node state, laid out as the tables) and ``pair_acc`` (``sum_p ratio(parent state) * up(child
+    state)``, which times the CPT is the family's expected count). The root's distribution ``pi`` is
+    ``(S, k_root, 1)``, or ``(S, k_root, m)`` per pattern in a latent class regression, whose expected root
+    counts per pattern go to ``root_rows[s, :, p]``. With ``keep`` it writes per pattern
+    ``llp[s, p]``, the scaled upward messages ``up[s, :, p]``, the messages to the parents ``message[s, :,
+    p]`` and the log of each node's scale ``log_below[s, i, p]`` (``log P(evidence below i | i) = log(up) +
+    log_below``).
+    """
+    H = parent.size
+    K = offset[H]
+    kmax = 1
+    for i in range(H):
+        kmax = max(kmax, card[i])
+    S = pi.shape[0]
+    u = np.empty((K, TILE))
+    msg = np.empty((max(msg_offset[H], 1), TILE))
+    R = np.empty((K, TILE))
+    ratio = np.empty((kmax, TILE))
+    mx = np.empty(TILE)
+    mant = np.empty(TILE)
+    lg = np.empty(TILE)
+    own = np.zeros((H, TILE))
+    tot = np.empty(TILE)
+    per_pattern = pi.shape[2] > 1
+    for s in range(S):
+        for p0 in range(lo, hi, TILE):
+            n = min(TILE, hi - p0)
+            mant[:n] = 1.0
+            lg[:n] = 0.0  # each pattern's log scale, less its blocks' column maxima
+            for i in range(H - 1, -1, -1):  # children before parents
+                o = offset[i]
+                k = card[i]
+                mine = own[i]  # this node's log scales (kept only for ``keep``)
+                mine[:n] = 0.0
+                _leaf_evidence(
+                    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes,
+                    table_lin, table_log, log_max, u, mx, lg, mine,
+                )  # fmt: skip
+                if keep:
+                    for t in range(block_ptr[i], block_ptr[i + 1]):
+                        b = blocks[t]
+                        for q in range(n):
+                            mine[q] += log_max[s, joint_offset[b] + codes[b, p0 + q]]
+                for t in range(kid_ptr[i], kid_ptr[i + 1]):
+                    c = kids[t]
+                    _rescale(u, o, k, n, mx, mant, lg, mine, keep)
+                    mo = msg_offset[c]
+                    for h in range(k):
+                        for q in range(n):
+                            u[o + h, q] *= msg[mo + h, q]
+                    _largest(u, o, k, n, mx)
+                    if keep:
+                        for q in range(n):
+                            mine[q] += own[c, q]
+                _rescale(u, o, k, n, mx, mant, lg, mine, keep)
+                if keep:
+                    for q in range(n):
+                        log_below[s, i, p0 + q] = mine[q]
+                        for h in range(k):
+                            up[s, o + h, p0 + q] = u[o + h, q]
+                if i > 0:  # the message to the parent, theta_i u_i, in the same scale
+                    kp = card[parent[i]]
+                    tb = theta_offset[i]
+                    mo = msg_offset[i]
+                    for a in range(kp):
+                        for q in range(n):
+                            msg[mo + a, q] = 0.0
+                        for h in range(k):
+                            th = theta[s, tb + a * k + h]
+                            for q in range(n):
+                                msg[mo + a, q] += th * u[o + h, q]
+                        for q in range(n):
+                            msg[mo + a, q] = max(msg[mo + a, q], TINY)
+                            if keep:
+                                message[s, mo + a, p0 + q] = msg[mo + a, q]
+            k0 = card[0]
+            for q in range(n):
+                tot[q] = 0.0
+            for h in range(k0):
+                if per_pattern:
+                    for q in range(n):
+                        R[h, q] = pi[s, h, p0 + q] * u[h, q]
+                        tot[q] += R[h, q]
+                else:
+                    ph = pi[s, h, 0]
+                    for q in range(n):
+                        R[h, q] = ph * u[h, q]
+                        tot[q] += R[h, q]
+            total = 0.0
+            for q in range(n):
+                t_q = max(tot[q], TINY)
+                tot[q] = t_q
+                scaled = t_q * mant[q]
+                logp = (math.log(scaled) if scaled > TINY else math.log(t_q) + math.log(mant[q])) + lg[q]
+                total += weights[p0 + q] * logp
+                if keep:
+                    llp[s, p0 + q] = logp + _leaf_maxima(s, p0 + q, block_ptr, blocks, codes, joint_offset, log_max)
+            ll[s] += total
+            if counts:
+                _downward(s, p0, n, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks,
+                          table_offset, codes, weights, theta, root_acc, pair_acc, block_acc, u, msg, R, ratio, tot)  # fmt: skip
+                if per_pattern:  # a regression's root counts per pattern
+                    for h in range(k0):
+                        for q in range(n):
+                            root_rows[s, h, p0 + q] = R[h, q]
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _downward(s, p0, n, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset, codes,
+              weights, theta, root_acc, pair_acc, block_acc, u, msg, R, ratio, tot):  # fmt: skip
+    """The tile's expected counts, down from the root: ``R`` holds ``w P(state | p)`` (at the root,
+    ``pi u`` until divided by the total ``tot``)."""
+    H = card.size
+    k0 = card[0]
+    for q in range(n):
+        tot[q] = weights[p0 + q] / tot[q]
+    for h in range(k0):
+        acc = 0.0
+        for q in range(n):
+            R[h, q] *= tot[q]
+            acc += R[h, q]
+        root_acc[s, h] += acc
+    into = block_acc[s]
+    for i in range(H):  # parents before children
+        o = offset[i]
+        k = card[i]
+        for t in range(block_ptr[i], block_ptr[i + 1]):
+            b = blocks[t]
+            off = table_offset[b]
+            code = codes[b, p0 : p0 + n]
+            for q in range(n):
+                base = off + code[q] * k
+                for h in range(k):
+                    into[base + h] += R[o + h, q]
+        for t in range(kid_ptr[i], kid_ptr[i + 1]):
+            c = kids[t]
+            kc = card[c]
+            oc = offset[c]
+            tb = theta_offset[c]
+            mo = msg_offset[c]
+            for a in range(k):
+                for q in range(n):
+                    ratio[a, q] = R[o + a, q] / msg[mo + a, q]
+            for a in range(k):
+                for h in range(kc):
+                    acc = 0.0
+                    for q in range(n):
+                        acc += ratio[a, q] * u[oc + h, q]
+                    pair_acc[s, tb + a * kc + h] += acc
+            for h in range(kc):
+                for q in range(n):
+                    R[oc + h, q] = 0.0
+                for a in range(k):
+                    th = theta[s, tb + a * kc + h]
+                    for q in range(n):
+                        R[oc + h, q] += th * ratio[a, q]
+                for q in range(n):
+                    R[oc + h, q] *= u[oc + h, q]
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _leaf_maxima(s, p, block_ptr, blocks, codes, joint_offset, log_max):
+    """The sum of the column maxima of pattern ``p``'s joint states over every block (start ``s``)."""
+    total = 0.0
+    for t in range(block_ptr[-1]):
+        b = blocks[t]
+        total += log_max[s, joint_offset[b] + codes[b, p]]
+    return total
+
+
+def threads() -> int:
+    """The threads an E-step may use: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(n: int) -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL._max_workers < n:
+            _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="effdim-estep")
+        return _POOL
+
+
+def _forget_pool() -> None:
+    """A forked child has none of its parent's threads: it makes its own pool when it needs one."""
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def chunks(n_items: int, work: int) -> int:
+    """How many chunks to cut ``n_items`` into: one per thread (:func:`threads`), as long as each gets at
+    least :data:`MIN_WORK_PER_THREAD` units of ``work`` (the items times what each costs)."""
+    return max(1, min(threads(), work // MIN_WORK_PER_THREAD, n_items))
+
+
+def run_chunks(n_items: int, n_chunks: int, call: Callable[[int, int, int], None]) -> None:
+    """Call ``call(chunk, lo, hi)`` over ``0:n_items`` cut into ``n_chunks`` chunks, side by side on a pool
+    of threads (in this thread when there is one chunk)."""
+    if n_chunks == 1:
+        call(0, 0, n_items)
+        return
+    edges = np.linspace(0, n_items, n_chunks + 1).astype(int)
+    futures = [_pool(n_chunks).submit(call, j, int(edges[j]), int(edges[j + 1])) for j in range(n_chunks)]
+    for future in futures:
+        future.result()
