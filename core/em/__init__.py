@@ -13,6 +13,7 @@ only on LC models. Its modules, one concept each:
 * :mod:`effdim.em.products`: matrix products kept off threaded BLAS;
 * :mod:`effdim.em.state`: the parameters of a batch of starts;
 * :mod:`effdim.em.estep`: the exact E-step by message passing;
+* :mod:`effdim.em.kernel`: its compiled pass over the patterns, on every core;
 * :mod:`effdim.em.mstep`: the M-step (ML or MAP with pseudo-counts);
 * :mod:`effdim.em.iteration`: plain EM or SQUAREM cycles, and when to stop;
 * :mod:`effdim.em.result`: :class:`EMResult`, :class:`Degeneracy`,

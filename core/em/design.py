@@ -1,10 +1,11 @@
 """The data arranged for one model: patterns, counts and the block one-hot design.
 
-All patterns are handled at once as arrays (patterns along the contiguous
-axis), and the leaves of each hidden node at once through blocks of their
-columns' joint states (:meth:`ModelData._design`), so the cost of an E-step
-(:mod:`effdim.em.estep`) depends on the number of *unique* patterns: 243,000
-rows over 5 binary columns cost what their at most 32 distinct patterns cost.
+Each distinct pattern once, with its count, and the leaves of each hidden node
+at once through blocks of their columns' joint states (:meth:`ModelData._design`),
+so the cost of an E-step (:mod:`effdim.em.estep`) depends on the number of
+*unique* patterns: 243,000 rows over 5 binary columns cost what their at most 32
+distinct patterns cost. :attr:`ModelData.layout` is the same arrangement as
+the compiled pass of :mod:`effdim.em.kernel` reads it.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class ModelData:
         self.model = model
         self.dataset = data
         self.patterns = data.patterns
-        self.counts = np.ascontiguousarray(data.counts, dtype=np.float64)
+        self.counts = np.array(data.counts, dtype=np.float64)
+        self.counts.flags.writeable = False  # one type for the compiled pass, whatever the data's array was
         self.n_rows = float(data.n_rows)
         self.n_patterns = int(self.patterns.shape[0])
         #: A regression's count of rows per distinct row of covariates (``design.rows``).
@@ -123,8 +125,8 @@ class ModelData:
         one more state of its column; :func:`effdim.em.blocks.column_blocks`).
         A pattern is one joint state per block (``LeafBlock.codes``) and
         ``LeafBlock.spell`` spells each joint state out into its leaves'
-        states. So a hidden node's leaf evidence is a gather from its own
-        blocks' joint states (:meth:`leaf_messages`) and its expected leaf
+        states. So a hidden node's leaf evidence is a lookup in its own
+        blocks' tables (:meth:`block_tables`) and its expected leaf
         counts a sum of pattern weights per joint state (:meth:`leaf_counts`):
         work in each node's own states, where blocks shared by every hidden
         node cost all hidden states times all blocks.

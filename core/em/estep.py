@@ -11,14 +11,16 @@ the posterior of a hidden child ``C`` of ``H`` is
     P(c | p) = lambda_C(c) sum_h P(c | h) P(h | p) / mu_C(h),   mu_C(h) = sum_c P(c | h) lambda_C(c),
 
 and the expected count of the pair is ``N(p) P(c | h) P(h | p) lambda_C(c) / mu_C(h)``. The leaves'
-evidence is summed in log space (logarithms of probabilities floored at ``log(1e-300)``) and taken out
-of it once per node; the messages are products in linear space, each node's rescaled per pattern so that
-its largest state is 1, the logarithms of the scales adding up (the scaled forward-backward recursion):
-no NaN or infinity arises for any data, zero counts included. A missing cell (code ``-1``) contributes
-``log 1 = 0``: the leaf is marginalised out (the full-information likelihood under missing at random).
+evidence of a block of columns is summed in log space (logarithms of probabilities floored at
+``log(1e-300)``) per joint state and taken out of it once per joint state; the messages are products in
+linear space, each node's rescaled per pattern so that its largest state is 1, the logarithms of the
+scales adding up (the scaled forward-backward recursion): no NaN or infinity arises for any data, zero
+counts included. A missing cell (code ``-1``) contributes ``log 1 = 0``: the leaf is marginalised out (the
+full-information likelihood under missing at random).
 
-All starts of a batch (:class:`~effdim.em.state.BatchState`) and all
-patterns are computed at once (:mod:`effdim.em.design`).
+The pass over the patterns is compiled (:mod:`effdim.em.kernel`): every start of a batch
+(:class:`~effdim.em.state.BatchState`), one pattern after another, on every core; what is left here is
+the work the size of the parameters (the blocks' tables before, the family counts after).
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
         np.zeros((n, S, lay.n_theta)),
         np.zeros((n, S, lay.n_table)),
     )
+    root_rows = np.zeros((S, md.hidden_cards[0], m)) if st.pi.ndim == 3 and counts else np.empty((1, 1, 1))
     if keep_post:
         llp, up, message, log_below = (
             np.empty((S, m)),

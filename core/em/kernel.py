@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["MIN_WORK_PER_THREAD", "Layout", "chunks", "estep_pass", "run_chunks", "threads"]
+__all__ = ["MIN_WORK_PER_THREAD", "Layout", "chunks", "estep_pass", "load", "run_chunks", "threads"]
 
 #: Probabilities are floored here (as :data:`effdim.em.estep.TINY`).
 TINY = 1e-300
@@ -435,3 +435,22 @@ def run_chunks(n_items: int, n_chunks: int, call: Callable[[int, int, int], None
     futures = [_pool(n_chunks).submit(call, j, int(edges[j]), int(edges[j + 1])) for j in range(n_chunks)]
     for future in futures:
         future.result()
+
+
+def load() -> None:
+    """Compile :func:`estep_pass` (or load it from numba's cache beside this file) now, on a one-pattern
+    model, rather than inside the first E-step: a process that times its work or answers users (a
+    dashboard worker, a test with a time bound) calls this first."""
+    ints = [np.array(v, dtype=np.int64) for v in ([-1], [2], [0, 2], [0, 0], [], [0, 0], [0, 0], [0, 1], [0])]
+    parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks = ints
+    table_offset, joint_offset = np.array([0, 4], dtype=np.int64), np.array([0, 2], dtype=np.int64)
+    codes = np.zeros((1, 1), dtype=np.int64)
+    two, weights = np.full((1, 2), 0.5), np.ones(1)
+    weights.flags.writeable = False  # as :class:`~effdim.em.design.ModelData` holds its counts
+    for keep in (False, True):
+        estep_pass(
+            0, 1, parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset,
+            joint_offset, codes, weights, two, np.zeros((1, 0)), np.full((1, 4), 0.5), np.full((1, 4), -0.7),
+            np.zeros((1, 2)), True, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 0)),
+            np.zeros((1, 4)), keep, np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)),
+        )  # fmt: skip

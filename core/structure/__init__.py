@@ -9,7 +9,8 @@ score of :mod:`effdim.scores` driving it (docs/structure.md).
 The package follows the search's seams: :mod:`.start` (mutual information,
 the islands start), :mod:`.moves` (the operators), :mod:`.local_em` (the
 restricted likelihood), :mod:`.local_de` (``de`` updated locally),
-:mod:`.learn` (the search and its result), :mod:`.compare` (Robinson-Foulds).
+:mod:`.settings` (how it runs), :mod:`.learn` (the search), :mod:`.result` (what it returns),
+:mod:`.compare` (Robinson-Foulds).
 
 Start
     The LC model over all columns, or (``start="islands"``, the default) a
@@ -74,10 +75,7 @@ from .learn import (
     ESCAPE,
     SEARCH_VERSION,
     START_STEPS_ON_TIME,
-    LearnedStructure,
-    Rounds,
-    Step,
-    StructureProgress,
+    StructureSearch,
     learn_structure,
     round_seeds,
     start_again,
@@ -93,6 +91,8 @@ from .local_em import (
     transfer_parameters,
 )
 from .moves import EXPANSION, OPERATORS, Move, candidate_moves, changed_families
+from .result import LearnedStructure, Rounds, Step, StructureProgress
+from .settings import SearchSettings
 from .start import islands_model, mutual_information
 
 __all__ = [
@@ -101,6 +101,8 @@ __all__ = [
     "Move",
     "Step",
     "StructureProgress",
+    "StructureSearch",
+    "SearchSettings",
     "LearnedStructure",
     "EXPANSION",
     "ESCAPE",

@@ -16,8 +16,8 @@ never proposed again. The search stops when no candidate does, at
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,115 +26,21 @@ from ..data import ColumnsWithoutLeafNames, DataError, Dataset
 from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
-from ..fitting import FitResult
-from ..limits import MAX_ROUNDS, ROUNDS
+from ..fitting import FitResult, fit
 from ..model import NAME_PATTERN, HLCModel
-from ..notation import format_model
 from ..regularity import is_regular
-from ..scores import TIE_TOLERANCE, best_index, criterion, fit_criterion, score_fit
+from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from ..settings import EMSettings
-from ..validation import as_dataset, as_seed, check_int
+from ..validation import as_dataset, as_seed
 from .local_de import LocalDe
 from .local_em import LocalCounts, LocalFit, Messages, local_fit
-from .moves import EXPANSION, OPERATORS, iter_candidate_moves
+from .moves import EXPANSION, iter_candidate_moves
 from .residual import residual_groups
+from .result import LearnedStructure, Rounds, Step, StructureProgress
+from .settings import SearchSettings, split_options
 from .start import _fresh, islands_model, mutual_information
 
-__all__ = ["LearnedStructure", "Rounds", "Step", "StructureProgress", "learn_structure", "round_seeds", "start_again"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One accepted move: operator, sentence, the new model, its refit score, the
-    ``gain`` over the previous model, its log-likelihood after full EM (``loglik``)
-    and after local EM on the touched families (``local_loglik``), ``ds``, ``de``."""
-
-    operator: str
-    text: str
-    model: HLCModel
-    score: float
-    gain: float
-    loglik: float
-    local_loglik: float
-    ds: int
-    de: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "operator": self.operator,
-            "move": self.text,
-            "model": format_model(self.model),
-            "score": self.score,
-            "gain": self.gain,
-            "loglik": self.loglik,
-            "local_loglik": self.local_loglik,
-            "ds": self.ds,
-            "de": self.de,
-        }
-
-
-@dataclass(frozen=True)
-class StructureProgress:
-    """What a ``progress`` callback receives: the current best ``model`` and its ``score``,
-    accepted ``steps`` and evaluated ``candidates`` so far, ``elapsed`` seconds, and ``phase``."""
-
-    model: HLCModel
-    score: float
-    steps: int
-    candidates: int
-    elapsed: float
-    phase: str
-
-
-@dataclass(frozen=True)
-class LearnedStructure:
-    """The outcome of :func:`learn_structure`.
-
-    ``fit`` is the final model fitted and scored (:class:`effdim.FitResult`;
-    its ``de`` comes from :func:`effdim.dimensions.dimensions`, and agrees with
-    the local updates); ``steps`` the accepted moves; ``start`` the start
-    model's fit; ``stopped`` why the search ended (``"converged"``: no
-    candidate improves the score, or ``"max_time"``); ``rounds`` how many times
-    it started again from its own end and ended higher (:func:`start_again`).
-    """
-
-    fit: FitResult
-    score: str
-    start: FitResult
-    steps: tuple[Step, ...]
-    candidates: int
-    local_em_seconds: float
-    full_em_seconds: float
-    local_refits: int
-    seconds: float
-    stopped: str
-    columns: dict = field(default_factory=dict)
-    rounds: int = 0
-
-    @property
-    def model(self) -> HLCModel:
-        return self.fit.model
-
-    def to_json(self) -> dict[str, Any]:
-        """``model`` (leaves named after the data columns), ``loglik``, every score, ``ds``, ``de``,
-        ``steps`` (each with its ``gain``), and how the search ran."""
-        out = self.fit.to_json()
-        out.pop("card", None)
-        out.update(
-            {
-                "score": self.score,
-                "start": format_model(self.start.model),
-                "start_score": self.start.score(self.score),
-                "steps": [s.to_json() for s in self.steps],
-                "candidates": self.candidates,
-                "seconds": round(self.seconds, 3),
-                "stopped": self.stopped,
-                "rounds": self.rounds,
-            }
-        )
-        if self.columns:
-            out["columns"] = dict(self.columns)
-        return out
+__all__ = ["StructureSearch", "learn_structure", "round_seeds", "start_again"]
 
 
 def _named_dataset(dataset: Any, mapping: Mapping[str, str] | None) -> tuple[Dataset, dict[str, str]]:
@@ -283,76 +189,337 @@ class _Position:
         return self._residual
 
 
+class StructureSearch:
+    """One search from one start (a round of :func:`learn_structure`), its phases as methods.
+
+    :meth:`run` fits the start model (:meth:`fit_start`), climbs and escapes (:meth:`climb`, :meth:`escape`,
+    :func:`climb_and_escape`), fits the end (:meth:`fit_end`) and, when it converged, starts again from
+    there (:meth:`run_rounds`). Each climb step screens the candidates of a phase by local EM
+    (:meth:`screen`) and refits the best by full EM (:meth:`refit_best`). ``data`` has its columns named
+    as the leaves (:func:`_named_dataset`); ``columns`` maps each leaf to its column in the user's data.
+    """
+
+    def __init__(
+        self,
+        data: Dataset,
+        settings: SearchSettings,
+        em: EMSettings,
+        *,
+        columns: Mapping[str, str] | None = None,
+        progress: Callable[[StructureProgress], Any] | None = None,
+        cancel: Any = None,
+    ):
+        self.data, self.settings, self.em = data, settings, em
+        self.columns = dict(columns or {})
+        self.progress, self.cancel = progress, cancel
+        self.clock = _Clock(settings.max_time, cancel, settings.cpu_time)
+        self.criterion = criterion(settings.score)
+        self.score = self.criterion.name
+        self.rng = as_seed(em.seed)
+        self.round_seeds = round_seeds(self.rng, settings.rounds)
+        self.index = {c: i for i, c in enumerate(data.columns)}
+        self.mi = mutual_information(data)
+        self.start_model = self._start_model()
+        self.clocks = {"local": 0.0, "full": 0.0, "refits": 0, "candidates": 0}
+        self.tie = TIE_TOLERANCE * data.n_rows
+        self.stopped = "converged"
+        self.best: _Position | None = None
+        ops = settings.operators
+        self.phases = [
+            tuple(o for o in ops if o not in EXPANSION),
+            tuple(o for o in ops if o in EXPANSION and o not in LAST_RESORT),
+            tuple(o for o in ops if o in LAST_RESORT),
+        ]
+
+    def _start_model(self) -> HLCModel:
+        start, data = self.settings.start, self.data
+        if isinstance(start, HLCModel):
+            model = start
+        elif start == "islands":
+            model = islands_model(data, self.mi)
+        else:
+            model = HLCModel.lc(
+                2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0], observed_names=data.columns
+            )
+        if sorted(model.observed) != sorted(data.columns):
+            raise InvalidArgument(
+                f"the start model's leaves ({', '.join(model.observed)}) are not the data's "
+                f"columns ({', '.join(data.columns)})"
+            )
+        if not is_regular(model):
+            raise InvalidArgument(f"the start model {model} is not regular; regularize it first")
+        return model
+
+    # ---- fitting and scoring
+
+    def _timed(self, refit: bool, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        t = self.clock.now()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.clocks["full"] += self.clock.now() - t
+            self.clocks["refits"] += refit
+
+    def em_fit(self, model: HLCModel, init: Any, iters: int) -> EMResult:
+        """Full EM of ``model`` from ``init`` for at most ``iters`` E-steps; at the time limit :class:`_OutOfTime`."""
+        settings = replace(self.em, restarts=0, max_iter=iters)
+        try:
+            return self._timed(True, fit_em, self.data, model, settings, init=init, cancel=self.clock)
+        except Cancelled:
+            self.clock.check()
+            raise _OutOfTime from None
+
+    def scored(self, em: EMResult, ds: int, de: int) -> float:
+        return score_fit(em, ds=ds, de=de, cs_prior=self.em.cs_prior).get(self.score)
+
+    def local_score(self, local: LocalFit, ds: int, de: int) -> float:
+        """A penalised likelihood needs only the restricted log-likelihood; CS needs the expected
+        counts of every family, so one exact E-step of the candidate."""
+        crit = self.criterion
+        if crit.rate is not None:
+            return local.loglik - (de if crit.uses_de else ds) * crit.rate(local.n)
+        loglik, counts = e_step(local.params, self.data)
+        counted = LocalCounts(local.model, local.params, loglik, counts, local.n, self.em.prior)
+        return score_fit(counted, ds=ds, de=de, cs_prior=self.em.cs_prior).get(self.score)
+
+    def position(self, model: HLCModel, em: EMResult, value: float, path: tuple) -> _Position:
+        return _Position(model, em, value, self.data, LocalDe(model), path)
+
+    def report(self, phase: str, state: _Position | None = None) -> None:
+        if self.progress is not None:
+            shown = self.best or state
+            self.progress(
+                StructureProgress(
+                    shown.model, shown.score, len(shown.path), self.clocks["candidates"], self.clock.elapsed(), phase
+                )
+            )
+
+    # ---- the phases
+
+    def fit_start(self) -> FitResult:
+        """The start model fitted by EM with the settings' restarts (no ConvergenceWarning: the start is only
+        where the search begins). Under a time limit first a few EM steps from one fixed start: the model
+        returned if the limit falls inside the full fit, and what one EM step of this model costs (the limit
+        is checked between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time
+        left); then ``stopped`` is ``"max_time"``."""
+        self.clock.check()
+        model, settings = self.start_model, self.em.with_seed(self.rng)
+        if self.settings.max_time is None:
+            return self._timed(False, fit, self.data, model, settings, warn=False, cancel=self.cancel)
+        t = self.clock.now()
+        quick_settings = replace(self.em, restarts=0, max_iter=START_STEPS_ON_TIME)
+        init = random_parameters(model, 0)
+        quick = self._timed(False, fit, self.data, model, quick_settings, init=init, warn=False, cancel=self.cancel)
+        per_step = (self.clock.now() - t) / (START_STEPS_ON_TIME + 1)
+        first = quick
+        if self.clock.remaining() > 2 * CYCLE_STEPS * self.em.restarts * per_step:
+            try:
+                first = self._timed(False, fit, self.data, model, settings, warn=False, cancel=self.clock)
+            except Cancelled:
+                self.clock.check()
+        if first is quick:
+            self.stopped = "max_time"
+        return first
+
+    def screen(self, cur: _Position, ops: tuple[str, ...], visited: set) -> list:
+        """Local EM of every candidate of ``ops``; per operator the ``tries`` best by local score (gain per
+        added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
+        clock, settings = self.clock, self.settings
+        cur_ds = cur.dims.dims(cur.model)[0]
+        by_op: dict[str, list] = {}
+        residual = cur.residual(RESIDUAL_GROUPS) if {"NI", "NS"} & set(ops) else None
+        for move in iter_candidate_moves(cur.model, self.mi, self.index, operators=ops, residual=residual):
+            if move.model in visited:  # never go back: ties could otherwise cycle
+                continue
+            clock.check()
+            if clock.out_of_time():
+                raise _OutOfTime
+            ds, de = cur.dims.dims(move.model)
+            t = clock.now()
+            try:
+                local = local_fit(
+                    self.data,
+                    move,
+                    cur.em.params,
+                    starts=settings.local_starts,
+                    max_iter=settings.local_iter,
+                    tol=settings.local_tol,
+                    seed=self.rng,
+                    messages=cur.messages,
+                    prior=self.em.prior,
+                    cancel=clock,
+                )
+            except Cancelled:
+                clock.check()
+                raise _OutOfTime from None
+            finally:
+                self.clocks["local"] += clock.now() - t
+            gain = self.local_score(local, ds, de) - cur.score
+            self.clocks["candidates"] += 1
+            rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
+            by_op.setdefault(move.operator, []).append((rank, gain, move, local, ds, de))
+            self.report(f"candidate {move.operator}", cur)
+        short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[: settings.tries]]
+        return sorted(short, key=lambda e: -e[0])
+
+    def refit_best(self, cur: _Position, shortlist: list, downhill: list) -> _Position | None:
+        """Refit the shortlist by full EM in its order; the first that wins against ``cur`` under the one tie
+        rule, or ``None``. Those that lose go to ``downhill`` as ``(score, move, full, local, ds, de)``."""
+        cur_ds = cur.dims.dims(cur.model)[0]
+        for _, _, move, local, ds, de in shortlist:
+            self.clock.check()
+            full = self.em_fit(move.model, local.params, self.settings.screen_iter)
+            value = self.scored(full, ds, de)
+            if best_index([cur.score, value], [cur_ds, ds], self.data.n_rows) != 1:
+                downhill.append((value, move, full, local, ds, de))
+                continue
+            if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
+                full = self.em_fit(move.model, full.params, self.em.max_iter)
+                value = self.scored(full, ds, de)
+            return self.moved_to(cur, move.operator, move, full, local, value, ds, de)
+        return None
+
+    def moved_to(
+        self, cur: _Position, operator: str, move, full: EMResult, local: LocalFit, value, ds, de
+    ) -> _Position:
+        text = move.text if operator == move.operator else f"{move.operator}: {move.text}"
+        step = Step(operator, text, move.model, value, value - cur.score, full.loglik, local.loglik, ds, de)
+        return self.position(move.model, full, value, cur.path + (step,))
+
+    def better(self, a: _Position, b: _Position) -> bool:
+        """``a`` scores higher than ``b`` beyond a tie (perhaps the same model, better fitted: an escape can
+        come back to it by another path, with EM in a higher optimum)."""
+        return a.score > b.score + self.tie
+
+    def climb(self, cur: _Position, visited: set) -> tuple[_Position, list]:
+        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion;
+        then the node split, :data:`LAST_RESORT`) until no candidate wins. In each phase the candidates whose
+        local score wins are refit first; only when none of any phase wins are those of negative local score
+        refit (their local score may mislead). Returns the end and the refit candidates that lost there,
+        ``(score, move, full, local, ds, de)``; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
+        visited.add(cur.model)
+        tie = self.tie
+        while True:
+            moved, shortlists, downhill = None, [], []
+            for ops in self.phases:
+                if ops:
+                    shortlists.append(self.screen(cur, ops, visited))
+                    moved = self.refit_best(cur, [e for e in shortlists[-1] if e[1] > -tie], downhill)
+                    if moved is not None:
+                        break
+            if moved is None:
+                moved = self.refit_best(cur, [e for short in shortlists for e in short if e[1] <= -tie], downhill)
+            if moved is None:
+                return cur, downhill
+            cur = moved
+            visited.add(cur.model)
+            if self.better(cur, self.best):
+                self.best = cur
+            self.report(f"accepted {cur.path[-1].operator}", cur)
+
+    def escape(self, cur: _Position, downhill: list) -> _Position:
+        """The next start out of the optimum ``cur``: its least bad losing neighbour by full EM, removed from
+        ``downhill`` (a step with operator :data:`ESCAPE`)."""
+        value, move, full, local, ds, de = downhill.pop(max(range(len(downhill)), key=lambda i: downhill[i][0]))
+        return self.moved_to(cur, ESCAPE, move, full, local, value, ds, de)
+
+    def fit_end(self, first: FitResult) -> FitResult:
+        """The best model's fit, scored: the search ends at a fit it made at the full tolerance (``first``
+        when that is the start's); on time only scored (no more EM)."""
+        end = self.best
+        if end.em is first.em:
+            return first
+        settings = replace(self.em, restarts=0, max_iter=0 if self.stopped == "max_time" else self.em.max_iter)
+        return self._timed(
+            False, fit, self.data, end.model, settings, init=end.em.params, warn=False, cancel=self.cancel
+        )
+
+    def run_rounds(self, result: LearnedStructure) -> LearnedStructure:
+        """The rounds after a converged search (:func:`start_again`), joined to its result."""
+        if result.stopped != "converged" or not self.round_seeds:
+            return result
+        max_time = self.settings.max_time
+        progress = self.progress
+        after = start_again(
+            self.data,
+            result.model,
+            result.fit.score(self.score),
+            seeds=self.round_seeds,
+            settings=replace(self.settings, max_time=None if max_time is None else max_time - result.seconds),
+            em=self.em,
+            progress=None
+            if progress is None
+            else _counted_on(progress, len(result.steps), result.candidates, result.seconds),
+            cancel=self.cancel,
+        )
+        return _joined(result, after, self.clock.elapsed())
+
+    def run(self) -> LearnedStructure:
+        """The whole search: the start, the climbs and escapes, the end's fit and the rounds after it."""
+        first = self.fit_start()
+        self.best = self.position(self.start_model, first.em, first.score(self.score), ())
+        self.report("start")
+        try:
+            if self.stopped == "max_time":
+                raise _OutOfTime
+            climb_and_escape(self.best, self.climb, self.escape, self.better, self.settings.escapes)
+        except _OutOfTime:
+            self.stopped = "max_time"
+        except Cancelled:
+            self.clock.check()
+            self.stopped = "max_time"
+        self.clock.check()
+        result = LearnedStructure(
+            fit=self.fit_end(first),
+            score=self.score,
+            start=first,
+            steps=self.best.path,
+            candidates=self.clocks["candidates"],
+            local_em_seconds=self.clocks["local"],
+            full_em_seconds=self.clocks["full"],
+            local_refits=self.clocks["refits"],
+            seconds=self.clock.elapsed(),
+            stopped=self.stopped,
+            columns={leaf: col for leaf, col in self.columns.items() if leaf != col},
+        )
+        result = self.run_rounds(result)
+        if self.progress is not None:
+            self.progress(
+                StructureProgress(
+                    result.model,
+                    result.fit.score(self.score),
+                    len(result.steps),
+                    result.candidates,
+                    self.clock.elapsed(),
+                    "done",
+                )
+            )
+        return result
+
+
 def learn_structure(
     dataset: Any,
+    settings: SearchSettings | None = None,
     *,
-    score: str = "bic+",
-    start: str | HLCModel = "islands",
-    mapping: Mapping[str, str] | None = None,
-    operators: Iterable[str] = OPERATORS,
     em: EMSettings | None = None,
-    max_time: float | None = None,
-    cpu_time: bool = False,
-    tries: int = 2,
-    screen_iter: int = 200,
-    escapes: int = 2,
-    local_starts: int = 2,
-    local_iter: int = 96,
-    local_tol: float = 1e-6,
-    rounds: int = ROUNDS,
+    mapping: Mapping[str, str] | None = None,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
-    **em_options: Any,
+    **options: Any,
 ) -> LearnedStructure:
-    """Learn an HLC model (tree and cardinalities) from ``dataset`` by EAST-style search.
+    """Learn an HLC model (tree and cardinalities) from ``dataset`` by EAST-style search (:class:`StructureSearch`).
 
     Parameters
     ----------
     dataset:
         A :class:`effdim.data.Dataset` or pandas DataFrame; every column is a leaf,
         named after the column (or as ``mapping``, leaf -> column, says).
-    score:
-        The score that drives the search: any name of :data:`effdim.scores.SCORES`.
-    start:
-        ``"islands"`` (mutual-information grouping, :func:`islands_model`),
-        ``"lc"`` (the binary LC model), or an :class:`~effdim.model.HLCModel`
-        over the leaves.
-    operators:
-        A subset of :data:`OPERATORS`.
-    em, em_options:
-        How EM runs (:class:`effdim.EMSettings`; ``em_options`` replace single
-        fields): its ``restarts`` random starts fit the start model; its
-        ``tol`` and ``max_iter`` govern the start and final fits and the
-        refit of each accepted move (``local_tol`` the local EM); its
-        ``cs_prior`` is the prior of CS and CS+.
-    max_time:
-        Seconds for the whole search, every phase included (mutual
-        information, the start fit, each candidate, each refit): at the limit
-        the best model so far is returned (at least the start model, fitted by
-        one short EM start if the limit fell inside its fit), with
-        ``stopped == "max_time"``.
-    cpu_time:
-        Count ``max_time`` (and the reported seconds) in CPU seconds of this
-        process instead of wall seconds: on a shared machine the search then
-        stops at the same point whatever the load (the structure study).
-    tries, screen_iter:
-        Candidates of each operator refit by full EM per step, the best by
-        local score whatever its sign (the local score of ``ND`` and ``NR`` is
-        often far too low), and the E-steps of each such refit.
-    escapes:
-        Climbs out of each local optimum once the climb stops, from its least
-        bad neighbours by full EM (the refit candidates that lost there), best
-        first; an end that scores higher becomes the optimum escaped from next,
-        with ``escapes`` escapes of its own (in a row that end no higher), then
-        the optima before it get theirs.
-    local_starts, local_iter:
-        Starts and E-steps (SQUAREM-accelerated) of the restricted (local) EM
-        of each candidate.
-    rounds:
-        Times the search starts again from its own end, at most, while that
-        ends higher (:func:`start_again`); each round draws from its own
-        stream spawned from ``seed``, so the first round is the same whatever
-        ``rounds`` is.
+    settings, em, options:
+        How the search runs (:class:`SearchSettings`: the score, the start, the operators, the time limit,
+        the candidates refit per step, escapes, local EM, rounds) and how EM runs (:class:`effdim.EMSettings`:
+        its ``restarts`` random starts fit the start model; its ``tol`` and ``max_iter`` govern the start and
+        final fits and the refit of each accepted move; its ``cs_prior`` is the prior of CS and CS+).
+        ``options`` replace single fields of either (``score="bic", restarts=3``).
     progress:
         Called with a :class:`StructureProgress` after every candidate and step.
     cancel:
@@ -372,366 +539,9 @@ def learn_structure(
     >>> print(result.model, robinson_foulds(result.model, truth), result.stopped)
     H1:2(H2:2(O4:2,O5:2,O6:2),O1:2,O2:2,O3:2) 0 converged
     """
-    from ..fitting import fit
-
-    em = EMSettings.of(em, **em_options)
-    restarts, seed, tol, max_iter, prior, cs_prior = em.restarts, em.seed, em.tol, em.max_iter, em.prior, em.cs_prior
-    clock = _Clock(max_time, cancel, cpu_time)
-    score = fit_criterion(score, "a structure search").name
-    for name, value, low in (
-        ("tries", tries, 1),
-        ("screen_iter", screen_iter, 1),
-        ("escapes", escapes, 0),
-        ("local_starts", local_starts, 1),
-        ("local_iter", local_iter, 1),
-    ):
-        check_int(name, value, low=low)
-    check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
+    search, em = split_options(settings, em, options)
     data, columns = _named_dataset(dataset, mapping)
-    operators = tuple(operators)
-    bad = [o for o in operators if o not in OPERATORS]
-    if bad:
-        raise InvalidArgument(f"unknown operator {bad[0]!r}; choose from {', '.join(OPERATORS)}")
-    if max_time is not None and not (max_time > 0):
-        raise InvalidArgument(f"max_time must be a positive number of seconds, got {max_time!r}")
-    if not (isinstance(start, HLCModel) or start in ("islands", "lc")):
-        raise InvalidArgument(f"unknown start {start!r}; choose islands, lc or a model")
-    rng = as_seed(seed)
-    seeds_of_rounds = round_seeds(rng, rounds)
-    index = {c: i for i, c in enumerate(data.columns)}
-    mi = mutual_information(data)
-    if isinstance(start, HLCModel):
-        first_model = start
-    elif start == "islands":
-        first_model = islands_model(data, mi)
-    else:
-        first_model = HLCModel.lc(
-            2, data.cardinalities, hidden_name=_fresh(data.columns, 1)[0], observed_names=data.columns
-        )
-    if sorted(first_model.observed) != sorted(data.columns):
-        raise InvalidArgument(
-            f"the start model's leaves ({', '.join(first_model.observed)}) are not the data's "
-            f"columns ({', '.join(data.columns)})"
-        )
-    if not is_regular(first_model):
-        raise InvalidArgument(f"the start model {first_model} is not regular; regularize it first")
-
-    crit = criterion(score)
-    clocks = {"local": 0.0, "full": 0.0, "refits": 0, "candidates": 0}
-    tie = TIE_TOLERANCE * data.n_rows
-    stopped = "converged"
-
-    def timed_fit(kind: str, *args, **kwargs):
-        t = clock.now()
-        try:
-            return (fit if kind == "fit" else fit_em)(*args, **kwargs)
-        finally:
-            clocks["full"] += clock.now() - t
-            clocks["refits"] += kind == "refit"
-
-    def em_fit(model: HLCModel, init: Any, iters: int, *, limit: bool = True) -> EMResult:
-        """Full EM of ``model`` from ``init``; at the time limit :class:`_OutOfTime`."""
-        try:
-            return timed_fit(
-                "refit",
-                data,
-                model,
-                restarts=0,
-                init=init,
-                tol=tol,
-                max_iter=iters,
-                prior=prior,
-                cancel=clock if limit else cancel,
-            )
-        except Cancelled:
-            clock.check()
-            raise _OutOfTime from None
-
-    def scored(em: EMResult, ds: int, de: int) -> float:
-        return score_fit(em, ds=ds, de=de, cs_prior=cs_prior).get(score)
-
-    def local_score(local: LocalFit, ds: int, de: int) -> float:
-        """A penalised likelihood needs only the restricted log-likelihood; CS needs the expected
-        counts of every family, so one exact E-step of the candidate."""
-        if crit.rate is not None:
-            return local.loglik - (de if crit.uses_de else ds) * crit.rate(local.n)
-        loglik, counts = e_step(local.params, data)
-        counted = LocalCounts(local.model, local.params, loglik, counts, local.n, prior)
-        return score_fit(counted, ds=ds, de=de, cs_prior=cs_prior).get(score)
-
-    best: list[_Position] = []
-
-    def report(phase: str, state: _Position | None = None) -> None:
-        if progress is not None:
-            shown = best[0] if best else state
-            progress(
-                StructureProgress(
-                    shown.model, shown.score, len(shown.path), clocks["candidates"], clock.elapsed(), phase
-                )
-            )
-
-    # ---- the start
-    clock.check()
-    # no ConvergenceWarning: the start model is only where the search begins, and whether its EM
-    # starts agreed says nothing about the tree it ends with
-    first = None
-    if max_time is not None:
-        # under a time limit, first a few EM steps from one fixed start: the model returned if the limit
-        # falls inside the full fit, and what one EM step of this model costs (the time limit is checked
-        # between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time left)
-        t = clock.now()
-        quick = timed_fit(
-            "fit",
-            data,
-            first_model,
-            restarts=0,
-            init=random_parameters(first_model, 0),
-            tol=tol,
-            max_iter=START_STEPS_ON_TIME,
-            cs_prior=cs_prior,
-            warn=False,
-            prior=prior,
-            cancel=cancel,
-        )
-        per_step = (clock.now() - t) / (START_STEPS_ON_TIME + 1)
-        first = quick
-        if clock.remaining() > 2 * CYCLE_STEPS * restarts * per_step:
-            try:
-                first = timed_fit(
-                    "fit",
-                    data,
-                    first_model,
-                    restarts=restarts,
-                    seed=rng,
-                    tol=tol,
-                    max_iter=max_iter,
-                    cs_prior=cs_prior,
-                    warn=False,
-                    prior=prior,
-                    cancel=clock,
-                )
-            except Cancelled:
-                clock.check()
-        if first is quick:
-            stopped = "max_time"
-    else:
-        first = timed_fit(
-            "fit",
-            data,
-            first_model,
-            restarts=restarts,
-            seed=rng,
-            tol=tol,
-            max_iter=max_iter,
-            cs_prior=cs_prior,
-            warn=False,
-            prior=prior,
-            cancel=cancel,
-        )
-
-    def position(model: HLCModel, em: EMResult, value: float, path: tuple) -> _Position:
-        return _Position(model, em, value, data, LocalDe(model), path)
-
-    best.append(position(first_model, first.em, first.score(score), ()))
-    report("start")
-
-    def screen(cur: _Position, ops: tuple[str, ...], visited: set) -> list:
-        """Local EM of every candidate of ``ops``; per operator the ``tries`` best by local score (gain per
-        added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
-        cur_ds = cur.dims.dims(cur.model)[0]
-        by_op: dict[str, list] = {}
-        residual = cur.residual(RESIDUAL_GROUPS) if {"NI", "NS"} & set(ops) else None
-        for move in iter_candidate_moves(cur.model, mi, index, operators=ops, residual=residual):
-            if move.model in visited:  # never go back: ties could otherwise cycle
-                continue
-            clock.check()
-            if clock.out_of_time():
-                raise _OutOfTime
-            ds, de = cur.dims.dims(move.model)
-            t = clock.now()
-            try:
-                local = local_fit(
-                    data,
-                    move,
-                    cur.em.params,
-                    starts=local_starts,
-                    max_iter=local_iter,
-                    tol=local_tol,
-                    seed=rng,
-                    messages=cur.messages,
-                    prior=prior,
-                    cancel=clock,
-                )
-            except Cancelled:
-                clock.check()
-                raise _OutOfTime from None
-            finally:
-                clocks["local"] += clock.now() - t
-            gain = local_score(local, ds, de) - cur.score
-            clocks["candidates"] += 1
-            rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
-            by_op.setdefault(move.operator, []).append((rank, gain, move, local, ds, de))
-            report(f"candidate {move.operator}", cur)
-        short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[:tries]]
-        return sorted(short, key=lambda e: -e[0])
-
-    def refit_best(cur: _Position, shortlist: list, downhill: list) -> _Position | None:
-        """Refit the shortlist by full EM in its order; the first that wins against ``cur`` under the one tie
-        rule, or ``None``. Those that lose go to ``downhill`` as ``(score, move, full, local, ds, de)``."""
-        cur_ds = cur.dims.dims(cur.model)[0]
-        for _, _, move, local, ds, de in shortlist:
-            clock.check()
-            full = em_fit(move.model, local.params, screen_iter)
-            value = scored(full, ds, de)
-            if best_index([cur.score, value], [cur_ds, ds], data.n_rows) != 1:
-                downhill.append((value, move, full, local, ds, de))
-                continue
-            if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
-                full = em_fit(move.model, full.params, max_iter)
-                value = scored(full, ds, de)
-            return moved_to(cur, move.operator, move, full, local, value, ds, de)
-        return None
-
-    def moved_to(cur: _Position, operator: str, move, full: EMResult, local: LocalFit, value, ds, de) -> _Position:
-        text = move.text if operator == move.operator else f"{move.operator}: {move.text}"
-        step = Step(operator, text, move.model, value, value - cur.score, full.loglik, local.loglik, ds, de)
-        return position(move.model, full, value, cur.path + (step,))
-
-    def better(a: _Position, b: _Position) -> bool:
-        """``a`` scores higher than ``b`` beyond a tie (perhaps the same model, better fitted: an escape can
-        come back to it by another path, with EM in a higher optimum)."""
-        return a.score > b.score + tie
-
-    phases = [
-        tuple(o for o in operators if o not in EXPANSION),
-        tuple(o for o in operators if o in EXPANSION and o not in LAST_RESORT),
-        tuple(o for o in operators if o in LAST_RESORT),
-    ]
-
-    def climb(cur: _Position, visited: set) -> tuple[_Position, list]:
-        """EAST's phases (adjustment and simplification first, they never add parameters; then expansion;
-        then the node split, :data:`LAST_RESORT`) until no candidate wins. In each phase the candidates whose local score wins are refit first; only
-        when none of any phase wins are those of negative local score refit (their local score may
-        mislead). Returns the end and the refit candidates that lost there, ``(score, move, full, local,
-        ds, de)``; :class:`_OutOfTime` carries nothing, the caller keeps its best."""
-        visited.add(cur.model)
-        while True:
-            moved, shortlists, downhill = None, [], []
-            for ops in phases:
-                if ops:
-                    shortlists.append(screen(cur, ops, visited))
-                    moved = refit_best(cur, [e for e in shortlists[-1] if e[1] > -tie], downhill)
-                    if moved is not None:
-                        break
-            if moved is None:
-                moved = refit_best(cur, [e for short in shortlists for e in short if e[1] <= -tie], downhill)
-            if moved is None:
-                return cur, downhill
-            cur = moved
-            visited.add(cur.model)
-            if better(cur, best[0]):
-                best[0] = cur
-            report(f"accepted {cur.path[-1].operator}", cur)
-
-    def escape(cur: _Position, downhill: list) -> _Position:
-        """The next start out of the optimum ``cur``: its least bad losing neighbour by full EM, removed from
-        ``downhill`` (a step with operator :data:`ESCAPE`)."""
-        value, move, full, local, ds, de = downhill.pop(max(range(len(downhill)), key=lambda i: downhill[i][0]))
-        return moved_to(cur, ESCAPE, move, full, local, value, ds, de)
-
-    try:
-        if stopped == "max_time":
-            raise _OutOfTime
-        climb_and_escape(best[0], climb, escape, better, escapes)  # the climbs keep ``best`` up to date
-    except _OutOfTime:
-        stopped = "max_time"
-    except Cancelled:
-        clock.check()
-        stopped = "max_time"
-    clock.check()
-    final_state = best[0]
-    if final_state.em is first.em:
-        final = first
-    else:  # the search ends at a fit it made at the full tolerance; on time only scored (no more EM)
-        final = timed_fit(
-            "fit",
-            data,
-            final_state.model,
-            restarts=0,
-            init=final_state.em.params,
-            tol=tol,
-            max_iter=0 if stopped == "max_time" else max_iter,
-            cs_prior=cs_prior,
-            prior=prior,
-            cancel=cancel,
-            warn=False,
-        )
-    result = LearnedStructure(
-        fit=final,
-        score=str(score).lower(),
-        start=first,
-        steps=final_state.path,
-        candidates=clocks["candidates"],
-        local_em_seconds=clocks["local"],
-        full_em_seconds=clocks["full"],
-        local_refits=clocks["refits"],
-        seconds=clock.elapsed(),
-        stopped=stopped,
-        columns={leaf: col for leaf, col in columns.items() if leaf != col},
-    )
-    if stopped == "converged" and seeds_of_rounds:
-        settings = {
-            "operators": operators,
-            "restarts": restarts,
-            "tol": tol,
-            "max_iter": max_iter,
-            "prior": prior,
-            "cs_prior": cs_prior,
-            "tries": tries,
-            "screen_iter": screen_iter,
-            "escapes": escapes,
-            "local_starts": local_starts,
-            "local_iter": local_iter,
-            "local_tol": local_tol,
-        }
-        after = start_again(
-            data,
-            result.model,
-            result.fit.score(score),
-            seeds=seeds_of_rounds,
-            score=score,
-            max_time=None if max_time is None else max_time - result.seconds,
-            cpu_time=cpu_time,
-            progress=None
-            if progress is None
-            else _counted_on(progress, len(result.steps), result.candidates, result.seconds),
-            cancel=cancel,
-            **settings,
-        )
-        result = _joined(result, after, clock.elapsed())
-    if progress is not None:
-        progress(
-            StructureProgress(
-                result.model, result.fit.score(score), len(result.steps), result.candidates, clock.elapsed(), "done"
-            )
-        )
-    return result
-
-
-@dataclass(frozen=True)
-class Rounds:
-    """What :func:`start_again` did: the rounds that ended higher (``gained``, in order), whether the last
-    round run was stopped by the time limit (``cut``), and the cost of all rounds run, those that gained
-    nothing included: ``seconds``, ``candidates``, and the seconds of local and full EM and the local refits
-    (as :class:`LearnedStructure` counts them)."""
-
-    gained: tuple[LearnedStructure, ...]
-    cut: bool
-    seconds: float
-    candidates: int
-    local_em_seconds: float
-    full_em_seconds: float
-    local_refits: int
+    return StructureSearch(data, search, em, columns=columns, progress=progress, cancel=cancel).run()
 
 
 def round_seeds(seed: Any, rounds: int) -> list[np.random.Generator]:
@@ -746,59 +556,55 @@ def start_again(
     value: float,
     *,
     seeds: Sequence[Any],
-    score: str,
-    max_time: float | None = None,
-    cpu_time: bool = False,
+    settings: SearchSettings | None = None,
+    em: EMSettings | None = None,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
-    **settings: Any,
+    **options: Any,
 ) -> Rounds:
     """Searches started again from the end of a search, ``model`` scoring ``value``: each a new
-    :func:`learn_structure` (``rounds=0``) from the end before it, seeded by the next of ``seeds``, with
+    :class:`StructureSearch` (``rounds=0``) from the end before it, seeded by the next of ``seeds``, with
     the structure fitted again by EM from fresh random starts and no move barred as visited. A local optimum
     of one search need not be one of the next: its EM optimum, and so its candidates' local fits, may differ.
 
     Goes on while a round ends higher by more than the tie tolerance, at most ``len(seeds)`` rounds, within
-    ``max_time`` seconds for all. ``settings`` are :func:`learn_structure`'s search settings.
+    the settings' ``max_time`` seconds for all. ``settings``, ``em`` and ``options`` as :func:`learn_structure`'s.
     """
-    data = as_dataset(dataset)
+    search, em = split_options(settings, em, options)
+    data = _named_dataset(dataset, None)[0]
     tie = TIE_TOLERANCE * data.n_rows
     gained: list[LearnedStructure] = []
     run: list[LearnedStructure] = []
     cut = False
     for seed in seeds:
         seconds = sum(r.seconds for r in run)
-        left = None if max_time is None else max_time - seconds
+        left = None if search.max_time is None else search.max_time - seconds
         if left is not None and left <= 0:
             cut = True
             break
-        again = learn_structure(
-            data,
-            score=score,
-            start=model,
-            seed=seed,
-            max_time=left,
-            cpu_time=cpu_time,
-            rounds=0,
-            progress=None
-            if progress is None
-            else _counted_on(
+        shown = None
+        if progress is not None:
+            shown = _counted_on(
                 progress,
                 sum(len(r.steps) for r in gained),
                 sum(r.candidates for r in gained),
                 seconds,
                 phase=f"round {len(gained) + 2}: ",
                 best=(model, value),
-            ),
+            )
+        again = StructureSearch(
+            data,
+            replace(search, start=model, max_time=left, rounds=0),
+            em.with_seed(seed),
+            progress=shown,
             cancel=cancel,
-            **settings,
-        )
+        ).run()
         run.append(again)
         cut = again.stopped == "max_time"
-        if again.fit.score(score) <= value + tie:
+        if again.fit.score(search.score) <= value + tie:
             break
         gained.append(again)
-        model, value = again.model, again.fit.score(score)
+        model, value = again.model, again.fit.score(search.score)
         if cut:
             break
     return Rounds(
