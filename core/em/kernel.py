@@ -445,12 +445,12 @@ def load() -> None:
     parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks = ints
     table_offset, joint_offset = np.array([0, 4], dtype=np.int64), np.array([0, 2], dtype=np.int64)
     codes = np.zeros((1, 1), dtype=np.int64)
-    two, weights = np.full((1, 2), 0.5), np.ones(1)
+    two, weights = np.full((1, 2, 1), 0.5), np.ones(1)
     weights.flags.writeable = False  # as :class:`~effdim.em.design.ModelData` holds its counts
     for keep in (False, True):
         estep_pass(
             0, 1, parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset,
             joint_offset, codes, weights, two, np.zeros((1, 0)), np.full((1, 4), 0.5), np.full((1, 4), -0.7),
             np.zeros((1, 2)), True, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 0)),
-            np.zeros((1, 4)), keep, np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)),
+            np.zeros((1, 4)), np.zeros((1, 1, 1)), keep, np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)),
         )  # fmt: skip
