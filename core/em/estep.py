@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .design import ModelData
-from .kernel import chunks, estep_pass, run_chunks
+from .kernel import run_pass
 from .products import batched_matmul
 from .state import BatchState
 
@@ -92,41 +92,15 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
     pattern are kept (``root_rows``, for the coefficients' M-step) and the MAP pseudo-counts leave it out (a
     regression's coefficients are ML)."""
     lay = md.layout
-    S, m, K, H = st.S, md.n_patterns, md.n_hidden_states, md.n_hidden
+    S, H = st.S, md.n_hidden
     logleaf = np.log(np.maximum(st.leaf, TINY))
     logleaf *= md.leaf_mask_float
     table_log, log_max = md.block_tables(logleaf)
     table_lin = np.exp(table_log - np.repeat(log_max, _table_repeats(md), axis=1))
     theta = np.concatenate([st.theta[i].reshape(S, -1) for i in range(1, H)], axis=1) if H > 1 else np.zeros((S, 0))
     pi = np.ascontiguousarray(st.pi[:, :, None] if st.pi.ndim == 2 else st.pi)  # (S, k_root, 1 or m)
-    n = chunks(m, m * S * (K + lay.codes.shape[0]))
-    ll, root, pair, per_state = (
-        np.zeros((n, S)),
-        np.zeros((n, S, md.hidden_cards[0])),
-        np.zeros((n, S, lay.n_theta)),
-        np.zeros((n, S, lay.n_table)),
-    )
-    root_rows = np.zeros((S, md.hidden_cards[0], m)) if st.pi.ndim == 3 and counts else np.empty((1, 1, 1))
-    if keep_post:
-        llp, up, message, log_below = (
-            np.empty((S, m)),
-            np.empty((S, K, m)),
-            np.empty((S, lay.n_messages, m)),
-            np.empty((S, H, m)),
-        )
-    else:
-        llp, up, message, log_below = np.empty((1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1))
-
-    def chunk(j: int, lo: int, hi: int) -> None:
-        estep_pass(
-            lo, hi, lay.parent, lay.card, lay.offset, lay.kid_ptr, lay.kids, lay.msg_offset, lay.theta_offset,
-            lay.block_ptr, lay.blocks, lay.table_offset, lay.joint_offset, lay.codes, md.counts,
-            pi, theta, table_lin, table_log, log_max,
-            counts, ll[j], llp, root[j], pair[j], per_state[j], root_rows, keep_post, up, message, log_below,
-        )  # fmt: skip
-
-    run_chunks(m, n, chunk)
-    ll = ll.sum(axis=0) + log_max @ md.joint_counts  # the blocks' column maxima, left out per pattern
+    out = run_pass(lay, md.counts, pi, theta, (table_lin, table_log, log_max), counts=counts, keep=keep_post)
+    ll = out.ll + log_max @ md.joint_counts  # the blocks' column maxima, left out per pattern
     obj = ll
     if prior:  # a regression's root is ML: its coefficients get no pseudo-counts
         logprior = logleaf.sum(axis=(1, 2)) + (np.log(np.maximum(st.pi, TINY)).sum(axis=1) if st.pi.ndim == 2 else 0.0)
@@ -134,21 +108,19 @@ def estep(md: ModelData, st: BatchState, prior: float, counts: bool = True, keep
             logprior = logprior + np.log(np.maximum(st.theta[i], TINY)).sum(axis=(1, 2))
         obj = ll + prior * logprior
     if not counts:
-        return EStepStats(ll, obj, llp=llp if keep_post else None)
-    pair_sums = pair.sum(axis=0)
+        return EStepStats(ll, obj, llp=out.llp)
     pairs: list = [None] * H
     for i in range(1, H):
         lo, hi = lay.theta_offset[i], lay.theta_offset[i + 1]
-        pairs[i] = st.theta[i] * pair_sums[:, lo:hi].reshape(st.theta[i].shape)
-    leafc = md.leaf_counts(per_state.sum(axis=0), st.leaf)
-    root = root.sum(axis=0)
+        pairs[i] = st.theta[i] * out.pair[:, lo:hi].reshape(st.theta[i].shape)
+    leafc = md.leaf_counts(out.per_state, st.leaf)
+    root = out.root
     mass = np.concatenate([root, *(pairs[i].sum(axis=1) for i in range(1, H))], axis=1)  # a family's column sums
     stats = EStepStats(ll, obj, root, pairs, leafc, mass)
-    if st.pi.ndim == 3:
-        stats.root_rows = root_rows
+    stats.root_rows = out.root_rows
     if keep_post:
-        stats.post, stats.below, stats.outside = _posteriors(md, st, up, message, log_below, llp)
-        stats.llp = llp
+        stats.post, stats.below, stats.outside = _posteriors(md, st, out.up, out.message, out.log_below, out.llp)
+        stats.llp = out.llp
     return stats
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["MIN_WORK_PER_THREAD", "Layout", "chunks", "estep_pass", "load", "run_chunks", "threads"]
+__all__ = ["MIN_WORK_PER_THREAD", "Layout", "Pass", "chunks", "estep_pass", "load", "run_chunks", "run_pass", "threads"]
 
 #: Probabilities are floored here (as :data:`effdim.em.estep.TINY`).
 TINY = 1e-300
@@ -52,7 +52,7 @@ RESCALE = 1e-100
 #: Patterns per tile of :func:`estep_pass`.
 TILE = 256
 #: A chunk of less work than this (patterns x starts x (hidden states + blocks)) is not worth a thread of its own.
-MIN_WORK_PER_THREAD = 1 << 16
+MIN_WORK_PER_THREAD = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -129,17 +129,19 @@ def _rescale(u, o, k, n, mx, mant, lg, own, keep):
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _leaf_evidence(
-    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes, lin, logs, log_max, u, mx, lg, own
-):
-    """``u[o:o + k, q]``: node ``i``'s leaf evidence for the tile's patterns, the product of its blocks'
-    linear tables; where that underflows, recomputed from the blocks' logarithms, the difference of scales
-    added to ``lg[q]`` and ``own[q]``. Leaves ``mx[q]``, the largest entry."""
+    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes, lin, logs, log_max, has_ev, ev, u, mx,
+    lg, own,
+):  # fmt: skip
+    """``u[o:o + k, q]``: node ``i``'s own evidence for the tile's patterns, the product of its blocks'
+    linear tables (where that underflows, recomputed from the blocks' logarithms, the difference of scales
+    added to ``lg[q]`` and ``own[q]``) and, where ``has_ev[i]``, of its fixed evidence ``ev[o:o + k, p]``.
+    Leaves ``mx[q]``, the largest entry."""
     first, last = block_ptr[i], block_ptr[i + 1]
     if first == last:
         for h in range(k):
             for q in range(n):
-                u[o + h, q] = 1.0
-        mx[:n] = 1.0
+                u[o + h, q] = ev[o + h, p0 + q] if has_ev[i] else 1.0
+        _largest(u, o, k, n, mx)
         return
     row = lin[s]
     for t in range(first, last):
@@ -177,6 +179,11 @@ def _leaf_evidence(
         lg[q] += top - dropped
         own[q] += top - dropped
         mx[q] = 1.0
+    if has_ev[i]:
+        for h in range(k):
+            for q in range(n):
+                u[o + h, q] *= ev[o + h, p0 + q]
+        _largest(u, o, k, n, mx)
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -201,6 +208,8 @@ def estep_pass(
     table_lin,
     table_log,
     log_max,
+    has_ev,
+    ev,
     counts,
     ll,
     llp,
@@ -226,7 +235,8 @@ def estep_pass(
     counts per pattern go to ``root_rows[s, :, p]``. With ``keep`` it writes per pattern
     ``llp[s, p]``, the scaled upward messages ``up[s, :, p]``, the messages to the parents ``message[s, :,
     p]`` and the log of each node's scale ``log_below[s, i, p]`` (``log P(evidence below i | i) = log(up) +
-    log_below``).
+    log_below``). A node ``i`` with ``has_ev[i]`` also carries fixed evidence ``ev[offset[i] + h, p]``
+    (linear, the same for every start: the rest of a tree held fixed, :mod:`effdim.structure.local_em`).
     """
     H = parent.size
     K = offset[H]
@@ -256,7 +266,7 @@ def estep_pass(
                 mine[:n] = 0.0
                 _leaf_evidence(
                     s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes,
-                    table_lin, table_log, log_max, u, mx, lg, mine,
+                    table_lin, table_log, log_max, has_ev, ev, u, mx, lg, mine,
                 )  # fmt: skip
                 if keep:
                     for t in range(block_ptr[i], block_ptr[i + 1]):
@@ -390,6 +400,80 @@ def _leaf_maxima(s, p, block_ptr, blocks, codes, joint_offset, log_max):
     return total
 
 
+@dataclass
+class Pass:
+    """What :func:`run_pass` returns, summed over the chunks: ``ll`` (S,) without the blocks' column maxima,
+    ``root`` (S, k_root) and ``pair`` (S, CPT entries) and ``per_state`` (S, table entries) the expected
+    counts as :func:`estep_pass` accumulates them, and the per-pattern arrays it writes (``root_rows``;
+    with ``keep``, ``llp``, ``up``, ``message``, ``log_below``; ``None`` when not asked for)."""
+
+    ll: np.ndarray
+    root: np.ndarray
+    pair: np.ndarray
+    per_state: np.ndarray
+    root_rows: np.ndarray | None = None
+    llp: np.ndarray | None = None
+    up: np.ndarray | None = None
+    message: np.ndarray | None = None
+    log_below: np.ndarray | None = None
+
+
+def run_pass(
+    lay: Layout,
+    weights: np.ndarray,
+    pi: np.ndarray,
+    theta: np.ndarray,
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray],
+    *,
+    counts: bool = True,
+    keep: bool = False,
+    evidence: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Pass:
+    """:func:`estep_pass` over all patterns, cut into chunks side by side on the machine's cores
+    (:func:`chunks`, :func:`run_chunks`), each with accumulators of its own, summed in chunk order.
+
+    ``pi`` (S, k_root, 1 or m), ``theta`` (S, CPT entries), ``tables`` the blocks' linear and log tables
+    and their column maxima, ``evidence`` a node's fixed evidence ``(has_ev, ev)``; a per-pattern ``pi``
+    (a regression) also returns the root's counts per pattern (``root_rows``)."""
+    S, m, K, H = pi.shape[0], weights.size, int(lay.offset[-1]), lay.parent.size
+    lin, logs, log_max = tables
+    has_ev, ev = evidence if evidence is not None else (np.zeros(H, dtype=np.int64), np.empty((1, 1)))
+    n = chunks(m, m * S * (K + lay.codes.shape[0]))
+    ll, root, pair, per_state = (
+        np.zeros((n, S)),
+        np.zeros((n, S, pi.shape[1])),
+        np.zeros((n, S, lay.n_theta)),
+        np.zeros((n, S, lay.n_table)),
+    )
+    rows = pi.shape[2] > 1 and counts
+    root_rows = np.zeros((S, pi.shape[1], m)) if rows else np.empty((1, 1, 1))
+    if keep:
+        llp, up, message, log_below = (
+            np.empty((S, m)),
+            np.empty((S, K, m)),
+            np.empty((S, lay.n_messages, m)),
+            np.empty((S, H, m)),
+        )
+    else:
+        llp, up, message, log_below = np.empty((1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1))
+
+    def chunk(j: int, lo: int, hi: int) -> None:
+        estep_pass(
+            lo, hi, lay.parent, lay.card, lay.offset, lay.kid_ptr, lay.kids, lay.msg_offset, lay.theta_offset,
+            lay.block_ptr, lay.blocks, lay.table_offset, lay.joint_offset, lay.codes, weights,
+            pi, theta, lin, logs, log_max, has_ev, ev,
+            counts, ll[j], llp, root[j], pair[j], per_state[j], root_rows, keep, up, message, log_below,
+        )  # fmt: skip
+
+    run_chunks(m, n, chunk)
+    out = Pass(ll.sum(axis=0), root.sum(axis=0), pair.sum(axis=0), per_state.sum(axis=0))
+    if rows:
+        out.root_rows = root_rows
+    if keep:
+        out.llp, out.up, out.message, out.log_below = llp, up, message, log_below
+    return out
+
+
 def threads() -> int:
     """The threads an E-step may use: the CPUs this process may run on."""
     try:
@@ -451,6 +535,6 @@ def load() -> None:
         estep_pass(
             0, 1, parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset,
             joint_offset, codes, weights, two, np.zeros((1, 0)), np.full((1, 4), 0.5), np.full((1, 4), -0.7),
-            np.zeros((1, 2)), True, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 0)),
+            np.zeros((1, 2)), np.zeros(1, dtype=np.int64), np.empty((1, 1)), True, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 0)),
             np.zeros((1, 4)), np.zeros((1, 1, 1)), keep, np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)),
         )  # fmt: skip

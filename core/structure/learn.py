@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -33,7 +34,7 @@ from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from ..settings import EMSettings
 from ..validation import as_dataset, as_seed
 from .local_de import LocalDe
-from .local_em import LocalCounts, LocalFit, Messages, local_fit
+from .local_em import LocalCounts, LocalFit, Messages, continue_local_fit, local_fit
 from .moves import EXPANSION, iter_candidate_moves
 from .residual import residual_groups
 from .result import LearnedStructure, Rounds, Step, StructureProgress
@@ -118,10 +119,14 @@ class _OutOfTime(Exception):
     """The time limit fell inside a phase: the search keeps the best model it has."""
 
 
+class _SameOptimum(Exception):  # noqa: N818 - a signal, not an error
+    """A round's fresh fit found the optimum its start ended at: nothing to climb from."""
+
+
 #: The version of one search from one start (a round), part of the experiments' job keys: bumped whenever its
 #: decisions change, so that cached studies of an older search are not mixed with new results (the commit of
 #: each bump says what changed).
-SEARCH_VERSION = 10
+SEARCH_VERSION = 11
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).
@@ -133,6 +138,17 @@ ESCAPE = "escape"
 #: Operators screened only when no candidate of the other phases wins: a node split re-estimates the family of
 #: every neighbour of the node (the costliest local EM of all), and it is needed where the other moves stop.
 LAST_RESORT = ("NS",)
+
+#: The parts of a search's CPU seconds (:attr:`LearnedStructure.costs`): the start (mutual information, the
+#: start model and its fit), the current fit's messages and residual dependence per step, making the candidates
+#: and their dimensions, their local EM, the full-EM refits, the end's fit; then the share of all of these spent
+#: in the climbs after escapes, and in the rounds after the search.
+COSTS = ("start", "messages", "moves", "local EM", "refits", "end", "escapes", "rounds")
+
+#: E-steps of every candidate's local EM before the most promising of each operator carry on.
+SCREEN_STEPS = 12
+#: Candidates per operator carried on to ``local_iter`` E-steps, as a multiple of ``tries``.
+CARRIED_ON = 3
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
@@ -197,6 +213,9 @@ class StructureSearch:
     there (:meth:`run_rounds`). Each climb step screens the candidates of a phase by local EM
     (:meth:`screen`) and refits the best by full EM (:meth:`refit_best`). ``data`` has its columns named
     as the leaves (:func:`_named_dataset`); ``columns`` maps each leaf to its column in the user's data.
+    A round (:func:`start_again`) gives ``again_from``, the score of the end it starts from: when the start
+    model's fresh fit scores the same (within the tie tolerance), EM found that end's optimum again, the
+    candidates' local fits would be those the end already lost to, and the round stops there.
     """
 
     def __init__(
@@ -208,8 +227,10 @@ class StructureSearch:
         columns: Mapping[str, str] | None = None,
         progress: Callable[[StructureProgress], Any] | None = None,
         cancel: Any = None,
+        again_from: float | None = None,
     ):
         self.data, self.settings, self.em = data, settings, em
+        self.again_from = again_from
         self.columns = dict(columns or {})
         self.progress, self.cancel = progress, cancel
         self.clock = _Clock(settings.max_time, cancel, settings.cpu_time)
@@ -221,6 +242,8 @@ class StructureSearch:
         self.mi = mutual_information(data)
         self.start_model = self._start_model()
         self.clocks = {"local": 0.0, "full": 0.0, "refits": 0, "candidates": 0}
+        self.costs = dict.fromkeys(COSTS, 0.0)
+        self._escaping = False
         self.tie = TIE_TOLERANCE * data.n_rows
         self.stopped = "converged"
         self.best: _Position | None = None
@@ -250,6 +273,18 @@ class StructureSearch:
             raise InvalidArgument(f"the start model {model} is not regular; regularize it first")
         return model
 
+    @contextmanager
+    def spending(self, part: str):
+        """Add the CPU seconds of the block to ``costs[part]`` (and to ``costs["escapes"]`` in an escape's climb)."""
+        t = time.process_time()
+        try:
+            yield
+        finally:
+            spent = time.process_time() - t
+            self.costs[part] += spent
+            if self._escaping:
+                self.costs["escapes"] += spent
+
     # ---- fitting and scoring
 
     def _timed(self, refit: bool, fn: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -264,7 +299,8 @@ class StructureSearch:
         """Full EM of ``model`` from ``init`` for at most ``iters`` E-steps; at the time limit :class:`_OutOfTime`."""
         settings = replace(self.em, restarts=0, max_iter=iters)
         try:
-            return self._timed(True, fit_em, self.data, model, settings, init=init, cancel=self.clock)
+            with self.spending("refits"):
+                return self._timed(True, fit_em, self.data, model, settings, init=init, cancel=self.clock)
         except Cancelled:
             self.clock.check()
             raise _OutOfTime from None
@@ -324,10 +360,25 @@ class StructureSearch:
     def screen(self, cur: _Position, ops: tuple[str, ...], visited: set) -> list:
         """Local EM of every candidate of ``ops``; per operator the ``tries`` best by local score (gain per
         added parameter for the expansions that gain), ``(rank, gain, move, local, ds, de)``."""
+        with self.spending("messages"):
+            messages = cur.messages
+            residual = cur.residual(RESIDUAL_GROUPS) if {"NI", "NS"} & set(ops) else None
+        t0, local0 = time.process_time(), self.costs["local EM"]
+        try:
+            return self._screened(cur, ops, visited, messages, residual)
+        finally:  # what is not local EM is making the candidates and their dimensions
+            spent = time.process_time() - t0 - (self.costs["local EM"] - local0)
+            self.costs["moves"] += spent
+            if self._escaping:
+                self.costs["escapes"] += spent
+
+    def _screened(self, cur: _Position, ops: tuple[str, ...], visited: set, messages: Messages, residual) -> list:
+        """Every candidate's local EM for at most :data:`SCREEN_STEPS` E-steps, then the
+        :data:`CARRIED_ON` ``* tries`` best of each operator carried on to ``local_iter`` (their restricted
+        likelihood only rises on the way, and the others' would have to overtake them)."""
         clock, settings = self.clock, self.settings
         cur_ds = cur.dims.dims(cur.model)[0]
         by_op: dict[str, list] = {}
-        residual = cur.residual(RESIDUAL_GROUPS) if {"NI", "NS"} & set(ops) else None
         for move in iter_candidate_moves(cur.model, self.mi, self.index, operators=ops, residual=residual):
             if move.model in visited:  # never go back: ties could otherwise cycle
                 continue
@@ -335,32 +386,62 @@ class StructureSearch:
             if clock.out_of_time():
                 raise _OutOfTime
             ds, de = cur.dims.dims(move.model)
-            t = clock.now()
-            try:
-                local = local_fit(
-                    self.data,
-                    move,
-                    cur.em.params,
-                    starts=settings.local_starts,
-                    max_iter=settings.local_iter,
-                    tol=settings.local_tol,
-                    seed=self.rng,
-                    messages=cur.messages,
-                    prior=self.em.prior,
-                    cancel=clock,
-                )
-            except Cancelled:
-                clock.check()
-                raise _OutOfTime from None
-            finally:
-                self.clocks["local"] += clock.now() - t
-            gain = self.local_score(local, ds, de) - cur.score
+            local = self._local_em(
+                local_fit,
+                self.data,
+                move,
+                cur.em.params,
+                starts=settings.local_starts,
+                max_iter=min(SCREEN_STEPS, settings.local_iter),
+                tol=settings.local_tol,
+                seed=self.rng,
+                messages=messages,
+                prior=self.em.prior,
+                cancel=clock,
+            )
             self.clocks["candidates"] += 1
-            rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
-            by_op.setdefault(move.operator, []).append((rank, gain, move, local, ds, de))
+            by_op.setdefault(move.operator, []).append(self._ranked(cur, cur_ds, move, local, ds, de))
             self.report(f"candidate {move.operator}", cur)
+        for entries in by_op.values():
+            entries.sort(key=lambda e: -e[0])
+            for j, (_, _, move, local, ds, de) in enumerate(entries[: CARRIED_ON * settings.tries]):
+                if local.converged or local.n_iter >= settings.local_iter:
+                    continue
+                clock.check()
+                if clock.out_of_time():
+                    raise _OutOfTime
+                more = settings.local_iter - local.n_iter
+                local = self._local_em(
+                    continue_local_fit,
+                    local,
+                    move,
+                    messages,
+                    max_iter=more,
+                    tol=settings.local_tol,
+                    prior=self.em.prior,
+                )
+                entries[j] = self._ranked(cur, cur_ds, move, local, ds, de)
         short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[: settings.tries]]
         return sorted(short, key=lambda e: -e[0])
+
+    def _local_em(self, fn: Callable, *args: Any, **kwargs: Any) -> LocalFit:
+        """``fn`` (local EM), its seconds counted; at the time limit :class:`_OutOfTime`."""
+        t = self.clock.now()
+        try:
+            with self.spending("local EM"):
+                return fn(*args, **kwargs)
+        except Cancelled:
+            self.clock.check()
+            raise _OutOfTime from None
+        finally:
+            self.clocks["local"] += self.clock.now() - t
+
+    def _ranked(self, cur: _Position, cur_ds: int, move, local: LocalFit, ds: int, de: int) -> tuple:
+        """``(rank, gain, move, local, ds, de)``: the local score's gain, and for an expansion that gains, EAST's
+        improvement ratio (gain per added parameter) as its rank."""
+        gain = self.local_score(local, ds, de) - cur.score
+        rank = gain / max(1, ds - cur_ds) if move.operator in EXPANSION and gain > 0 else gain
+        return rank, gain, move, local, ds, de
 
     def refit_best(self, cur: _Position, shortlist: list, downhill: list) -> _Position | None:
         """Refit the shortlist by full EM in its order; the first that wins against ``cur`` under the one tie
@@ -420,6 +501,7 @@ class StructureSearch:
     def escape(self, cur: _Position, downhill: list) -> _Position:
         """The next start out of the optimum ``cur``: its least bad losing neighbour by full EM, removed from
         ``downhill`` (a step with operator :data:`ESCAPE`)."""
+        self._escaping = True  # every climb after the first leaves an optimum
         value, move, full, local, ds, de = downhill.pop(max(range(len(downhill)), key=lambda i: downhill[i][0]))
         return self.moved_to(cur, ESCAPE, move, full, local, value, ds, de)
 
@@ -456,21 +538,29 @@ class StructureSearch:
 
     def run(self) -> LearnedStructure:
         """The whole search: the start, the climbs and escapes, the end's fit and the rounds after it."""
-        first = self.fit_start()
+        with self.spending("start"):
+            first = self.fit_start()
         self.best = self.position(self.start_model, first.em, first.score(self.score), ())
         self.report("start")
         try:
             if self.stopped == "max_time":
                 raise _OutOfTime
+            if self.again_from is not None and abs(self.best.score - self.again_from) <= self.tie:
+                raise _SameOptimum
             climb_and_escape(self.best, self.climb, self.escape, self.better, self.settings.escapes)
         except _OutOfTime:
             self.stopped = "max_time"
+        except _SameOptimum:
+            pass
         except Cancelled:
             self.clock.check()
             self.stopped = "max_time"
         self.clock.check()
+        self._escaping = False
+        with self.spending("end"):
+            end = self.fit_end(first)
         result = LearnedStructure(
-            fit=self.fit_end(first),
+            fit=end,
             score=self.score,
             start=first,
             steps=self.best.path,
@@ -481,6 +571,7 @@ class StructureSearch:
             seconds=self.clock.elapsed(),
             stopped=self.stopped,
             columns={leaf: col for leaf, col in self.columns.items() if leaf != col},
+            costs=dict(self.costs),
         )
         result = self.run_rounds(result)
         if self.progress is not None:
@@ -598,6 +689,7 @@ def start_again(
             em.with_seed(seed),
             progress=shown,
             cancel=cancel,
+            again_from=value,
         ).run()
         run.append(again)
         cut = again.stopped == "max_time"
@@ -615,6 +707,7 @@ def start_again(
         local_em_seconds=sum(r.local_em_seconds for r in run),
         full_em_seconds=sum(r.full_em_seconds for r in run),
         local_refits=sum(r.local_refits for r in run),
+        costs={part: sum(r.costs.get(part, 0.0) for r in run) for part in COSTS},
     )
 
 
@@ -652,6 +745,8 @@ def _joined(first: LearnedStructure, after: Rounds, seconds: float) -> LearnedSt
     of the search and of those rounds, the cost (candidates, EM seconds, refits) of the search and of every
     round run, and ``seconds`` in all."""
     kept = [first, *after.gained]
+    costs = {part: first.costs.get(part, 0.0) + after.costs.get(part, 0.0) for part in COSTS}
+    costs["rounds"] = sum(after.costs.get(part, 0.0) for part in COSTS if part not in ("escapes", "rounds"))
     return replace(
         first,
         fit=kept[-1].fit,
@@ -663,4 +758,5 @@ def _joined(first: LearnedStructure, after: Rounds, seconds: float) -> LearnedSt
         seconds=seconds,
         stopped="max_time" if after.cut else first.stopped,
         rounds=len(after.gained),
+        costs=costs,
     )

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..distribution import Parameters
 from ..em import Cancelled
+from ..em.kernel import Layout, run_pass
 from ..model import HLCModel
 from ..squarem import adapt_step_max, extrapolate
 from ..validation import as_seed
@@ -34,6 +35,7 @@ __all__ = [
     "LocalFit",
     "Messages",
     "candidate_starts",
+    "continue_local_fit",
     "local_fit",
     "merged_parameters",
     "split_parameters",
@@ -234,13 +236,15 @@ def _perturbed(params: Parameters, free: Iterable[str], rng: np.random.Generator
 class LocalFit:
     """A candidate fitted by :func:`local_fit`: the ``model``, its ``params`` (untouched families
     as in the current fit), the restricted ``loglik`` (the whole tree's log-likelihood at ``params``),
-    ``n`` and the EM ``n_iter`` of the best start."""
+    ``n``, the EM ``n_iter`` of the best start, and whether EM ``converged`` (else its E-steps ran out:
+    :func:`continue_local_fit` goes on from there)."""
 
     model: HLCModel
     params: Parameters
     loglik: float
     n: float
     n_iter: int
+    converged: bool = True
 
 
 @dataclass(frozen=True)
@@ -362,18 +366,29 @@ def local_fit(
     region = _Region(move, messages, warm)
     if cancel is not None and cancel.is_set():
         raise Cancelled("structure search cancelled")
-    thetas, ll, n_iter = region.fit(inits, max_iter, tol, float(prior or 0.0))
+    thetas, ll, n_iter, converged = region.fit(inits, max_iter, tol, float(prior or 0.0))
     fitted = Parameters(move.model, {**warm.cpts, **thetas})
-    return LocalFit(move.model, fitted, ll, messages.md.n_rows, n_iter)
+    return LocalFit(move.model, fitted, ll, messages.md.n_rows, n_iter, converged)
+
+
+def continue_local_fit(
+    local: LocalFit, move: Move, messages: Messages, *, max_iter: int, tol: float, prior: float | None = None
+) -> LocalFit:
+    """:func:`local_fit` of ``move`` carried on from its estimate ``local`` (one start) for at most
+    ``max_iter`` more E-steps; the restricted log-likelihood never falls (EM from where it was)."""
+    region = _Region(move, messages, local.params)
+    thetas, ll, n_iter, converged = region.fit([local.params], max_iter, tol, float(prior or 0.0))
+    fitted = Parameters(move.model, {**local.params.cpts, **thetas})
+    return LocalFit(move.model, fitted, ll, local.n, local.n_iter + n_iter, converged)
 
 
 class _Region:
     """The nodes around a move's free families and the fixed per-pattern evidence at its boundary.
 
-    Linear space with per-pattern scaling: ``U[x]`` is proportional to
-    ``P(evidence below x | x)`` within the region, ``M[x] = theta_x U[x]`` its
-    message to the parent; posteriors follow as ``post_p theta U / M``.
-    Arrays carry the starts on their first axis.
+    Its E-step is full EM's (:mod:`effdim.em.kernel`) on the region as a small tree whose nodes carry
+    fixed evidence per pattern: a leaf its value, a hidden node the messages of its children outside the
+    region (the current fit's), the top the evidence outside it. Parameters carry the starts on their
+    first axis.
     """
 
     def __init__(self, move: Move, cur: Messages, warm: Parameters):
@@ -413,10 +428,42 @@ class _Region:
             if x == top and not self.top_free:
                 e += np.log(np.maximum(warm.cpts[x], TINY))[:, None] if model.parent(x) is None else cur.outside[x]
             log_ev[x] = e
-        self.scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
-        self.ev = {x: np.exp(e - e.max(axis=0)) for x, e in log_ev.items()}
+        scale = sum(e.max(axis=0) for e in log_ev.values())  # (m,) log of the factored-out maxima
+        self.constant = float(scale @ self.w)  # their share of the log-likelihood
+        self.layout, self.evidence = self._layout(model, log_ev, md.n_patterns)
 
-    def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int]:
+    def _layout(self, model: HLCModel, log_ev: dict, m: int) -> tuple[Layout, tuple[np.ndarray, np.ndarray]]:
+        """The region as the compiled E-step reads a tree (:class:`effdim.em.kernel.Layout`): its nodes in
+        pre-order, every one with its fixed evidence (linear, each pattern's largest state 1) and no leaf
+        blocks; the CPT of every node but the top given its parent in the region."""
+        order = self.order
+        index = {x: i for i, x in enumerate(order)}
+        card = [model.card(x) for x in order]
+        parents = [-1] + [index[self.parent[x]] for x in order[1:]]
+        kids = [[index[c] for c in self.kids[x]] for x in order]
+
+        def ptr(sizes):
+            return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+        self.theta_offset = ptr([0] + [card[parents[i]] * card[i] for i in range(1, len(order))])
+        layout = Layout(
+            parent=np.asarray(parents, dtype=np.int64),
+            card=np.asarray(card, dtype=np.int64),
+            offset=ptr(card),
+            kid_ptr=ptr([len(k) for k in kids]),
+            kids=np.asarray([c for k in kids for c in k], dtype=np.int64),
+            msg_offset=ptr([0] + [card[parents[i]] for i in range(1, len(order))]),
+            theta_offset=self.theta_offset,
+            block_ptr=np.zeros(len(order) + 1, dtype=np.int64),
+            blocks=np.zeros(0, dtype=np.int64),
+            table_offset=np.zeros(1, dtype=np.int64),
+            joint_offset=np.zeros(1, dtype=np.int64),
+            codes=np.zeros((0, m), dtype=np.int64),
+        )
+        ev = np.concatenate([np.exp(log_ev[x] - log_ev[x].max(axis=0)) for x in order])
+        return layout, (np.ones(len(order), dtype=np.int64), ev)
+
+    def fit(self, inits: list, max_iter: int, tol: float, prior: float) -> tuple[dict, float, int, bool]:
         """EM from every start at once, accelerated by SQUAREM (:mod:`effdim.squarem`) as full EM is
         (:mod:`effdim.em`); the free CPTs, log-likelihood and E-steps of the best start.
 
@@ -424,6 +471,7 @@ class _Region:
         a start whose objective there is below the first EM step's takes the second EM step instead, so
         the objective never falls. ``max_iter`` counts E-steps, the work of as many plain EM steps: a
         state split in two equal halves is a saddle point that plain EM leaves in hundreds of steps.
+        Returns the best start's free CPTs, its log-likelihood, the E-steps made and whether EM converged.
         """
         learn = self.learn
         thetas = {x: np.stack([np.atleast_2d(p.cpts[x]) for p in inits]) for x in self.order if x != self.top}
@@ -453,7 +501,7 @@ class _Region:
 
         ll, obj, counts = evaluate(thetas)
         step_max = np.ones(n_starts)
-        used = 0
+        used, converged = 0, False
         while used < max_iter:
             x1 = mstep(thetas, counts)
             ll1, obj1, c1 = evaluate(x1)
@@ -484,56 +532,34 @@ class _Region:
             rise = new[2] - obj
             thetas, ll, obj, counts = new
             if np.max(rise) < tol * self.n * cycle:
+                converged = True
                 break
         s = int(np.argmax(obj))
         out = {x: (thetas[x][s, 0] if x == self.top else thetas[x][s]) for x in learn}
-        return out, float(ll[s]), used
+        return out, float(ll[s]), used, converged
 
     def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
-        """Log-likelihood and expected counts of the learned families of every start, as batched matrix
-        products over the patterns.
-
-        Upward: ``U[x]`` is ``x``'s evidence times its children's messages, rescaled per pattern (the logs of
-        the scales add up in ``logc``); a node without children in the region is its fixed evidence, already
-        at scale 1. Downward in the posteriors weighted by the patterns' counts, ``W_x = w post_x``, with
-        ``R = W_parent / M[x]``: ``counts[x] = theta_x * (R U[x]^T)`` and ``W_x = U[x] * (theta_x^T R)``, the
-        expected counts of EM without the joint table per pattern.
-        """
-        U, M = {}, {}
-        S = next(iter(thetas.values())).shape[0] if thetas else 1
-        logc = np.broadcast_to(self.scale, (S, self.scale.size)).copy()
-        for x in reversed(self.order):
-            kids = self.kids[x]
-            if kids:
-                u = self.ev[x] * M[kids[0]]
-                for c in kids[1:]:
-                    u *= M[c]
-                top = np.maximum(u.max(axis=1, keepdims=True), 1e-300)  # rescale per pattern against underflow
-                u /= top
-                logc += np.log(top[:, 0, :])
-            else:  # the same for every start: (k, m), broadcast by the products below
-                u = self.ev[x] if x != self.top else np.broadcast_to(self.ev[x], (S, *self.ev[x].shape))
-            U[x] = u
-            if x != self.top:
-                message = thetas[x] @ u
-                M[x] = np.maximum(message, 1e-300, out=message)
-        root = U[self.top] * thetas[self.top][:, 0, :, None] if self.top_free else U[self.top]
-        total = root.sum(axis=1)  # (S, m)
-        ll = (np.log(total) + logc) @ self.w
-        weighted = {self.top: root * (self.w / total)[:, None, :]}
+        """Log-likelihood and expected counts of the learned families of every start: the compiled E-step
+        (:func:`effdim.em.kernel.run_pass`) over the region's nodes, their fixed evidence in place of the
+        rest of the tree, and the top's prior where it is learned (else in its evidence)."""
+        S = next(iter(thetas.values())).shape[0]
+        top = self.order[0]
+        flat = [thetas[x].reshape(S, -1) for x in self.order[1:]]
+        theta = np.concatenate(flat, axis=1) if flat else np.zeros((S, 0))
+        k = self.layout.card[0]
+        pi = thetas[top].reshape(S, k, 1) if self.top_free else np.ones((S, k, 1))
+        empty = np.zeros((S, 0))
+        out = run_pass(
+            self.layout, self.w, np.ascontiguousarray(pi), theta, (empty, empty, empty), evidence=self.evidence
+        )
         counts = {}
         if self.top_free:
-            counts[self.top] = weighted[self.top].sum(axis=-1)[:, None, :]
-        for x in self.order[1:]:
-            learned, kids = x in self.learn, self.kids[x]
-            if not (learned or kids):  # no count, and no node below needs its posterior
-                continue
-            ratio = weighted[self.parent[x]] / M[x]  # (S, k_parent, m)
-            if learned:
-                counts[x] = thetas[x] * (ratio @ np.swapaxes(U[x], -1, -2))
-            if kids:
-                weighted[x] = U[x] * (thetas[x].transpose(0, 2, 1) @ ratio)
-        return ll, counts
+            counts[top] = out.root[:, None, :]
+        for i, x in enumerate(self.order[1:], start=1):
+            if x in self.learn:
+                lo, hi = self.theta_offset[i], self.theta_offset[i + 1]
+                counts[x] = thetas[x] * out.pair[:, lo:hi].reshape(thetas[x].shape)
+        return out.ll + self.constant, counts
 
 
 def _logmatvec(log_table: np.ndarray, log_vec: np.ndarray) -> np.ndarray:

@@ -65,7 +65,8 @@ class LearnedStructure:
     the local updates); ``steps`` the accepted moves; ``start`` the start
     model's fit; ``stopped`` why the search ended (``"converged"``: no
     candidate improves the score, or ``"max_time"``); ``rounds`` how many times
-    it started again from its own end and ended higher (:func:`start_again`).
+    it started again from its own end and ended higher (:func:`start_again`); ``costs`` its CPU seconds by
+    part (:data:`effdim.structure.learn.COSTS`).
     """
 
     fit: FitResult
@@ -80,6 +81,7 @@ class LearnedStructure:
     stopped: str
     columns: dict = field(default_factory=dict)
     rounds: int = 0
+    costs: dict = field(default_factory=dict)
 
     @property
     def model(self) -> HLCModel:
@@ -100,6 +102,7 @@ class LearnedStructure:
                 "seconds": round(self.seconds, 3),
                 "stopped": self.stopped,
                 "rounds": self.rounds,
+                "costs": {part: round(seconds, 3) for part, seconds in self.costs.items()},
             }
         )
         if self.columns:
@@ -111,8 +114,8 @@ class LearnedStructure:
 class Rounds:
     """What :func:`start_again` did: the rounds that ended higher (``gained``, in order), whether the last
     round run was stopped by the time limit (``cut``), and the cost of all rounds run, those that gained
-    nothing included: ``seconds``, ``candidates``, and the seconds of local and full EM and the local refits
-    (as :class:`LearnedStructure` counts them)."""
+    nothing included: ``seconds``, ``candidates``, the seconds of local and full EM and the local refits, and
+    the CPU seconds by part (as :class:`LearnedStructure` counts them)."""
 
     gained: tuple[LearnedStructure, ...]
     cut: bool
@@ -121,3 +124,4 @@ class Rounds:
     local_em_seconds: float
     full_em_seconds: float
     local_refits: int
+    costs: dict = field(default_factory=dict)
