@@ -15,12 +15,9 @@ MAX_FUNCTION_LINES = 120
 #: Named parameters, ``self``/``cls`` and ``*args``/``**options`` not counted.
 MAX_PARAMETERS = 10
 #: "module:function" -> why it is longer today.
-KNOWN_LONG: dict[str, str] = {
-    "effdim.structure.learn:learn_structure": "the search's phases become methods of a class (issue 63's rewrite)",
-}
+KNOWN_LONG: dict[str, str] = {}
 #: "module:function" -> why it takes more parameters today.
 KNOWN_CROWDED: dict[str, str] = {
-    "effdim.structure.learn:learn_structure": "the search's settings become one object (issue 63's rewrite)",
     "effdim.reading:read_data": "the size limits become one object with the expanded-size limits (issue 59)",
 }
 

@@ -38,12 +38,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from benchmarks.common import load_average
 from effdim.distribution import random_parameters, sample
-from effdim.em import ModelData, fit_em
-from effdim.em import kernel
+from effdim.em import ModelData, fit_em, kernel
 from effdim.model import HLCModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,7 +165,9 @@ def main() -> None:
     first = rows["effdim, both cores"][1][0][2]
     same = f"{first:.6f}" == f"{REFERENCE_LOGLIK:.6f}"
     print()
-    print(f"effdim seed 0: {first:.6f}; before the compiled pass {REFERENCE_LOGLIK:.6f}: {'equal' if same else 'DIFFERENT'}")
+    print(
+        f"effdim seed 0: {first:.6f}; before the compiled pass {REFERENCE_LOGLIK:.6f}: {'equal' if same else 'DIFFERENT'}"
+    )
     sys.exit(0 if same else 1)
 
 

@@ -34,7 +34,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from numba import njit
@@ -83,6 +83,10 @@ class Layout:
     joint_offset: np.ndarray
     codes: np.ndarray
 
+    def arrays(self) -> tuple:
+        """The arrays in field order, as :func:`estep_pass` takes them."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
     @property
     def n_table(self) -> int:
         return int(self.table_offset[-1])
@@ -128,14 +132,17 @@ def _rescale(u, o, k, n, mx, mant, lg, own, keep):
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _leaf_evidence(
-    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes, lin, logs, log_max, has_ev, ev, u, mx,
-    lg, own,
-):  # fmt: skip
-    """``u[o:o + k, q]``: node ``i``'s own evidence for the tile's patterns, the product of its blocks'
-    linear tables (where that underflows, recomputed from the blocks' logarithms, the difference of scales
-    added to ``lg[q]`` and ``own[q]``) and, where ``has_ev[i]``, of its fixed evidence ``ev[o:o + k, p]``.
-    Leaves ``mx[q]``, the largest entry."""
+def _leaf_evidence(s, i, p0, n, lay, model, evidence, u, mx, lg, own):
+    """``u[o:o + k, q]`` (``o``, ``k`` node ``i``'s offset and states): node ``i``'s own evidence for the
+    tile's patterns, the product of its blocks' linear tables (where that underflows, recomputed from the
+    blocks' logarithms, the difference of scales added to ``lg[q]`` and ``own[q]``) and, where
+    ``has_ev[i]``, of its fixed evidence ``ev[o:o + k, p]``. Leaves ``mx[q]``, the largest entry."""
+    card, offset, block_ptr, blocks, table_offset, joint_offset, codes = (
+        lay[1], lay[2], lay[7], lay[8], lay[9], lay[10], lay[11],
+    )  # fmt: skip
+    lin, logs, log_max = model[2], model[3], model[4]
+    has_ev, ev = evidence
+    o, k = offset[i], card[i]
     first, last = block_ptr[i], block_ptr[i + 1]
     if first == last:
         for h in range(k):
@@ -164,12 +171,12 @@ def _leaf_evidence(
             continue
         top = -np.inf
         dropped = 0.0
-        for t in range(block_ptr[i], block_ptr[i + 1]):
+        for t in range(first, last):
             b = blocks[t]
             dropped += log_max[s, joint_offset[b] + codes[b, p0 + q]]
         for h in range(k):
             acc = 0.0
-            for t in range(block_ptr[i], block_ptr[i + 1]):
+            for t in range(first, last):
                 b = blocks[t]
                 acc += logs[s, table_offset[b] + codes[b, p0 + q] * k + h]
             u[o + h, q] = acc
@@ -187,44 +194,17 @@ def _leaf_evidence(
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def estep_pass(
-    lo,
-    hi,
-    parent,
-    card,
-    offset,
-    kid_ptr,
-    kids,
-    msg_offset,
-    theta_offset,
-    block_ptr,
-    blocks,
-    table_offset,
-    joint_offset,
-    codes,
-    weights,
-    pi,
-    theta,
-    table_lin,
-    table_log,
-    log_max,
-    has_ev,
-    ev,
-    counts,
-    ll,
-    llp,
-    root_acc,
-    pair_acc,
-    block_acc,
-    root_rows,
-    keep,
-    up,
-    message,
-    log_below,
-):
+def estep_pass(lo, hi, lay, weights, model, evidence, sums, rows, counts, keep):
     """The E-step over patterns ``lo:hi`` for every start ``s`` (the first axis of every parameter array),
     a tile of :data:`TILE` patterns at a time (the tile's messages stay in the processor's cache, and every
     inner loop runs along the tile's patterns).
+
+    ``lay``: the tree's arrays in :class:`Layout`'s field order (:meth:`Layout.arrays`); ``model``:
+    ``(pi, theta, table_lin, table_log, log_max)``, the root's distribution, the CPTs and the blocks'
+    tables; ``evidence``: ``(has_ev, ev)``, a node ``i`` with ``has_ev[i]`` also carrying fixed evidence
+    ``ev[offset[i] + h, p]`` (linear, the same for every start: the rest of a tree held fixed,
+    :mod:`effdim.structure.local_em`); ``sums``: ``(ll, root_acc, pair_acc, block_acc)``, what is added to;
+    ``rows``: ``(llp, root_rows, up, message, log_below)``, what is written per pattern.
 
     Adds ``weights[p] log P(p)`` to ``ll[s]``, less the blocks' column maxima ``log_max`` of the pattern's
     joint states, which the caller adds for all patterns at once (``llp`` includes them); with ``counts``,
@@ -235,15 +215,16 @@ def estep_pass(
     counts per pattern go to ``root_rows[s, :, p]``. With ``keep`` it writes per pattern
     ``llp[s, p]``, the scaled upward messages ``up[s, :, p]``, the messages to the parents ``message[s, :,
     p]`` and the log of each node's scale ``log_below[s, i, p]`` (``log P(evidence below i | i) = log(up) +
-    log_below``). A node ``i`` with ``has_ev[i]`` also carries fixed evidence ``ev[offset[i] + h, p]``
-    (linear, the same for every start: the rest of a tree held fixed, :mod:`effdim.structure.local_em`).
+    log_below``).
     """
-    H = parent.size
+    card, offset, msg_offset = lay[1], lay[2], lay[5]
+    pi = model[0]
+    root_rows = rows[1]
+    H = card.size
     K = offset[H]
     kmax = 1
     for i in range(H):
         kmax = max(kmax, card[i])
-    S = pi.shape[0]
     u = np.empty((K, TILE))
     msg = np.empty((max(msg_offset[H], 1), TILE))
     R = np.empty((K, TILE))
@@ -254,94 +235,115 @@ def estep_pass(
     own = np.zeros((H, TILE))
     tot = np.empty(TILE)
     per_pattern = pi.shape[2] > 1
-    for s in range(S):
+    for s in range(pi.shape[0]):
         for p0 in range(lo, hi, TILE):
             n = min(TILE, hi - p0)
             mant[:n] = 1.0
             lg[:n] = 0.0  # each pattern's log scale, less its blocks' column maxima
             for i in range(H - 1, -1, -1):  # children before parents
-                o = offset[i]
-                k = card[i]
-                mine = own[i]  # this node's log scales (kept only for ``keep``)
-                mine[:n] = 0.0
-                _leaf_evidence(
-                    s, i, p0, n, k, o, block_ptr, blocks, table_offset, joint_offset, codes,
-                    table_lin, table_log, log_max, has_ev, ev, u, mx, lg, mine,
-                )  # fmt: skip
-                if keep:
-                    for t in range(block_ptr[i], block_ptr[i + 1]):
-                        b = blocks[t]
-                        for q in range(n):
-                            mine[q] += log_max[s, joint_offset[b] + codes[b, p0 + q]]
-                for t in range(kid_ptr[i], kid_ptr[i + 1]):
-                    c = kids[t]
-                    _rescale(u, o, k, n, mx, mant, lg, mine, keep)
-                    mo = msg_offset[c]
-                    for h in range(k):
-                        for q in range(n):
-                            u[o + h, q] *= msg[mo + h, q]
-                    _largest(u, o, k, n, mx)
-                    if keep:
-                        for q in range(n):
-                            mine[q] += own[c, q]
-                _rescale(u, o, k, n, mx, mant, lg, mine, keep)
-                if keep:
-                    for q in range(n):
-                        log_below[s, i, p0 + q] = mine[q]
-                        for h in range(k):
-                            up[s, o + h, p0 + q] = u[o + h, q]
-                if i > 0:  # the message to the parent, theta_i u_i, in the same scale
-                    kp = card[parent[i]]
-                    tb = theta_offset[i]
-                    mo = msg_offset[i]
-                    for a in range(kp):
-                        for q in range(n):
-                            msg[mo + a, q] = 0.0
-                        for h in range(k):
-                            th = theta[s, tb + a * k + h]
-                            for q in range(n):
-                                msg[mo + a, q] += th * u[o + h, q]
-                        for q in range(n):
-                            msg[mo + a, q] = max(msg[mo + a, q], TINY)
-                            if keep:
-                                message[s, mo + a, p0 + q] = msg[mo + a, q]
-            k0 = card[0]
-            for q in range(n):
-                tot[q] = 0.0
-            for h in range(k0):
-                if per_pattern:
-                    for q in range(n):
-                        R[h, q] = pi[s, h, p0 + q] * u[h, q]
-                        tot[q] += R[h, q]
-                else:
-                    ph = pi[s, h, 0]
-                    for q in range(n):
-                        R[h, q] = ph * u[h, q]
-                        tot[q] += R[h, q]
-            total = 0.0
-            for q in range(n):
-                t_q = max(tot[q], TINY)
-                tot[q] = t_q
-                scaled = t_q * mant[q]
-                logp = (math.log(scaled) if scaled > TINY else math.log(t_q) + math.log(mant[q])) + lg[q]
-                total += weights[p0 + q] * logp
-                if keep:
-                    llp[s, p0 + q] = logp + _leaf_maxima(s, p0 + q, block_ptr, blocks, codes, joint_offset, log_max)
-            ll[s] += total
+                _upward(s, i, p0, n, lay, model, evidence, rows, keep, u, msg, mx, mant, lg, own)
+            sums[0][s] += _root(s, p0, n, lay, weights, model, rows, keep, u, R, tot, mant, lg)
             if counts:
-                _downward(s, p0, n, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks,
-                          table_offset, codes, weights, theta, root_acc, pair_acc, block_acc, u, msg, R, ratio, tot)  # fmt: skip
+                _downward(s, p0, n, lay, weights, model[1], sums, u, msg, R, ratio, tot)
                 if per_pattern:  # a regression's root counts per pattern
-                    for h in range(k0):
+                    for h in range(card[0]):
                         for q in range(n):
                             root_rows[s, h, p0 + q] = R[h, q]
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _downward(s, p0, n, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset, codes,
-              weights, theta, root_acc, pair_acc, block_acc, u, msg, R, ratio, tot):  # fmt: skip
-    """The tile's expected counts, down from the root: ``R`` holds ``w P(state | p)`` (at the root,
-    ``pi u`` until divided by the total ``tot``)."""
+def _upward(s, i, p0, n, lay, model, evidence, rows, keep, u, msg, mx, mant, lg, own):
+    """Node ``i``'s scaled message for the tile's patterns in ``u[offset[i]:]`` (its own evidence times its
+    hidden children's messages), and ``theta_i u_i``, its message to its parent, in ``msg``; ``own[i]``
+    its log scales. With ``keep``, written per pattern to ``rows`` (:func:`estep_pass`)."""
+    parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks = lay[:9]
+    joint_offset, codes = lay[10], lay[11]
+    theta, log_max = model[1], model[4]
+    up, message, log_below = rows[2], rows[3], rows[4]
+    o = offset[i]
+    k = card[i]
+    mine = own[i]  # this node's log scales (kept only for ``keep``)
+    mine[:n] = 0.0
+    _leaf_evidence(s, i, p0, n, lay, model, evidence, u, mx, lg, mine)
+    if keep:
+        for t in range(block_ptr[i], block_ptr[i + 1]):
+            b = blocks[t]
+            for q in range(n):
+                mine[q] += log_max[s, joint_offset[b] + codes[b, p0 + q]]
+    for t in range(kid_ptr[i], kid_ptr[i + 1]):
+        c = kids[t]
+        _rescale(u, o, k, n, mx, mant, lg, mine, keep)
+        mo = msg_offset[c]
+        for h in range(k):
+            for q in range(n):
+                u[o + h, q] *= msg[mo + h, q]
+        _largest(u, o, k, n, mx)
+        if keep:
+            for q in range(n):
+                mine[q] += own[c, q]
+    _rescale(u, o, k, n, mx, mant, lg, mine, keep)
+    if keep:
+        for q in range(n):
+            log_below[s, i, p0 + q] = mine[q]
+            for h in range(k):
+                up[s, o + h, p0 + q] = u[o + h, q]
+    if i > 0:  # the message to the parent, theta_i u_i, in the same scale
+        kp = card[parent[i]]
+        tb = theta_offset[i]
+        mo = msg_offset[i]
+        for a in range(kp):
+            for q in range(n):
+                msg[mo + a, q] = 0.0
+            for h in range(k):
+                th = theta[s, tb + a * k + h]
+                for q in range(n):
+                    msg[mo + a, q] += th * u[o + h, q]
+            for q in range(n):
+                msg[mo + a, q] = max(msg[mo + a, q], TINY)
+                if keep:
+                    message[s, mo + a, p0 + q] = msg[mo + a, q]
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _root(s, p0, n, lay, weights, model, rows, keep, u, R, tot, mant, lg):
+    """The tile's ``sum_q weights[q] log P(q)``, less the blocks' column maxima: ``R[h, q]`` becomes
+    ``pi[h] u[h, q]`` at the root and ``tot[q]`` its sum; with ``keep`` each pattern's ``llp`` (with the
+    maxima) is written to ``rows[0]``."""
+    card, block_ptr, blocks, joint_offset, codes = lay[1], lay[7], lay[8], lay[10], lay[11]
+    pi, log_max = model[0], model[4]
+    llp = rows[0]
+    per_pattern = pi.shape[2] > 1
+    for q in range(n):
+        tot[q] = 0.0
+    for h in range(card[0]):
+        if per_pattern:
+            for q in range(n):
+                R[h, q] = pi[s, h, p0 + q] * u[h, q]
+                tot[q] += R[h, q]
+        else:
+            ph = pi[s, h, 0]
+            for q in range(n):
+                R[h, q] = ph * u[h, q]
+                tot[q] += R[h, q]
+    total = 0.0
+    for q in range(n):
+        t_q = max(tot[q], TINY)
+        tot[q] = t_q
+        scaled = t_q * mant[q]
+        logp = (math.log(scaled) if scaled > TINY else math.log(t_q) + math.log(mant[q])) + lg[q]
+        total += weights[p0 + q] * logp
+        if keep:
+            llp[s, p0 + q] = logp + _leaf_maxima(s, p0 + q, block_ptr, blocks, codes, joint_offset, log_max)
+    return total
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _downward(s, p0, n, lay, weights, theta, sums, u, msg, R, ratio, tot):
+    """The tile's expected counts, down from the root, added to ``sums`` (:func:`estep_pass`): ``R`` holds
+    ``w P(state | p)`` (at the root, ``pi u`` until divided by the total ``tot``)."""
+    card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset = lay[1:10]
+    codes = lay[11]
+    root_acc, pair_acc, block_acc = sums[1], sums[2], sums[3]
     H = card.size
     k0 = card[0]
     for q in range(n):
@@ -457,13 +459,12 @@ def run_pass(
     else:
         llp, up, message, log_below = np.empty((1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1)), np.empty((1, 1, 1))
 
+    arrays, model, written = lay.arrays(), (pi, theta, lin, logs, log_max), (llp, root_rows, up, message, log_below)
+
     def chunk(j: int, lo: int, hi: int) -> None:
         estep_pass(
-            lo, hi, lay.parent, lay.card, lay.offset, lay.kid_ptr, lay.kids, lay.msg_offset, lay.theta_offset,
-            lay.block_ptr, lay.blocks, lay.table_offset, lay.joint_offset, lay.codes, weights,
-            pi, theta, lin, logs, log_max, has_ev, ev,
-            counts, ll[j], llp, root[j], pair[j], per_state[j], root_rows, keep, up, message, log_below,
-        )  # fmt: skip
+            lo, hi, arrays, weights, model, (has_ev, ev), (ll[j], root[j], pair[j], per_state[j]), written, counts, keep
+        )
 
     run_chunks(m, n, chunk)
     out = Pass(ll.sum(axis=0), root.sum(axis=0), pair.sum(axis=0), per_state.sum(axis=0))
@@ -531,10 +532,11 @@ def load() -> None:
     codes = np.zeros((1, 1), dtype=np.int64)
     two, weights = np.full((1, 2, 1), 0.5), np.ones(1)
     weights.flags.writeable = False  # as :class:`~effdim.em.design.ModelData` holds its counts
+    lay = (parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset)
+    lay += (joint_offset, codes)
+    model = (two, np.zeros((1, 0)), np.full((1, 4), 0.5), np.full((1, 4), -0.7), np.zeros((1, 2)))
+    evidence = (np.zeros(1, dtype=np.int64), np.empty((1, 1)))
+    sums = (np.zeros(1), np.zeros((1, 2)), np.zeros((1, 0)), np.zeros((1, 4)))
     for keep in (False, True):
-        estep_pass(
-            0, 1, parent, card, offset, kid_ptr, kids, msg_offset, theta_offset, block_ptr, blocks, table_offset,
-            joint_offset, codes, weights, two, np.zeros((1, 0)), np.full((1, 4), 0.5), np.full((1, 4), -0.7),
-            np.zeros((1, 2)), np.zeros(1, dtype=np.int64), np.empty((1, 1)), True, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 2)), np.zeros((1, 0)),
-            np.zeros((1, 4)), np.zeros((1, 1, 1)), keep, np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)),
-        )  # fmt: skip
+        rows = (np.zeros((1, 1)), np.zeros((1, 1, 1)), np.zeros((1, 2, 1)), np.zeros((1, 0, 1)), np.zeros((1, 1, 1)))
+        estep_pass(0, 1, lay, weights, model, evidence, sums, rows, True, keep)
