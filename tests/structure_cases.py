@@ -27,7 +27,7 @@ SMALL_STUDY_CONFIG = {
     "clock": "cpu",
     "search": SEARCH_VERSION,
 }
-#: One where a round gains under CS+ at little cost (3 restarts).
+#: A small replicate searched under CS+ with 3 restarts: its rounds run (and gain nothing, its search ends at an optimum).
 ROUNDS_STUDY_CONFIG = {**SMALL_STUDY_CONFIG, "replicate": 0, "restarts": 3}
 
 

@@ -16,7 +16,7 @@ from effdim.errors import EffdimError
 #: Modules whose argument checks are converted separately (the EM and structure-search packages).
 ELSEWHERE = ()
 #: Exceptions that are not errors: control flow between a job and its caller.
-NOT_ERRORS = {"Cancelled", "_OutOfTime"}
+NOT_ERRORS = {"Cancelled", "_OutOfTime", "_SameOptimum"}
 
 
 def modules():

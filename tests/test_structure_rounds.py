@@ -36,7 +36,7 @@ def test_the_study_continues_a_cached_search_as_learn_structure_runs_its_rounds(
         )
         # the best so far, as the progress shows it, never falls beyond EM's tolerance (a round starts from a fresh
         # fit of the best model, which may score lower)
-        assert any(phase.startswith("round 3: ") for phase, _ in shown)
+        assert any(phase.startswith("round 2: ") for phase, _ in shown)
         tie = TIE_TOLERANCE * ROUNDS_STUDY_CONFIG["n"]
         assert all(b >= a - tie for (_, a), (_, b) in zip(shown, shown[1:])), shown
         assert (run["learned"], run["steps"], run["rounds"]) == (
@@ -48,7 +48,9 @@ def test_the_study_continues_a_cached_search_as_learn_structure_runs_its_rounds(
         assert run["score_learned"] >= before["score_learned"]  # a round is kept only if it ends higher
         assert run["steps"] >= before["steps"] and direct.to_json()["rounds"] == run["rounds"]
         assert run["gap"] == pytest.approx(run["score_learned"] - before["score_truth"])
-    assert [r["rounds"] for r in continued["runs"]] == [1]  # so the comparison above covers a round that gained
+    # No round gains here since a round stops where its fresh fit finds its start's optimum again (replicates 0-8
+    # of this design: none gains), so the comparison covers a round that ran and was not kept.
+    assert [r["rounds"] for r in continued["runs"]] == [0]
 
 
 def test_a_round_shows_the_best_model_so_far_until_it_beats_it():
@@ -81,8 +83,9 @@ class _Ticks:
 
 
 def test_the_result_counts_the_cost_of_every_round_run(monkeypatch):
-    """A round that ends no higher is not kept, but its candidates, EM seconds and refits were spent: the result
-    counts them (its first search is the same whatever ``rounds`` is)."""
+    """A round that ends no higher is not kept, but what it spent was spent: the result counts it (its first search
+    is the same whatever ``rounds`` is). Here the round's fresh fit finds the end's optimum again, so the round
+    stops there (its candidates would be those the end already lost to): its cost is that fit's."""
     from types import SimpleNamespace
 
     ticks = _Ticks()
@@ -91,9 +94,9 @@ def test_the_result_counts_the_cost_of_every_round_run(monkeypatch):
     first = learn_structure(data, score="bic", seed=0, restarts=2, rounds=0)
     joined = learn_structure(data, score="bic", seed=0, restarts=2, rounds=1)
     assert joined.rounds == 0 and joined.model == first.model  # the round ran and gained nothing ...
-    assert joined.candidates > first.candidates  # ... and its cost is counted
-    assert joined.local_refits > first.local_refits
-    assert joined.local_em_seconds > first.local_em_seconds and joined.full_em_seconds > first.full_em_seconds
+    assert (joined.candidates, joined.local_refits) == (first.candidates, first.local_refits)  # ... screened none
+    assert joined.full_em_seconds > first.full_em_seconds and joined.seconds > first.seconds  # ... its fit counted
+    assert first.costs["rounds"] == 0 < joined.costs["rounds"] and joined.costs["start"] > first.costs["start"]
 
 
 def test_a_search_stopped_by_time_gets_no_rounds():
