@@ -119,7 +119,7 @@ figure.tree svg { max-width: 100%; height: auto; border: 1px solid var(--line); 
 figcaption { color: var(--muted); font-size: 0.88em; }
 .node-row { display: flex; flex-wrap: wrap; gap: 0 28px; align-items: flex-start; }
 .node-figures { flex: 1 1 560px; }
-.panels { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 6px 0; }
+.panels { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 6px 14px; margin: 6px 0; }
 .panels svg, .shares svg { display: block; max-width: 100%; height: auto; }
 table.bvr td.num { min-width: 4.2em; text-align: center; }
 footer { margin-top: 36px; color: var(--muted); font-size: 0.85em; border-top: 1px solid var(--line);

@@ -50,6 +50,10 @@ FONT_PROPERTIES = (
     "label_text_font_size",
     "title_text_font_size",
 )
+#: The score curves' y axis on either scale, short enough to stand beside the plot in projector mode at 1024 px
+#: (the scale switch above the curves says the rest: "log L − penalty", "as poLCA, Mplus").
+SCORE_AXIS = "score (higher is better)"
+DEVIANCE_AXIS = "−2LL + penalty (lower is better)"
 #: Legend swatches and a figure's height grow with the type, by the square root of its scale (the plot keeps room).
 SIZES = ("glyph_height", "glyph_width", "label_height")
 
@@ -113,7 +117,7 @@ class ScoreCurves:
             sizing_mode="stretch_width",
             min_height=280,
             x_axis_label="cardinality of the swept hidden node",
-            y_axis_label="score: log L − penalty (higher is better)",
+            y_axis_label=SCORE_AXIS,
         )
         self.curves: dict[str, ColumnDataSource] = {}
         self.stars: dict[str, ColumnDataSource] = {}
@@ -142,9 +146,7 @@ class ScoreCurves:
     def update(self, frame: pd.DataFrame, best: Mapping[str, tuple[int, float]], deviance: bool = False) -> None:
         """Show ``frame`` (a column ``card`` and one per score key) and each score's best ``(card, score)``, on
         the ``-2 log L + penalty`` scale (lower is better) with ``deviance``."""
-        self.figure.yaxis.axis_label = (
-            "−2 log L + penalty (lower is better)" if deviance else "score: log L − penalty (higher is better)"
-        )
+        self.figure.yaxis.axis_label = DEVIANCE_AXIS if deviance else SCORE_AXIS
         for name in self.names:
             key = SCORES[name].key
             scores = frame[key] if key in frame else pd.Series(np.nan, index=frame.index)
@@ -277,9 +279,10 @@ def _cell_text(value: float) -> str:
     return f"{value:.2f}" if abs(value) < 100 else f"{value:.3g}"
 
 
-#: The profile panels' styles: side by side, as many to a line as fit; everything in them scales with projector mode.
+#: The profile panels' styles: side by side, as many to a line as fit, bottoms aligned (their axes line up where a
+#: title takes more lines than its neighbour's); everything in them scales with projector mode.
 PROFILE_CSS = """
-.effdim-panels { display: flex; flex-wrap: wrap; gap: 8px 16px; margin-top: 6px; }
+.effdim-panels { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 8px 16px; margin-top: 6px; }
 .effdim-panels svg, .effdim-legend-bars svg { display: block; zoom: var(--effdim-font-scale, 1); }
 .effdim-not-unique { color: #6b4e00; background: #fff4d6; border: 1px solid #f3d98b; border-radius: 5px;
   padding: 4px 10px; margin: 4px 0; }

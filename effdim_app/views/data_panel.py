@@ -38,7 +38,8 @@ class DataPanel(Viewer):
         )
         self.load_bundled = pn.widgets.Button(label="Load data set", color="primary", sizing_mode="stretch_width")
         self.load_bundled.on_click(in_one_message(lambda _: state.load_bundled(self.bundled.value)))
-        # the values wrap in their cell: a column of six long labels was cut at the panel's edge
+        # the values and names wrap in their cells: a column of six long labels, or a name with what it asks (an
+        # SPSS or Stata variable label), was cut at the panel's edge
         self.columns = TableOnDemand(
             typed(**DATA_COLUMNS),
             show_index=False,
@@ -46,8 +47,8 @@ class DataPanel(Viewer):
             selectable=False,
             sizing_mode="stretch_width",
             layout="fit_columns",
-            widths={"column": 100, "states": 80},
-            formatters={"values": {"type": "textarea"}},
+            widths={"column": 150, "states": 64},
+            formatters={"values": {"type": "textarea"}, "column": {"type": "textarea"}},
             max_height=220,
         )
         self.message = message(state)
