@@ -51,7 +51,7 @@ LEFTS = f"""() => {{ {DEEP}
   return [deep('.effdim-fitted')[0].getBoundingClientRect().left,
           deep('.effdim-tabs')[0].getBoundingClientRect().left]; }}"""
 STAT_CELLS = f"""() => {{ {DEEP}
-  return deep('.effdim-fit-table td.v').filter((c) => c.offsetParent !== null)
+  return deep('.effdim-fit-table:not(.effdim-classification) td.v').filter((c) => c.offsetParent !== null)
     .map((c) => [c.textContent, getComputedStyle(c).textAlign]); }}"""
 
 
