@@ -2,7 +2,8 @@
 
 The notebook output (:mod:`effdim_app.notebook`) and the one-message edits
 (:func:`effdim_app.views.widgets.in_one_message`) need things Panel and
-Bokeh do not offer publicly. They are reached only through this module, so
+Bokeh do not offer publicly. They are reached only through this module (and
+:mod:`effdim_app.compat_sessions`, those of building served sessions), so
 an upgrade that changes one breaks one place, and ``tests/test_compat.py``
 checks each against the installed versions and names what changed.
 ``pyproject.toml`` pins Panel and Bokeh below the next minor version for
@@ -35,6 +36,8 @@ from panel.io.state import set_curdoc, state
 from panel.models.comm_manager import CommManager
 from panel.models.file_dropper import FileDropper
 from panel.util import classproperty
+
+from .compat_sessions import panel_files_from_this_server
 
 __all__ = [
     "CDN_DIST",
@@ -398,7 +401,10 @@ def add_page_at_once(template: pn.template.BaseTemplate) -> None:
         if document is None:
             return init_doc(doc, *args, **kwargs)
         with document.models.freeze(), validate(False):
-            return init_doc(document, *args, **kwargs)
+            page = init_doc(document, *args, **kwargs)
+        if document.session_context is not None:
+            panel_files_from_this_server(document)
+        return page
 
     template._init_doc = init_doc_frozen
 

@@ -14,17 +14,20 @@ keeps a :class:`SessionBook` (docs/robustness.md, "Shared links"):
   (:func:`fair_turn`).
 
 Sessions the server does not expect (a notebook's, a test's state) run their jobs at once, each its own
-client.
+client. Pages are built by the same rule (:class:`BuildTurns`): one at a time, the next one a page of the
+client with the fewest built, so a client opening many pages delays its own, not the class's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SessionBook", "fair_turn", "RECENTLY_CLOSED"]
+__all__ = ["BuildTurns", "SessionBook", "fair_turn", "RECENTLY_CLOSED"]
 
 #: Closed sessions remembered (a job submitted after its session closed, by a callback still running, is
 #: cancelled too); older ones are forgotten, so a server running for weeks keeps a bounded list.
@@ -92,3 +95,48 @@ def fair_turn(waiting: Sequence[Any], running: Sequence[Any], started: Counter) 
     had jobs waiting or running), so a client that queued many jobs delays its own, not the others'."""
     busy = Counter(job.client for job in running)
     return min(range(len(waiting)), key=lambda i: (busy[waiting[i].client], started[waiting[i].client], i))
+
+
+@dataclass
+class _Waiting:
+    client: str
+    turn: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+class BuildTurns:
+    """Whose page is built next (``effdim_app.compat_sessions.built_off_the_loop`` builds one at a time): the first
+    waiting page of the client with the fewest pages built while it had pages waiting (:func:`fair_turn`)."""
+
+    def __init__(self) -> None:
+        self._building = False
+        self._waiting: list[_Waiting] = []
+        self._started: Counter = Counter()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Wait for this build's turn, build within the block; the next build's turn comes when it ends."""
+        if self._building:
+            waiting = _Waiting(client)
+            self._waiting.append(waiting)
+            try:
+                await waiting.turn
+            except BaseException:
+                if waiting in self._waiting:
+                    self._waiting.remove(waiting)
+                elif waiting.turn.done() and not waiting.turn.cancelled():
+                    self._pass_on()  # the turn came as this page left: the next one takes it
+                raise
+        self._building = True
+        self._started[client] += 1
+        try:
+            yield
+        finally:
+            self._pass_on()
+
+    def _pass_on(self) -> None:
+        if not self._waiting:
+            self._building = False
+            self._started.clear()  # nobody waits: every client starts afresh
+            return
+        waiting = self._waiting.pop(fair_turn(self._waiting, [], self._started))
+        waiting.turn.set_result(None)

@@ -14,12 +14,15 @@ import os
 import panel as pn
 import tornado.process
 from bokeh.settings import settings
+from panel.io.application import build_applications
 
 from effdim.executor import die_with_parent
 
 from .compat import cache_class_defaults, no_typeset_math, serialize_set_values_only
+from .compat_sessions import built_off_the_loop
 from .config import ServerLimits
 from .dashboard import EXTENSIONS, TEMPLATE_DESIGN, TITLE, create_app
+from .job_sessions import BuildTurns
 from .jobs import JobRunner
 from .server_memory import release_after_session, settle_session, tune_collector
 
@@ -47,7 +50,7 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
     # a component made under the default design is rendered with the template's stylesheets but
     # sends the default design's on its first update, which reloads the page's stylesheets
     pn.config.design = TEMPLATE_DESIGN
-    jobs.attach()  # sessions are built on the server's event loop: callback threads submit to it
+    jobs.attach(_serving_loop())  # callback threads and the page's build thread submit to it
     session = _expect_connection(jobs)
     dashboard = create_app(model, limits=limits, jobs=jobs)
 
@@ -66,6 +69,16 @@ def session_page(limits=None, jobs=None, model=None, workers=None):
 def _client_of(request, otherwise: str = "") -> str:
     """The client a session serves: the address its page request came from (``otherwise`` when unknown)."""
     return str(getattr(request, "remote_ip", None) or otherwise)
+
+
+def _serving_loop():
+    """The event loop serving the session being built (it may be built in a thread: effdim_app/compat_sessions.py,
+    ``built_off_the_loop``); ``None`` outside a served session (then the running loop)."""
+    doc = pn.state.curdoc
+    context = doc.session_context if doc is not None else None
+    server = context.server_context if context is not None else None
+    application = server.application_context if server is not None else None
+    return application.io_loop.asyncio_loop if application is not None and application.io_loop is not None else None
 
 
 def _expect_connection(jobs: JobRunner) -> str | None:
@@ -136,7 +149,12 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     ``limits.workers`` worker processes. With ``num_procs > 1`` the server
     forks into that many session-serving processes at start (before any
     session or worker exists); each then gets its own runner with its share
-    of the workers (docs/robustness.md).
+    of the workers (docs/robustness.md). Served from its own loop (not
+    ``threaded``, as ``effdim app`` serves), a page request builds no session:
+    its HTML comes from one kept session, and the page's session is built when
+    its websocket connects, in a thread, one session at a time, while the loop
+    serves the pages already open (docs/robustness.md, "A class arriving
+    together").
     """
     limits = limits or ServerLimits()
     cache_class_defaults()  # every session's models read them (effdim_app/compat.py)
@@ -159,9 +177,24 @@ def serve(port: int = 0, show: bool = True, threaded: bool = False, limits=None,
     tune_collector()
     page = settled(page)
     skip_authoring_checks()
+    # a page request is answered with the HTML of one kept session (its template is every session's), and
+    # the page's session is built once, when its websocket connects, in the process that websocket reaches,
+    # off the event loop (compat_sessions.built_off_the_loop): a page request builds nothing, and with several
+    # processes no page is built twice (docs/robustness.md, "A class arriving together")
+    pn.config.reuse_sessions = True
     # with num_procs > 1 the server forks while it is built; each process then starts its own loop,
     # and only the first opens the browser tab (Panel's show would open one per process)
-    server = pn.serve({"effdim": page}, port=port, show=False, start=False, title=TITLE, verbose=False, **kwargs)
+    (app,) = build_applications({"effdim": page}, title=TITLE).values()
+    turns = BuildTurns()  # made before the fork: each process uses its own copy
+    server = pn.serve(
+        {"effdim": built_off_the_loop(app, lambda context: turns.turn(_client_of(context.request)))},
+        port=port,
+        show=False,
+        start=False,
+        title=TITLE,
+        verbose=False,
+        **kwargs,
+    )
     if num_procs == 1 or tornado.process.task_id() == 0:
         processes = f" ({num_procs} server processes)" if num_procs > 1 else ""
         print(f"effdim dashboard at http://{server.address or 'localhost'}:{server.port}/effdim{processes}")  # noqa: T201

@@ -12,7 +12,7 @@ import pytest
 from test_jobs import add, sleepy
 from waiting import run_in_fresh_loop, until
 
-from effdim_app.job_sessions import fair_turn
+from effdim_app.job_sessions import BuildTurns, fair_turn
 from effdim_app.jobs import JobRunner
 
 run = run_in_fresh_loop
@@ -161,3 +161,26 @@ def test_a_free_worker_goes_to_the_client_with_the_fewest_running():
     assert fair_turn(waiting, [J("a")], Counter()) == 2
     assert fair_turn(waiting, [], Counter()) == 0
     assert fair_turn(waiting, [], Counter({"a": 3, "b": 1})) == 3  # then the client served least
+
+
+def test_pages_are_built_one_at_a_time_and_a_client_with_many_goes_after_the_others():
+    """An address opening many pages at once delays its own pages, not the class's (BuildTurns)."""
+    turns = BuildTurns()
+    order, running = [], []
+
+    async def build(client: str, name: str) -> None:
+        async with turns.turn(client):
+            running.append(name)
+            assert len(running) == 1, running  # one build at a time
+            order.append(name)
+            await asyncio.sleep(0.01)
+            running.remove(name)
+
+    async def go():
+        flood = [asyncio.ensure_future(build("10.0.0.66", f"attacker {i}")) for i in range(4)]
+        await asyncio.sleep(0)
+        student = asyncio.ensure_future(build("10.0.0.5", "student"))
+        await asyncio.gather(*flood, student)
+
+    run(go())
+    assert order[:2] == ["attacker 0", "student"], order

@@ -59,7 +59,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the session state, no Panel", ("effdim_app.state",)),
     (
         "what the views share: Panel's internals, styles, explanations, Bokeh figures, the notebook glue",
-        ("effdim_app.compat", "effdim_app.style", "effdim_app.explain", "effdim_app.figures", "effdim_app.notebook"),
+        (
+            "effdim_app.compat",
+            "effdim_app.compat_sessions",
+            "effdim_app.style",
+            "effdim_app.explain",
+            "effdim_app.figures",
+            "effdim_app.notebook",
+        ),
     ),
     ("the views", ("effdim_app.views",)),
     ("the dashboard of one session", ("effdim_app.dashboard",)),

@@ -429,8 +429,8 @@ def _add_app(sub) -> None:
         "--processes",
         type=_positive_int,
         default=1,
-        help="server processes sharing the sessions (default 1; more only on Linux/macOS, and "
-        "their pages may fetch some stylesheets from Panel's CDN: see docs/robustness.md)",
+        help="server processes sharing the sessions (default 1; more only on Linux/macOS, each with its "
+        "share of --workers: see docs/robustness.md)",
     )
     from effdim_app.logs import LEVELS
 

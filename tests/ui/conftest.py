@@ -67,6 +67,9 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-component-update",
             "--disable-sync",
             "--no-first-run",
+            # a page whose HTML a test serves from a route (test_processes.py) connects its websocket to this
+            # machine's server, which Chromium's local network access checks would block for such a page
+            "--disable-features=LocalNetworkAccessChecks",
         ],
     }
 

@@ -1,10 +1,14 @@
 """``effdim app --processes 2`` in the browser: every page works whichever process serves it.
 
 With two server processes a page's HTTP request and its websocket can reach
-different processes (the kernel hands each new connection to either); the
-second then builds the session again. Four pages are opened on one such
+different processes (the kernel hands each new connection to either). A page
+request builds no session (its HTML comes from one kept session); the session
+is built once, where the websocket lands. Four pages are opened on one such
 server and each applies a model, the last one edits it; each must show its
-own numbers, and the two processes must both have served sessions.
+own numbers, and the two processes must both have served sessions. One more
+page is made to take its HTML from one process and its websocket to the
+other: it shows its link's model, styled by this server's copy of Panel's
+files, never Panel's CDN.
 
 Which process accepts a connection is the kernel's choice, and one that has
 just run tends to win again: left to it, all of four pages, and once all of
@@ -120,3 +124,56 @@ def test_pages_on_two_server_processes_each_keep_their_own_model(own_context_pag
     expect(stat(last, "ds")).to_have_text(str(standard_dimension(edited)), timeout=TIMEOUT)
     served = [_cpu_seconds(p) - b for p, b in zip(forked, before)]  # since the test began
     assert all(u > SERVED for u in served), f"CPU seconds per server process while serving {len(pages)} pages: {served}"
+
+
+#: The address of every stylesheet a page's components link, in their shadow roots however deep.
+STYLESHEETS_JS = """() => {
+  const found = [];
+  const visit = (root) => root.querySelectorAll('*').forEach((element) => {
+    if (element.shadowRoot) {
+      element.shadowRoot.querySelectorAll('link[rel=stylesheet]').forEach((link) => found.push(link.href));
+      visit(element.shadowRoot);
+    }
+  });
+  visit(document);
+  return found;
+}"""
+
+
+def test_a_page_whose_request_and_websocket_reach_different_processes_works_and_is_styled(
+    own_context_page, two_process_url
+):
+    """The page's HTML from the first process, everything after it (scripts, stylesheets, the websocket) from the
+    second: the browser's request for the page is answered with HTML fetched while the second process is
+    stopped, then the first is stopped while the page loads (a context of its own: no connection to either yet).
+    The session the second process builds must show the link's model and its tables must load their styles from
+    this server (a classroom may have no internet), not from Panel's CDN."""
+    import urllib.request
+
+    url, server = two_process_url
+    first, second = _forked_servers(server.pid, 2)
+    link = f"{url}?model=4:3,3,3"
+    page = own_context_page
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+
+    def html_from_the_first(route):
+        with _stopped(second):
+            with urllib.request.urlopen(link, timeout=TIMEOUT / 1000) as reply:
+                body = reply.read()
+        first.suspend()  # resumed below, once the page has loaded from the second
+        route.fulfill(status=200, body=body, headers={"Content-Type": "text/html"})
+
+    page.route(re.compile(r".*/effdim\?model=.*"), html_from_the_first)
+    try:
+        page.goto(link)
+        expect(stat(page, "ds")).to_have_text(str(standard_dimension(parse_model("4:3,3,3"))), timeout=TIMEOUT)
+        expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    finally:
+        first.resume()
+    from effdim_app.compat import CDN_DIST
+
+    assert not [u for u in asked if u.startswith(CDN_DIST)], [u for u in asked if u.startswith(CDN_DIST)][:3]
+    sheets = page.evaluate(STYLESHEETS_JS)
+    assert any("tabulator" in href for href in sheets), sheets[:5]
+    assert all(href.startswith(url.split("/effdim")[0]) for href in sheets), [h for h in sheets if "cdn" in h][:3]
