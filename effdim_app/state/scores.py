@@ -36,6 +36,8 @@ __all__ = ["ScoresState", "SHOWN_SCORES", "CLIMB_SCORES", "CS_PRIORS"]
 CS_PRIORS: dict[str, str] = {
     str(p): p.label for p in map(DirichletPrior.parse, ("bdeu:1", "k2", "jeffreys", "bdeu:10"))
 }
+#: What a cleared sweep's status adds: the fitted view keeps the last fit, marked (FittedState.stale).
+KEPT = "; the last fit stays below, greyed, for reference"
 SEARCH_MIN_SECONDS = 5.0  # a structure search's shortest time; it stops 5 s before the computation's time limit
 
 
@@ -163,12 +165,12 @@ class ScoresState(ScoreTables, param.Parameterized):
             if stale:
                 self.results = []
                 self.climb = None
-                self.status = "Earlier results were cleared: the model, the data or the mapping changed."
+                self.status = f"The scores were cleared: the model, the data or the mapping changed{KEPT}."
 
     @param.depends("node", watch=True)
     def _node_changed(self) -> None:
         if self.results and self._key_of_results != self.key():
-            self.param.update(results=[], climb=None, status="Earlier results were cleared: another node is swept.")
+            self.param.update(results=[], climb=None, status=f"The scores were cleared: another node is swept{KEPT}.")
 
     def _check_mapping(self) -> tuple[list[str], list[tuple]]:
         """The engine's verdict on matching the model's leaves to the data columns."""

@@ -105,7 +105,11 @@ def test_upload_csv_and_see_curves(page: Page, app_url, shots):
     # stale results vanish when the data change
     page.get_by_role("button", name="Load data set").click()
     expect(page.locator(".effdim-best")).not_to_contain_text("Best cardinality", timeout=TIMEOUT)
-    expect(page.get_by_text("Earlier results were cleared")).to_be_visible()
+    expect(
+        page.get_by_text(
+            "The scores were cleared: the model, the data or the mapping changed; the last fit stays below, greyed"
+        )
+    ).to_be_visible()
 
 
 def test_two_sessions_do_not_share_state(page: Page, app_url):

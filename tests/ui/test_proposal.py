@@ -67,7 +67,9 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
     expect(page.locator(".effdim-notation textarea")).to_have_value("X:3(A:2,B:2,C:2,D:2)")
     expect(stat(page, "ds")).to_have_text("14", timeout=TIMEOUT)  # the applied model is the session's
     data_tab(page)
-    cleared = page.get_by_text("Earlier results were cleared")
+    cleared = page.get_by_text(
+        "The scores were cleared: the model, the data or the mapping changed; the last fit stays below"
+    )
     expect(cleared).to_have_count(0)
     mapping = page.get_by_text("Edited model (leaves = columns)")
     expect(mapping).to_be_visible(timeout=TIMEOUT)
