@@ -131,6 +131,9 @@ def run_polca(csv: Path, repeats: int) -> tuple[str, list] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--peers", nargs="*", choices=["StepMix", "poLCA"], default=["StepMix", "poLCA"], help="the peers to run"
+    )
     args = parser.parse_args()
     load = [load_average()]
     model, data = make_data()
@@ -141,6 +144,8 @@ def main() -> None:
         csv = Path(tmp) / "wide.csv"
         data.to_frame().to_csv(csv, index=False)
         for name, runner in (("StepMix", run_stepmix), ("poLCA", run_polca)):
+            if name not in args.peers:
+                continue
             found = runner(csv, args.repeats)
             rows[name] = found if found else ("not installed", [])
     load.append(load_average())
