@@ -20,7 +20,7 @@ from effdim.limits import DEFAULT_MAX_CARD
 pytestmark = pytest.mark.browser
 
 #: The seconds the default sweep of the survey may take, from the click to its curves on screen, on an idle
-#: machine (docs/performance.md has the measured figure).
+#: machine (issue 60's bound; on a loaded machine re-run this test alone before concluding anything).
 DEFAULT_SWEEP_SECONDS = 30
 
 
