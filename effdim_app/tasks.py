@@ -157,12 +157,12 @@ def blrt_task(config, *, progress=None) -> list:
     return bootstrap_job(config)["values"]
 
 
-def distal_task(fit, data, *, outcomes, method, progress=None) -> list:
+def distal_task(fit, data, *, outcomes, method, step1=False, progress=None) -> list:
     """:func:`effdim.threestep.distal_outcomes` of ``fit`` for the ``outcomes`` columns of ``data`` (the data
     the fit was made on, every column as loaded) by ``method``."""
     from effdim.threestep import distal_outcomes
 
-    return distal_outcomes(fit, data, list(outcomes), method=method)
+    return distal_outcomes(fit, data, list(outcomes), method=method, step1=step1)
 
 
 def regression_task(dataset, model, *, covariates, weights, mapping, settings: EMSettings, progress=None):

@@ -93,3 +93,26 @@ def test_the_report_shows_the_distal_outcomes_and_the_command_that_gives_them(tm
     )
     monkeypatch.chdir(tmp_path)
     assert main([*shlex.split(lines[-1])[1:], "--json"]) == 0
+
+
+def test_step_1_uncertainty_widens_the_errors_and_reaches_the_command(tmp_path, monkeypatch):
+    """The box of the card: the standard errors carry the measurement model's uncertainty (never smaller than
+    with the classification error taken as known), the report says so and its command asks for it."""
+    from effdim.cli import main
+
+    _, fitted, distal = _cheating_swept()
+    distal.param.update(outcomes=["GPA"], method="ml")
+    assert distal.estimate()
+    [known] = distal.results
+    distal.step1 = True
+    assert distal.estimate()
+    [carried] = distal.results
+    assert known.se_method == "observed" and carried.se_method == "observed, with step 1's uncertainty"
+    np.testing.assert_allclose(carried.estimates, known.estimates, rtol=1e-12)
+    assert np.all(carried.se >= known.se - 1e-12) and np.any(carried.se > known.se * 1.001)
+    page = run(fitted.report())
+    assert "Standard errors observed, with step 1&#x27;s uncertainty; intervals" in page
+    command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', page, re.S).group(1))
+    assert command.splitlines()[-1].endswith("--distal GPA --distal-method ml --step1-uncertainty")
+    monkeypatch.chdir(tmp_path)
+    assert main([*shlex.split(command.splitlines()[-1])[1:], "--json"]) == 0

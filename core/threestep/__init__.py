@@ -29,7 +29,7 @@ from .classification import ASSIGNMENTS, Classification, SingularClassification,
 from .covariates import ThreeStepRegression, covariates_3step
 from .distal import distal_outcomes
 from .outcome import KINDS, Outcome, outcome_kind
-from .result import METHODS, DistalOutcome
+from .result import METHODS, DistalOutcome, has_step1
 from .units import Units
 from .wald import Wald, equality_test
 
@@ -48,5 +48,6 @@ __all__ = [
     "covariates_3step",
     "distal_outcomes",
     "equality_test",
+    "has_step1",
     "outcome_kind",
 ]

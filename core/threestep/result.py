@@ -12,7 +12,7 @@ import pandas as pd
 from .classification import Classification
 from .wald import Wald
 
-__all__ = ["METHODS", "DistalOutcome", "se_words"]
+__all__ = ["METHODS", "DistalOutcome", "has_step1", "se_words"]
 
 #: The step-3 methods and what each is, in the words shown to the user.
 METHODS = {
@@ -23,10 +23,16 @@ METHODS = {
 }
 
 
+def has_step1(se_method: str) -> bool:
+    """Whether standard errors of this ``se_method`` carry step 1's uncertainty (:func:`effdim.threestep.step1.with_step1`
+    names it so)."""
+    return "step 1" in se_method
+
+
 def se_words(se_method: str) -> str:
     """How the standard errors were made, in words: ``"robust, the classification error taken as known"``, or
     with step 1's uncertainty added (:mod:`effdim.threestep.step1`)."""
-    return se_method if "step 1" in se_method else f"{se_method}, the classification error taken as known"
+    return se_method if has_step1(se_method) else f"{se_method}, the classification error taken as known"
 
 
 def _plain(x: float) -> float | None:

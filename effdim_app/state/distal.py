@@ -37,6 +37,11 @@ class DistalState(param.Parameterized):
     candidates = param.List(default=[], doc="Columns of the data as loaded that the shown fit does not use.")
     outcomes = param.ListSelector(default=[], objects=[], doc="The columns chosen.")
     method = param.Selector(default="bch", objects=list(DISTAL_METHODS))
+    step1 = param.Boolean(
+        default=False,
+        doc="Add the measurement model's uncertainty to the standard errors (effdim.threestep.step1); by default "
+        "the classification error is taken as known.",
+    )
     results = param.List(default=[], doc="effdim.threestep.DistalOutcome of the shown fit, one per outcome.")
     message = param.String(default="")
     message_kind = param.Selector(default="info", objects=MESSAGE_KINDS)
@@ -72,7 +77,7 @@ class DistalState(param.Parameterized):
         if not self.outcomes:
             self.param.update(message="Pick at least one column left out of the model.", message_kind="warning")
             return False
-        options = dict(outcomes=list(self.outcomes), method=self.method)
+        options = dict(outcomes=list(self.outcomes), method=self.method, step1=self.step1)
         if self.jobs is None:
             try:
                 return self._show(fit, tasks.distal_task(fit, data, **options))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from effdim import HLCModel, format_model, largest_regular_card, lc_model_for
 from effdim.report import command_line
+from effdim.threestep import has_step1
 
 __all__ = ["RunSettings", "REPORT_FILE", "distal_command", "regression_command", "reproducing_command", "run_settings"]
 
@@ -105,6 +106,7 @@ def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
         "--drop": [c for c in settings.drop if c not in outcomes] or None,  # the outcomes are read, not modelled
         "--distal": outcomes,
         "--distal-method": distal[0].method,
+        "--step1-uncertainty": has_step1(distal[0].se_method),
     }
     return "# the distal outcomes, of a refit of the model shown:\n" + command_line("fit", source, options)
 

@@ -44,7 +44,7 @@ EXPLAIN = (
 
 
 class DistalView(Viewer):
-    """The outcome and method choice, the Estimate button, and the results."""
+    """The outcome and method choice, the step-1 uncertainty box, the Estimate button, and the results."""
 
     def __init__(self, state: DistalState, **params):
         super().__init__(**params)
@@ -56,6 +56,10 @@ class DistalView(Viewer):
         self.method = pn.widgets.Select.from_param(
             state.param.method, name="Method", options={label: key for key, label in DISTAL_METHODS.items()}, width=250
         )
+        self.step1 = pn.widgets.Checkbox.from_param(
+            state.param.step1, name="Add the measurement model's uncertainty to the SEs", width=250,
+            css_classes=["effdim-distal-step1"],
+        )  # fmt: skip
         self.run = pn.widgets.Button(label="Estimate", color="primary", width=110, css_classes=["effdim-distal-run"])
         self.run.on_click(in_one_message(lambda _: state.estimate()))
         self.none_left = pn.pane.HTML(
@@ -70,7 +74,8 @@ class DistalView(Viewer):
             css_classes=["effdim-distal"],
             stylesheets=[HTML_CSS, PROFILE_CSS, DISTAL_CSS],
         )
-        self.controls = pn.FlexBox(self.outcomes, self.method, self.run, flex_wrap="wrap", align_items="flex-end")
+        method = pn.Column(self.method, self.step1, margin=0)  # the box under the method it qualifies
+        self.controls = pn.FlexBox(self.outcomes, method, self.run, flex_wrap="wrap", align_items="flex-end")
         state.param.watch(self._render, ["results", "candidates"])
         self._render()
 
