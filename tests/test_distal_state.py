@@ -116,3 +116,32 @@ def test_step_1_uncertainty_widens_the_errors_and_reaches_the_command(tmp_path, 
     assert command.splitlines()[-1].endswith("--distal GPA --distal-method ml --step1-uncertainty")
     monkeypatch.chdir(tmp_path)
     assert main([*shlex.split(command.splitlines()[-1])[1:], "--json"]) == 0
+
+
+def test_the_distal_command_of_an_uploaded_survey_maps_its_leaves_to_the_questions(tmp_path, monkeypatch):
+    """A survey's questions cannot name leaves (O1..O6): the command reads the outcome column too, so without
+    ``--map`` its leaves would find no columns; it must run where the file is."""
+    from questionnaire import ITEMS, YEARS, survey_with_covariates
+
+    from effdim.cli import main
+
+    content = survey_with_covariates().to_csv(index=False).encode("utf-8")
+    models, data = ModelState(), DataState()
+    scores = ScoresState(models, data)
+    fitted = FittedState(scores, models)
+    distal = DistalState(fitted)
+    data.load_upload("staff.csv", content)
+    assert data.use_columns(list(ITEMS.values()))
+    scores.param.update(card_max=2, restarts=2, seed=5)
+    run(scores.run_sweep())
+    fitted.chosen = next(k for k, f in fitted.fits.items() if f.card == 2)
+    assert set(fitted.fit.columns) != set(fitted.fit.columns.values())  # leaves named apart from their columns
+    distal.outcomes = [YEARS]
+    assert distal.estimate(), distal.message
+    page = run(fitted.report())
+    command = html.unescape(re.search(r'<pre class="command"><code>(.*?)</code></pre>', page, re.S).group(1))
+    line = command.splitlines()[-1]
+    assert "--map" in line
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "staff.csv").write_bytes(content)
+    assert main([*shlex.split(line)[1:], "--json"]) == 0

@@ -98,10 +98,12 @@ def reproducing_command(settings: RunSettings, source: str, fit, pick: str | Non
 
 def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
     """The command that gives the shown fit's distal outcomes (``effdim fit ... --distal``), after a comment
-    line: a refit of the shown model, so its classes are the shown fit's where EM ends at the same optimum."""
+    line: a refit of the shown model, so its classes are the shown fit's where EM ends at the same optimum; the
+    outcomes are read, not modelled, so the leaves are mapped to their columns (``--map``)."""
     outcomes = [outcome.column for outcome in distal]
     options = {
         "--model": format_model(fit.model),
+        "--map": _leaf_map(fit),
         **_em_options(settings),
         "--drop": [c for c in settings.drop if c not in outcomes] or None,  # the outcomes are read, not modelled
         "--distal": outcomes,
@@ -111,6 +113,12 @@ def distal_command(settings: RunSettings, source: str, fit, distal) -> str:
     return "# the distal outcomes, of a refit of the model shown:\n" + command_line("fit", source, options)
 
 
+def _leaf_map(fit) -> list[str] | None:
+    """``--map`` of a command that reads more columns than the model's leaves (outcomes, covariates, a weight):
+    each leaf named apart from its column, which the default matching by position would miss."""
+    return [f"{leaf}={column}" for leaf, column in fit.columns.items() if leaf != column] or None
+
+
 def regression_command(settings: RunSettings, source: str, fit) -> str:
     """The command that writes the report of ``fit``, a latent class regression of the shown model
     (``effdim fit ... --covariates``), after a comment line: its covariates and weight column are read, not
@@ -118,7 +126,7 @@ def regression_command(settings: RunSettings, source: str, fit) -> str:
     read = {*fit.design.formula.columns, *([fit.case.weights] if fit.case.weights else [])}
     options = {
         "--model": format_model(fit.model),
-        "--map": [f"{leaf}={column}" for leaf, column in fit.columns.items() if leaf != column] or None,
+        "--map": _leaf_map(fit),
         **_em_options(settings),
         "--drop": [c for c in settings.drop if c not in read] or None,
         "--covariates": fit.design.formula.text,
