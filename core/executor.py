@@ -1,8 +1,10 @@
 """Running independent jobs: in this process, in local worker processes, or on a Dask cluster.
 
 An engine service used by the bootstrap (:mod:`effdim.bootstrap`: chunks of
-replicates) and by the experiment harness (:mod:`effdim.experiments.runner`:
-the jobs of a study, with their cache and progress bar on top). A job is a
+replicates), by the experiment harness (:mod:`effdim.experiments.runner`:
+the jobs of a study, with their cache and progress bar on top) and, through
+:class:`Workers` (the same workers for many rounds of tasks), by the structure
+search (:mod:`effdim.structure.tasks`). A job is a
 module-level function ``fn(config: dict) -> dict`` (it must pickle to a
 worker); :func:`run_each` calls ``finish(key, result, seconds)`` as each job
 ends and ``fail(key, error)`` for each that raised, so one failure does not
@@ -27,7 +29,7 @@ from typing import Any
 
 from .errors import EffdimError, InvalidArgument
 
-__all__ = ["EXECUTORS", "Execution", "ExecutorError", "die_with_parent", "run_each"]
+__all__ = ["EXECUTORS", "Execution", "ExecutorError", "Workers", "die_with_parent", "run_each"]
 
 #: ``executor=`` values; a ``scheduler`` (Dask) overrides them.
 EXECUTORS = ("processes", "serial")
@@ -170,3 +172,72 @@ def _run_dask(fn, configs, keys, scheduler, finish, fail) -> int:
     finally:
         if own:
             client.close()
+
+
+class Workers:
+    """Workers kept for many rounds of work (:meth:`map`), where :class:`Execution` says: this process, local
+    processes, or a Dask cluster. ``shared`` (data every task needs) reaches each worker once, not with
+    every task; a task is ``fn(shared, item)``, a module-level function (it must pickle to a worker).
+    A context manager: the pool or the client is closed on leaving.
+
+    The results come back in the items' order whatever the workers and their number, so a caller whose
+    items carry their own random streams computes the same whatever runs them.
+    """
+
+    def __init__(self, execution: Execution | None, shared: Any = None):
+        execution = execution or Execution("serial")
+        self.shared = shared
+        #: Whether the tasks run in this process (then a task may carry objects too large to send).
+        self.inline = execution.scheduler is None and execution.executor == "serial"
+        self._pool: ProcessPoolExecutor | None = None
+        self._client = self._own = self._shared_future = None
+        if execution.scheduler is not None:
+            try:
+                from distributed import Client
+            except ImportError as err:  # pragma: no cover - depends on the environment
+                raise ExecutorError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
+            self._own = not isinstance(execution.scheduler, Client)
+            self._client = Client(execution.scheduler) if self._own else execution.scheduler
+            self.count = max(1, len(self._client.scheduler_info().get("workers", {})))
+            self._shared_future = self._client.scatter(shared, broadcast=True)
+        elif execution.executor == "serial":
+            self.count = 1
+        else:
+            self.count = max(1, int(execution.workers or os.cpu_count() or 1))
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.count, initializer=_install_shared, initargs=(die_with_parent, shared)
+            )
+
+    def map(self, fn: Callable[[Any, Any], Any], items: Sequence[Any]) -> list:
+        """``[fn(shared, item) for item in items]``, the items spread over the workers."""
+        if self._client is not None:
+            futures = self._client.map(fn, [self._shared_future] * len(items), list(items), pure=False)
+            return self._client.gather(futures)
+        if self._pool is not None:
+            return list(self._pool.map(_with_shared, [fn] * len(items), items))
+        return [fn(self.shared, item) for item in items]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._client is not None and self._own:
+            self._client.close()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+#: What :class:`Workers` shares with the tasks of a local worker process (set once, when the worker starts).
+_SHARED: list = [None]
+
+
+def _install_shared(first: Callable[[], None], shared: Any) -> None:
+    first()
+    _SHARED[0] = shared
+
+
+def _with_shared(fn: Callable[[Any, Any], Any], item: Any) -> Any:
+    return fn(_SHARED[0], item)

@@ -157,14 +157,16 @@ def _add_report_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_executor_options(p: argparse.ArgumentParser) -> None:
+def _add_executor_options(
+    p: argparse.ArgumentParser, jobs: str = "bootstrap replicates", default: str = "CPUs"
+) -> None:
     p.add_argument(
         "--workers",
         type=_positive_int,
         default=None,
-        help="local worker processes for bootstrap replicates (default: CPUs; 1: this process)",
+        help=f"local worker processes for the {jobs} (default: {default}; 1: this process)",
     )
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address: run the replicates on that cluster")
+    p.add_argument("--scheduler", default=None, help=f"Dask scheduler address: run the {jobs} on that cluster")
 
 
 def _whole_number(text: str, low: int, high: int | None, expected: str) -> int:

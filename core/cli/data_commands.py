@@ -580,6 +580,7 @@ def _cmd_learn(args: argparse.Namespace) -> None:
             start=args.start,
             max_time=args.max_time,
             rounds=args.rounds,
+            execution=execution_of(args) if args.workers or args.scheduler else None,
             mapping=mapping_of(args),
             em=settings,
             progress=report,

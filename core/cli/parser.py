@@ -283,6 +283,7 @@ def _add_learn(sub) -> None:
         help=f"start the search again from its own end, while that ends higher, at most N times (default {ROUNDS})",
     )
     _add_em_options(learn_p)
+    _add_executor_options(learn_p, "candidates' local EM and refits", "this process")
     learn_p.set_defaults(run=_cmd_learn)
 
 

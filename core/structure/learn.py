@@ -16,6 +16,7 @@ never proposed again. The search stops when no candidate does, at
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -27,6 +28,7 @@ from ..data import ColumnsWithoutLeafNames, DataError, Dataset
 from ..distribution import random_parameters
 from ..em import Cancelled, EMResult, e_step, fit_em
 from ..errors import InvalidArgument
+from ..executor import Workers
 from ..fitting import FitResult, fit
 from ..model import NAME_PATTERN, HLCModel
 from ..regularity import is_regular
@@ -34,12 +36,13 @@ from ..scores import TIE_TOLERANCE, best_index, criterion, score_fit
 from ..settings import EMSettings
 from ..validation import as_dataset, as_seed
 from .local_de import LocalDe
-from .local_em import LocalCounts, LocalFit, Messages, continue_local_fit, local_fit
+from .local_em import LocalCounts, LocalFit, Messages
 from .moves import EXPANSION, iter_candidate_moves
 from .residual import residual_groups
 from .result import LearnedStructure, Rounds, Step, StructureProgress
 from .settings import SearchSettings, split_options
 from .start import _fresh, islands_model, mutual_information
+from .tasks import LocalTask, RefitTask, local_task, refit_task
 
 __all__ = ["StructureSearch", "learn_structure", "round_seeds", "start_again"]
 
@@ -149,6 +152,8 @@ COSTS = ("start", "messages", "moves", "local EM", "refits", "end", "escapes", "
 SCREEN_STEPS = 12
 #: Candidates per operator carried on to ``local_iter`` E-steps, as a multiple of ``tries``.
 CARRIED_ON = 3
+#: Batches of candidates per worker in one screen (more: a time limit is met sooner and the load evened).
+BATCHES_PER_WORKER = 4
 
 #: EM steps of the start model's one-start fit under a time limit (what is returned if the limit cuts the full fit).
 START_STEPS_ON_TIME = 3
@@ -191,6 +196,7 @@ class _Position:
     def __init__(self, model: HLCModel, em: EMResult, score: float, data: Dataset, dims: LocalDe, path: tuple):
         self.model, self.em, self.score, self.dims, self.path = model, em, score, dims, path
         self._data, self._messages, self._residual = data, None, None
+        self.key = uuid.uuid4().hex  # names the position to the workers, which keep its messages
 
     @property
     def messages(self) -> Messages:
@@ -215,7 +221,9 @@ class StructureSearch:
     as the leaves (:func:`_named_dataset`); ``columns`` maps each leaf to its column in the user's data.
     A round (:func:`start_again`) gives ``again_from``, the score of the end it starts from: when the start
     model's fresh fit scores the same (within the tie tolerance), EM found that end's optimum again, the
-    candidates' local fits would be those the end already lost to, and the round stops there.
+    candidates' local fits would be those the end already lost to, and the round stops there. ``workers``:
+    those of the search a round follows (:class:`effdim.executor.Workers`; else its own, as the settings'
+    ``execution`` says).
     """
 
     def __init__(
@@ -228,9 +236,12 @@ class StructureSearch:
         progress: Callable[[StructureProgress], Any] | None = None,
         cancel: Any = None,
         again_from: float | None = None,
+        workers: Workers | None = None,
     ):
         self.data, self.settings, self.em = data, settings, em
         self.again_from = again_from
+        self._given_workers = workers
+        self.workers: Workers | None = None
         self.columns = dict(columns or {})
         self.progress, self.cancel = progress, cancel
         self.clock = _Clock(settings.max_time, cancel, settings.cpu_time)
@@ -375,66 +386,83 @@ class StructureSearch:
     def _screened(self, cur: _Position, ops: tuple[str, ...], visited: set, messages: Messages, residual) -> list:
         """Every candidate's local EM for at most :data:`SCREEN_STEPS` E-steps, then the
         :data:`CARRIED_ON` ``* tries`` best of each operator carried on to ``local_iter`` (their restricted
-        likelihood only rises on the way, and the others' would have to overtake them)."""
-        clock, settings = self.clock, self.settings
+        likelihood only rises on the way, and the others' would have to overtake them). Each candidate draws
+        from a stream of its own (its place in the screen), so the workers that run them change nothing."""
+        settings = self.settings
         cur_ds = cur.dims.dims(cur.model)[0]
-        by_op: dict[str, list] = {}
+        moves, dims = [], []
         for move in iter_candidate_moves(cur.model, self.mi, self.index, operators=ops, residual=residual):
-            if move.model in visited:  # never go back: ties could otherwise cycle
-                continue
-            clock.check()
-            if clock.out_of_time():
-                raise _OutOfTime
-            ds, de = cur.dims.dims(move.model)
-            local = self._local_em(
-                local_fit,
-                self.data,
-                move,
-                cur.em.params,
-                starts=settings.local_starts,
-                max_iter=min(SCREEN_STEPS, settings.local_iter),
-                tol=settings.local_tol,
-                seed=self.rng,
-                messages=messages,
-                prior=self.em.prior,
-                cancel=clock,
-            )
-            self.clocks["candidates"] += 1
+            if move.model not in visited:  # never go back: ties could otherwise cycle
+                self._on_time()
+                moves.append(move)
+                dims.append(cur.dims.dims(move.model))
+        base = int(self.rng.integers(2**63))
+        seeds = [np.random.SeedSequence([base, i]) for i in range(len(moves))]
+        first = min(SCREEN_STEPS, settings.local_iter)
+        fits = self._local_em(cur, messages, moves, first, seeds=seeds)
+        by_op: dict[str, list] = {}
+        for move, local, (ds, de) in zip(moves, fits, dims):
             by_op.setdefault(move.operator, []).append(self._ranked(cur, cur_ds, move, local, ds, de))
-            self.report(f"candidate {move.operator}", cur)
+        carried = []
         for entries in by_op.values():
             entries.sort(key=lambda e: -e[0])
-            for j, (_, _, move, local, ds, de) in enumerate(entries[: CARRIED_ON * settings.tries]):
-                if local.converged or local.n_iter >= settings.local_iter:
-                    continue
-                clock.check()
-                if clock.out_of_time():
-                    raise _OutOfTime
-                more = settings.local_iter - local.n_iter
-                local = self._local_em(
-                    continue_local_fit,
-                    local,
-                    move,
-                    messages,
-                    max_iter=more,
-                    tol=settings.local_tol,
-                    prior=self.em.prior,
-                )
-                entries[j] = self._ranked(cur, cur_ds, move, local, ds, de)
+            top = entries[: CARRIED_ON * settings.tries]
+            carried += [
+                (entries, j) for j, e in enumerate(top) if not (e[3].converged or e[3].n_iter >= settings.local_iter)
+            ]
+        more = self._local_em(
+            cur,
+            messages,
+            [entries[j][2] for entries, j in carried],
+            settings.local_iter,
+            fits=[entries[j][3] for entries, j in carried],
+        )
+        for (entries, j), local in zip(carried, more):
+            _, _, move, _, ds, de = entries[j]
+            entries[j] = self._ranked(cur, cur_ds, move, local, ds, de)
         short = [e for entries in by_op.values() for e in sorted(entries, key=lambda e: -e[0])[: settings.tries]]
         return sorted(short, key=lambda e: -e[0])
 
-    def _local_em(self, fn: Callable, *args: Any, **kwargs: Any) -> LocalFit:
-        """``fn`` (local EM), its seconds counted; at the time limit :class:`_OutOfTime`."""
-        t = self.clock.now()
-        try:
+    def _on_time(self) -> None:
+        """Raise :class:`Cancelled` when cancelled, :class:`_OutOfTime` past the time limit."""
+        self.clock.check()
+        if self.clock.out_of_time():
+            raise _OutOfTime
+
+    def _local_em(self, cur: _Position, messages: Messages, moves: list, max_iter: int, *, seeds=(), fits=()) -> list:
+        """Local EM of ``moves`` on the workers (from the candidates' starts, or carried on from ``fits``),
+        in batches that leave room to stop at the time limit; their seconds counted and each reported."""
+        settings, workers = self.settings, self.workers
+        size = 1 if workers.inline else max(1, -(-len(moves) // (BATCHES_PER_WORKER * workers.count)))
+        tasks = [
+            LocalTask(
+                cur.key,
+                cur.em.params,
+                tuple(moves[lo : lo + size]),
+                max_iter,
+                settings.local_tol,
+                settings.local_starts,
+                tuple(seeds[lo : lo + size]),
+                tuple(fits[lo : lo + size]),
+                self.em.prior,
+                messages if workers.inline else None,
+            )
+            for lo in range(0, len(moves), size)
+        ]
+        out: list = []
+        for lo in range(0, len(tasks), workers.count):
+            self._on_time()
+            t = self.clock.now()
             with self.spending("local EM"):
-                return fn(*args, **kwargs)
-        except Cancelled:
-            self.clock.check()
-            raise _OutOfTime from None
-        finally:
+                done = workers.map(local_task, tasks[lo : lo + workers.count])
             self.clocks["local"] += self.clock.now() - t
+            for batch in done:
+                out += batch
+                if not fits:
+                    self.clocks["candidates"] += len(batch)
+                    for move in moves[len(out) - len(batch) : len(out)]:
+                        self.report(f"candidate {move.operator}", cur)
+        return out
 
     def _ranked(self, cur: _Position, cur_ds: int, move, local: LocalFit, ds: int, de: int) -> tuple:
         """``(rank, gain, move, local, ds, de)``: the local score's gain, and for an expansion that gains, EAST's
@@ -445,20 +473,37 @@ class StructureSearch:
 
     def refit_best(self, cur: _Position, shortlist: list, downhill: list) -> _Position | None:
         """Refit the shortlist by full EM in its order; the first that wins against ``cur`` under the one tie
-        rule, or ``None``. Those that lose go to ``downhill`` as ``(score, move, full, local, ds, de)``."""
+        rule, or ``None``. Those that lose go to ``downhill`` as ``(score, move, full, local, ds, de)``. With
+        several workers the next of them are refit side by side, and the results read in the same order."""
         cur_ds = cur.dims.dims(cur.model)[0]
-        for _, _, move, local, ds, de in shortlist:
-            self.clock.check()
-            full = self.em_fit(move.model, local.params, self.settings.screen_iter)
-            value = self.scored(full, ds, de)
-            if best_index([cur.score, value], [cur_ds, ds], self.data.n_rows) != 1:
-                downhill.append((value, move, full, local, ds, de))
-                continue
-            if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
-                full = self.em_fit(move.model, full.params, self.em.max_iter)
+        width = self.workers.count
+        for lo in range(0, len(shortlist), width):
+            batch = shortlist[lo : lo + width]
+            fulls = self.refits([(move.model, local.params) for _, _, move, local, _, _ in batch])
+            for (_, _, move, local, ds, de), full in zip(batch, fulls):
                 value = self.scored(full, ds, de)
-            return self.moved_to(cur, move.operator, move, full, local, value, ds, de)
+                if best_index([cur.score, value], [cur_ds, ds], self.data.n_rows) != 1:
+                    downhill.append((value, move, full, local, ds, de))
+                    continue
+                if not full.converged:  # finish the winner's fit at the full tolerance (from where it is)
+                    full = self.em_fit(move.model, full.params, self.em.max_iter)
+                    value = self.scored(full, ds, de)
+                return self.moved_to(cur, move.operator, move, full, local, value, ds, de)
         return None
+
+    def refits(self, pairs: list) -> list[EMResult]:
+        """Full EM of each ``(model, init)`` for at most ``screen_iter`` E-steps: here (stopping at the time
+        limit) when the workers are this process, else on the workers."""
+        self._on_time()
+        if self.workers.inline:
+            return [self.em_fit(model, init, self.settings.screen_iter) for model, init in pairs]
+        settings = replace(self.em, restarts=0, max_iter=self.settings.screen_iter)
+        t = self.clock.now()
+        with self.spending("refits"):
+            fulls = self.workers.map(refit_task, [RefitTask(model, init, settings) for model, init in pairs])
+        self.clocks["full"] += self.clock.now() - t
+        self.clocks["refits"] += len(pairs)
+        return fulls
 
     def moved_to(
         self, cur: _Position, operator: str, move, full: EMResult, local: LocalFit, value, ds, de
@@ -533,11 +578,20 @@ class StructureSearch:
             if progress is None
             else _counted_on(progress, len(result.steps), result.candidates, result.seconds),
             cancel=self.cancel,
+            workers=self.workers,
         )
         return _joined(result, after, self.clock.elapsed())
 
     def run(self) -> LearnedStructure:
         """The whole search: the start, the climbs and escapes, the end's fit and the rounds after it."""
+        self.workers = self._given_workers or Workers(self.settings.execution, shared=self.data)
+        try:
+            return self._run()
+        finally:
+            if self._given_workers is None:
+                self.workers.close()
+
+    def _run(self) -> LearnedStructure:
         with self.spending("start"):
             first = self.fit_start()
         self.best = self.position(self.start_model, first.em, first.score(self.score), ())
@@ -651,6 +705,7 @@ def start_again(
     em: EMSettings | None = None,
     progress: Callable[[StructureProgress], Any] | None = None,
     cancel: Any = None,
+    workers: Workers | None = None,
     **options: Any,
 ) -> Rounds:
     """Searches started again from the end of a search, ``model`` scoring ``value``: each a new
@@ -659,7 +714,8 @@ def start_again(
     of one search need not be one of the next: its EM optimum, and so its candidates' local fits, may differ.
 
     Goes on while a round ends higher by more than the tie tolerance, at most ``len(seeds)`` rounds, within
-    the settings' ``max_time`` seconds for all. ``settings``, ``em`` and ``options`` as :func:`learn_structure`'s.
+    the settings' ``max_time`` seconds for all. ``settings``, ``em`` and ``options`` as :func:`learn_structure`'s;
+    ``workers`` those of the search before (else each round starts its own).
     """
     search, em = split_options(settings, em, options)
     data = _named_dataset(dataset, None)[0]
@@ -690,6 +746,7 @@ def start_again(
             progress=shown,
             cancel=cancel,
             again_from=value,
+            workers=workers,
         ).run()
         run.append(again)
         cut = again.stopped == "max_time"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidArgument
+from ..executor import Execution
 from ..limits import MAX_ROUNDS, ROUNDS
 from ..model import HLCModel
 from ..scores import fit_criterion
@@ -67,6 +68,10 @@ class SearchSettings:
     local_starts, local_iter, local_tol:
         Starts, E-steps (SQUAREM-accelerated) and tolerance (per data row) of
         the restricted (local) EM of each candidate.
+    execution:
+        Where the candidates' local EM and the refits run (:class:`effdim.executor.Execution`: this process,
+        local worker processes, or a Dask cluster); the search learns the same tree wherever they run.
+        ``None``: this process.
     rounds:
         Times the search starts again from its own end, at most, while that
         ends higher (:func:`effdim.structure.start_again`); each round draws
@@ -86,6 +91,7 @@ class SearchSettings:
     local_iter: int = 96
     local_tol: float = 1e-6
     rounds: int = ROUNDS
+    execution: Execution | None = None
 
     def __post_init__(self) -> None:
         fix = object.__setattr__
@@ -103,6 +109,8 @@ class SearchSettings:
             fix(self, name, check_int(name, getattr(self, name), low=low))
         fix(self, "rounds", check_int("rounds", self.rounds, low=0, high=MAX_ROUNDS))
         fix(self, "local_tol", check_number("local_tol", self.local_tol, low=0))
+        if self.execution is not None and not isinstance(self.execution, Execution):
+            raise InvalidArgument(f"execution must be an Execution, got {type(self.execution).__name__}")
         if not isinstance(self.cpu_time, bool):
             raise InvalidArgument(f"cpu_time must be True or False, got {self.cpu_time!r}")
 
