@@ -232,13 +232,15 @@ class DimensionsPanel(Viewer):
 
     def _update_notes(self, *_) -> None:
         state = self.state
-        if not self.explain_card.collapsed and state.report is not None:
-            self.totals_note.object = explain.totals_markdown(state.effective, state.report)
+        report = state.direct or state.report  # the whole-tree rank's report once asked for: it says that route
+        if not self.explain_card.collapsed and report is not None:
+            self.totals_note.object = explain.totals_markdown(state.effective, report)
 
     async def _verify(self, _=None) -> None:
         await self.state.verify_direct()
 
     def _update_direct(self, *_) -> None:
+        self._update_notes()
         state, full = self.state, self.state.direct
         self.verify.disabled = state.direct_running
         if state.direct_running:
