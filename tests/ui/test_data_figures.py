@@ -32,9 +32,11 @@ def _shown(page: Page, title: str) -> list:
     return page.evaluate(FRAMES)
 
 
-# Blank px between the bottom of the sweep's status line and the top of the score curves.
+# Blank px between the bottom of what stands above the score curves (the scale switch under the sweep's status
+# line) and the top of the curves.
 GAP_ABOVE_CURVES = f"""() => {{ {DEEP}
-  return deep('.effdim-curves')[0].getBoundingClientRect().top - deep('.effdim-status')[0].getBoundingClientRect().bottom;
+  const above = deep('.effdim-scale')[0] || deep('.effdim-status')[0];
+  return deep('.effdim-curves')[0].getBoundingClientRect().top - above.getBoundingClientRect().bottom;
 }}"""
 
 

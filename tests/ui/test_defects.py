@@ -27,6 +27,8 @@ from pages import (
 from playwright.sync_api import Page, expect
 
 from effdim import model_to_json, parse_model
+from effdim.scores import SCORES
+from effdim_app.state import SHOWN_SCORES
 
 pytestmark = pytest.mark.browser
 
@@ -145,7 +147,9 @@ def test_default_sweep_stops_at_saturation_and_coinciding_curves_stay_visible(pa
     expect(page.get_by_text("Stopped at |X| = 6, where de = dc")).to_be_visible(timeout=TIMEOUT)
     expect(page.locator(".effdim-results .tabulator-row")).to_have_count(6)
     styles = page.evaluate(CURVE_STYLES)
-    assert sorted(styles) == [[False, 5]] * 3 + [[True, 2]] * 2, styles  # BIC+, CS+ dashed over BIC, CS
+    with_de = sum(SCORES[k].uses_de for k in SHOWN_SCORES)
+    # the de scores (BIC+, CS+, sBIC+) thin and dashed over the ds ones
+    assert sorted(styles) == [[False, 5]] * (len(SHOWN_SCORES) - with_de) + [[True, 2]] * with_de, styles
     page.locator(".effdim-curves").scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "11-sweep-to-saturation.png"))
     page.locator(".effdim-past-saturation input").check()
@@ -245,7 +249,7 @@ def test_uploads_refused_then_read_categories_in_file_order_reordered_wrapped_an
         f"{i};{'jamais' if i % 3 else 'souvent'};{'élevée' if i % 2 else 'basse'}" for i in range(1, 61)
     ]
     upload(page, "enquête.csv", "\n".join(rows).encode("latin-1"))
-    for said in ("Left out 'id' (more than 50 distinct values", "semicolons", "Latin-1"):
+    for said in ("Left out 'id' (a value per row: an identifier", "semicolons", "Latin-1"):
         expect(message(page)).to_contain_text(said, timeout=TIMEOUT)
     expect(page.get_by_text("jamais, souvent")).to_be_visible()
     picker = page.locator(".effdim-columns-used")
