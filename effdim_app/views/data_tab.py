@@ -34,6 +34,8 @@ RESULT_COLUMNS = {
     "de": "int64",
     "n": "int64",
 }
+#: The results table's columns shown with two decimals ("-2LL": the log-likelihood column on poLCA's scale).
+RESULT_FLOATS = (*(c for c, kind in RESULT_COLUMNS.items() if kind == "float64"), "-2LL")
 PATH_COLUMNS = {
     "step": "int64",
     "model": "object",
@@ -177,7 +179,7 @@ class ScoresPanel(Viewer):
             header_align={c: "right" for c in RESULT_COLUMNS},
             text_align={c: "right" for c in RESULT_COLUMNS},
             # formatted from the first row on: fits arrive one by one while a sweep runs
-            formatters={c: TWO_DECIMALS for c, kind in RESULT_COLUMNS.items() if kind == "float64"},
+            formatters={c: TWO_DECIMALS for c in RESULT_FLOATS},
             configuration={"columnDefaults": {"resizable": False}},
         )
         self.best = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-best"])
@@ -295,8 +297,7 @@ class ScoresPanel(Viewer):
             labels = {SCORES[name].key: SCORES[name].label for name in SHOWN_SCORES}
             keep = [c for c in ["card", "loglik", "-2LL", *labels, "ds", "de", "n"] if c in scored.columns]
             frame = scored[keep].rename(columns={"card": "|H|", **labels})
-            floats = {c: TWO_DECIMALS for c in ["loglik", "-2LL", *labels.values()] if c in frame.columns}
-            self.table.show(frame, formatters=floats)
+            self.table.show(frame, formatters={c: TWO_DECIMALS for c in RESULT_FLOATS if c in frame.columns})
             self.download.visible = True
             notes = state.pick_notes()
             cells = "".join(
