@@ -11,7 +11,8 @@ The public face
 ---------------
 Everything a user needs is a name of this package:
 
-* data: :func:`read_data` (CSV, SPSS, Stata, Excel, Parquet), :class:`Dataset`,
+* data: :func:`read_data` (CSV, SPSS, Stata, Excel, Parquet; within
+  :class:`ReadLimits`), :class:`Dataset`,
   :class:`DataError`, the bundled data sets of :mod:`effdim.datasets`;
 * models: :func:`parse_model`, :func:`format_model`, :func:`load_model`,
   :func:`model_from_json`, :func:`model_to_json`, :class:`HLCModel`;
@@ -81,6 +82,7 @@ except PackageNotFoundError:  # run from a source tree that was never installed
 _LAZY = {
     # data
     "read_data": "reading",
+    "ReadLimits": "read_limits",
     "Dataset": "data",
     "DataError": "data",
     "datasets": None,

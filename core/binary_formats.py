@@ -4,13 +4,13 @@ A compressed file of a few kilobytes can unpack to gigabytes: a 34 KB ``.xlsx`` 
 cell at the last column (XFD, 16,384), a 2.4 MB Parquet file of 300 million rows, a ``.zsav`` of 20
 million rows, one cell of 200 million characters. The file's size says nothing of these, so each format
 is checked from its own metadata, or while it is streamed, before any frame of its cells is built
-(:class:`UnpackLimits`, derived from the file-size limit of :func:`effdim.reading.read_data`):
+(:class:`effdim.read_limits.ReadLimits`, derived from the file-size limit of :func:`effdim.reading.read_data`):
 
 * **cells**: rows x columns at most half the file-size limit, as many as a CSV file of that size can
   hold (one character and a separator each): 25,000,000 for the command line's 50 MB;
 * **unpacked size**: the file's parts as stored uncompressed (a Parquet file's row groups, an Excel
   file's XML parts, an SPSS or Stata file's records: rows x record width) at most
-  :data:`UNPACK_FACTOR` times the file-size limit; the part of an Excel file its reader holds at once
+  :data:`effdim.read_limits.UNPACK_FACTOR` times the file-size limit; the part of an Excel file its reader holds at once
   (the shared strings) at most the file-size limit itself;
 * **columns**: the ``max_columns`` of the reader, on the header or the metadata (an Excel row reaching
   past it is refused at that row);
@@ -31,62 +31,22 @@ import io
 import os
 import tempfile
 import zipfile
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .data import DataError, label_too_long
-from .limits import MAX_LABEL_CHARS, format_bytes
+from .limits import MAX_LABEL_CHARS
+from .read_limits import ReadLimits
 
-__all__ = ["UNPACK_FACTOR", "UnpackLimits", "read_binary"]
-
-#: A file's parts as stored uncompressed may take this many times the file-size limit (a survey's Parquet
-#: or Excel file unpacks to a few times its size; a file built to exhaust memory, to thousands of times).
-UNPACK_FACTOR = 10
-
-
-@dataclass(frozen=True)
-class UnpackLimits:
-    """How much a data file may unpack to (the module docstring), from the file-size limit ``max_bytes``."""
-
-    max_bytes: int
-    max_columns: int | None
-
-    @property
-    def cells(self) -> int:
-        """Rows x columns at most: as many as a CSV file of ``max_bytes`` can hold."""
-        return max(1, self.max_bytes // 2)
-
-    @property
-    def unpacked_bytes(self) -> int:
-        return UNPACK_FACTOR * self.max_bytes
-
-    def check_cells(self, name: str, rows: int, columns: int) -> None:
-        if rows * columns > self.cells:
-            raise DataError(
-                f"{name}: the file holds {rows:,} rows x {columns:,} columns = {rows * columns:,} cells, more than "
-                f"the limit of {self.cells:,} (as many as a CSV file of {self.max_bytes:,} bytes can hold)"
-            )
-
-    def check_columns(self, name: str, columns: int) -> None:
-        if self.max_columns is not None and columns > self.max_columns:
-            raise DataError(f"{name}: the file has {columns:,} columns, more than the limit of {self.max_columns:,}")
-
-    def check_unpacked(self, name: str, size: int, what: str = "the file unpacks", limit: int | None = None) -> None:
-        """Refuse ``size`` bytes unpacked above ``limit`` (default :attr:`unpacked_bytes`); ``what``: the part
-        that does, with its verb."""
-        limit = self.unpacked_bytes if limit is None else limit
-        if size > limit:
-            raise DataError(f"{name}: {what} to {format_bytes(size)}, more than the limit of {format_bytes(limit)}")
-
+__all__ = ["read_binary"]
 
 #: The key of a read frame's ``attrs`` holding its variable labels (column -> what it asks), where the file has them.
 VARIABLE_LABELS = "variable_labels"
 
 
-def read_binary(raw: bytes, kind: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
+def read_binary(raw: bytes, kind: str, name: str, limits: ReadLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
     """An SPSS (``"sav"``), Stata (``"dta"``), Excel (``"xlsx"``) or Parquet (``"parquet"``) file as a frame
     and its value labels (column -> {code: label}), within ``limits``; an SPSS or Stata file's variable labels
     in the frame's ``attrs`` (:data:`VARIABLE_LABELS`). The libraries' own errors pass through
@@ -105,7 +65,7 @@ def read_binary(raw: bytes, kind: str, name: str, limits: UnpackLimits) -> tuple
 
 
 # ------------------------------------------------------------------ SPSS and Stata
-def _read_sav(path: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
+def _read_sav(path: str, name: str, limits: ReadLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
     """An SPSS file (``.zsav`` compresses its rows): rows, columns and records (rows x the columns' storage
     widths) checked from its header first; one that does not state its rows is read one row past what the
     limit allows, then refused."""
@@ -139,7 +99,7 @@ def _read_dta(path: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ Parquet
-def _read_parquet(raw: bytes, name: str, limits: UnpackLimits) -> pd.DataFrame:
+def _read_parquet(raw: bytes, name: str, limits: ReadLimits) -> pd.DataFrame:
     """A Parquet file's columns as categoricals, one column read at a time, after its footer's checks."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -186,7 +146,7 @@ def _categorical(values) -> pd.Categorical:
 
 
 # ------------------------------------------------------------------ Excel
-def _read_xlsx(raw: bytes, name: str, limits: UnpackLimits) -> pd.DataFrame:
+def _read_xlsx(raw: bytes, name: str, limits: ReadLimits) -> pd.DataFrame:
     """An Excel file's first sheet, its first row the header: each part's unpacked size checked from the zip
     directory, then the rows streamed (read-only mode), each cell checked as it comes."""
     import openpyxl
@@ -211,7 +171,7 @@ def _read_xlsx(raw: bytes, name: str, limits: UnpackLimits) -> pd.DataFrame:
 class _SheetColumns:
     """A sheet's rows turned into coded columns as they stream: one code per cell, never a frame of objects."""
 
-    def __init__(self, name: str, limits: UnpackLimits):
+    def __init__(self, name: str, limits: ReadLimits):
         self.name = name
         self.limits = limits
         self.header: list[Any] = []

@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .binary_formats import VARIABLE_LABELS, UnpackLimits, read_binary
+from .binary_formats import VARIABLE_LABELS, read_binary
 from .data import (
     COUNT_COLUMN_NAMES,
     MISSING_TOKENS,
@@ -56,8 +56,9 @@ from .data import (
 )
 from .data.choice import ColumnChoice
 from .errors import shown as shown_text
+from .read_limits import DEFAULT_MAX_COLUMNS, ReadLimits
 
-__all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "load_csv", "read_data"]
+__all__ = ["DEFAULT_MAX_COLUMNS", "EXTENSIONS", "FORMATS", "Loaded", "ReadLimits", "load_csv", "read_data"]
 
 #: Format name -> the words shown.
 FORMATS = {"csv": "CSV", "sav": "SPSS", "dta": "Stata", "xlsx": "Excel", "parquet": "Parquet"}
@@ -74,8 +75,6 @@ EXTENSIONS = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-#: Columns a data file may have (a survey has tens to hundreds of items).
-DEFAULT_MAX_COLUMNS = 2_000
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ class Loaded:
     format: str
     encoding: str | None = None
     separator: str | None = None
-    #: Columns left out for having more than ``max_states`` distinct values (``too_many_states="drop"``),
+    #: Columns left out for having more than ``max_states`` distinct values (``ReadLimits(too_many_states="drop")``),
     #: name -> the distinct values seen before it was left out.
     dropped: tuple[tuple[str, int], ...] = ()
     #: The identifier columns (``ids``), one row per input row in the file's order; ``None`` without them.
@@ -108,64 +107,67 @@ def read_data(
     source: str | os.PathLike | io.IOBase | bytes,
     *,
     name: str | None = None,
-    format: str | None = None,
     sep: str | None = None,
     encoding: str | None = None,
     count_column: str | None = "auto",
     missing: Sequence[str] = MISSING_TOKENS,
-    max_bytes: int = 50_000_000,
-    max_columns: int | None = DEFAULT_MAX_COLUMNS,
-    max_states: int = 50,
-    too_many_states: str = "refuse",
-    unlimited: Collection[str] = (),
+    limits: ReadLimits | None = None,
     columns: Sequence[str] | None = None,
     drop: Sequence[str] = (),
     ids: Sequence[str] = (),
 ) -> Loaded:
     """Read a data file (path, open file or bytes) into a :class:`Loaded`.
 
+    The format is told by the file's first bytes, else by the extension of ``name`` or of the path (module
+    docstring): ``name="answers.sav"`` reads bytes, or a path without a telling extension, as SPSS.
+
     Parameters
     ----------
     name:
         The file's name (for bytes: its extension may tell the format, and it
         names the data in messages); default: the path's file name.
-    format:
-        ``"csv"``, ``"sav"``, ``"dta"``, ``"xlsx"`` or ``"parquet"``; default:
-        detected (module docstring).
     sep, encoding:
         CSV only; ``None`` detects them (:mod:`effdim.csvscan`).
     count_column, missing:
         As in :func:`effdim.reading.load_csv`.
-    max_bytes, max_columns:
-        Larger files and wider headers are refused before any cell is parsed.
-    max_states:
-        Most distinct values of a column (a count column excepted).
-    too_many_states:
-        ``"refuse"`` such a column (a :class:`DataError`), or ``"drop"`` it
-        and list it in :attr:`Loaded.dropped` (the dashboard lets the user
-        pick the columns).
-    unlimited:
-        Columns exempt from ``max_states``, read with every value they have
-        (a distal outcome, a covariate or a weight that is a number).
+    limits:
+        The file's size, its columns, each column's distinct values and what
+        happens at that limit, the columns exempt from it
+        (:class:`effdim.read_limits.ReadLimits`; default: ``ReadLimits()``).
     columns, drop, ids:
         The columns to keep (default: every one, in the file's order), to
         leave out, and that identify the rows: read whatever their number of
         values, left out of the data and given back per input row in
         :attr:`Loaded.ids` (:class:`effdim.data.choice.ColumnChoice`).
     """
+    return _read(source, None, name, sep, encoding, count_column, missing, limits or ReadLimits(), columns, drop, ids)
+
+
+def _read(
+    source: str | os.PathLike | io.IOBase | bytes,
+    format: str | None,
+    name: str | None,
+    sep: str | None,
+    encoding: str | None,
+    count_column: str | None,
+    missing: Sequence[str],
+    limits: ReadLimits,
+    columns: Sequence[str] | None,
+    drop: Sequence[str],
+    ids: Sequence[str],
+) -> Loaded:
+    """:func:`read_data` in the given ``format`` (``None``: detected)."""
     from .csvscan import read_bytes, read_cells
 
-    if too_many_states not in ("refuse", "drop"):
-        raise DataError(f"too_many_states must be 'refuse' or 'drop', got {too_many_states!r}")
     choice = ColumnChoice.of(columns, drop, ids)
-    unlimited = {*unlimited, *choice.whole}
     # a column not kept may have any number of values: read past it instead of refusing the file for it
-    drop_wide = too_many_states == "drop" or choice.keep is not None
-    raw, file_name = read_bytes(source, max_bytes)
+    drop_wide = limits.too_many_states == "drop" or choice.keep is not None
+    limits = replace(
+        limits, unlimited={*limits.unlimited, *choice.whole}, too_many_states="drop" if drop_wide else "refuse"
+    )
+    raw, file_name = read_bytes(source, limits.max_bytes)
     shown = shown_text(name) if name else file_name
     kind = format or _format(raw, name or (os.fspath(source) if isinstance(source, (str, os.PathLike)) else ""))
-    if kind not in FORMATS:
-        raise DataError(f"{shown}: unknown data format {kind!r}; use one of {', '.join(FORMATS)}")
     if kind != "csv" and (sep is not None or encoding is not None):
         which = "a separator" if sep is not None else "an encoding"
         raise DataError(f"{shown}: {which} applies to CSV files only, not to a {FORMATS[kind]} file")
@@ -174,10 +176,10 @@ def read_data(
             raw,
             sep=sep,
             encoding=encoding,
-            max_bytes=max_bytes,
-            max_columns=max_columns,
-            max_states=max_states,
-            unlimited=_count_candidates(count_column) | set(unlimited),
+            max_bytes=limits.max_bytes,
+            max_columns=limits.max_columns,
+            max_states=limits.max_states,
+            unlimited=_count_candidates(count_column) | set(limits.unlimited),
             ignore=set(missing),
             drop_wide=drop_wide,
             name=shown,
@@ -191,26 +193,16 @@ def read_data(
             len(lines),
             lambda i: f"line {lines[i]}",
             count_column=count_column,
-            max_states=max_states,
+            max_states=limits.max_states,
             missing=missing,
             source=shown,
             sep=cells.separator,
-            unlimited=unlimited,
+            unlimited=limits.unlimited,
         )
         return Loaded(dataset, "csv", cells.encoding, cells.separator, wide, ids=identifiers)
-    frame, labels = _read_frame(raw, kind, shown, UnpackLimits(max_bytes, max_columns))
+    frame, labels = _read_frame(raw, kind, shown, limits)
     return _from_frame(
-        frame,
-        labels,
-        kind,
-        shown,
-        count_column=count_column,
-        missing=missing,
-        max_columns=max_columns,
-        max_states=max_states,
-        too_many_states="drop" if drop_wide else "refuse",
-        unlimited=unlimited,
-        choice=choice,
+        frame, labels, kind, shown, count_column=count_column, missing=missing, limits=limits, choice=choice
     )
 
 
@@ -269,7 +261,7 @@ def _kept(header: list[str], columns: list[Column | None]) -> tuple[list[str], l
 
 
 # ------------------------------------------------------------------ other formats
-def _read_frame(raw: bytes, kind: str, name: str, limits: UnpackLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
+def _read_frame(raw: bytes, kind: str, name: str, limits: ReadLimits) -> tuple[pd.DataFrame, dict[str, dict]]:
     """The file as a DataFrame and its value labels (column -> {code: label}), within ``limits`` on what it
     unpacks to (:mod:`effdim.binary_formats`); one-line errors."""
     try:
@@ -298,18 +290,14 @@ def _from_frame(
     *,
     count_column: str | None,
     missing: Sequence[str],
-    max_columns: int | None,
-    max_states: int,
-    too_many_states: str,
-    unlimited: Collection[str],
+    limits: ReadLimits,
     choice: ColumnChoice,
 ) -> Loaded:
     """A read frame as a :class:`Loaded`: labelled codes become their labels, in the order of their codes;
     the columns ``choice`` keeps."""
-    if max_columns is not None and frame.shape[1] > max_columns:
-        raise DataError(f"{name}: the file has {frame.shape[1]:,} columns, more than the limit of {max_columns:,}")
+    limits.check_columns(name, frame.shape[1])
     header = [str(c) for c in frame.columns]
-    exempt = _count_candidates(count_column) | {u.lower() for u in unlimited}
+    exempt = _count_candidates(count_column) | {u.lower() for u in limits.unlimited}
     columns: list[Column | None] = []
     dropped = []
     ignore = set(missing)
@@ -319,7 +307,7 @@ def _from_frame(
         except TypeError:  # cells that are lists or records (Parquet's nested types) cannot be told apart
             raise DataError(f"{name}: column {h!r} holds lists or records, not one category per cell") from None
         distinct = sum(1 for u in column.uniques if not (isinstance(u, str) and u.strip() in ignore))
-        if too_many_states == "drop" and h.strip().lower() not in exempt and distinct > max_states:
+        if limits.too_many_states == "drop" and h.strip().lower() not in exempt and distinct > limits.max_states:
             dropped.append((h, distinct))
             columns.append(None)
         else:
@@ -332,10 +320,10 @@ def _from_frame(
         len(frame),
         lambda i: f"row {i + 1}",
         count_column=count_column,
-        max_states=max_states,
+        max_states=limits.max_states,
         missing=missing,
         source=name,
-        unlimited=unlimited,
+        unlimited=limits.unlimited,
     )
     described = frame.attrs.get(VARIABLE_LABELS, {})
     if described:  # the variable labels of the columns kept
@@ -365,14 +353,12 @@ def _labelled(series: pd.Series, value_labels: dict) -> Column:
 def load_csv(
     path_or_buffer: str | os.PathLike | io.IOBase | bytes,
     *,
-    count_column: str | None = "auto",
-    max_states: int = 50,
-    max_bytes: int = 50_000_000,
-    missing: Sequence[str] = MISSING_TOKENS,
     name: str | None = None,
     sep: str | None = None,
     encoding: str | None = None,
-    max_columns: int | None = None,
+    count_column: str | None = "auto",
+    missing: Sequence[str] = MISSING_TOKENS,
+    limits: ReadLimits | None = None,
 ) -> Dataset:
     """Load a CSV file of categorical data (:func:`read_data` for every format), as a :class:`Dataset`.
 
@@ -385,10 +371,6 @@ def load_csv(
         (case-insensitive) whose values are all non-negative numbers holds the
         counts; ``None``: every row counts once; a name: that column holds the
         counts (an error if a count is missing, negative or not a number).
-    max_states:
-        A column with more distinct values is rejected as probably continuous.
-    max_bytes:
-        Larger files are rejected before being read.
     missing:
         Cell texts (after stripping white space) that mean "missing".
     name:
@@ -396,8 +378,10 @@ def load_csv(
     sep, encoding:
         The one-character field separator and the text encoding; ``None``
         (default) detects them (:mod:`effdim.csvscan`).
-    max_columns:
-        A header with more columns is rejected before any cell is parsed.
+    limits:
+        The file's size and each column's distinct values
+        (:class:`effdim.read_limits.ReadLimits`); default: ``ReadLimits(max_columns=None)``,
+        a header as wide as the file allows.
 
     Raises
     ------
@@ -412,15 +396,5 @@ def load_csv(
     ...
     effdim.data.DataError: data: column 'a' has a single value 1: it carries no information; drop it
     """
-    return read_data(
-        path_or_buffer,
-        format="csv",
-        count_column=count_column,
-        max_states=max_states,
-        max_bytes=max_bytes,
-        missing=missing,
-        name=name,
-        sep=sep,
-        encoding=encoding,
-        max_columns=max_columns,
-    ).dataset
+    limits = limits or ReadLimits(max_columns=None)
+    return _read(path_or_buffer, "csv", name, sep, encoding, count_column, missing, limits, None, (), ()).dataset

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from effdim import EMSettings, HLCModel, dimensions, fit, format_model, hill_climb, learn_structure, read_data, sweep
+from effdim import (
+    EMSettings,
+    HLCModel,
+    ReadLimits,
+    dimensions,
+    fit,
+    format_model,
+    hill_climb,
+    learn_structure,
+    read_data,
+    sweep,
+)
 from effdim.reading import Loaded
 from effdim.report import report_html
 from effdim.scores import SCORES
@@ -90,21 +101,19 @@ def learn_task(dataset, *, score, settings: EMSettings, max_time, progress=None)
     return learn_structure(dataset, score=score, em=settings, max_time=max_time, progress=report)
 
 
-def read_upload_task(
-    content: bytes, *, name: str, max_bytes: int, max_columns: int, max_states: int, progress=None
-) -> Loaded:
+def read_upload_task(content: bytes, *, name: str, limits: ReadLimits, progress=None) -> Loaded:
     """:func:`effdim.reading.read_data` of an uploaded file's bytes: its format, encoding and separator
-    detected, a header wider than ``max_columns`` refused before any cell is parsed, and columns with more
-    than ``max_states`` distinct values left out while parsing (the dashboard names them and lets the user
+    detected, a header wider than ``limits.max_columns`` refused before any cell is parsed, and columns with more
+    than ``limits.max_states`` distinct values left out while parsing (the dashboard names them and lets the user
     pick among the rest). Those of them with a value of their own in every row identify the rows: the file
     is read again to keep their values (:attr:`effdim.reading.Loaded.ids`), which the posteriors' download
     puts first."""
-    options = dict(name=name, max_bytes=max_bytes, max_columns=max_columns, max_states=max_states)
-    loaded = read_data(content, **options, too_many_states="drop")
+    limits = replace(limits, too_many_states="drop")
+    loaded = read_data(content, name=name, limits=limits)
     wide = [column for column, _ in loaded.dropped]
     if not wide or loaded.dataset.rows is None:  # pattern counts: no row to identify
         return loaded
-    ids = read_data(content, **options, too_many_states="drop", ids=wide).ids
+    ids = read_data(content, name=name, limits=limits, ids=wide).ids
     unique = [c for c in wide if ids[c].notna().all() and ids[c].is_unique]
     return replace(loaded, ids=ids[unique] if unique else None)
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from questionnaire import ANSWERS, survey_csv, survey_sav
 
+from effdim import ReadLimits
 from effdim.data import from_frame
 from effdim.data.ordinal import SCALES, answer_order, shared_orders
 from effdim.reading import load_csv, read_data
@@ -86,9 +87,9 @@ def test_the_files_own_order_stands_and_sets_the_order_of_text_columns_with_its_
 def test_the_survey_file_has_one_order_for_its_six_items_in_csv_and_sav_alike():
     """The 800-respondent survey lists its answers in another order in each column; read, every item runs
     along the agreement scale (a CSV, low end first) or along the codes of its value labels (the .sav)."""
-    csv = read_data(survey_csv(), name="survey.csv", too_many_states="drop").dataset
+    csv = read_data(survey_csv(), name="survey.csv", limits=ReadLimits(too_many_states="drop")).dataset
     assert set(csv.states) == {("Disagree", "Neither agree nor disagree", "Agree")}
-    sav = read_data(survey_sav(), name="survey.sav", too_many_states="drop").dataset
+    sav = read_data(survey_sav(), name="survey.sav", limits=ReadLimits(too_many_states="drop")).dataset
     assert set(sav.states) == {ANSWERS}
 
     # the same answers of the same respondents, whatever the order: the same patterns, counted alike

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from effdim import fit, read_data
+from effdim import ReadLimits, fit, read_data
 from effdim.threestep import distal_outcomes
 
 SIMULATED = Path(__file__).parent / "references" / "three_step_simulated.csv"
@@ -30,7 +30,7 @@ def test_fit_json_gives_each_outcome_as_the_python_api_does(cli):
     assert list(zc["by_state"][0]["probabilities"]) == ["1", "2", "3"]
     assert z["wald"]["df"] == 2 and zc["wald"]["df"] == 4 and z["wald"]["p"] < 1e-10
     assert len(z["classification"]["error_matrix"]) == 3 and 0 < z["classification"]["error_rate"] < 0.3
-    data = read_data(SIMULATED, unlimited=["z", "zc"]).dataset
+    data = read_data(SIMULATED, limits=ReadLimits(unlimited=["z", "zc"])).dataset
     fitted = fit(data.subset([f"i{j}" for j in range(1, 7)]), MODEL, seed=3, warn=False)
     [python] = distal_outcomes(fitted, data, "z")
     assert [s["mean"] for s in z["by_state"]] == pytest.approx(python.estimates[:, 0].tolist(), rel=1e-12)

@@ -17,9 +17,7 @@ MAX_PARAMETERS = 10
 #: "module:function" -> why it is longer today.
 KNOWN_LONG: dict[str, str] = {}
 #: "module:function" -> why it takes more parameters today.
-KNOWN_CROWDED: dict[str, str] = {
-    "effdim.reading:read_data": "the size limits become one object with the expanded-size limits (issue 59)",
-}
+KNOWN_CROWDED: dict[str, str] = {}
 
 
 def _functions(name: str):

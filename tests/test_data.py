@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from effdim import datasets
+from effdim import ReadLimits, datasets
 from effdim.data import (
     DataError,
     Dataset,
@@ -61,7 +61,7 @@ def test_stouffer_toby_counts_are_detected():
 
 def test_count_column_none_treats_counts_as_data():
     with pytest.raises(DataError, match=r"column 'count' has more than 10 distinct values"):
-        load_csv(STOUFFER, count_column=None, max_states=10)
+        load_csv(STOUFFER, count_column=None, limits=ReadLimits(max_states=10))
     ds = load_csv(STOUFFER, count_column=None)
     assert ds.columns[-1] == "count" and ds.n_rows == 16
 
@@ -299,15 +299,15 @@ def test_rejects_too_many_states(tmp_path):
         DataError, match=r"column 'X' has more than 50 distinct values \(e.g. '0.00', .*probably continuous"
     ):
         load_csv(write(tmp_path, "X,Y\n" + rows + "\n"))
-    assert load_csv(write(tmp_path, "X,Y\n" + rows + "\n"), max_states=100).cardinalities == (60, 2)
+    assert load_csv(write(tmp_path, "X,Y\n" + rows + "\n"), limits=ReadLimits(max_states=100)).cardinalities == (60, 2)
 
 
 def test_rejects_large_files(tmp_path):
     path = write(tmp_path, "A,B\n" + "x,1\ny,2\n" * 100)
     with pytest.raises(DataError, match=r"larger than the limit of 100 bytes \(804 bytes\)"):
-        load_csv(path, max_bytes=100)
+        load_csv(path, limits=ReadLimits(max_bytes=100))
     with pytest.raises(DataError, match=r"larger than the limit of 100 bytes"):
-        load_csv(io.BytesIO(path.read_bytes()), max_bytes=100)
+        load_csv(io.BytesIO(path.read_bytes()), limits=ReadLimits(max_bytes=100))
 
 
 def test_explicit_count_column_errors(tmp_path):

@@ -15,6 +15,7 @@ import effdim
 #: What a user finds on ``effdim`` (the public face named in issue form: read data, fit, search, dimensions).
 EXPECTED = {
     "read_data",
+    "ReadLimits",
     "fit",
     "sweep",
     "hill_climb",

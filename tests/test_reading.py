@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import numpy as np
@@ -12,6 +13,7 @@ import pyarrow.parquet as pq
 import pyreadstat
 import pytest
 
+from effdim import ReadLimits
 from effdim.data import DataError
 from effdim.reading import load_csv, read_data
 
@@ -132,7 +134,7 @@ def test_column_limit_is_checked_on_the_header_before_parsing(monkeypatch):
     with pytest.raises(DataError, match=r"wide.csv: the header has 3,000 columns, more than the limit of 2,000"):
         read_data(wide.encode(), name="wide.csv")
     with pytest.raises(DataError, match=r"more than the limit of 10"):
-        read_data(wide.encode(), name="wide.csv", max_columns=10)
+        read_data(wide.encode(), name="wide.csv", limits=ReadLimits(max_columns=10))
 
 
 def test_distinct_values_limit_refuses_or_drops_while_parsing():
@@ -140,7 +142,7 @@ def test_distinct_values_limit_refuses_or_drops_while_parsing():
     raw = ("id,a,b\n" + rows + "\n").encode()
     with pytest.raises(DataError, match=r"column 'id' has more than 50 distinct values \(e.g. 'r0', 'r1'"):
         read_data(raw, name="ids.csv")
-    loaded = read_data(raw, name="ids.csv", too_many_states="drop")
+    loaded = read_data(raw, name="ids.csv", limits=ReadLimits(too_many_states="drop"))
     assert loaded.dataset.columns == ("a", "b")
     assert [name for name, _ in loaded.dropped] == ["id"] and loaded.dropped[0][1] > 50
     assert loaded.dataset.n_rows == 5000
@@ -373,14 +375,33 @@ def test_other_formats_follow_the_same_rules(tmp_path):
     frame.to_parquet(path)
     with pytest.raises(DataError, match=r"ids.parquet: column 'id' has more than 50 distinct values"):
         read_data(path)
-    loaded = read_data(path, too_many_states="drop")
+    loaded = read_data(path, limits=ReadLimits(too_many_states="drop"))
     assert loaded.dataset.columns == ("a", "b") and loaded.dropped == (("id", 100),)
     with pytest.raises(DataError, match="a separator applies to CSV files only"):
         read_data(path, sep=";")
     wide = pd.DataFrame({f"c{j}": [0, 1] for j in range(30)})
     wide.to_parquet(path)
     with pytest.raises(DataError, match="the file has 30 columns, more than the limit of 10"):
-        read_data(path, max_columns=10)
+        read_data(path, limits=ReadLimits(max_columns=10))
     frame = pd.DataFrame({"a": [0, 1, 0], "b": [1, 0, 0], "count": [5, 2.5, 1]})
     frame.to_parquet(path)
     assert read_data(path).dataset.n_rows == 8.5
+
+
+@pytest.mark.parametrize(
+    "limits, culprit",
+    [
+        (dict(max_bytes=0), "max_bytes must be a whole number of at least 1, got 0"),
+        (dict(max_states=True), "max_states must be a whole number of at least 1, got True"),
+        (dict(max_columns=2.5), "max_columns must be a whole number of at least 1, got 2.5"),
+        (dict(too_many_states="skip"), "too_many_states must be 'refuse' or 'drop', got 'skip'"),
+    ],
+)
+def test_nonsense_limits_are_refused_naming_the_limit(limits, culprit):
+    with pytest.raises(DataError, match=re.escape(culprit)):
+        ReadLimits(**limits)
+
+
+def test_a_name_tells_the_format_of_bytes_and_load_csv_reads_text_whatever_the_name():
+    assert read_data(b"a,b\n1,x\n2,y\n", name="plain.txt").format == "csv"
+    assert load_csv(b"a,b\n1,x\n2,y\n", name="answers.sav").columns == ("a", "b")

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from effdim import ReadLimits
 from effdim.data import DataError, from_frame
 from effdim.reading import read_data
 
@@ -26,19 +27,19 @@ def test_a_column_with_many_values_is_refused_unless_named():
     raw = _frame().to_csv(index=False).encode()
     with pytest.raises(DataError, match="'Age' has more than 50 distinct values"):
         read_data(raw, name="ages.csv")
-    data = read_data(raw, name="ages.csv", unlimited=["Age"]).dataset
+    data = read_data(raw, name="ages.csv", limits=ReadLimits(unlimited=["Age"])).dataset
     ages = data.states[data.index("Age")]
     assert len(ages) == 80 and ages[:2] == (18.5, 19.5)
     # the other columns keep the limit
     with pytest.raises(DataError, match="'other' has more than 2 distinct values"):
-        read_data(raw, name="ages.csv", unlimited=["Age"], max_states=2)
+        read_data(raw, name="ages.csv", limits=ReadLimits(unlimited=["Age"], max_states=2))
 
 
 def test_a_named_column_is_not_dropped_with_the_wide_ones():
     raw = _frame().to_csv(index=False).encode()
-    loaded = read_data(raw, name="ages.csv", too_many_states="drop")
+    loaded = read_data(raw, name="ages.csv", limits=ReadLimits(too_many_states="drop"))
     assert [name for name, _ in loaded.dropped] == ["Age"]
-    kept = read_data(raw, name="ages.csv", too_many_states="drop", unlimited=["Age"])
+    kept = read_data(raw, name="ages.csv", limits=ReadLimits(too_many_states="drop", unlimited=["Age"]))
     assert kept.dropped == () and "Age" in kept.dataset.columns
 
 
@@ -49,8 +50,8 @@ def test_other_formats_read_a_named_column_whole(tmp_path, suffix):
     frame.to_excel(path, index=False) if suffix == ".xlsx" else frame.to_parquet(path, index=False)
     with pytest.raises(DataError, match="'Age' has more than 50"):
         read_data(path)
-    assert len(read_data(path, unlimited=["Age"]).dataset.states[2]) == 80
-    assert "Age" not in read_data(path, too_many_states="drop").dataset.columns
+    assert len(read_data(path, limits=ReadLimits(unlimited=["Age"])).dataset.states[2]) == 80
+    assert "Age" not in read_data(path, limits=ReadLimits(too_many_states="drop")).dataset.columns
 
 
 def test_a_data_frame_reads_a_named_column_whole():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from effdim import fit
+from effdim import ReadLimits, fit
 from effdim.data import DataError
 from effdim.errors import InvalidArgument
 from effdim.reading import read_data
@@ -29,7 +29,7 @@ MODEL = "X:3:i1:2,i2:2,i3:2,i4:2,i5:2,i6:2"
 
 @pytest.fixture(scope="module")
 def simulated():
-    data = read_data(REFERENCES / "three_step_simulated.csv", unlimited=["z"]).dataset
+    data = read_data(REFERENCES / "three_step_simulated.csv", limits=ReadLimits(unlimited=["z"])).dataset
     return data, fit(data, MODEL, seed=3, tol=1e-12, max_iter=5000, warn=False)
 
 
@@ -148,7 +148,7 @@ def test_outcome_missing_values_are_counted_and_left_out(tmp_path):
         line.rsplit(",", 2)[0] + ",," + line.rsplit(",", 1)[1] if i % 10 == 0 else line
         for i, line in enumerate(text[1:])
     ]
-    data = read_data("\n".join(text).encode(), name="holes.csv", unlimited=["z"]).dataset
+    data = read_data("\n".join(text).encode(), name="holes.csv", limits=ReadLimits(unlimited=["z"])).dataset
     fitted = fit(data, MODEL, seed=3, warn=False)
     for method in ("bch", "ml", "modal"):
         [z] = distal_outcomes(fitted, data, "z", method=method)
@@ -176,7 +176,7 @@ def test_wrong_requests_are_refused_in_the_users_words(simulated):
     half = read_data(
         "\n".join((REFERENCES / "three_step_simulated.csv").read_text().splitlines()[:1001]).encode(),
         name="half.csv",
-        unlimited=["z"],
+        limits=ReadLimits(unlimited=["z"]),
     ).dataset
     with pytest.raises(DataError, match="not the data the model was fitted to"):
         distal_outcomes(fitted, half, "z")
@@ -231,7 +231,7 @@ def test_step_1s_uncertainty_is_left_out_where_the_measurement_model_is_not_iden
         ",".join(map(str, [*(rng.random(4) < p).astype(int) + 1, round(float(rng.normal(k)), 3)]))
         for k, p in enumerate([0.8, 0.5, 0.2] * 200)
     ]
-    data = read_data("\n".join(rows).encode(), name="four.csv", unlimited=["z"]).dataset
+    data = read_data("\n".join(rows).encode(), name="four.csv", limits=ReadLimits(unlimited=["z"])).dataset
     fitted = fit(data.subset(["a", "b", "c", "d"]), "X:3:a:2,b:2,c:2,d:2", seed=1, warn=False)
     [plain] = distal_outcomes(fitted, data, "z")
     [wide] = distal_outcomes(fitted, data, "z", step1=True)

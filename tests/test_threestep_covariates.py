@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
-from effdim import fit
+from effdim import ReadLimits, fit
 from effdim.cli import main
 from effdim.data import from_frame
 from effdim.formula import FormulaError
@@ -201,7 +201,7 @@ def test_the_same_coefficients_as_stepmix_on_the_same_measurement_model(method):
     from effdim.distribution import Parameters
 
     found = json.loads((REFERENCES / "stepmix_three_step_covariates.json").read_text())[method]
-    data = read_data(REFERENCES / "three_step_covariates.csv", unlimited=["x"]).dataset
+    data = read_data(REFERENCES / "three_step_covariates.csv", limits=ReadLimits(unlimited=["x"])).dataset
     model = parse_model(MODEL)
     cpts = {"X": np.array(found["shares"]), **{i: np.array(p)[:, :2] for i, p in zip(model.observed, found["items"])}}
     fitted = fit(data, model, init=Parameters(model, cpts), restarts=0, tol=1e-13, max_iter=20000, warn=False)

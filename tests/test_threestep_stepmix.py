@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from effdim import datasets, fit, parse_model, read_data
+from effdim import ReadLimits, datasets, fit, parse_model, read_data
 from effdim.distribution import Parameters
 from effdim.threestep import distal_outcomes
 
@@ -25,7 +25,7 @@ CASES = [(name, column) for name in ("simulated", "election") for column in REFE
 
 def _data(name: str):
     if name == "simulated":
-        return read_data(REFERENCES / "three_step_simulated.csv", unlimited=["z"]).dataset
+        return read_data(REFERENCES / "three_step_simulated.csv", limits=ReadLimits(unlimited=["z"])).dataset
     return datasets.load("election")
 
 

@@ -26,16 +26,16 @@ from hostile_files import (
 )
 
 import effdim.binary_formats
-from effdim.binary_formats import UNPACK_FACTOR, UnpackLimits
 from effdim.cli import main
 from effdim.data import DataError, from_frame
 from effdim.limits import MAX_LABEL_CHARS
+from effdim.read_limits import UNPACK_FACTOR, ReadLimits
 from effdim.reading import read_data
 
 
-def refused(raw: bytes, name: str, pattern: str, **limits) -> str:
+def refused(raw: bytes, name: str, pattern: str, **options) -> str:
     with pytest.raises(DataError, match=pattern) as err:
-        read_data(raw, name=name, **limits)
+        read_data(raw, name=name, **options)
     message = str(err.value)
     assert "\n" not in message and "Traceback" not in message
     return message
@@ -68,7 +68,7 @@ def test_an_excel_sheet_stating_its_size_is_refused_from_it(tmp_path):
 def test_an_excel_sheet_of_too_many_cells_is_refused_while_it_streams():
     raw = xlsx_rows(6_000)
     assert len(raw) < 10_000
-    message = refused(raw, "rows.xlsx", r"cells, more than the limit of 50,000 ", max_bytes=100_000)
+    message = refused(raw, "rows.xlsx", r"cells, more than the limit of 50,000 ", limits=ReadLimits(max_bytes=100_000))
     assert message.startswith("rows.xlsx: the file holds 5,001 rows x 10 columns = 50,010 cells")
 
 
@@ -79,9 +79,19 @@ def test_an_excel_cell_of_megabytes_is_refused(shared):
     raw = xlsx_long_cell(3_000_000, shared=shared)
     assert len(raw) < 20_000
     if shared:
-        refused(raw, "long.xlsx", r"its shared texts, which are read at once, unpack to 2.9 MiB", max_bytes=1_000_000)
+        refused(
+            raw,
+            "long.xlsx",
+            r"its shared texts, which are read at once, unpack to 2.9 MiB",
+            limits=ReadLimits(max_bytes=1_000_000),
+        )
     else:
-        refused(raw, "long.xlsx", r"column 'a' \(row 2\) holds a text of 3,000,000 characters", max_bytes=1_000_000)
+        refused(
+            raw,
+            "long.xlsx",
+            r"column 'a' \(row 2\) holds a text of 3,000,000 characters",
+            limits=ReadLimits(max_bytes=1_000_000),
+        )
 
 
 def test_an_excel_file_unpacking_past_its_limit_is_refused_from_the_zip_directory():
@@ -90,7 +100,7 @@ def test_an_excel_file_unpacking_past_its_limit_is_refused_from_the_zip_director
         raw,
         "long.xlsx",
         r"^long.xlsx: the file unpacks to 28.6 MiB, more than the limit of 9.5 MiB$",
-        max_bytes=1_000_000,
+        limits=ReadLimits(max_bytes=1_000_000),
     )
 
 
@@ -124,7 +134,12 @@ def test_excel_reads_as_before():
 def test_a_parquet_text_of_megabytes_is_refused_from_its_footer():
     raw = parquet_long_text(12_000_000)
     assert len(raw) < 20_000
-    refused(raw, "long.parquet", r"^long.parquet: the file unpacks to 11.4 MiB, more than", max_bytes=1_000_000)
+    refused(
+        raw,
+        "long.parquet",
+        r"^long.parquet: the file unpacks to 11.4 MiB, more than",
+        limits=ReadLimits(max_bytes=1_000_000),
+    )
 
 
 def test_a_parquet_label_over_the_limit_is_refused(capsys, tmp_path):
@@ -173,13 +188,18 @@ def test_a_file_of_too_many_rows_is_refused_from_its_metadata(build, name, rows,
     """A Parquet file's footer, an SPSS file's header: the rows are counted before any is read."""
     raw = build(rows)
     assert len(raw) < 50_000
-    message = refused(raw, name, rf"{2 * rows:,} cells, more than the limit of {max_bytes // 2:,}", max_bytes=max_bytes)
+    message = refused(
+        raw,
+        name,
+        rf"{2 * rows:,} cells, more than the limit of {max_bytes // 2:,}",
+        limits=ReadLimits(max_bytes=max_bytes),
+    )
     assert message.startswith(f"{name}: the file holds {rows:,} rows x 2 columns")
 
 
 # ---------------------------------------------------------------- the limits and the last resort
 def test_the_limits_follow_the_file_size_limit():
-    limits = UnpackLimits(50_000_000, 2_000)
+    limits = ReadLimits(max_bytes=50_000_000)
     assert limits.cells == 25_000_000 and limits.unpacked_bytes == UNPACK_FACTOR * 50_000_000
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 CHILD = r"""
 import json, resource, sys
-import effdim.data, effdim.csvscan  # imports outside the measurement
+import effdim.data, effdim.csvscan, effdim.read_limits  # imports outside the measurement
 def rss_kib():
     with open("/proc/self/status") as fh:
         return next(int(l.split()[1]) for l in fh if l.startswith("VmRSS"))
@@ -33,9 +33,9 @@ before = rss_kib()
 path, reader = sys.argv[1], sys.argv[2]
 if reader == "read_data":
     from effdim.reading import read_data
-    read_data(path, max_states=1_000_000, max_bytes=10**10)
+    read_data(path, limits=effdim.ReadLimits(max_states=1_000_000, max_bytes=10**10))
 else:
-    effdim.data.load_csv(path, max_states=1_000_000, max_bytes=10**10)
+    effdim.data.load_csv(path, limits=effdim.ReadLimits(max_states=1_000_000, max_bytes=10**10))
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"before_kib": before, "peak_kib": peak}))
 """

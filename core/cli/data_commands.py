@@ -32,9 +32,8 @@ def _load_rows(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
     command has succeeded, or in brackets in its error line; none with
     ``--quiet`` or ``--json``.
     """
-    from .. import datasets
+    from .. import ReadLimits, datasets, read_data
     from ..data.choice import ColumnChoice
-    from ..reading import read_data
 
     ids = getattr(args, "id", [])
     if args.data in datasets.names():
@@ -57,7 +56,7 @@ def _load_rows(args: argparse.Namespace, unlimited: tuple[str, ...] = ()):
         args.data,
         sep=args.sep,
         encoding=args.encoding,
-        unlimited=unlimited,
+        limits=ReadLimits(unlimited=unlimited),
         columns=args.columns,
         drop=args.drop,
         ids=ids,

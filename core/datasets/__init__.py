@@ -265,11 +265,11 @@ def _read(filename: str) -> bytes:
 
 def load(name: str):
     """The bundled data set ``name`` as an :class:`effdim.data.Dataset`."""
-    from ..reading import read_data
+    from ..read_limits import ReadLimits
+    from ..reading import load_csv
 
     entry = info(name)
-    raw = _read(entry.filename)
-    return read_data(raw, format="csv", count_column="auto", name=entry.name, unlimited=entry.any_values).dataset
+    return load_csv(_read(entry.filename), name=entry.name, limits=ReadLimits(unlimited=entry.any_values))
 
 
 def generating_parameters(name: str):

@@ -120,7 +120,7 @@ class DataState(param.Parameterized):
         columns read on the server's loop stalled every session. The header's width is checked before any
         cell is parsed; columns over ``max_states`` are left out while parsing, not refused.
         """
-        from effdim import DataError
+        from effdim import DataError, ReadLimits
         from effdim.errors import EffdimError
 
         source = f"upload {filename!r}"
@@ -131,7 +131,8 @@ class DataState(param.Parameterized):
                 source, DataError(f"the file has {len(content):,} bytes, more than the limit of {self.max_bytes:,}")
             )
         options = dict(
-            name=filename, max_bytes=self.max_bytes, max_columns=self.max_columns, max_states=self.max_states
+            name=filename,
+            limits=ReadLimits(max_bytes=self.max_bytes, max_columns=self.max_columns, max_states=self.max_states),
         )
         if self.jobs is None:  # no worker processes (a state used alone): read here
             try:
