@@ -29,7 +29,7 @@ from typing import Any
 
 from .errors import EffdimError, InvalidArgument
 
-__all__ = ["EXECUTORS", "Execution", "ExecutorError", "Workers", "die_with_parent", "run_each"]
+__all__ = ["EXECUTORS", "Execution", "ExecutorError", "Workers", "check_scheduler", "die_with_parent", "run_each"]
 
 #: ``executor=`` values; a ``scheduler`` (Dask) overrides them.
 EXECUTORS = ("processes", "serial")
@@ -37,6 +37,9 @@ EXECUTORS = ("processes", "serial")
 PR_SET_PDEATHSIG = 1
 
 JobFn = Callable[[dict], dict]
+
+#: Seconds a Dask scheduler has to answer before its address is refused.
+SCHEDULER_TIMEOUT = 10.0
 
 
 class ExecutorError(EffdimError, RuntimeError):
@@ -147,13 +150,37 @@ def _run_pool(fn, configs, keys, n, finish, fail) -> None:
     pool.shutdown(wait=True)
 
 
-def _run_dask(fn, configs, keys, scheduler, finish, fail) -> int:
+def check_scheduler(scheduler: Any) -> None:
+    """Refuse a Dask scheduler address that does not answer within :data:`SCHEDULER_TIMEOUT` (an
+    :class:`ExecutorError` naming it), before any work starts rather than after it."""
+    client, own = _dask_client(scheduler)
+    if own:
+        client.close()
+
+
+def _dask_client(scheduler: Any) -> tuple[Any, bool]:
+    """A client of ``scheduler`` (an address, or a client used as it is) and whether it is this call's own."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ExecutorError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT), True
+    except ValueError:
+        raise ExecutorError(f"{scheduler!r} is not a Dask scheduler address (such as tcp://host:8786)") from None
+    except OSError:
+        raise ExecutorError(
+            f"no Dask scheduler answers at {scheduler!r} within {SCHEDULER_TIMEOUT:g} s: is it running, and is "
+            "the address right?"
+        ) from None
+
+
+def _run_dask(fn, configs, keys, scheduler, finish, fail) -> int:
+    from distributed import as_completed
+
+    client, own = _dask_client(scheduler)
     try:
         workers = len(client.scheduler_info().get("workers", {}))
         if not keys:
@@ -192,12 +219,7 @@ class Workers:
         self._pool: ProcessPoolExecutor | None = None
         self._client = self._own = self._shared_future = None
         if execution.scheduler is not None:
-            try:
-                from distributed import Client
-            except ImportError as err:  # pragma: no cover - depends on the environment
-                raise ExecutorError("--scheduler needs Dask distributed: pip install 'effdim[dask]'") from err
-            self._own = not isinstance(execution.scheduler, Client)
-            self._client = Client(execution.scheduler) if self._own else execution.scheduler
+            self._client, self._own = _dask_client(execution.scheduler)
             self.count = max(1, len(self._client.scheduler_info().get("workers", {})))
             self._shared_future = self._client.scatter(shared, broadcast=True)
         elif execution.executor == "serial":

@@ -471,6 +471,28 @@ def test_cli_experiment_on_a_dask_scheduler(tmp_path, capsys):
     assert {row["score"] for row in payload["summary"]} == {"bic", "bic+", "cs", "cs+"}
 
 
+@pytest.mark.parametrize(
+    "address, culprit",
+    [
+        ("tcp://127.0.0.1:9", "no Dask scheduler answers at 'tcp://127.0.0.1:9' within 0.5 s"),
+        ("nonsense", "'nonsense' is not a Dask scheduler address"),
+    ],
+)
+def test_a_scheduler_that_does_not_answer_is_refused_before_the_work(monkeypatch, capsys, address, culprit):
+    import effdim.executor
+    import effdim.fitting
+
+    def fitted(*args, **options):
+        pytest.fail("fitted before the scheduler was checked")
+
+    monkeypatch.setattr(effdim.executor, "SCHEDULER_TIMEOUT", 0.5)
+    monkeypatch.setattr(effdim.fitting, "fit", fitted)
+    monkeypatch.setattr(effdim, "fit", fitted, raising=False)
+    assert main(["fit", "stouffer-toby", "--model", "2", "--bootstrap", "10", "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert culprit in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     run_jobs(_square, [{"x": x} for x in range(4)], cache_dir=None, execution=Execution("serial"), label="demo")
     err = capsys.readouterr().err

@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _STDERR.reset()
     try:
         args = build_parser().parse_args(argv)
+        if getattr(args, "scheduler", None) is not None:
+            from ..executor import check_scheduler
+
+            check_scheduler(args.scheduler)  # before the work, not after it
         args.run(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

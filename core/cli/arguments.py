@@ -164,7 +164,9 @@ def _add_executor_options(
         "--workers",
         type=_positive_int,
         default=None,
-        help=f"local worker processes for the {jobs} (default: {default}; 1: this process)",
+        help=f"local worker processes for the {jobs} (default: {default}"
+        + ("" if default == "this process" else "; 1: this process")
+        + ")",
     )
     p.add_argument("--scheduler", default=None, help=f"Dask scheduler address: run the {jobs} on that cluster")
 
