@@ -7,7 +7,9 @@ least 10 times faster than StepMix in wall seconds, in one run on an idle machin
 
 * effdim: :func:`effdim.em.fit_em` with ``restarts=1, tol=None, max_iter=100`` on the data's 93,762
   distinct patterns (its own compression), on every core (the E-step's threads, :mod:`effdim.em.kernel`),
-  and again on one thread (``--one-thread``: the CPU seconds of the same work);
+  again with each thread given a fixed share of the patterns (one chunk per thread: what a thread that
+  another process holds up costs the pass, :data:`effdim.em.kernel.CHUNKS_PER_THREAD`), and on one thread
+  (the CPU seconds of the same work);
 * StepMix (PyPI; its own venv, ``benchmarks/.venv-stepmix``, never a dependency): ``StepMix(n_components=5,
   measurement="binary", n_init=1, max_iter=100, abs_tol=0, rel_tol=0)`` on the 100,000 rows, as it is
   usually called;
@@ -88,13 +90,18 @@ def make_data():
     return model, sample(random_parameters(model, 7), ROWS, 8)
 
 
-def run_effdim(model, data, repeats: int, one_thread: bool) -> list[tuple[float, float, float]]:
+def run_effdim(
+    model, data, repeats: int, one_thread: bool, chunks: int | None = None
+) -> list[tuple[float, float, float]]:
+    """effdim's runs, on one thread or on every core, the patterns cut into ``chunks`` chunks per thread
+    (default :data:`effdim.em.kernel.CHUNKS_PER_THREAD`; 1 is a fixed share per thread)."""
     md = ModelData(model, data)
     kernel.load()
     runs = []
-    threads = kernel.threads
+    threads, per_thread = kernel.threads, kernel.CHUNKS_PER_THREAD
     if one_thread:
         kernel.threads = lambda: 1
+    kernel.CHUNKS_PER_THREAD = chunks or per_thread
     try:
         for r in range(repeats):
             w, c = time.perf_counter(), time.process_time()
@@ -102,7 +109,7 @@ def run_effdim(model, data, repeats: int, one_thread: bool) -> list[tuple[float,
             runs.append((time.perf_counter() - w, time.process_time() - c, result.loglik))
             assert result.n_iter == STEPS
     finally:
-        kernel.threads = threads
+        kernel.threads, kernel.CHUNKS_PER_THREAD = threads, per_thread
     return runs
 
 
@@ -139,6 +146,7 @@ def main() -> None:
     model, data = make_data()
     rows = {}
     rows["effdim, both cores"] = ("", run_effdim(model, data, args.repeats, False))
+    rows["effdim, both cores, one chunk per thread"] = ("", run_effdim(model, data, args.repeats, False, chunks=1))
     rows["effdim, one thread"] = ("", run_effdim(model, data, args.repeats, True))
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "wide.csv"

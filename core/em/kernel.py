@@ -21,10 +21,12 @@ recomputed from the blocks' logarithms. All arithmetic is float64: the pass
 is bound by its arithmetic per pattern, where float32 halves no memory
 traffic (docs/performance.md, "EM at the machine's limit").
 
-The patterns are cut into one chunk per thread (:func:`run_chunks`); the
-kernel releases the GIL, so the chunks run side by side, each adding into
-its own accumulators, summed afterwards in a fixed order (the same sums
-whatever the scheduling).
+The patterns are cut into :data:`CHUNKS_PER_THREAD` chunks per thread
+(:func:`run_chunks`), which the threads take as they come free: on a machine
+shared with other processes a thread held up leaves its chunks to the
+others, instead of the pass waiting for a fixed half. The kernel releases the
+GIL, so the chunks run side by side, each adding into its own accumulators,
+summed afterwards in chunk order (the same sums whatever the scheduling).
 """
 
 from __future__ import annotations
@@ -39,7 +41,18 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numba import njit
 
-__all__ = ["MIN_WORK_PER_THREAD", "Layout", "Pass", "chunks", "estep_pass", "load", "run_chunks", "run_pass", "threads"]
+__all__ = [
+    "CHUNKS_PER_THREAD",
+    "MIN_WORK_PER_THREAD",
+    "Layout",
+    "Pass",
+    "chunks",
+    "estep_pass",
+    "load",
+    "run_chunks",
+    "run_pass",
+    "threads",
+]
 
 #: Probabilities are floored here (as :data:`effdim.em.estep.TINY`).
 TINY = 1e-300
@@ -53,6 +66,10 @@ RESCALE = 1e-100
 TILE = 256
 #: A chunk of less work than this (patterns x starts x (hidden states + blocks)) is not worth a thread of its own.
 MIN_WORK_PER_THREAD = 1 << 18
+#: Chunks of a pass per thread that runs it (:func:`chunks`), taken by the threads as they come free.
+CHUNKS_PER_THREAD = 8
+#: Entries of the accumulators of all the chunks of one pass beyond one chunk per thread, at most.
+SPARE_ACCUMULATORS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -440,7 +457,7 @@ def run_pass(
     S, m, K, H = pi.shape[0], weights.size, int(lay.offset[-1]), lay.parent.size
     lin, logs, log_max = tables
     has_ev, ev = evidence if evidence is not None else (np.zeros(H, dtype=np.int64), np.empty((1, 1)))
-    n = chunks(m, m * S * (K + lay.codes.shape[0]))
+    n = chunks(m, m * S * (K + lay.codes.shape[0]), S * (1 + pi.shape[1] + lay.n_theta + lay.n_table))
     ll, root, pair, per_state = (
         np.zeros((n, S)),
         np.zeros((n, S, pi.shape[1])),
@@ -504,20 +521,29 @@ def _forget_pool() -> None:
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def chunks(n_items: int, work: int) -> int:
-    """How many chunks to cut ``n_items`` into: one per thread (:func:`threads`), as long as each gets at
-    least :data:`MIN_WORK_PER_THREAD` units of ``work`` (the items times what each costs)."""
-    return max(1, min(threads(), work // MIN_WORK_PER_THREAD, n_items))
+def chunks(n_items: int, work: int, accumulators: int = 0) -> int:
+    """How many chunks to cut ``n_items`` into: one when a single thread runs the pass, else
+    :data:`CHUNKS_PER_THREAD` per thread (:func:`threads`), as many threads as each get at least
+    :data:`MIN_WORK_PER_THREAD` units of ``work`` (the items times what each costs), and fewer when the
+    chunks' own accumulators (``accumulators`` entries each) would pass :data:`SPARE_ACCUMULATORS` beyond
+    one chunk per thread."""
+    used = max(1, min(threads(), work // MIN_WORK_PER_THREAD, n_items))
+    if used == 1:
+        return 1
+    spare = SPARE_ACCUMULATORS // max(1, accumulators)
+    return min(n_items, used * CHUNKS_PER_THREAD, used + spare)
 
 
 def run_chunks(n_items: int, n_chunks: int, call: Callable[[int, int, int], None]) -> None:
     """Call ``call(chunk, lo, hi)`` over ``0:n_items`` cut into ``n_chunks`` chunks, side by side on a pool
-    of threads (in this thread when there is one chunk)."""
+    of at most :func:`threads` threads, each taking the next chunk when it comes free (in this thread when
+    there is one chunk)."""
     if n_chunks == 1:
         call(0, 0, n_items)
         return
     edges = np.linspace(0, n_items, n_chunks + 1).astype(int)
-    futures = [_pool(n_chunks).submit(call, j, int(edges[j]), int(edges[j + 1])) for j in range(n_chunks)]
+    pool = _pool(min(n_chunks, threads()))
+    futures = [pool.submit(call, j, int(edges[j]), int(edges[j + 1])) for j in range(n_chunks)]
     for future in futures:
         future.result()
 
