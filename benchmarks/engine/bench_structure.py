@@ -37,16 +37,38 @@ Usage::
     .venv/bin/python -m benchmarks.engine.bench_structure --only learn --leaves 50 --repeats 1
     .venv/bin/python -m benchmarks.engine.bench_structure --only local --leaves 20 --leaves 50
     .venv/bin/python -m benchmarks.engine.bench_structure --only truth
-    .venv/bin/python -m benchmarks.engine.bench_structure --only curve --max-cpu 1500
-    .venv/bin/python -m benchmarks.engine.bench_structure --only estep --leaves 20 --leaves 50
 
-4. ``curve``: the cost curve, CPU seconds of one search at 10, 20 and 50
-   variables (10,000 rows) and at 3,000, 10,000 and 30,000 rows (20
-   variables), and the exponents of time in variables and in rows (a
-   least-squares fit on the log-log scale). ``--curve-leaves 10 20 50 100``
-   adds the 100-variable point (the better part of an hour of CPU).
+4. ``curve``: the cost curve, one search per (variables, rows) of a grid
+   (``--curve-leaves``, default 10 20 50; ``--curve-rows``, default 1,000 and
+   10,000; the issue's whole grid is 10-200 variables x 1,000-100,000 rows),
+   each searched once (seed 0) with ``--max-cpu`` CPU seconds at most: CPU
+   and wall seconds, the optimality gap (BIC and BIC+ of the learned model
+   less those of the generating structure's own fit) and how the search
+   stopped (a search stopped by the limit gives a lower bound of its cost and
+   the gap of the best model it had), one Markdown table; and the exponents
+   of CPU time in variables (at 10,000 rows) and in rows (at 20 variables)
+   where at least two searches of a line ran to their end.
 5. ``estep``: CPU milliseconds of one exact E-step of the islands start
    (20 and 50 variables by default), the unit of every full-EM refit.
+6. ``workers``: the same search (``--leaves``, default 20, at ``--rows``)
+   in this process and on 1, 2 and 4 local worker processes
+   (``--workers``): wall seconds, the CPU seconds of this process and of
+   the workers, and the speedup in wall seconds over this process; every
+   run must learn the same tree (checked).
+
+7. ``profile``: where one search's CPU seconds go (``--leaves``, default
+   20, at ``--rows``), from :mod:`cProfile` counting CPU seconds: the
+   cumulative seconds of the functions that make each part of the search
+   (local EM's E-steps and the rest of its EM, its regions and starts, the
+   full-EM E-steps and the rest of full EM, the messages, residual
+   dependence, candidate generation, mutual information), one table.
+
+Usage of the last four::
+
+    .venv/bin/python -m benchmarks.engine.bench_structure --only curve --max-cpu 600
+    .venv/bin/python -m benchmarks.engine.bench_structure --only estep --leaves 20 --leaves 50
+    .venv/bin/python -m benchmarks.engine.bench_structure --only workers --leaves 20 --workers 1 2 4
+    .venv/bin/python -m benchmarks.engine.bench_structure --only profile --leaves 20
 """
 
 from __future__ import annotations
@@ -155,23 +177,144 @@ def exponent(sizes: list[float], seconds: list[float]) -> float:
 
 
 def bench_curve(leaves: list[int], rows: list[int], seed: int, max_cpu: float | None) -> dict:
-    """The cost curve: one search per number of variables (at 10,000 rows) and per number of rows (at 20
-    variables), CPU seconds, and the exponents of CPU time in each. A search stopped by ``max_cpu`` gives
-    only a lower bound and is left out of the fit."""
-    by_leaves = [bench_learn(n, 10_000, 1, seed, max_cpu) for n in leaves]
-    by_rows = [bench_learn(20, n, 1, seed, max_cpu) for n in rows]
+    """The cost curve: one search (seed 0) per number of variables and of rows of the grid, each as
+    :func:`bench_learn` reports it, and the exponents of CPU time in variables (at 10,000 rows) and in rows (at
+    20 variables) over the searches that ran to their end (one stopped by ``max_cpu`` gives only a lower bound)."""
+    runs = [bench_learn(n, r, 1, seed, max_cpu) for n in leaves for r in rows]
 
-    def fitted(runs: list[dict], size: str) -> dict:
-        done = [r for r in runs if all(run["stopped"] == "converged" for run in r["runs"])]
-        return {
-            "points": {r[size]: round(r["median_cpu_seconds"], 1) for r in runs},
-            "stopped_by_the_limit": [r[size] for r in runs if r not in done],
-            "exponent": exponent([r[size] for r in done], [r["median_cpu_seconds"] for r in done])
-            if len(done) >= 2
-            else None,
-        }
+    def line(size: str, fixed: str, value: int) -> dict:
+        on = [r for r in runs if r[fixed] == value and r["runs"][0]["stopped"] == "converged"]
+        sizes, cpu = [r[size] for r in on], [r["median_cpu_seconds"] for r in on]
+        return {"at": value, "exponent": exponent(sizes, cpu) if len(set(sizes)) >= 2 else None}
 
-    return {"variables_at_10k_rows": fitted(by_leaves, "leaves"), "rows_at_20_variables": fitted(by_rows, "rows")}
+    return {
+        "runs": runs,
+        "in_variables_at_10k_rows": line("leaves", "rows", 10_000),
+        "in_rows_at_20_variables": line("rows", "leaves", 20),
+    }
+
+
+def curve_table(curve: dict) -> str:
+    """The cost curve as one Markdown table, a row per search, and its exponents."""
+    lines = [
+        "| variables | rows | patterns | CPU s | wall s | stopped | candidates | BIC gap | BIC+ gap | RF | load |",
+        "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for case in curve["runs"]:
+        run = case["runs"][0]
+        load = " -> ".join(f"{pair[0]:.1f}" for pair in case["load_before_after"])
+        lines.append(
+            f"| {case['leaves']} | {case['rows']:,} | {case['patterns']:,} | {run['cpu_seconds']:.1f} | "
+            f"{run['seconds']:.1f} | {run['stopped']} | {run['candidates']:,} | {run['bic_gap']:+.2f} | "
+            f"{run['bic_plus_gap']:+.2f} | {run['rf_to_truth']} | {load} |"
+        )
+    for name in ("in_variables_at_10k_rows", "in_rows_at_20_variables"):
+        found = curve[name]["exponent"]
+        lines.append(f"\nexponent of CPU time {name.replace('_', ' ')}: {'-' if found is None else f'{found:.2f}'}")
+    return "\n".join(lines)
+
+
+def bench_workers(n_leaves: int, n_rows: int, counts: list[int], seed: int) -> dict:
+    """The same search (seed 0, no rounds) in this process and on ``counts`` local worker processes: wall
+    seconds, CPU seconds of this process and of its workers (reaped when the search closes them), the speedup
+    in wall seconds over this process, and whether each learned the serial search's tree by the same steps."""
+    import resource
+
+    from effdim.executor import Execution
+
+    _, data = make_data(n_leaves, n_rows, seed)
+    runs, serial = [], None
+    for count in [0, *counts]:
+        execution = Execution("serial") if count == 0 else Execution("processes", count)
+        load = os.getloadavg()[0]
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t, c = time.perf_counter(), time.process_time()
+        result = learn_structure(data, score="bic+", seed=0, rounds=0, execution=execution)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        steps = [(s.operator, s.text) for s in result.steps]
+        serial = serial or (wall, steps)
+        runs.append(
+            {
+                "workers": count,
+                "wall_seconds": round(wall, 1),
+                "cpu_seconds": round(cpu, 1),
+                "worker_cpu_seconds": round(after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime, 1),
+                "speedup": round(serial[0] / wall, 2),
+                "same_tree": steps == serial[1],
+                "load_before": round(load, 2),
+            }
+        )
+    return {"leaves": n_leaves, "rows": n_rows, "runs": runs}
+
+
+def workers_table(found: dict) -> str:
+    lines = [
+        f"| {found['leaves']} variables x {found['rows']:,} rows | wall s | CPU s, this process | CPU s, workers | "
+        "speedup (wall) | same tree | load |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for run in found["runs"]:
+        where = "this process" if run["workers"] == 0 else f"{run['workers']} worker processes"
+        lines.append(
+            f"| {where} | {run['wall_seconds']:.1f} | {run['cpu_seconds']:.1f} | {run['worker_cpu_seconds']:.1f} | "
+            f"{run['speedup']:.2f} | {'yes' if run['same_tree'] else 'NO'} | {run['load_before']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+#: The parts of :func:`bench_profile`: a name and the functions (module path, name) whose cumulative CPU seconds it
+#: is, less those of the parts named after the minus sign.
+PROFILE_PARTS = (
+    ("local EM: E-steps of the regions", [("structure/local_em.py", "_estep")], []),
+    ("local EM: M-steps, SQUAREM", [("structure/local_em.py", "fit")], [("structure/local_em.py", "_estep")]),
+    ("local EM: regions' fixed evidence", [("structure/local_em.py", "__init__")], [("em/queries.py", "messages")]),
+    ("local EM: starts", [("structure/local_em.py", "candidate_starts")], []),
+    ("full EM: E-steps", [("em/estep.py", "estep")], []),
+    ("full EM: M-steps, SQUAREM", [("em/driver.py", "fit_em")], [("em/estep.py", "estep")]),
+    ("messages of the current fit", [("em/queries.py", "messages")], []),
+    ("residual dependence", [("structure/residual.py", "residual_groups")], []),
+    ("candidate models", [("structure/moves.py", "iter_candidate_moves")], []),
+    ("mutual information", [("structure/start.py", "mutual_information")], []),
+)
+
+
+def bench_profile(n_leaves: int, n_rows: int, seed: int) -> dict:
+    """One search (seed 0) under :mod:`cProfile` counting this process's CPU seconds, split into
+    :data:`PROFILE_PARTS` (a function's cumulative seconds, counted once however deep it recurses)."""
+    import cProfile
+    import pstats
+
+    _, data = make_data(n_leaves, n_rows, seed)
+    profile = cProfile.Profile(time.process_time)
+    load = os.getloadavg()[0]
+    start = time.process_time()
+    profile.runcall(learn_structure, data, score="bic+", seed=0)
+    total = time.process_time() - start
+    stats = pstats.Stats(profile).stats
+
+    def spent(functions: list) -> float:
+        return sum(
+            row[3]
+            for (path, _, name), row in stats.items()
+            for end, fn in functions
+            if path.endswith(end) and name == fn
+        )
+
+    parts = {name: spent(plus) - spent(minus) for name, plus, minus in PROFILE_PARTS}
+    parts["the rest"] = total - sum(parts.values())
+    return {"leaves": n_leaves, "rows": n_rows, "cpu_seconds": total, "parts": parts, "load": round(load, 2)}
+
+
+def profile_table(found: dict) -> str:
+    lines = [
+        f"| {found['leaves']} variables x {found['rows']:,} rows (load {found['load']:.1f}) | CPU s | share |",
+        "|---|---:|---:|",
+    ]
+    for name, spent in found["parts"].items():
+        lines.append(f"| {name} | {spent:.1f} | {spent / found['cpu_seconds']:.0%} |")
+    lines.append(f"| the search, profiled | {found['cpu_seconds']:.1f} | 100% |")
+    return "\n".join(lines)
 
 
 def bench_local(n_leaves: int, n_rows: int, seed: int, most: int) -> dict:
@@ -286,7 +429,9 @@ def learn_table(found: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=["learn", "local", "truth", "curve", "estep"], default=None)
+    parser.add_argument(
+        "--only", choices=["learn", "local", "truth", "curve", "estep", "workers", "profile"], default=None
+    )
     parser.add_argument("--leaves", type=int, action="append", default=None, help="observed variables (repeatable)")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
@@ -294,7 +439,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=12, help="local: candidates timed per size")
     parser.add_argument("--max-cpu", type=float, default=None, help="learn, curve: CPU seconds per search")
     parser.add_argument("--curve-leaves", type=int, nargs="+", default=[10, 20, 50])
-    parser.add_argument("--curve-rows", type=int, nargs="+", default=[3000, 10_000, 30_000])
+    parser.add_argument("--curve-rows", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="workers: local worker processes")
     args = parser.parse_args()
     out = {}
     if args.only in (None, "learn"):
@@ -307,9 +453,19 @@ def main() -> None:
         out["estep"] = [bench_estep(n, args.rows, args.seed) for n in (args.leaves or [20, 50])]
     if args.only == "curve":  # not part of the default run: it takes tens of minutes
         out["curve"] = bench_curve(args.curve_leaves, args.curve_rows, args.seed, args.max_cpu)
+    if args.only == "workers":
+        out["workers"] = bench_workers((args.leaves or [20])[0], args.rows, args.workers, args.seed)
+    if args.only == "profile":
+        out["profile"] = bench_profile((args.leaves or [20])[0], args.rows, args.seed)
     print(json.dumps(out, indent=2))
     if "learn" in out:
         print(learn_table(out["learn"]))
+    if "curve" in out:
+        print(curve_table(out["curve"]))
+    if "workers" in out:
+        print(workers_table(out["workers"]))
+    if "profile" in out:
+        print(profile_table(out["profile"]))
 
 
 if __name__ == "__main__":
