@@ -57,6 +57,7 @@ __all__ = [
     "add_page_at_once",
     "validation_per_thread",
     "quiet_filepond",
+    "load_with_file_dropper",
     "no_typeset_math",
 ]
 
@@ -409,31 +410,31 @@ def add_page_at_once(template: pn.template.BaseTemplate) -> None:
     template._init_doc = init_doc_frozen
 
 
-#: ``effdim_app/quiet_filepond.js`` as a script URL: it must run before FilePond's own script does.
-QUIET_FILEPOND_URL = "data:text/javascript;base64," + base64.b64encode(
-    (Path(__file__).with_name("quiet_filepond.js")).read_bytes()
-).decode("ascii")
+def script_url(name: str) -> str:  # effdim_app/<name> as a data: URL: a script to the page, inlined by a notebook
+    return "data:text/javascript;base64," + base64.b64encode(Path(__file__).with_name(name).read_bytes()).decode()
+
+
+QUIET_FILEPOND_URL = script_url("quiet_filepond.js")
+
+
+def load_with_file_dropper(url: str) -> None:
+    """Load the script ``url`` before FilePond's (after those loaded so before) in every page and notebook output:
+    each has a file dropper. Panel loads a Bokeh model's scripts from its class's ``__javascript__`` list, in order
+    (private; a class property, since Panel names the files by where the page gets them)."""
+    scripts = FileDropper.__dict__["__javascript__"]
+    first, original = getattr(scripts, "loaded_first", ()), getattr(scripts, "original", scripts)
+    if url not in first:
+        extended = classproperty(lambda cls: [*first, url, *original.__get__(None, cls)])
+        extended.loaded_first, extended.original = (*first, url), original
+        FileDropper.__javascript__ = extended
 
 
 def quiet_filepond() -> None:
-    """Load ``effdim_app/quiet_filepond.js`` before FilePond, in every page and notebook that has a file dropper.
-
-    FilePond 4 (Panel's ``FileDropper``) redraws 60 times a second from the moment its script loads, for as
-    long as the page is open, shown or not (pqina/filepond#243): about 7 % of a core per open dashboard, a
-    classroom's every laptop. It joins a painter it finds on ``window.__framePainter`` instead of starting its
-    own; the script defines one that redraws at full rate only while the page is in use, and then on a faster
-    clock, since FilePond sends a chosen file only once its animations rest (docs/dashboard.md, "An upload's
-    first second"). The scripts Panel
-    loads for a Bokeh model are its class's ``__javascript__`` list (private to Panel's and Bokeh's resource
-    handling; a class property, since Panel names the files by where the page gets them, its server or, in a
-    notebook, its own files), in order: the painter goes first, as a ``data:`` URL, which the served page
-    loads as a script and the notebook output loads before the scripts it inlines."""
-    scripts = FileDropper.__dict__["__javascript__"]
-    if getattr(scripts, "with_painter", False):
-        return
-    painted = classproperty(lambda cls: [QUIET_FILEPOND_URL, *scripts.__get__(None, cls)])
-    painted.with_painter = True
-    FileDropper.__javascript__ = painted
+    """Load ``effdim_app/quiet_filepond.js`` first of the file dropper's scripts (:func:`load_with_file_dropper`).
+    FilePond 4 (Panel's ``FileDropper``) redraws 60 times a second from the moment its script loads, shown or not
+    (pqina/filepond#243), 7 % of a core per open dashboard; first, it offers a painter on ``window.__framePainter``
+    that FilePond joins, drawing at full rate only while the page is in use (docs/dashboard.md)."""
+    load_with_file_dropper(QUIET_FILEPOND_URL)
 
 
 #: Panel's own rule for "does this page need MathJax?", as imported (before :func:`no_typeset_math` replaces it).

@@ -14,6 +14,7 @@ from panel.viewable import Viewer
 
 from effdim import HLCModel
 
+from . import explain
 from .compat import Fast, add_page_at_once
 from .config import ServerLimits
 from .jobs import JobRunner
@@ -140,6 +141,8 @@ class EffdimApp(Viewer):
             css_classes=["effdim-tabs"],
         )
         self.tabs.param.watch(self._tab_opened, "active")
+        self.scores.param.watch(self._say_scored, ["mapping"])
+        self.data.param.watch(self._say_scored, ["dataset"])
         self.projector_toggle = pn.widgets.Toggle.from_param(
             self.param.projector,
             name=PROJECTOR_LABELS[False],
@@ -149,6 +152,12 @@ class EffdimApp(Viewer):
             css_classes=["effdim-projector-toggle"],
         )
         self.param.watch(self._projector_changed, "projector")
+
+    def _say_scored(self, *_) -> None:
+        """The sidebar says which model the Data tab scores: the sidebar's, or an LC model over the data."""
+        dataset = self.data.dataset
+        columns = None if dataset is None else len(dataset.columns)
+        self.model_panel.say_scored(explain.scored_model(self.scores.mapping, columns))
 
     def _projector_changed(self, *_) -> None:
         """Scale the type of the tabs (what the class looks at; the sidebar is the teacher's): one CSS

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from effdim import HLCModel
 
-__all__ = ["COLUMN_TOOLTIPS", "TOTAL_TOOLTIPS", "totals_markdown", "local_markdown", "regularity_rules_markdown"]
+__all__ = [
+    "COLUMN_TOOLTIPS",
+    "TOTAL_TOOLTIPS",
+    "totals_markdown",
+    "local_markdown",
+    "regularity_rules_markdown",
+    "scored_model",
+]
 
 COLUMN_TOOLTIPS: dict[str, str] = {
     "hidden": "Hidden node H. Its row is the local LC model of H and its neighbours Ne(H) (Section 2.2, Theorem 5).",
@@ -165,3 +172,17 @@ def regularity_rules_markdown() -> str:
         "An irregular model represents the same distributions over the observed variables as its regular "
         "equivalent, so both have the same de; Theorem 5 and Corollary 4.1 need a regular model."
     )
+
+
+def scored_model(mapping: str, columns: int | None) -> str:
+    """Which model the Data tab scores, said beside the tree editor's model in the sidebar ("" without data:
+    ``columns`` None): an LC model over the data's columns (``mapping`` 'lc') is not the sidebar's model, which
+    stayed on screen while it was fitted; 'model' scores the sidebar's."""
+    if columns is None:
+        return ""
+    if mapping == "lc":
+        return (
+            f"The Data tab scores an LC model over the data's {columns} column{'s' if columns != 1 else ''}, not "
+            "this model; choose 'Edited model (leaves = columns)' there to score this one."
+        )
+    return "The Data tab scores this model, its leaves matched to the data's columns."

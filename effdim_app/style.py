@@ -27,6 +27,7 @@ HTML_CSS = """
 .effdim-i { display: inline-block; width: 13px; height: 13px; line-height: 13px; border-radius: 50%;
   background: #1d4e89; color: white; font-size: 10px; font-weight: 700; text-align: center;
   font-style: normal; vertical-align: 1px; }
+.effdim-nowrap { white-space: nowrap; }
 .effdim-badge { display: inline-block; font-size: 0.75em; padding: 1px 7px; border-radius: 9px;
   float: left; margin-top: -1.7em; }
 .effdim-lead { margin: 4px 0; color: #1b2631; font-size: calc(1.02em / var(--effdim-font-scale, 1)); }

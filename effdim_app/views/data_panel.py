@@ -8,13 +8,14 @@ from panel.viewable import Viewer
 
 from effdim.reading import EXTENSIONS
 
-from ..compat import quiet_filepond
+from ..compat import load_with_file_dropper, quiet_filepond, script_url
 from ..state import DataState
 from .widgets import JobLine, TableOnDemand, heading, html, in_one_message, labelled, message, typed
 
 __all__ = ["DataPanel"]
 
 quiet_filepond()  # the file dropper's draw loop at full rate only while the page is in use (effdim_app/compat.py)
+load_with_file_dropper(script_url("select_titles.js"))  # a select box shows its chosen option whole on hover
 
 DATA_COLUMNS = {"column": "object", "states": "int64", "values": "object"}
 

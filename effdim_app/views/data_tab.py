@@ -71,6 +71,8 @@ class ScoresPanel(Viewer):
             sizing_mode="stretch_width",
             color="primary",
             options={"LC model over all columns": "lc", "Edited model (leaves = columns)": "model"},
+            description="LC model over all columns: one hidden class variable over every column used. Edited "
+            "model: the tree on the Model tab, its leaves matched to the data's columns by name.",
             css_classes=["effdim-mapping"],
             stylesheets=[TOGGLE_CSS],
         )
@@ -365,8 +367,8 @@ class ScoresPanel(Viewer):
                 self.card_min,
                 self.card_max,
                 self.past_saturation,
-                self.restarts,
-                self.seed,
+                # the EM settings wrap together: the Seed on a line of its own read as a setting apart
+                pn.Row(self.restarts, self.seed, margin=0, css_classes=["effdim-em-settings"]),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),

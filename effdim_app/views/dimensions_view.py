@@ -149,9 +149,13 @@ class DimensionsPanel(Viewer):
         def stat(key, label, value, extra=""):
             exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""
             shown = "—" if value is None else compact(value)
+            # the "i" stays with the label's last word: a narrow card (projector mode at 150 % zoom) wrapped it
+            # onto a line of its own
+            head, _, last = label.rpartition(" ")
             return (
                 f"<div class='effdim-stat' title='{explain.TOTAL_TOOLTIPS[key]}{exact}'><div "
-                f"class='effdim-stat-label'>{label} <span class='effdim-i'>i</span></div><div "
+                f"class='effdim-stat-label'>{head} <span class='effdim-nowrap'>{last}&nbsp;"
+                "<span class='effdim-i'>i</span></span></div><div "
                 f"class='effdim-stat-value' data-stat='{key}'>{shown}</div>{extra}</div>"
             )
 

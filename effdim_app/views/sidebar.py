@@ -10,7 +10,7 @@ from panel.viewable import Viewer
 from .. import explain, presets
 from ..state import ModelState
 from .shortcuts import Shortcuts, shortcut_hint
-from .widgets import heading, html, in_one_message
+from .widgets import heading, html, in_one_message, plain
 
 __all__ = ["ModelPanel"]
 
@@ -75,6 +75,12 @@ class ModelPanel(Viewer):
         state.param.watch(lambda e: setattr(self.undo, "disabled", not e.new), "can_undo")
         state.param.watch(lambda e: setattr(self.redo, "disabled", not e.new), "can_redo")
         self.shortcuts = Shortcuts.for_editor(state, self._apply_notation)
+        # which model the Data tab scores (:meth:`say_scored`): this one, or an LC model over the data's columns
+        self.scored = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-scored-note"])
+
+    def say_scored(self, words: str) -> None:
+        """Say under the heading which model the Data tab scores ("": nothing to say, no data)."""
+        self.scored.object = f"<small>{plain(words)}</small>" if words else ""
 
     def _apply_notation(self, _=None) -> None:
         text = self.notation.value_input if self.notation.value_input is not None else self.notation.value
@@ -90,6 +96,7 @@ class ModelPanel(Viewer):
     def __panel__(self):
         return pn.Column(
             heading("Model"),
+            self.scored,
             self.preset,
             self.load_preset,
             self.notation,
