@@ -337,7 +337,13 @@ class StructureSearch:
             shown = self.best or state
             self.progress(
                 StructureProgress(
-                    shown.model, shown.score, len(shown.path), self.clocks["candidates"], self.clock.elapsed(), phase
+                    shown.model,
+                    shown.score,
+                    len(shown.path),
+                    self.clocks["candidates"],
+                    self.clock.elapsed(),
+                    phase,
+                    self.settings.max_time,
                 )
             )
 
@@ -346,18 +352,20 @@ class StructureSearch:
     def fit_start(self) -> FitResult:
         """The start model fitted by EM with the settings' restarts (no ConvergenceWarning: the start is only
         where the search begins). Under a time limit first a few EM steps from one fixed start: the model
-        returned if the limit falls inside the full fit, and what one EM step of this model costs (the limit
-        is checked between EM cycles, so the full fit runs only if a cycle of all its starts fits in the time
-        left); then ``stopped`` is ``"max_time"``."""
+        returned if the limit falls inside the full fit; then as many again from there, timed: what one EM
+        step of this model costs (the first fit in a process also pays its one-time costs, such as loading the
+        compiled kernels, many times a step's). The limit is checked between EM cycles, so the full fit runs
+        only if a cycle of all its starts fits in the time left; else ``stopped`` is ``"max_time"``."""
         self.clock.check()
         model, settings = self.start_model, self.em.with_seed(self.rng)
         if self.settings.max_time is None:
             return self._timed(False, fit, self.data, model, settings, warn=False, cancel=self.cancel)
-        t = self.clock.now()
         quick_settings = replace(self.em, restarts=0, max_iter=START_STEPS_ON_TIME)
         init = random_parameters(model, 0)
         quick = self._timed(False, fit, self.data, model, quick_settings, init=init, warn=False, cancel=self.cancel)
-        per_step = (self.clock.now() - t) / (START_STEPS_ON_TIME + 1)
+        t = self.clock.now()
+        self._timed(False, fit_em, self.data, model, quick_settings, init=quick.params, cancel=self.cancel)
+        per_step = (self.clock.now() - t) / START_STEPS_ON_TIME
         first = quick
         if self.clock.remaining() > 2 * CYCLE_STEPS * self.em.restarts * per_step:
             try:
@@ -635,8 +643,9 @@ class StructureSearch:
                     result.fit.score(self.score),
                     len(result.steps),
                     result.candidates,
-                    self.clock.elapsed(),
+                    result.seconds,  # what a round after this one counts on from
                     "done",
+                    self.settings.max_time,
                 )
             )
         return result
@@ -777,9 +786,10 @@ def _counted_on(
     phase: str = "",
     best: tuple[HLCModel, float] | None = None,
 ) -> Callable:
-    """``progress`` for a search that follows others: its steps, candidates and seconds counted on from theirs,
-    its phase prefixed with ``phase``, and, while its own score is not above it, the ``best`` model and score so
-    far shown instead (a round starts from a fresh fit of that model, which may score lower)."""
+    """``progress`` for a search that follows others: its steps, candidates and seconds counted on from theirs
+    (its time limit too: it is what the searches before left of theirs), its phase prefixed with ``phase``, and,
+    while its own score is not above it, the ``best`` model and score so far shown instead (a round starts from
+    a fresh fit of that model, which may score lower)."""
 
     def shifted(p: StructureProgress) -> Any:
         shown = {} if best is None or p.score > best[1] else {"model": best[0], "score": best[1]}
@@ -790,6 +800,7 @@ def _counted_on(
                 candidates=p.candidates + candidates,
                 elapsed=p.elapsed + seconds,
                 phase=phase + p.phase,
+                max_time=None if p.max_time is None else p.max_time + seconds,
                 **shown,
             )
         )

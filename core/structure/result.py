@@ -45,8 +45,9 @@ class Step:
 
 @dataclass(frozen=True)
 class StructureProgress:
-    """What a ``progress`` callback receives: the current best ``model`` and its ``score``,
-    accepted ``steps`` and evaluated ``candidates`` so far, ``elapsed`` seconds, and ``phase``."""
+    """What a ``progress`` callback receives: the best ``model`` so far and its ``score``, accepted ``steps``
+    and evaluated ``candidates`` so far, ``elapsed`` seconds, ``phase`` (``"done"`` in the search's last
+    report), and the search's ``max_time`` (``None``: no time limit)."""
 
     model: HLCModel
     score: float
@@ -54,6 +55,20 @@ class StructureProgress:
     candidates: int
     elapsed: float
     phase: str
+    max_time: float | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        """How far the search is, in [0, 1]: the share of its time limit used, 1 in its last report.
+
+        Time, not steps: how many steps, escapes and rounds a search takes is known only once no move
+        improves its tree, while the time limit bounds when it ends. ``None`` without a limit, before the end.
+        """
+        if self.phase == "done":
+            return 1.0
+        if self.max_time is None:
+            return None
+        return min(1.0, max(0.0, self.elapsed / self.max_time))
 
 
 @dataclass(frozen=True)
