@@ -32,10 +32,24 @@ from effdim.errors import InvalidArgument, os_error_words
 from effdim.limits import format_bytes
 from effdim.validation import check_int
 
-__all__ = ["ServerLimits", "load_limits", "LimitError", "WORK_PER_SECOND"]
+__all__ = ["ServerLimits", "load_limits", "LimitError", "WORK_PER_SECOND", "search_seconds"]
 
 #: Multiply-adds of an exact rank per second on one core of a small laptop (docs/performance.md, "Exact rank").
 WORK_PER_SECOND = 4e9
+#: Seconds of a structure search's computation left after the search's own time limit, for what follows it (the
+#: end's fit, the result's way back to the server) and what the job's clock counts before it (the worker's
+#: start); a quarter of a limit under 20 s.
+SEARCH_MARGIN_SECONDS = 5.0
+
+
+def search_seconds(time_limit: float) -> float:
+    """The time limit of a structure search run as one computation that may take ``time_limit`` seconds: the
+    search ends with its best tree before the server stops the computation (:data:`SEARCH_MARGIN_SECONDS`).
+
+    >>> search_seconds(60), search_seconds(8)
+    (55.0, 6.0)
+    """
+    return time_limit - min(SEARCH_MARGIN_SECONDS, time_limit / 4)
 
 
 class LimitError(ModelError):

@@ -21,7 +21,7 @@ JOB_STATES = ["waiting", "running", "done", "failed", "cancelled", "timed out"]
 #: States a job never leaves.
 FINISHED = frozenset({"done", "failed", "cancelled", "timed out"})
 #: What a job that follows another's run (``submit(share=...)``) shows of that run, as it changes.
-MIRRORED = ("position", "done", "total", "note", "detail", "partial", "error", "seconds")
+MIRRORED = ("position", "done", "total", "note", "partial", "error", "seconds")
 
 
 class Job(param.Parameterized):
@@ -37,15 +37,10 @@ class Job(param.Parameterized):
     done = param.Integer(default=0, doc="Steps done, from the worker's progress calls.")
     total = param.Integer(default=0, doc="Steps in all (0: unknown).")
     note = param.String(default="", doc="What the worker last said of its progress, in words.")
-    detail = param.String(
-        default="",
-        doc="What the worker last sent for the views to show beside the words "
-        "(a structure search: the best tree so far, in notation).",
-    )
     partial = param.List(
         default=[],
-        doc="The parts of the result the worker handed out as it went (a sweep's finished fits), in order; kept "
-        "whatever the job's end.",
+        doc="The parts of the result the worker handed out as it went (a sweep's finished fits, a structure "
+        "search's best trees so far), in order; kept whatever the job's end.",
     )
     error = param.String(default="", doc="Why the job failed, was cancelled or timed out.")
     seconds = param.Number(default=0.0, doc="Running time so far (or in all).")

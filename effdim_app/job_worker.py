@@ -53,14 +53,14 @@ def _yield_cpu_to_server() -> None:
 
 
 class _Progress:
-    """What a job's function gets as ``progress``: ``progress(done, total, note, detail)`` reports how far it
-    is, ``progress.partial(value)`` hands out a finished part of its result (:attr:`effdim_app.job.Job.partial`)."""
+    """What a job's function gets as ``progress``: ``progress(done, total, note)`` reports how far it is,
+    ``progress.partial(value)`` hands out a finished part of its result (:attr:`effdim_app.job.Job.partial`)."""
 
     def __init__(self, send):
         self._send = send
 
-    def __call__(self, done: int, total: int, note: str = "", detail: str = "") -> None:
-        self._send.send(("progress", done, total, str(note), str(detail)))
+    def __call__(self, done: int, total: int, note: str = "") -> None:
+        self._send.send(("progress", done, total, str(note)))
 
     def partial(self, value: Any) -> None:
         self._send.send(("partial", value))

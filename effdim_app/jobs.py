@@ -22,11 +22,12 @@ climbs) is a :class:`Job` run by the process-wide :class:`JobRunner`:
   session's jobs are cancelled without a word to its page
   (:mod:`effdim_app.job_sessions`); jobs asking the same (``share``) show one
   run;
-* ``progress(done, total, note="", detail="")`` calls in the worker reach
-  :attr:`Job.progress`, :attr:`Job.note` and :attr:`Job.detail` through a pipe,
-  polled by the server's event loop without blocking it;
+* ``progress(done, total, note="")`` calls in the worker reach
+  :attr:`Job.progress` and :attr:`Job.note` through a pipe, polled by the
+  server's event loop without blocking it;
 * ``progress.partial(value)`` hands out a part of the result as soon as it
-  is done (a sweep's finished fit): it reaches :attr:`Job.partial` the same
+  is done (a sweep's finished fit, a structure search's best tree so far):
+  it reaches :attr:`Job.partial` the same
   way, and stays there when the job is then cancelled, timed out or fails,
   so what was finished is never lost with the worker.
 
@@ -387,7 +388,7 @@ class JobRunner:
         if parts:  # before the progress that counts them
             job._show(partial=[*job.partial, *parts])
         if latest is not None:
-            job._show(done=int(latest[1]), total=int(latest[2]), note=latest[3], detail=latest[4])
+            job._show(done=int(latest[1]), total=int(latest[2]), note=latest[3])
         return outcome
 
     def _outcome(self, job: Job, message: tuple) -> tuple[str, Any]:

@@ -10,18 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from effdim import (
-    EMSettings,
-    HLCModel,
-    ReadLimits,
-    dimensions,
-    fit,
-    format_model,
-    hill_climb,
-    learn_structure,
-    read_data,
-    sweep,
-)
+from effdim import EMSettings, HLCModel, ReadLimits, dimensions, fit, hill_climb, learn_structure, read_data, sweep
 from effdim.reading import Loaded
 from effdim.report import report_html
 from effdim.scores import SCORES
@@ -82,23 +71,37 @@ def climb_task(dataset, model, *, score, settings: EMSettings, progress=None):
 
 
 def learn_task(dataset, *, score, settings: EMSettings, max_time, progress=None):
-    """:func:`effdim.learn_structure` from all columns of ``dataset``, stopping after ``max_time``
-    seconds with the best tree so far; each progress call says the accepted steps in words and sends that
-    tree in notation as its detail (the dashboard draws it)."""
-    label = SCORES[score].label
+    """:func:`effdim.learn_structure` from all columns of ``dataset``, stopping after ``max_time`` seconds with
+    the best tree so far (:class:`_SearchProgress`)."""
+    shown = _SearchProgress(progress, SCORES[score].label)
+    return learn_structure(dataset, score=score, em=settings, max_time=max_time, progress=shown)
 
-    def report(state) -> None:
-        if progress is not None:
-            progress(
-                state.steps,
-                0,
-                f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
-                f"{state.candidates} candidate{'s' if state.candidates != 1 else ''} tried; "
-                f"best so far {label} {state.score:,.2f}",
-                format_model(state.model),
-            )
 
-    return learn_structure(dataset, score=score, em=settings, max_time=max_time, progress=report)
+class _SearchProgress:
+    """A job's progress for a structure search: the share of its time limit used (its progress
+    :attr:`effdim.structure.StructureProgress.fraction`, in thousandths), the steps accepted and the best score
+    in words, and each new best tree handed out (``progress.partial``, the search's report itself), so a search
+    stopped by the server's time limit or a cancel keeps its best tree (:attr:`effdim_app.jobs.Job.partial`)."""
+
+    #: The progress's steps in all: the fraction in thousandths.
+    STEPS = 1000
+
+    def __init__(self, progress, label: str):
+        self.progress, self.label, self.best = progress, label, None
+
+    def __call__(self, state) -> None:
+        if self.progress is None:
+            return
+        if (state.model, state.score) != self.best and hasattr(self.progress, "partial"):
+            self.best = (state.model, state.score)
+            self.progress.partial(state)
+        self.progress(
+            int(self.STEPS * (state.fraction or 0.0)),
+            self.STEPS,
+            f"{state.steps} move{'s' if state.steps != 1 else ''} accepted, "
+            f"{state.candidates:,} candidate{'s' if state.candidates != 1 else ''} tried; "
+            f"best so far {self.label} {state.score:,.2f}",
+        )
 
 
 def read_upload_task(content: bytes, *, name: str, limits: ReadLimits, progress=None) -> Loaded:

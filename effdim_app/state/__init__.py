@@ -7,7 +7,8 @@ One module per state of a session:
 * :mod:`.data`: :class:`DataState`, the loaded data set.
 * :mod:`.scores`: :class:`ScoresState`, sweeps, hill climbs and the
   structure search of the model on the data, and their results (the tables
-  and picks the views show of them: :mod:`.score_tables`).
+  and picks the views show of them: :mod:`.score_tables`; the structure
+  search's runs: :mod:`.learning`).
 * :mod:`.fitted`: :class:`FittedState`, which fit of the last sweep or climb
   the "Fitted model" view shows; :mod:`.fit_checks`: :class:`FitChecksState`,
   its checks that take refits (the bootstrap p-value of G2, the share ranges).

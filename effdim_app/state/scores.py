@@ -14,17 +14,17 @@ from typing import Any
 
 import param
 
-from effdim import EffdimError, EMSettings, HLCModel, ModelError, parse_model
+from effdim import EffdimError, EMSettings, HLCModel, ModelError
 from effdim.bounds import complete_dimension
 from effdim.limits import DEFAULT_MAX_CARD
 from effdim.priors import DEFAULT_CS_PRIOR, DirichletPrior
 from effdim.sbic import with_singular_bic
-from effdim.scores import SCORES
 from effdim.search import pick_caveats
 
 from .. import tasks
-from ..jobs import JobRunner
+from ..jobs import Job, JobRunner
 from .data import DataState
+from .learning import StructureRuns
 from .model import ModelState
 from .reproduce import RunSettings, run_settings
 from .score_tables import CLIMB_SCORES, SHOWN_SCORES, ScoreTables
@@ -38,7 +38,6 @@ CS_PRIORS: dict[str, str] = {
 }
 #: What a cleared sweep's status adds: the fitted view keeps the last fit, marked (FittedState.stale).
 KEPT = "; the last fit stays below, greyed, for reference"
-SEARCH_MIN_SECONDS = 5.0  # a structure search's shortest time; it stops 5 s before the computation's time limit
 
 
 def _swept_words(results: list, node: str | None) -> str:
@@ -50,12 +49,7 @@ def _swept_words(results: list, node: str | None) -> str:
     return f"{len(cards)} cardinalit{'y' if len(cards) == 1 else 'ies'} (|{node}| = {span})"
 
 
-def _hidden_count(model: HLCModel) -> str:
-    count = len(model.hidden)
-    return f"{count} hidden node{'s' if count != 1 else ''}"
-
-
-class ScoresState(ScoreTables, param.Parameterized):
+class ScoresState(ScoreTables, StructureRuns, param.Parameterized):
     """Score-vs-cardinality sweeps and hill climbs of the current model on the current data."""
 
     models = param.ClassSelector(class_=ModelState, instantiate=False)
@@ -204,12 +198,19 @@ class ScoresState(ScoreTables, param.Parameterized):
             self.job.cancel()
             self.status = "Cancelling…"
 
-    def _ready(self) -> bool:
+    def _free(self) -> bool:
+        """Whether a run may start on the data (none running, data loaded); if not, the message says why."""
         if self.running:
             self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
             return False
         if self.data.dataset is None:
             self.param.update(message="Load a data set first.", message_kind="warning")
+            return False
+        return True
+
+    def _ready(self) -> bool:
+        """:meth:`_free`, and the scored model matches the data."""
+        if not self._free():
             return False
         if self.mismatch:
             self.param.update(
@@ -239,12 +240,12 @@ class ScoresState(ScoreTables, param.Parameterized):
         self.models.limits.check_sweep(cards[0], cards[-1])
         return cards, not self.past_saturation
 
-    async def _run(self, task: str, fn, *args, then, depends=None, label: str | None = None, on_detail=None, **kwargs):
+    async def _run(self, task: str, fn, *args, then, depends=None, label: str | None = None, **kwargs):
         """Run ``fn(*args, **kwargs)`` as a job; mirror its state here; keep the event loop free; return
         ``then(result)``, or ``None`` when the job did not finish with a result still wanted.
 
-        ``on_detail(text)`` is called with each new detail the worker sends
-        (:attr:`effdim_app.jobs.Job.detail`), ``on_partial(parts)`` with the parts of the result it has handed
+        ``describe(job)`` says the job's state in the status line (default :meth:`effdim_app.jobs.Job.describe`),
+        ``on_partial(parts)`` is called with the parts of the result it has handed
         out so far (:attr:`effdim_app.jobs.Job.partial`), and ``keep(job)`` at the end of a job that was
         cancelled, timed out or failed after handing out parts: what it returns is returned. The result is
         discarded when ``depends()`` (default :meth:`key`) changed meanwhile. The job's start, and its end with
@@ -253,6 +254,7 @@ class ScoresState(ScoreTables, param.Parameterized):
         that).
         """
         on_partial, keep = kwargs.pop("on_partial", None), kwargs.pop("keep", None)
+        describe = kwargs.pop("describe", Job.describe)
         depends = depends or self.key
         key = depends()
         with self.in_one_update():
@@ -262,14 +264,12 @@ class ScoresState(ScoreTables, param.Parameterized):
                 if job.state == "done":  # "done" is said below, with the results: not before the chart has them
                     return
                 with self.in_one_update():
-                    self.param.update(progress=int(100 * job.progress), status=job.describe())
+                    self.param.update(progress=int(100 * job.progress), status=describe(job))
 
             watchers = [job.param.watch(show, ["state", "done", "total", "position", "seconds", "note"])]
-            if on_detail is not None:
-                watchers.append(job.param.watch(lambda event: on_detail(event.new), ["detail"]))
             if on_partial is not None:
                 watchers.append(job.param.watch(lambda event: on_partial(event.new), ["partial"]))
-            self.param.update(running=True, task=task, job=job, progress=0, status=job.describe(), message="")
+            self.param.update(running=True, task=task, job=job, progress=0, status=describe(job), message="")
         try:
             outcome = await job
         except BaseException:
@@ -407,65 +407,6 @@ class ScoresState(ScoreTables, param.Parameterized):
             score=self.climb_score,
             settings=self.em_settings(),
             then=show,
-        )
-
-    async def run_learn(self) -> Any:
-        """Learn a tree over all data columns (:func:`effdim.structure.learn_structure`) as a job, then open
-        it in the tree editor (undoable) and score it. Edits meanwhile do not stop it; new data does."""
-        if self.running:
-            self.param.update(message="A computation is running; cancel it first.", message_kind="warning")
-            return None
-        if self.data.dataset is None:
-            self.param.update(message="Load a data set first.", message_kind="warning")
-            return None
-        label = SCORES[self.learn_score].label
-        budget = max(SEARCH_MIN_SECONDS, self.jobs.timeout - 5.0)  # stop with the best tree before the job's limit
-        self.param.update(learned_tree=None, learned_note="")
-
-        def show(learned):
-            fit = learned.fit
-            ended = "the time limit ended the search" if learned.stopped == "max_time" else "no move improves it"
-            self.models.set_model(learned.model, f"Learned structure ({label})")
-            self.mapping = "model"
-            self.param.update(
-                learned_tree=learned.model,
-                learned_note=(
-                    f"The learned tree ({_hidden_count(learned.model)}, {label} {fit.score(self.learn_score):,.2f}), "
-                    "now in the tree editor."
-                ),
-            )
-            self.param.update(
-                progress=100,
-                status=(
-                    f"Structure learned in {learned.seconds:.0f} s: {len(learned.steps)} moves from the start tree, "
-                    f"{ended}. {label} {fit.score(self.learn_score):,.2f}, ds {fit.ds}, de {fit.de}; "
-                    "it is now in the tree editor (Undo brings back your model)."
-                ),
-            )
-            return learned
-
-        learned = await self._run(
-            "learn",
-            tasks.learn_task,
-            self.data.dataset,
-            score=self.learn_score,
-            settings=self.em_settings(),
-            max_time=budget,
-            depends=lambda: id(self.data.dataset),
-            label=f"Learn structure ({label})",
-            on_detail=self._best_tree_so_far,
-            then=show,
-        )
-        if learned is None:
-            self.param.update(learned_tree=None, learned_note="")
-        return learned
-
-    def _best_tree_so_far(self, notation: str) -> None:
-        """Show the running structure search's best tree (sent by the worker in notation)."""
-        model = parse_model(notation)
-        self.param.update(
-            learned_tree=model,
-            learned_note=(f"Best tree so far ({_hidden_count(model)}); redrawn whenever the search improves it."),
         )
 
     def use_lc_model_in_editor(self) -> bool:

@@ -148,7 +148,13 @@ class ScoresPanel(Viewer):
         self.learn.on_click(self._run_learn)
         self.cancel.on_click(in_one_message(lambda _: state.cancel()))
         self.progress = pn.indicators.Progress(
-            value=0, max=100, active=False, sizing_mode="stretch_width", height=18, margin=(10, 10)
+            value=0,
+            max=100,
+            active=False,
+            sizing_mode="stretch_width",
+            height=18,
+            margin=(10, 10),
+            css_classes=["effdim-scores-progress"],
         )
         self.status = html("", sizing_mode="stretch_width", margin=(0, 10), css_classes=["effdim-status"])
         self.message = message(state, keep_height=False)
