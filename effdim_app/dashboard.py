@@ -34,6 +34,7 @@ from .state import (
 )
 from .style import ACCENT, HTML_CSS, PROJECTOR_SCALE, SCALE_VAR, TEMPLATE_CSS
 from .views import (
+    DataDemo,
     DataPanel,
     DimensionsPanel,
     DistalView,
@@ -132,6 +133,7 @@ class EffdimApp(Viewer):
         self._unbuilt = {DATA_TAB: self._data_tab, EXPERIMENTS_TAB: ExperimentsPanel}
         self._data_views: tuple = ()  # the Data tab's views whose figures projector mode scales, once built
         self.demo = GuidedDemo(self.models, show_model=lambda: setattr(self.tabs, "active", 0))
+        self.data_demo = DataDemo(self.proposal, show_data=lambda: setattr(self.tabs, "active", DATA_TAB))
         self.tabs = pn.Tabs(
             ("Model & dimensions", self._model_tab()),
             ("Data & scores", pn.Column(sizing_mode="stretch_width")),
@@ -236,6 +238,7 @@ class EffdimApp(Viewer):
         for view in self._data_views:
             view.set_font_scale(scale)
         return pn.Column(
+            self.data_demo,
             pn.FlexBox(
                 pn.Column(DataPanel(self.data), width=330),
                 pn.Column(
@@ -262,7 +265,13 @@ class EffdimApp(Viewer):
         self._header_buttons(on_dark=False)
         return RenderGate(
             pn.FlexBox(
-                pn.Column(self.demo.start, self.projector_toggle, self.model_panel, width=INLINE_SIDEBAR_WIDTH),
+                pn.Column(
+                    self.demo.start,
+                    self.data_demo.start,
+                    self.projector_toggle,
+                    self.model_panel,
+                    width=INLINE_SIDEBAR_WIDTH,
+                ),
                 pn.Column(self.tabs, sizing_mode="stretch_width", styles={"flex": "1 1 600px"}, min_width=360),
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
@@ -285,7 +294,7 @@ class EffdimApp(Viewer):
     def _header_buttons(self, on_dark: bool) -> None:
         """ "Guided demo" and "Projector" as light buttons on the page's blue header, outlined on a
         notebook's white (light ones there looked like plain text)."""
-        for button in (self.demo.start, self.projector_toggle):
+        for button in (self.demo.start, self.data_demo.start, self.projector_toggle):
             button.param.update(color="light" if on_dark else "primary", button_style="solid" if on_dark else "outline")
 
     def template(self) -> pn.template.FastListTemplate:
@@ -297,7 +306,7 @@ class EffdimApp(Viewer):
             font=SYSTEM_FONT,
             sidebar=[self.model_panel],
             main=[self.tabs],
-            header=[pn.Row(self.demo.start, self.projector_toggle, margin=0)],
+            header=[pn.Row(self.demo.start, self.data_demo.start, self.projector_toggle, margin=0)],
             sidebar_width=SIDEBAR_WIDTH,
             accent_base_color=ACCENT,
             header_background=ACCENT,

@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "effdim_app.presets",
             "effdim_app.demo_script",
+            "effdim_app.data_demo_script",
             "effdim_app.config",
             "effdim_app.tasks",
             "effdim_app.job",

@@ -12,10 +12,11 @@ themselves: the state asks the engine, the views show the answers.
   :mod:`.proposal_view`, its distal outcomes :mod:`.distal_view` and its covariates
   :mod:`.regression_view`;
 * :mod:`.experiments_view`: the "Experiments" tab;
-* :mod:`.demo`: the guided demo;
+* :mod:`.demo`: the guided demo; :mod:`.data_demo`: the data demo;
 * :mod:`.widgets`: what they share.
 """
 
+from .data_demo import DataDemo
 from .data_panel import DataPanel
 from .data_tab import ScoresPanel
 from .demo import GuidedDemo
@@ -47,4 +48,5 @@ __all__ = [
     "TreeView",
     "ExperimentsPanel",
     "GuidedDemo",
+    "DataDemo",
 ]
