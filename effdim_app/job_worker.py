@@ -1,6 +1,6 @@
 """The body of a job's worker process (no Panel import): run the job's function, send its progress and
 outcome up the pipe to the server's :class:`effdim_app.jobs.JobRunner`, within a memory cap and below the
-server's CPU priority. The forkserver preloads this module (``PRELOAD`` in :mod:`effdim_app.jobs`)."""
+server's CPU priority. The forkserver preloads this module (:mod:`effdim_app.forkserver_preload`)."""
 
 from __future__ import annotations
 

@@ -58,9 +58,10 @@ from .worker_main import name_the_main_script
 
 __all__ = ["Job", "JobRunner", "JOB_STATES", "FINISHED", "UNEXPECTED"]
 
-#: Modules the forkserver imports once: the stand-in for the server's main script (no worker runs it again), its
-#: watch on the server (it ends with it), and the engine, so a worker starts in milliseconds.
-PRELOAD = ["effdim_app.worker_main", "effdim_app.lifeline", "effdim_app.job_worker", "effdim_app.tasks"]
+#: What the forkserver imports once (:mod:`effdim_app.forkserver_preload`): the stand-in for the server's main script
+#: (no worker runs it again), its watch on the server (it ends with it), and the engine, so a worker starts in
+#: milliseconds; an interrupt meanwhile ends it quietly.
+PRELOAD = ["effdim_app.forkserver_preload"]
 _POLL_SECONDS = 0.05
 
 
@@ -185,7 +186,11 @@ class JobRunner:
             threading.Thread(target=self.warm_up, name="effdim-jobs-warm-up", daemon=True).start()
             return
         proc = self._ctx.Process(target=start_nothing)
-        proc.start()
+        try:
+            proc.start()
+        except (EOFError, OSError) as err:  # the forkserver ended before it forked: an interrupt stops this process
+            LOG.info("job workers not warmed up: the forkserver ended (%s)", err or type(err).__name__)
+            return
         proc.join()
 
     # ------------------------------------------------------------ queue

@@ -11,7 +11,7 @@ with it.
 
 So each of them watches its parent: a process whose parent exits is handed
 to another parent at that moment, reaped or not. The forkserver imports this
-module first (``PRELOAD`` in :mod:`effdim_app.jobs`) and then ends with the
+module first (:mod:`effdim_app.forkserver_preload`) and then ends with the
 server; every worker it forks watches the forkserver from its first
 instant (an at-fork hook: a worker that set up its own watch once it ran
 could miss a forkserver already gone); a worker started by ``spawn`` watches

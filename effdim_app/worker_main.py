@@ -11,7 +11,7 @@ job would import Panel again before it starts.
 
 No job needs the server's main module: a job runs a function of
 :mod:`effdim_app.tasks`, pickled by reference. So the forkserver imports this
-module first (``PRELOAD`` in :mod:`effdim_app.jobs`) and its ``__main__`` takes
+module first (:mod:`effdim_app.forkserver_preload`) and its ``__main__`` takes
 the path the server's has (:data:`MAIN_PATH_VARIABLE`, which
 :func:`name_the_main_script` sets in the server before the forkserver starts);
 every worker it forks then skips the run. A server whose ``__main__`` has no

@@ -49,6 +49,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "effdim_app.job",
             "effdim_app.job_sessions",
             "effdim_app.job_worker",
+            "effdim_app.forkserver_preload",
             "effdim_app.jobs",
             "effdim_app.lifeline",
             "effdim_app.worker_main",
