@@ -136,7 +136,8 @@ class EnumerationTable:
 
     ``node``: the swept hidden node; ``n``: the rows; ``phi``: the sBIC's
     Dirichlet parameter; ``blrt_B``: bootstrap replicates per BLRT (``None``:
-    not run); ``notes``: sentences a reader needs (non-unique quantities,
+    not run); ``blrt_stop``: the sequential rule's ``h`` the BLRT stopped by
+    (:mod:`effdim.bootstrap`; ``None``: every test drew ``blrt_B``); ``notes``: sentences a reader needs (non-unique quantities,
     tests not computed and why).
     """
 
@@ -146,6 +147,7 @@ class EnumerationTable:
     phi: float | None
     blrt_B: int | None = None
     alpha: float = ALPHA
+    blrt_stop: int | None = None
     notes: tuple[str, ...] = field(default=())
 
     # ---------------------------------------------------------------- picks
@@ -190,6 +192,10 @@ class EnumerationTable:
             parts.append(f"sBIC with phi = {self.phi:g}")
         if self.blrt_B is not None:
             parts.append(f"BLRT with B = {self.blrt_B} replicates")
+        if self.blrt_stop is not None:
+            parts.append(
+                f"a BLRT stops once {self.blrt_stop} replicates reach its LR, at the l-th, with p = {self.blrt_stop} / l"
+            )
         parts.append(f"tests of k - 1 against k classes; a test picks the first k whose k + 1 has p > {self.alpha:g}")
         return "; ".join(parts) + "."
 
@@ -247,6 +253,7 @@ class EnumerationTable:
             "n": self.n,
             "phi": self.phi,
             "blrt_B": self.blrt_B,
+            "blrt_stop": self.blrt_stop,
             "alpha": self.alpha,
             "rows": [{k: _json_value(v) for k, v in asdict(r).items()} for r in self.rows],
             "picks": self.picks(),
@@ -285,13 +292,19 @@ def enumeration_table(
             "not, so the entropy measures and the smallest share are those of the estimate EM returned"
         )
     phis = {f.scores.sbic_phi for f in fits}
-    sizes = {int(r.B) for r in blrt.values() if r is not None}
+    tests = [r for r in blrt.values() if r is not None]
+    sizes = {int(r.planned if r.planned is not None else r.B) for r in tests}
+    stops = {r.stop_after for r in tests}
+    stopped = [f"k = {k}: {r.B}" for k, r in sorted(blrt.items()) if r is not None and r.stopped_early]
+    if stopped:
+        notes.append(f"BLRT tests stopped early (replicates drawn): {', '.join(stopped)}")
     return EnumerationTable(
         rows=tuple(rows),
         node=node,
         n=float(fits[0].n),
         phi=phis.pop() if len(phis) == 1 else None,
         blrt_B=sizes.pop() if len(sizes) == 1 else None,
+        blrt_stop=stops.pop() if len(stops) == 1 else None,
         alpha=float(alpha),
         notes=tuple(notes),
     )

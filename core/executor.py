@@ -8,7 +8,10 @@ search (:mod:`effdim.structure.tasks`). A job is a
 module-level function ``fn(config: dict) -> dict`` (it must pickle to a
 worker); :func:`run_each` calls ``finish(key, result, seconds)`` as each job
 ends and ``fail(key, error)`` for each that raised, so one failure does not
-stop the others.
+stop the others. Jobs are handed out in the order of ``keys``, a few more than
+there are workers at a time, so a caller's ``skip(key)`` can drop jobs that
+earlier results made unnecessary (the sequential bootstrap test,
+:mod:`effdim.bootstrap`).
 
 Local workers die with the process that started them: on Linux each worker
 asks the kernel for SIGTERM when its parent ends (``PR_SET_PDEATHSIG``,
@@ -33,6 +36,8 @@ __all__ = ["EXECUTORS", "Execution", "ExecutorError", "Workers", "check_schedule
 
 #: ``executor=`` values; a ``scheduler`` (Dask) overrides them.
 EXECUTORS = ("processes", "serial")
+#: Jobs handed out per worker at a time (waiting or running): enough to keep every worker busy.
+AHEAD = 2
 #: prctl(2) option: the signal a process gets when its parent dies.
 PR_SET_PDEATHSIG = 1
 
@@ -76,19 +81,26 @@ def run_each(
     finish: Callable[[str, dict, float], None],
     fail: Callable[[str, BaseException], None],
     execution: Execution | None = None,
+    skip: Callable[[str], bool] | None = None,
 ) -> tuple[str, int]:
     """Run ``fn(configs[k])`` for every ``k`` in ``keys`` where ``execution`` says
     (:class:`Execution`; default: local processes); return ``(executor used, workers)``.
 
-    On an exception in the caller (Ctrl-C, a ``finish`` that raises) the
-    pending jobs are cancelled and the exception passed on.
+    Jobs start in the order of ``keys``, at most :data:`AHEAD` per local
+    worker waiting or running at a time (on a Dask cluster too when
+    ``skip`` is given; else all at once); a job whose ``skip(key)`` is true when its
+    turn comes is not run (nor finished, nor failed). On an exception in the
+    caller (Ctrl-C, a ``finish`` that raises) the pending jobs are cancelled
+    and the exception passed on.
     """
     execution = execution or Execution()
     executor, workers, scheduler = execution.executor, execution.workers, execution.scheduler
+    todo = (k for k in keys if skip is None or not skip(k))  # asked lazily, as each job's turn comes
     if scheduler is not None:
-        return "dask", _run_dask(fn, configs, keys, scheduler, finish, fail)
+        ahead = None if skip is None else AHEAD  # with nothing to skip, a cluster gets every job at once
+        return "dask", _run_dask(fn, configs, todo, scheduler, finish, fail, ahead)
     if executor == "serial" or not keys:
-        for k in keys:
+        for k in todo:
             try:
                 result, seconds = timed(fn, configs[k])
             except Exception as err:  # noqa: BLE001 - reported by the caller with the others
@@ -97,7 +109,7 @@ def run_each(
             finish(k, result, seconds)
         return "serial", 1
     n = max(1, min(int(workers or os.cpu_count() or 1), len(keys)))
-    _run_pool(fn, configs, keys, n, finish, fail)
+    _run_pool(fn, configs, todo, n, finish, fail)
     return "processes", n
 
 
@@ -138,12 +150,19 @@ def _settle(future, key, finish, fail) -> None:
 def _run_pool(fn, configs, keys, n, finish, fail) -> None:
     pool = ProcessPoolExecutor(max_workers=n, initializer=die_with_parent)
     try:
-        futures = {pool.submit(timed, fn, configs[k]): k for k in keys}
-        waiting = set(futures)
-        while waiting:
-            done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+        upcoming = iter(keys)
+        futures: dict = {}
+
+        def submit() -> None:
+            while len(futures) < AHEAD * n and (k := next(upcoming, None)) is not None:
+                futures[pool.submit(timed, fn, configs[k])] = k
+
+        submit()
+        while futures:
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
             for fut in done:
-                _settle(fut, futures[fut], finish, fail)
+                _settle(fut, futures.pop(fut), finish, fail)
+            submit()
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
@@ -177,21 +196,27 @@ def _dask_client(scheduler: Any) -> tuple[Any, bool]:
         ) from None
 
 
-def _run_dask(fn, configs, keys, scheduler, finish, fail) -> int:
+def _run_dask(fn, configs, keys, scheduler, finish, fail, ahead) -> int:
     from distributed import as_completed
 
     client, own = _dask_client(scheduler)
     try:
         workers = len(client.scheduler_info().get("workers", {}))
-        if not keys:
-            return workers
-        futures = {}
-        for k in keys:
-            fut = client.submit(timed, fn, configs[k], pure=False, key=f"effdim-{k[:24]}-{time.time_ns()}")
-            futures[fut] = k
+        futures: dict = {}
+        upcoming = iter(keys)
+        running = as_completed([])
+
+        def submit() -> None:
+            while (ahead is None or len(futures) < ahead * max(workers, 1)) and (k := next(upcoming, None)) is not None:
+                fut = client.submit(timed, fn, configs[k], pure=False, key=f"effdim-{k[:24]}-{time.time_ns()}")
+                futures[fut] = k
+                running.add(fut)
+
         try:
-            for fut in as_completed(list(futures)):
-                _settle(fut, futures[fut], finish, fail)
+            submit()
+            for fut in running:
+                _settle(fut, futures.pop(fut), finish, fail)
+                submit()
         except BaseException:
             client.cancel(list(futures))
             raise

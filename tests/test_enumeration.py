@@ -3,13 +3,13 @@
 import io
 import json
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from effdim import sweep
+from effdim.bootstrap import BootstrapResult
 from effdim.distribution import Parameters, random_parameters, sample
 from effdim.em import posterior
 from effdim.enumeration import COLUMNS, EnumerationRow, EnumerationTable, enumeration_table
@@ -33,7 +33,12 @@ def swept():
 
 @pytest.fixture(scope="module")
 def table(swept):
-    return enumeration_table(swept, {k: SimpleNamespace(p_value=0.01 * k, B=19) for k in (2, 3, 4)})
+    return enumeration_table(swept, {k: _blrt(0.01 * k, 19) for k in (2, 3, 4)})
+
+
+def _blrt(p: float, B: int) -> BootstrapResult:
+    """A bootstrap LRT with p-value ``p`` from ``B`` replicates (what the table reads of it)."""
+    return BootstrapResult(1.0, np.zeros(B), p, "blrt", "", "")
 
 
 def test_rows_carry_the_sweeps_scores_on_the_deviance_scale(swept, table):

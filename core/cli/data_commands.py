@@ -420,13 +420,17 @@ def _cmd_blrt(args: argparse.Namespace) -> None:
             mapping=mapping_of(args),
             execution=execution_of(args),
             progress=bar,
+            stop_after=args.stop_after,
         )
         bar.close()
     if args.json:
         _emit_json({**result.to_json(), "convergence": notes})
         return
     print(f"bootstrap likelihood-ratio test: {result.null_model} (null) against {result.alternative}")
-    print(f"LR = 2 (LL_k - LL_k-1) = {result.statistic:.4f}   bootstrap p = {result.p_value:.4f}   (B = {result.B})")
+    drawn = (
+        f"B = {result.B}" if not result.stopped_early else f"stopped after {result.B} of {result.planned} replicates"
+    )
+    print(f"LR = 2 (LL_k - LL_k-1) = {result.statistic:.4f}   bootstrap p = {result.p_value:.4f}   ({drawn})")
     print("a small p favours the model with more states")
     for note in notes:
         print(f"warning: {note}")
@@ -509,6 +513,8 @@ def _table_format(args: argparse.Namespace) -> str | None:
                 f"{', '.join(_TABLE_WRITERS)}"
             )
         return ext
+    if args.stop_after is not None and not args.blrt:
+        raise UsageError("effdim sweep: --stop-after stops the bootstrap LRT early; give the replicates with --blrt B")
     return "" if args.table or args.blrt else None
 
 
@@ -520,7 +526,9 @@ def _enumeration(args: argparse.Namespace, results, settings):
     boot = None
     if args.blrt:
         bar = _Progress(args.quiet or args.json, "blrt", "replicates")
-        boot = blrt_sweep(results, args.blrt, settings, execution=execution_of(args), progress=bar)
+        boot = blrt_sweep(
+            results, args.blrt, settings, execution=execution_of(args), progress=bar, stop_after=args.stop_after
+        )
         bar.close()
     return enumeration_table(results, boot)
 

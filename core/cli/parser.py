@@ -32,6 +32,13 @@ from .model_commands import _cmd_dims, _cmd_gaps, _cmd_regularize
 DATA_HELP = "a data file (CSV, .sav, .dta, .xlsx, .parquet) or a bundled data set name"
 
 
+#: The help of ``--stop-after`` (the sequential bootstrap LRT, :mod:`effdim.bootstrap`).
+STOP_HELP = (
+    "sequential BLRT: a test stops drawing replicates once H of them reach the data's LR, at the l-th, and reports "
+    "p = H / l (Besag & Clifford 1991); with H >= 0.05 (B + 1) the decision at 0.05 is that of all B replicates"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``effdim`` argument parser: one function below adds each command."""
     parser = _Parser(prog="effdim", description="Effective dimension of LC and HLC models (Kocka & Zhang 2002).")
@@ -218,6 +225,13 @@ def _add_sweep(sub) -> None:
         "implies --table)",
     )
     sweep_p.add_argument(
+        "--stop-after",
+        type=_positive_int,
+        default=None,
+        metavar="H",
+        help=STOP_HELP,
+    )
+    sweep_p.add_argument(
         "--table-file",
         default=None,
         metavar="FILE",
@@ -234,6 +248,7 @@ def _add_blrt(sub) -> None:
     blrt_p.add_argument("--model", required=True, help="the model with k states (e.g. 3:2,2,2,2)")
     blrt_p.add_argument("--node", default=None, help="hidden node whose states are tested (default: the root)")
     blrt_p.add_argument("--bootstrap", type=_positive_int, default=100, metavar="B", help="replicates (default 100)")
+    blrt_p.add_argument("--stop-after", type=_positive_int, default=None, metavar="H", help=STOP_HELP)
     _add_em_options(blrt_p)
     _add_executor_options(blrt_p)
     blrt_p.set_defaults(run=_cmd_blrt)
