@@ -81,7 +81,7 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
             plots=not args.no_plots,
             png=not args.no_png,
             preset="quick" if args.quick else "full",
-            command=" ".join(sys.argv[1:]),
+            command=recorded_command(sys.argv[1:]),
         )
     except ExperimentError as err:
         _experiment_failed(err)
@@ -112,6 +112,29 @@ def _cmd_experiment(args: argparse.Namespace) -> None:
     print("wrote " + ", ".join(str(p) for p in paths))
     for note in notes:
         print(f"note: {note}")
+
+
+#: Options naming where a run reads and writes, not what it computes: left out of the recorded command.
+PLACES = ("--cache-dir", "--out")
+
+
+def recorded_command(argv: list[str]) -> str:
+    """The command line a run file records: ``argv`` without the folders of :data:`PLACES` (they name
+    one machine's paths, and the results do not depend on them).
+
+    >>> recorded_command(["experiment", "enumeration", "--cache-dir", "/tmp/c", "--out=/tmp/o", "--replicates", "2"])
+    'experiment enumeration --replicates 2'
+    """
+    kept: list[str] = []
+    skip_value = False
+    for arg in argv:
+        if skip_value:
+            skip_value = False
+        elif arg in PLACES:
+            skip_value = True
+        elif not arg.startswith(tuple(f"{place}=" for place in PLACES)):
+            kept.append(arg)
+    return " ".join(kept)
 
 
 def _experiment_failed(err: ExperimentError) -> NoReturn:
