@@ -2,7 +2,7 @@
 # (12 four-category items), 1 to 6 classes with 10 starts each, then a bootstrap LRT done by hand
 # with poLCA (poLCA has none): replicates drawn from the k - 1 class fit by poLCA.simdata, both
 # models refitted with 10 starts. Prints one JSON object.
-#   Rscript benchmarks/engine/polca_election.R [B replicates per test, default 3]
+#   Rscript benchmarks/engine/polca_election.R [B replicates per test, default 3; 0: the sweep alone]
 suppressMessages(library(poLCA))
 args <- commandArgs(trailingOnly = TRUE)
 B <- if (length(args) > 0) as.integer(args[1]) else 3L
@@ -16,7 +16,7 @@ fits <- list()
 sweep <- system.time(for (k in 1:6) fits[[k]] <- poLCA(f, E, nclass = k, nrep = 10, verbose = FALSE, calc.se = FALSE))
 blrt_seconds <- c()
 blrt_cpu <- c()
-for (k in 2:6) {
+for (k in if (B > 0) 2:6 else integer(0)) {
   null <- fits[[k - 1]]
   t <- system.time(for (b in seq_len(B)) {
     sim <- poLCA.simdata(N = nrow(E), probs = null$probs, P = null$P)$dat
