@@ -16,6 +16,7 @@ from effdim.enumeration import enumeration_table
 from effdim.errors import EffdimError
 from effdim.executor import Execution, run_each
 from effdim.model import HLCModel
+from effdim.validation import as_seed
 
 TWO = Parameters(
     HLCModel.parse("2:2,2,2,2"),
@@ -54,23 +55,33 @@ def test_with_h_at_least_alpha_B_plus_1_the_decision_is_that_of_all_B_replicates
     assert 0 < p_seq <= 1 and 1 <= len(used) <= B
 
 
-def test_a_sweep_stops_the_test_under_its_null_and_not_the_one_it_rejects_on_any_executor(fits):
+def test_a_sweep_stops_the_test_under_its_null_and_not_the_one_it_rejects(fits):
     seen = []
     serial = blrt_sweep(
-        fits, 40, restarts=2, seed=3, execution=SERIAL, stop_after=2, progress=lambda d, t: seen.append(t)
+        fits, 20, restarts=2, max_iter=200, seed=3, execution=SERIAL, stop_after=1, progress=lambda d, t: seen.append(t)
     )
     two, three = serial[2], serial[3]
-    assert two.B == 40 and not two.stopped_early and two.p_value == pytest.approx(1 / 41)
-    assert three.stopped_early and three.B < 40 and three.planned == 40 and three.stop_after == 2
-    assert three.p_value == pytest.approx(2 / three.B) and np.sum(three.replicates >= three.statistic - 1e-9) == 2
-    assert seen[0] == 80 and seen[-1] < 80  # the chunks a stopped test no longer needs leave the total
-    pooled = blrt_sweep(fits, 40, restarts=2, seed=3, execution=Execution("processes", workers=2), stop_after=2)
-    assert pooled[3].replicates.tolist() == three.replicates.tolist() and pooled[3].p_value == three.p_value
-    full = blrt_sweep(fits, 40, restarts=2, seed=3, execution=SERIAL)
-    assert full[3].replicates[: three.B].tolist() == three.replicates.tolist()  # the same seeds, in order
+    assert two.B == 20 and not two.stopped_early and two.p_value == pytest.approx(1 / 21)
+    assert three.stopped_early and three.B < 20 and three.planned == 20 and three.stop_after == 1
+    assert three.p_value == pytest.approx(1 / three.B) and np.sum(three.replicates >= three.statistic - 1e-9) == 1
+    assert seen[0] == 40 and seen[-1] < 40  # the chunks a stopped test no longer needs leave the total
+    first = blrt_plan(fits[1], fits[2], restarts=2, max_iter=200).chunks(as_seed(3).spawn(2)[1], 20)[
+        0
+    ]  # the test's own stream
+    shown = min(three.B, len(first["seeds"]))
+    assert bootstrap_job(first)["values"][:shown] == three.replicates[:shown].tolist()  # the same seeds, in order
     table = enumeration_table(fits, serial)
-    assert table.blrt_B == 40 and table.blrt_stop == 2 and "stops once 2 replicates" in table.caption()
-    assert any("stopped early" in note for note in table.notes) and table.to_json()["blrt_stop"] == 2
+    assert table.blrt_B == 20 and table.blrt_stop == 1 and "stops once 1 replicates" in table.caption()
+    assert any("stopped early" in note for note in table.notes) and table.to_json()["blrt_stop"] == 1
+
+
+def test_a_stopped_test_is_the_same_on_worker_processes(fits):
+    here = blrt_sweep(fits[1:], 20, restarts=2, max_iter=200, seed=4, execution=SERIAL, stop_after=1)[3]
+    pooled = blrt_sweep(
+        fits[1:], 20, restarts=2, max_iter=200, seed=4, execution=Execution("processes", workers=2), stop_after=1
+    )
+    assert here.stopped_early and pooled[3].replicates.tolist() == here.replicates.tolist()
+    assert pooled[3].p_value == here.p_value
 
 
 def test_a_bad_stopping_rule_is_refused_in_words(fits):
@@ -134,9 +145,9 @@ def _echo(config: dict) -> dict:
 
 def test_the_cli_stops_the_sweeps_blrt_and_refuses_the_option_without_it(cli):
     base = ["sweep", "stouffer-toby", "--max-card", "3", "--restarts", "2", "--seed", "1", "--quiet", "--workers", "1"]
-    status, out, _ = cli(*base, "--json", "--blrt", "30", "--stop-after", "1")
+    status, out, _ = cli(*base, "--json", "--blrt", "10", "--stop-after", "1", "--max-iter", "200")
     table = json.loads(out)["table"]
-    assert status == 0 and table["blrt_stop"] == 1 and table["blrt_B"] == 30
+    assert status == 0 and table["blrt_stop"] == 1 and table["blrt_B"] == 10
     status, _, err = cli(*base, "--stop-after", "2")
     assert status == 2 and "--blrt" in err and len(err.strip().splitlines()) == 1
     status, _, err = cli(*base, "--blrt", "5", "--stop-after", "0")
