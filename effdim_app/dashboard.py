@@ -263,6 +263,7 @@ class EffdimApp(Viewer):
         stylesheets from the install (:mod:`effdim_app.notebook`).
         """
         self._header_buttons(on_dark=False)
+        self.dimensions.build_details()  # one user's cell: nothing to save by building it when scrolled to
         return RenderGate(
             pn.FlexBox(
                 pn.Column(

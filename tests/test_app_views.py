@@ -17,6 +17,7 @@ def _rendered(app):
     doc = Document()
     app.tabs.get_root(doc)
     app.model_panel.__panel__().get_root(doc)
+    app.dimensions.sight.seen = True  # the page scrolled to the Dimensions section (first_sight.py)
     return doc
 
 

@@ -15,6 +15,7 @@ from panel.viewable import Viewer
 from .. import explain
 from ..state import ModelState
 from ..style import TABLE_CSS
+from .first_sight import FirstSight
 from .widgets import BIG, SMALL_TABLE, JobLine, compact, heading, html, in_one_message, plain, typed
 
 __all__ = ["DimensionsPanel"]
@@ -34,7 +35,8 @@ def _cell(value) -> str:
 
 
 class DimensionsPanel(Viewer):
-    """Totals, the per-hidden-node table (row click highlights), and the rules behind each number."""
+    """Totals, the per-hidden-node table (row click highlights), and the rules behind each number; all but the
+    totals built when the user first scrolls to them (:meth:`build_details`)."""
 
     #: Pixel widths of the text columns at font scale 1 (the numbers share the rest).
     WIDTHS = {"hidden": 75, "LC model": 120, "binding": 75}
@@ -47,6 +49,34 @@ class DimensionsPanel(Viewer):
         # the app puts above the tree (on the first screen at 1366x768, with the tree)
         self._home = pn.Column(self.totals, margin=0, sizing_mode="stretch_width")
         self.top = pn.Column(margin=0, sizing_mode="stretch_width")
+        self._scale = 1.0
+        # Below the totals, under the tree, the section's other parts (the table, its notes, the buttons) are
+        # below the first screen: they are built when the user first scrolls to them (first_sight.py), not
+        # with the page, which a class opening the page at once pays for every student (docs/robustness.md,
+        # "A class arriving together"). Until then the section is the totals and the mark.
+        self.table: pn.widgets.Tabulator | None = None
+        self.row_note: pn.pane.Markdown | None = None
+        self.row_card: pn.Card | None = None
+        self._hidden_rows: list[str] = []
+        self._syncing = False
+        self._details_built = False
+        self.sight = FirstSight.then(self.build_details)
+        self._section = pn.Column(self._home, self.sight, sizing_mode="stretch_width")
+        state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
+        state.param.watch(self._update_direct, ["direct", "direct_running"])
+        state.param.watch(self._sync_selection, ["highlight"])
+        self._update()
+
+    @property
+    def details_built(self) -> bool:
+        """Whether the parts below the totals exist (:meth:`build_details`)."""
+        return self._details_built
+
+    def build_details(self) -> None:
+        """Build the section below the totals (once; the user has scrolled to it): the table, where each
+        number comes from, the whole-tree check, the CSV, the job lines."""
+        if self.details_built:
+            return
         self.table = pn.widgets.Tabulator(
             typed(**DIM_COLUMNS),
             show_index=False,
@@ -54,9 +84,7 @@ class DimensionsPanel(Viewer):
             selectable=1,
             sortable=False,
             sizing_mode="stretch_width",
-            layout="fit_columns",
             header_tooltips=explain.COLUMN_TOOLTIPS,
-            widths=dict(self.WIDTHS),
             text_align=dict.fromkeys(NUMERIC_DIM_COLUMNS, "right"),
             header_align=dict.fromkeys(NUMERIC_DIM_COLUMNS, "right"),
             # no resize handles at cell edges: they swallow row clicks. (Cell tooltips were tried and
@@ -66,6 +94,7 @@ class DimensionsPanel(Viewer):
             height=None,
             min_height=80,
             stylesheets=[TABLE_CSS],
+            **self._table_layout(),
         )
         self.corollary = html("", sizing_mode="stretch_width", margin=(0, 5))
         self.totals_note = pn.pane.Markdown("", sizing_mode="stretch_width")
@@ -83,8 +112,6 @@ class DimensionsPanel(Viewer):
         self.explain_card.param.watch(self._update_notes, "collapsed")
         # the selected row's card is made when a row is first selected (most pages never select one):
         # until then its place in the layout is an empty column (docs/robustness.md, "Opening a page")
-        self.row_note: pn.pane.Markdown | None = None
-        self.row_card: pn.Card | None = None
         self._row_place = pn.Column(margin=0, sizing_mode="stretch_width")
         self.row_hint = html(
             "<small><i>Click a row to highlight its hidden node and neighbours in the tree "
@@ -107,44 +134,63 @@ class DimensionsPanel(Viewer):
         )
         self.direct_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-direct"])
         self.de_note = html("", sizing_mode="stretch_width", margin=(0, 5), css_classes=["effdim-de-note"])
-        self.de_job = JobLine(state, "de_job")
-        self.direct_job = JobLine(state, "direct_job")
-        state.param.watch(self._update_direct, ["direct", "direct_running"])
-        self._hidden_rows: list[str] = []
-        self._syncing = False
+        self.de_job = JobLine(self.state, "de_job")
+        self.direct_job = JobLine(self.state, "direct_job")
         self.table.param.watch(in_one_message(self._row_selected), "selection")
-        state.param.watch(self._update, ["report", "report_error", "effective", "de_note", "de_job"])
-        state.param.watch(self._sync_selection, ["highlight"])
+        self._section.objects = [
+            pn.Row(
+                heading("Dimensions", "Hover a number for its rule; open the notes below for the full derivation."),
+                pn.layout.HSpacer(),
+                self.timing,
+                sizing_mode="stretch_width",
+            ),
+            self._home,
+            self.de_job,
+            self.de_note,
+            self.table,
+            self.row_hint,
+            self.corollary,
+            pn.Row(self.verify, self.download, margin=0),
+            self.direct_job,
+            self.direct_note,
+            self._row_place,
+            self.explain_card,
+        ]
+        self._details_built = True
         self._update()
+        self._update_direct()
 
     def set_font_scale(self, scale: float) -> None:
         """Projector mode (``scale > 1``; the stylesheet scales the type): the totals go to :attr:`top`,
         and every column is as wide as its content, so large type is never cut to "…" (fixed widths
         were, at 1024 px and at 150 % zoom)."""
-        projector = scale > 1
-        shown, emptied = (self.top, self._home) if projector else (self._home, self.top)
+        self._scale = scale
+        shown, emptied = (self.top, self._home) if scale > 1 else (self._home, self.top)
         emptied.objects = []
         shown.objects = [self.totals]
-        if projector:
-            self.table.param.update(layout="fit_data_fill", widths={})
-        else:
-            self.table.param.update(layout="fit_columns", widths=dict(self.WIDTHS))
+        if self.table is not None:
+            self.table.param.update(**self._table_layout())
+
+    def _table_layout(self) -> dict:
+        """The table's column layout at the current font scale (see :meth:`set_font_scale`)."""
+        if self._scale > 1:
+            return {"layout": "fit_data_fill", "widths": {}}
+        return {"layout": "fit_columns", "widths": dict(self.WIDTHS)}
 
     def _update(self, *_) -> None:
+        self._update_totals()
+        if self.details_built:
+            self._update_details()
+
+    def _update_totals(self) -> None:
         state = self.state
         report = state.report
         if report is None:
             self.totals.object = f"<div class='effdim-error'>No dimensions: {plain(state.report_error)}</div>"
-            self.table.value = typed(**DIM_COLUMNS)
-            self.corollary.object = ""
-            self.de_note.object = ""
             return
         known = report.de is not None
         gap = report.ds - report.de if known else None
         badge = report.de_status if known else ("computing" if state.de_job is not None else "not computed")
-        note = state.de_note
-        shown = note and state.de_job is None
-        self.de_note.object = f"<div class='effdim-corollary'>{plain(note)}</div>" if shown else ""
 
         def stat(key, label, value, extra=""):
             exact = f" Exact value: {value:,}." if value is not None and abs(value) >= BIG else ""
@@ -181,6 +227,20 @@ class DimensionsPanel(Viewer):
             + stat("gap", "ds − de", gap)
             + "</div>"
         )
+
+    def _update_details(self) -> None:
+        state = self.state
+        report = state.report
+        if report is None:
+            self.table.value = typed(**DIM_COLUMNS)
+            self.corollary.object = ""
+            self.de_note.object = ""
+            return
+        known = report.de is not None
+        gap = report.ds - report.de if known else None
+        note = state.de_note
+        shown = note and state.de_job is None
+        self.de_note.object = f"<div class='effdim-corollary'>{plain(note)}</div>" if shown else ""
         self._hidden_rows = [r.hidden for r in report.local]
         frame = self._frame()
         for column in NUMERIC_DIM_COLUMNS:
@@ -237,13 +297,15 @@ class DimensionsPanel(Viewer):
     def _update_notes(self, *_) -> None:
         state = self.state
         report = state.direct or state.report  # the whole-tree rank's report once asked for: it says that route
-        if not self.explain_card.collapsed and report is not None:
+        if self.details_built and not self.explain_card.collapsed and report is not None:
             self.totals_note.object = explain.totals_markdown(state.effective, report)
 
     async def _verify(self, _=None) -> None:
         await self.state.verify_direct()
 
     def _update_direct(self, *_) -> None:
+        if not self.details_built:
+            return
         self._update_notes()
         state, full = self.state, self.state.direct
         self.verify.disabled = state.direct_running
@@ -284,6 +346,8 @@ class DimensionsPanel(Viewer):
         self.state.highlight = None
 
     def _sync_selection(self, *_) -> None:
+        if not self.details_built:
+            return
         node = self.state.highlight
         report = self.state.report
         want = [self._hidden_rows.index(node)] if node in self._hidden_rows else []
@@ -314,23 +378,4 @@ class DimensionsPanel(Viewer):
         return self.row_note
 
     def __panel__(self):
-        return pn.Column(
-            pn.Row(
-                heading("Dimensions", "Hover a number for its rule; open the notes below for the full derivation."),
-                pn.layout.HSpacer(),
-                self.timing,
-                sizing_mode="stretch_width",
-            ),
-            self._home,
-            self.de_job,
-            self.de_note,
-            self.table,
-            self.row_hint,
-            self.corollary,
-            pn.Row(self.verify, self.download, margin=0),
-            self.direct_job,
-            self.direct_note,
-            self._row_place,
-            self.explain_card,
-            sizing_mode="stretch_width",
-        )
+        return self._section

@@ -92,9 +92,21 @@ FILEPOND_LOUD = (
 
 def open_app(page: Page, url: str) -> None:
     page.goto(url)
-    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    see_the_dimensions(page)
     page.wait_for_function(f"() => ({TREE_XY})([0, 0]) !== null", timeout=TIMEOUT, polling=POLL)
     assert page.evaluate(QUIET_FILEPOND_JOINED), FILEPOND_LOUD
+
+
+def see_the_dimensions(page: Page) -> None:
+    """Scroll to the Dimensions section, as a student does, which builds its table
+    (effdim_app/views/first_sight.py), wait for the table's rows, and scroll back to the top of the page."""
+    page.locator(".effdim-first-sight").scroll_into_view_if_needed(timeout=TIMEOUT)
+    expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+    page.evaluate(TO_THE_TOP)
+
+
+#: Every scrolled box of the page back at its top (the page as it opened).
+TO_THE_TOP = "() => { for (const el of document.querySelectorAll('*')) { if (el.scrollTop) el.scrollTop = 0 } }"
 
 
 def console_errors(page: Page, *, warnings: bool = False) -> list[str]:

@@ -31,7 +31,7 @@ from contextlib import contextmanager, nullcontext
 import psutil
 import pytest
 from conftest import VIEWPORT, served
-from pages import TIMEOUT, apply_notation, open_app, stat
+from pages import TIMEOUT, apply_notation, open_app, see_the_dimensions, stat
 from playwright.sync_api import expect
 
 from effdim import parse_model
@@ -168,7 +168,7 @@ def test_a_page_whose_request_and_websocket_reach_different_processes_works_and_
     try:
         page.goto(link)
         expect(stat(page, "ds")).to_have_text(str(standard_dimension(parse_model("4:3,3,3"))), timeout=TIMEOUT)
-        expect(page.locator(".effdim-dims .tabulator-row").first).to_be_visible(timeout=TIMEOUT)
+        see_the_dimensions(page)
     finally:
         first.resume()
     from effdim_app.compat import CDN_DIST
