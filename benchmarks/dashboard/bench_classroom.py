@@ -27,7 +27,9 @@ is usable and the connected students' edit round trips meanwhile, in wall
 time and on the server's clock (:class:`ServerClock`: what an idle machine
 would take), against the targets (every page usable within 10 s, edit p95
 under 1 s). ``--busy K`` keeps K more processes busy meanwhile (the machine
-beside other work).
+beside other work). With ``--seen`` every page reports the Dimensions section in its window as soon as it
+opens, as a browser window tall enough to show it at first paint does, so its table is built then too
+(``effdim_app/views/first_sight.py``); without, as on a laptop's window, it is built only once scrolled to.
 
 Reported: session open time and edit round trip (p50/p95/max), errors
 (an edit whose ds never arrived within 15 s), lost sessions (websocket
@@ -39,7 +41,7 @@ Run (starts its own ``effdim app`` with the default limits and one server
 process; ``-- --processes 2`` for two; ``--url`` to use a running server)::
 
     python -m benchmarks.dashboard.bench_classroom --students 30 --minutes 3 --churn 200
-    python -m benchmarks.dashboard.bench_classroom --students 10 --arrive 30 [--busy 2]
+    python -m benchmarks.dashboard.bench_classroom --students 10 --arrive 30 [--busy 2] [--seen]
 """
 
 from __future__ import annotations
@@ -127,6 +129,12 @@ class ServerClock:
         return max((now - then for now, then in zip(self.read(), mark)), default=float("nan"))
 
 
+async def see_the_dimensions(client: Client) -> None:
+    """Report the Dimensions section's mark in the window, as a browser showing it does (its table is built)."""
+    mark = client.find(css="effdim-first-sight")
+    await client.set(client.models[mark]["attributes"]["data"]["id"], seen=True)
+
+
 class Editor:
     """A student's page: sets the cardinality of the selected hidden node (H1) in the States box and waits for
     the server's patch that shows the new ds (with a ``clock``, :attr:`cpu` is the round trip on it)."""
@@ -161,7 +169,14 @@ class Editor:
 
 
 async def student(
-    url: str, seconds: float, seed: int, out: dict, delay: float = 0.0, stop=None, clock: ServerClock | None = None
+    url: str,
+    seconds: float,
+    seed: int,
+    out: dict,
+    delay: float = 0.0,
+    stop=None,
+    clock: ServerClock | None = None,
+    seen: bool = False,
 ) -> None:
     """Open the page after ``delay`` s, then edit every 1-3 s for ``seconds`` (or until ``stop`` is set): each
     round trip in ``out["edits"]``, its start (perf_counter) in ``out["edit_starts"]`` and, with a ``clock``,
@@ -175,6 +190,8 @@ async def student(
         return
     out["opens"].append(client.open_seconds)
     out["open_starts"].append(time.time() - client.open_seconds - out["start_wall"])
+    if seen:
+        await see_the_dimensions(client)
     editor = Editor(client, clock)
     end = time.perf_counter() + seconds
     while time.perf_counter() < end and not client.closed and not (stop is not None and stop.is_set()):
@@ -339,13 +356,15 @@ async def classroom(url: str, pid: int | None, args):
 USABLE_MAX, ARRIVAL_EDIT_P95 = 10.0, 1.0
 
 
-async def newcomer(url: str, delay: float, seed: int, out: dict, clock: ServerClock) -> None:
+async def newcomer(url: str, delay: float, seed: int, out: dict, clock: ServerClock, seen: bool = False) -> None:
     """Request the page ``delay`` s after the arrival began; it is usable once open and its first edit shown:
     that time, from the request, in ``out["usable"]``, and on the server's clock in ``out["usable_cpu"]``."""
     await asyncio.sleep(delay)
     start, mark = time.perf_counter(), clock.read()
     try:
         client = await Client(url).open()
+        if seen:
+            await see_the_dimensions(client)
         took = await Editor(client).edit(random.Random(seed), seconds=120)
     except Exception as err:  # noqa: BLE001 - a failed open is a result
         out["open_errors"].append(repr(err))
@@ -372,7 +391,9 @@ async def arrival(url: str, pid: int | None, args) -> dict:
     clock = ServerClock(pid)
     stop = asyncio.Event()
     students = [
-        asyncio.ensure_future(student(url, 3600, args.seed + i, out, delay=0.3 * i, stop=stop, clock=clock))
+        asyncio.ensure_future(
+            student(url, 3600, args.seed + i, out, delay=0.3 * i, stop=stop, clock=clock, seen=args.seen)
+        )
         for i in range(args.students)
     ]
     while len(out["opens"]) + len(out["open_errors"]) < args.students:
@@ -381,7 +402,7 @@ async def arrival(url: str, pid: int | None, args) -> dict:
     begin, cpu = time.perf_counter(), clock.read()
     await asyncio.gather(
         *(
-            newcomer(url, args.arrive_seconds * i / args.arrive, args.seed + 1000 + i, out, clock)
+            newcomer(url, args.arrive_seconds * i / args.arrive, args.seed + 1000 + i, out, clock, args.seen)
             for i in range(args.arrive)
         )
     )
@@ -406,7 +427,7 @@ def report_arrival(out: dict, args, load_before: float, load_after: float) -> No
     print(
         f"arrival: {args.arrive} pages requested within {args.arrive_seconds:g} s beside {args.students} connected "
         f"students editing (effdim app {' '.join(args.server_args) or 'with its defaults'}; "
-        f"{args.busy} busy processes beside it)"
+        f"{args.busy} busy processes beside it; the Dimensions table {'built at once' if args.seen else 'not seen'})"
     )
     print(f"new page usable {_percentiles(out['usable'])}; failed {len(out['open_errors'])}")
     print(f"   on the server's clock {_percentiles(out['usable_cpu'])}")
@@ -448,6 +469,11 @@ def main() -> None:
     )
     parser.add_argument("--arrive-seconds", type=float, default=1.0)
     parser.add_argument("--busy", type=int, default=0, help="processes that keep a core busy each, meanwhile")
+    parser.add_argument(
+        "--seen",
+        action="store_true",
+        help="every page shows its Dimensions section at once (a tall window), which builds its table",
+    )
     parser.add_argument("server_args", nargs="*", help="after --: options for 'effdim app' (e.g. --threads 4)")
     args = parser.parse_args()
 
