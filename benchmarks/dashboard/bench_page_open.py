@@ -9,15 +9,25 @@ a change to what a page costs can be measured on a busy machine; the
 classroom's wall-clock open times follow from it on an idle one (30 pages
 over 30 s on one event loop: about 30 x this CPU, within the 30 s).
 
-Run: ``python -m benchmarks.dashboard.bench_page_open [--pages 12] [-- effdim app options]``
+``--in-process`` builds the pages in this process instead, as ``effdim app`` builds one (its settings, the
+session's document, the document as sent), with the collector run before each so that no page pays for
+another's garbage, and reports the CPU of each build and the Bokeh models it sends; ``--app DIR`` builds
+the pages of the ``effdim_app`` in ``DIR`` instead (another version of the dashboard:
+``git archive COMMIT effdim_app | tar -x -C DIR``), to compare two in one run.
+
+Run: ``python -m benchmarks.dashboard.bench_page_open [--pages 12] [--in-process [--app DIR]] [-- effdim app
+options]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
+import sys
+import time
 
 import psutil
 
@@ -40,12 +50,57 @@ async def open_pages(url: str, pid: int, pages: int) -> tuple[list[float], list[
     return cpu, wall
 
 
+def build_pages(pages: int) -> tuple[list[float], int, int]:
+    """CPU seconds of each of ``pages`` page builds in this process, as ``effdim app`` builds one; the Bokeh
+    models and the bytes of the document sent."""
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.protocol import Protocol
+    from panel.io.state import set_curdoc
+
+    from effdim_app import compat, server
+    from effdim_app.dashboard import EXTENSIONS, TEMPLATE_DESIGN, create_app
+
+    compat.cache_class_defaults()
+    compat.serialize_set_values_only()
+    server.skip_authoring_checks()
+    pn.extension(*EXTENSIONS)
+
+    def page() -> tuple[int, int]:
+        doc = Document()
+        with set_curdoc(doc), pn.config.set(design=TEMPLATE_DESIGN):
+            create_app().template().server_doc(doc)
+        return len(doc.models), len(Protocol().create("PULL-DOC-REPLY", "0", doc).content_json)
+
+    for _ in range(3):  # the first pages also import and warm up: not counted
+        page()
+    cpu = []
+    for _ in range(pages):
+        gc.collect()
+        start = time.process_time()
+        models, size = page()
+        cpu.append(time.process_time() - start)
+    return cpu, models, size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=12)
+    parser.add_argument("--in-process", action="store_true", help="build the pages in this process (see above)")
+    parser.add_argument("--app", default=None, help="with --in-process: a folder holding another effdim_app")
     parser.add_argument("server_args", nargs="*", help="after --: options for 'effdim app'")
     args = parser.parse_args()
     load = os.getloadavg()[0]
+    if args.in_process:
+        if args.app:
+            sys.path.insert(0, args.app)
+        cpu, models, size = build_pages(args.pages)
+        print(
+            f"summary: a page build in this process: p50 {1000 * statistics.median(cpu):.0f} ms of CPU, min "
+            f"{1000 * min(cpu):.0f} ms (n={len(cpu)}), {models} Bokeh models, {size / 1024:.0f} KiB sent; load "
+            f"average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
+        )
+        return
     server, url = start_server(args.server_args)
     try:
         cpu, wall = asyncio.run(open_pages(url, server.pid, args.pages))
