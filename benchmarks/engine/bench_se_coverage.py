@@ -2,7 +2,7 @@
 
 Two identified models with known parameters, ``--replicates`` samples of each:
 
-* ``lc``: an LC model, 3 classes (shares 0.5, 0.3, 0.2) over 6 binary items, 1,000 rows;
+* ``lc``: an LC model, 3 classes (shares 0.5, 0.3, 0.2) over 6 binary items, ``--lc-rows`` rows (1,000);
 * ``regression``: 2 classes over 5 binary items, the second class's log odds ``-0.5 + 1.0 x`` with
   ``x`` standard normal, 800 rows (:func:`effdim.fit` with ``covariates="x"``).
 
@@ -17,6 +17,7 @@ Usage::
 
     .venv/bin/python -m benchmarks.engine.bench_se_coverage                  # 200 replicates each
     .venv/bin/python -m benchmarks.engine.bench_se_coverage --replicates 50
+    .venv/bin/python -m benchmarks.engine.bench_se_coverage --lc-rows 4000    # the LC model's coverage as n grows
 """
 
 from __future__ import annotations
@@ -101,14 +102,14 @@ def covered_items(fit, se, items) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.column_stack(held), np.column_stack(est), np.column_stack(errs)
 
 
-def run(kind: str, replicates: int, seed: int) -> list[tuple]:
+def run(kind: str, replicates: int, seed: int, lc_rows: int = 1000) -> list[tuple]:
     rng = np.random.default_rng(seed)
     held = {m: [] for m in METHODS}
     estimates, errors = [], {m: [] for m in METHODS}
     for r in range(replicates):
         if kind == "lc":
             shares, items = lc_truth()
-            data = sample_lc(rng, 1000)
+            data = sample_lc(rng, lc_rows)
             fit = effdim.fit(data, 3, restarts=5, seed=r, warn=False)
         else:
             beta, items = regression_truth()
@@ -143,11 +144,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=200)
     parser.add_argument("--seed", type=int, default=61)
+    parser.add_argument("--lc-rows", type=int, default=1000, help="rows of each sample of the LC model")
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = run("lc", args.replicates, args.seed) + run("regression", args.replicates, args.seed + 1)
+    rows = run("lc", args.replicates, args.seed, args.lc_rows) + run("regression", args.replicates, args.seed + 1)
     print(
-        f"# coverage of 95 % intervals, {args.replicates} replicates per model, seed {args.seed}; "
+        f"# coverage of 95 % intervals, {args.replicates} replicates per model, seed {args.seed}, "
+        f"{args.lc_rows} rows per LC sample; "
         f"{datetime.date.today()}; {time.perf_counter() - start:.0f} s, load average {load_average():.2f}"
     )
     print("| model | information | coverage, mean over parameters | lowest | median SE / sd of estimates |")
