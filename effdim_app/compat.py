@@ -37,7 +37,7 @@ from panel.models.comm_manager import CommManager
 from panel.models.file_dropper import FileDropper
 from panel.util import classproperty
 
-from .compat_sessions import panel_files_from_this_server
+from .compat_sessions import panel_files_from_this_server, sheets_from_this_server
 
 __all__ = [
     "CDN_DIST",
@@ -210,6 +210,8 @@ def one_walk_of_models(doc: Document) -> Iterator[None]:
             models.invalidate = shadowed
         if due:
             models.invalidate()  # walks now, unless an enclosing freeze or block walks on its exit
+            if shadowed is None:
+                sheets_from_this_server(doc)  # the new models' styling rewrote shared sheets to the CDN
 
 
 #: Browser side (BokehJS, run from a component's ``render``): makes the notebook output's comm send a user's

@@ -13,7 +13,7 @@ from bokeh.document import Document
 from bokeh.models import ImportedStyleSheet
 from panel.io.state import set_curdoc, state
 
-__all__ = ["built_off_the_loop", "panel_files_from_this_server", "new_part_from_this_server"]
+__all__ = ["built_off_the_loop", "panel_files_from_this_server", "sheets_from_this_server"]
 
 
 def built_off_the_loop(app, turn):
@@ -80,21 +80,22 @@ def panel_files_from_this_server(doc: Document) -> None:
         panel_resources.patch_model_css(root, dist_url=dist_url)
 
 
-def new_part_from_this_server(viewable, doc: Document | None) -> None:
-    """Point the stylesheets of ``viewable``'s Bokeh models in ``doc`` at this server's copy of Panel's files, as
-    :func:`panel_files_from_this_server` does for a whole page; for a part made inside one of the dashboard's
-    single-message blocks (``effdim_app.compat.one_walk_of_models``).
+def sheets_from_this_server(doc: Document) -> None:
+    """Point every stylesheet of ``doc``'s models at this server's copy of Panel's files again, after one of
+    the dashboard's single-message blocks that changed which models it holds
+    (``effdim_app.compat.one_walk_of_models``).
 
     Inside such a block a new model joins its document only when the block ends, and Panel styles a model
     outside any document with its design's sheets at Panel's CDN, rewriting the sheets the page's models
-    share (``theme/default.css``, ``theme/fast.css``, ``css/loading.css``) to point there: a part built
-    there (the Dimensions table when first seen) had the page ask the CDN for them, which a classroom
-    network without internet does not serve. Call it after the part's last change in the block. Nothing to
-    do outside a served session (a notebook inlines its sheets: effdim_app/notebook.py).
+    share (``theme/default.css``, ``theme/fast.css``, ``css/loading.css``) to point there: a part built in
+    a click (the guided demo's bar, the Dimensions table when first seen) had the whole page ask the CDN for
+    them, which a classroom network without internet does not serve. Nothing to do outside a served
+    session (a notebook inlines its sheets: effdim_app/notebook.py).
     """
-    dist_url = doc._template_variables.get("dist_url") if doc is not None else None
+    dist_url = doc._template_variables.get("dist_url")
     if dist_url is None:
         return
-    for model, _parent in list(viewable._models.values()):
-        for sheet in model.select({"type": ImportedStyleSheet}):
-            panel_resources.patch_stylesheet(sheet, dist_url)
+    for model in doc.models:
+        for sheet in getattr(model, "stylesheets", None) or ():
+            if isinstance(sheet, ImportedStyleSheet):
+                panel_resources.patch_stylesheet(sheet, dist_url)

@@ -256,3 +256,30 @@ def _own_loop(call):
     where ``asyncio.run`` and Tornado's blocking client refuse to start another."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(call).result(timeout=2 * BOUND)
+
+
+def test_parts_built_in_a_click_leave_the_page_styled_from_this_server():
+    """A served page's sheets point at its server; the guided demo's bar and the Dimensions table, built
+    in a click (one message), had Panel rewrite the sheets the page shares to its CDN (compat_sessions)."""
+    from bokeh.models import ImportedStyleSheet
+    from panel.io.resources import CDN_DIST, patch_model_css
+
+    from effdim_app.views.widgets import in_one_message
+
+    here = "static/extensions/panel/"
+    pn.extension(*EXTENSIONS)
+    doc, app = Document(), create_app()
+    doc._template_variables["dist_url"] = here  # as a served session's (compat_sessions.panel_files_from_this_server)
+    with set_curdoc(doc), pn.config.set(design=TEMPLATE_DESIGN):
+        app.template().server_doc(doc)
+        for root in doc.roots:
+            patch_model_css(root, dist_url=here)
+
+        def sheets() -> set[str]:
+            return {sheet.url for sheet in doc.select({"type": ImportedStyleSheet})}
+
+        assert sheets() and not [url for url in sheets() if url.startswith(CDN_DIST)]
+        in_one_message(lambda _: app.demo.go(0))(None)
+        app.dimensions.sight.seen = True
+        assert app.demo.bar.visible and app.dimensions.details_built
+        assert not [url for url in sheets() if url.startswith(CDN_DIST)]

@@ -13,7 +13,6 @@ import panel as pn
 from panel.viewable import Viewer
 
 from .. import explain
-from ..compat_sessions import new_part_from_this_server
 from ..state import ModelState
 from ..style import TABLE_CSS
 from .first_sight import FirstSight
@@ -160,7 +159,6 @@ class DimensionsPanel(Viewer):
         self._details_built = True
         self._update()
         self._update_direct()
-        new_part_from_this_server(self._section, pn.state.curdoc)
 
     def set_font_scale(self, scale: float) -> None:
         """Projector mode (``scale > 1``; the stylesheet scales the type): the totals go to :attr:`top`,
