@@ -1,13 +1,11 @@
 """Every private Panel and Bokeh internal the dashboard relies on, each with the public behaviour it stands for.
 
 The notebook output (:mod:`effdim_app.notebook`) and the one-message edits
-(:func:`effdim_app.views.widgets.in_one_message`) need things Panel and
-Bokeh do not offer publicly. They are reached only through this module (and
-:mod:`effdim_app.compat_sessions`, those of building served sessions), so
-an upgrade that changes one breaks one place, and ``tests/test_compat.py``
-checks each against the installed versions and names what changed.
-``pyproject.toml`` pins Panel and Bokeh below the next minor version for
-the same reason: raise the bound once ``tests/test_compat.py`` passes on it.
+(:func:`effdim_app.views.widgets.in_one_message`) need things Panel and Bokeh do not offer publicly. They are
+reached only through this module (and :mod:`effdim_app.compat_sessions`, those of building served sessions), so
+an upgrade that changes one breaks one place, and ``tests/test_compat.py`` checks each against the installed
+versions and names what changed. ``pyproject.toml`` pins Panel and Bokeh below the next minor version for the
+same reason: raise the bound once ``tests/test_compat.py`` passes on it.
 """
 
 from __future__ import annotations
@@ -179,8 +177,7 @@ def one_notebook_message(doc: Document) -> Iterator[None]:
 
 @contextlib.contextmanager
 def one_walk_of_models(doc: Document) -> Iterator[None]:
-    """``doc``'s models walked once for all the changes made inside, and only if one of them changed which models
-    the document holds.
+    """``doc``'s models walked once for all the changes made inside, if one of them changed which models it holds.
 
     Bokeh walks every model of a document again (``doc.models.recompute``) after each change of a property whose
     value refers to models, a layout's children or a figure's renderers (``invalidate``), unless the models are
@@ -188,7 +185,7 @@ def one_walk_of_models(doc: Document) -> Iterator[None]:
     a walk to every edit that changes no layout. Inside, the freeze count is held up (private:
     ``DocumentModelManager._freeze_count``), so the freezes Panel puts around each layout update do not walk, and
     ``invalidate`` only notes that a walk is due (the document's own attribute shadows the method); on exit the
-    walk runs once if it is due (docs/dashboard.md, "A sweep's end on the server").
+    walk runs once if it is due (docs/dashboard.md, "A sweep's end on the server"), then the sheets re-pointed.
     """
     models = doc.models
     shadowed = models.__dict__.get("invalidate")  # an enclosing block's note
@@ -211,7 +208,7 @@ def one_walk_of_models(doc: Document) -> Iterator[None]:
         if due:
             models.invalidate()  # walks now, unless an enclosing freeze or block walks on its exit
             if shadowed is None:
-                sheets_from_this_server(doc)  # the new models' styling rewrote shared sheets to the CDN
+                sheets_from_this_server(doc)
 
 
 #: Browser side (BokehJS, run from a component's ``render``): makes the notebook output's comm send a user's
