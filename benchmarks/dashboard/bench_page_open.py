@@ -26,6 +26,7 @@ import asyncio
 import gc
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -91,9 +92,14 @@ def main() -> None:
     parser.add_argument("server_args", nargs="*", help="after --: options for 'effdim app'")
     args = parser.parse_args()
     load = os.getloadavg()[0]
+    if args.in_process and args.app:  # a fresh interpreter run from DIR, whose effdim_app comes first
+        argv = [a for a in sys.argv[1:] if a != args.app and not a.startswith("--app")]
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = os.pathsep.join(p for p in (args.app, root, os.environ.get("PYTHONPATH", "")) if p)
+        command = [sys.executable, "-m", "benchmarks.dashboard.bench_page_open", *argv]
+        subprocess.run(command, check=True, cwd=args.app, env={**os.environ, "PYTHONPATH": path})
+        return
     if args.in_process:
-        if args.app:
-            sys.path.insert(0, args.app)
         cpu, models, size = build_pages(args.pages)
         print(
             f"summary: a page build in this process: p50 {1000 * statistics.median(cpu):.0f} ms of CPU, min "
