@@ -77,6 +77,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -180,7 +181,11 @@ def bench_curve(leaves: list[int], rows: list[int], seed: int, max_cpu: float | 
     """The cost curve: one search (seed 0) per number of variables and of rows of the grid, each as
     :func:`bench_learn` reports it, and the exponents of CPU time in variables (at 10,000 rows) and in rows (at
     20 variables) over the searches that ran to their end (one stopped by ``max_cpu`` gives only a lower bound)."""
-    runs = [bench_learn(n, r, 1, seed, max_cpu) for n in leaves for r in rows]
+    runs = []
+    for n in leaves:
+        for r in rows:  # each row to stderr as it ends: a grid cut short by the shared machine keeps its rows
+            runs.append(bench_learn(n, r, 1, seed, max_cpu))
+            print(curve_table({"runs": runs[-1:]}, exponents=False).splitlines()[-1], file=sys.stderr, flush=True)
 
     def line(size: str, fixed: str, value: int) -> dict:
         on = [r for r in runs if r[fixed] == value and r["runs"][0]["stopped"] == "converged"]
@@ -194,8 +199,8 @@ def bench_curve(leaves: list[int], rows: list[int], seed: int, max_cpu: float | 
     }
 
 
-def curve_table(curve: dict) -> str:
-    """The cost curve as one Markdown table, a row per search, and its exponents."""
+def curve_table(curve: dict, exponents: bool = True) -> str:
+    """The cost curve as one Markdown table, a row per search, and (``exponents``) its exponents."""
     lines = [
         "| variables | rows | patterns | CPU s | wall s | stopped | candidates | BIC gap | BIC+ gap | RF | load |",
         "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|",
@@ -208,7 +213,7 @@ def curve_table(curve: dict) -> str:
             f"{run['seconds']:.1f} | {run['stopped']} | {run['candidates']:,} | {run['bic_gap']:+.2f} | "
             f"{run['bic_plus_gap']:+.2f} | {run['rf_to_truth']} | {load} |"
         )
-    for name in ("in_variables_at_10k_rows", "in_rows_at_20_variables"):
+    for name in ("in_variables_at_10k_rows", "in_rows_at_20_variables") if exponents else ():
         found = curve[name]["exponent"]
         lines.append(f"\nexponent of CPU time {name.replace('_', ' ')}: {'-' if found is None else f'{found:.2f}'}")
     return "\n".join(lines)
@@ -218,6 +223,7 @@ def bench_workers(n_leaves: int, n_rows: int, counts: list[int], seed: int) -> d
     """The same search (seed 0, no rounds) in this process and on ``counts`` local worker processes: wall
     seconds, CPU seconds of this process and of its workers (reaped when the search closes them), the speedup
     in wall seconds over this process, and whether each learned the serial search's tree by the same steps."""
+    import multiprocessing
     import resource
 
     from effdim.executor import Execution
@@ -231,6 +237,8 @@ def bench_workers(n_leaves: int, n_rows: int, counts: list[int], seed: int) -> d
         t, c = time.perf_counter(), time.process_time()
         result = learn_structure(data, score="bic+", seed=0, rounds=0, execution=execution)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
+        while multiprocessing.active_children():  # reap the workers, which the search closes without waiting
+            time.sleep(0.1)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         steps = [(s.operator, s.text) for s in result.steps]
         serial = serial or (wall, steps)
