@@ -129,7 +129,7 @@ class _SameOptimum(Exception):  # noqa: N818 - a signal, not an error
 #: The version of one search from one start (a round), part of the experiments' job keys: bumped whenever its
 #: decisions change, so that cached studies of an older search are not mixed with new results (the commit of
 #: each bump says what changed).
-SEARCH_VERSION = 12
+SEARCH_VERSION = 11
 
 #: Groups of children per hidden node that node introduction takes from the residual dependence (the first
 #: clusters of :func:`effdim.structure.residual.residual_groups`).

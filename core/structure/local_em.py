@@ -467,86 +467,76 @@ class _Region:
         """EM from every start at once, accelerated by SQUAREM (:mod:`effdim.squarem`) as full EM is
         (:mod:`effdim.em`); the free CPTs, log-likelihood and E-steps of the best start.
 
-        Each cycle (:meth:`_cycle`) makes two EM steps, extrapolates, and makes one EM step from the
-        extrapolated point; a start whose objective there is below the first EM step's takes the second EM
-        step instead, so the objective never falls. ``max_iter`` counts E-steps, the work of as many plain EM
-        steps: a state split in two equal halves is a saddle point that plain EM leaves in hundreds of steps.
-        Each start stops once a cycle raises its objective by less than ``tol`` per row and E-step (the
-        exact inheritance of ``NI`` and ``SI`` is a fixed point of EM, which the first cycle finds); the
-        others carry on without it. Returns the best start's free CPTs, its log-likelihood, the E-steps made
-        and whether that start converged.
+        Each cycle makes two EM steps, extrapolates, and makes one EM step from the extrapolated point;
+        a start whose objective there is below the first EM step's takes the second EM step instead, so
+        the objective never falls. ``max_iter`` counts E-steps, the work of as many plain EM steps: a
+        state split in two equal halves is a saddle point that plain EM leaves in hundreds of steps.
+        Returns the best start's free CPTs, its log-likelihood, the E-steps made and whether EM converged.
         """
         learn = self.learn
         thetas = {x: np.stack([np.atleast_2d(p.cpts[x]) for p in inits]) for x in self.order if x != self.top}
         if self.top_free:
             thetas[self.top] = np.stack([np.atleast_2d(p.cpts[self.top]) for p in inits])  # (S, 1, k)
         n_starts = len(inits)
-        ll, obj, counts = self._evaluate(thetas, prior)
+
+        def mstep(th: dict, counts: dict) -> dict:
+            out = dict(th)
+            for x in learn:
+                c = counts[x] + prior
+                rows = c.sum(axis=-1, keepdims=True)
+                out[x] = np.divide(c, rows, out=th[x].copy(), where=rows > 0)
+            return out
+
+        def evaluate(th: dict) -> tuple[np.ndarray, np.ndarray, dict]:
+            ll, counts = self._estep(th)
+            obj = ll
+            if prior:  # the MAP objective: the pseudo-counts' log prior of the free tables
+                obj = ll + prior * sum(
+                    np.log(np.maximum(th[x], 1e-300)).reshape(n_starts, -1).sum(axis=1) for x in learn
+                )
+            return ll, obj, counts
+
+        def choose(mask: np.ndarray, a: dict, b: dict) -> dict:
+            return {x: np.where(mask.reshape((-1,) + (1,) * (a[x].ndim - 1)), a[x], b[x]) for x in a}
+
+        ll, obj, counts = evaluate(thetas)
         step_max = np.ones(n_starts)
-        moving, done = np.arange(n_starts), np.zeros(n_starts, dtype=bool)
-        used = 0
-        while used < max_iter and moving.size:
-            part = _rows(thetas, moving), ll[moving], obj[moving], _rows(counts, moving)
-            new, step_max[moving], cycle = self._cycle(part, step_max[moving], max_iter - used, prior)
+        used, converged = 0, False
+        while used < max_iter:
+            x1 = mstep(thetas, counts)
+            ll1, obj1, c1 = evaluate(x1)
+            cycle = 1
+            if max_iter - used < 4:  # no room for a cycle: plain EM steps
+                new = (x1, ll1, obj1, c1)
+            else:
+                x2 = mstep(x1, c1)
+                xs, alpha = extrapolate(
+                    [thetas[x] for x in learn], [x1[x] for x in learn], [x2[x] for x in learn], step_max
+                )
+                point = dict(x2)
+                for x, a in zip(learn, xs):  # rows sum to 1 only up to rounding, which a^2 would amplify
+                    rs = a.sum(axis=-1, keepdims=True)
+                    point[x] = np.divide(a, rs, out=x2[x].copy(), where=rs > 0)
+                point = mstep(point, evaluate(point)[2])  # stabilise with one EM step
+                ll3, obj3, c3 = evaluate(point)
+                cycle = 3  # E-steps: the first EM step, the extrapolated point, the stabilised point
+                ok = obj3 >= obj1
+                if not ok.all():
+                    ll2, obj2, c2 = evaluate(x2)
+                    cycle += 1
+                    point, c3 = choose(ok, point, x2), choose(ok, c3, c2)
+                    ll3, obj3 = np.where(ok, ll3, ll2), np.where(ok, obj3, obj2)
+                step_max = adapt_step_max(step_max, alpha, ok)
+                new = (point, ll3, obj3, c3)
             used += cycle
-            rise = new[2] - obj[moving]
-            for whole, got in ((thetas, new[0]), (counts, new[3])):
-                for x in whole:
-                    whole[x][moving] = got[x]
-            ll[moving], obj[moving] = new[1], new[2]
-            still = rise < tol * self.n * cycle
-            done[moving[still]] = True
-            moving = moving[~still]
+            rise = new[2] - obj
+            thetas, ll, obj, counts = new
+            if np.max(rise) < tol * self.n * cycle:
+                converged = True
+                break
         s = int(np.argmax(obj))
         out = {x: (thetas[x][s, 0] if x == self.top else thetas[x][s]) for x in learn}
-        return out, float(ll[s]), used, bool(done[s])
-
-    def _mstep(self, th: dict, counts: dict, prior: float) -> dict:
-        out = dict(th)
-        for x in self.learn:
-            c = counts[x] + prior
-            rows = c.sum(axis=-1, keepdims=True)
-            out[x] = np.divide(c, rows, out=th[x].copy(), where=rows > 0)
-        return out
-
-    def _evaluate(self, th: dict, prior: float) -> tuple[np.ndarray, np.ndarray, dict]:
-        """Log-likelihood, objective (with ``prior``, the pseudo-counts' log prior of the free tables added:
-        the MAP objective) and expected counts of every start of ``th``."""
-        ll, counts = self._estep(th)
-        obj = ll
-        if prior:
-            n_starts = ll.shape[0]
-            obj = ll + prior * sum(
-                np.log(np.maximum(th[x], 1e-300)).reshape(n_starts, -1).sum(axis=1) for x in self.learn
-            )
-        return ll, obj, counts
-
-    def _cycle(self, state: tuple, step_max: np.ndarray, room: int, prior: float) -> tuple[tuple, np.ndarray, int]:
-        """One SQUAREM cycle of :meth:`fit` from ``state`` (``(thetas, ll, obj, counts)`` of some starts), or
-        one plain EM step when fewer than 4 E-steps are left (``room``): the new state, ``step_max`` and the
-        E-steps made."""
-        learn = self.learn
-        thetas = state[0]
-        x1 = self._mstep(thetas, state[3], prior)
-        ll1, obj1, c1 = self._evaluate(x1, prior)
-        if room < 4:  # no room for a cycle: plain EM steps
-            return (x1, ll1, obj1, c1), step_max, 1
-        x2 = self._mstep(x1, c1, prior)
-        xs, alpha = extrapolate([thetas[x] for x in learn], [x1[x] for x in learn], [x2[x] for x in learn], step_max)
-        point = dict(x2)
-        for x, a in zip(learn, xs):  # rows sum to 1 only up to rounding, which a^2 would amplify
-            rs = a.sum(axis=-1, keepdims=True)
-            point[x] = np.divide(a, rs, out=x2[x].copy(), where=rs > 0)
-        point = self._mstep(point, self._evaluate(point, prior)[2], prior)  # stabilise with one EM step
-        ll3, obj3, c3 = self._evaluate(point, prior)
-        cycle = 3  # E-steps: the first EM step, the extrapolated point, the stabilised point
-        ok = obj3 >= obj1
-        if not ok.all():
-            ll2, obj2, c2 = self._evaluate(x2, prior)
-            cycle += 1
-            point, c3 = _choose(ok, point, x2), _choose(ok, c3, c2)
-            ll3, obj3 = np.where(ok, ll3, ll2), np.where(ok, obj3, obj2)
-        return (point, ll3, obj3, c3), adapt_step_max(step_max, alpha, ok), cycle
+        return out, float(ll[s]), used, converged
 
     def _estep(self, thetas: dict) -> tuple[np.ndarray, dict]:
         """Log-likelihood and expected counts of the learned families of every start: the compiled E-step
@@ -570,16 +560,6 @@ class _Region:
                 lo, hi = self.theta_offset[i], self.theta_offset[i + 1]
                 counts[x] = thetas[x] * out.pair[:, lo:hi].reshape(thetas[x].shape)
         return out.ll + self.constant, counts
-
-
-def _rows(arrays: dict, starts: np.ndarray) -> dict:
-    """Each array of ``arrays`` at the given starts (its first axis)."""
-    return {x: a[starts] for x, a in arrays.items()}
-
-
-def _choose(mask: np.ndarray, a: dict, b: dict) -> dict:
-    """Per start (the first axis), ``a``'s arrays where ``mask`` is set, else ``b``'s."""
-    return {x: np.where(mask.reshape((-1,) + (1,) * (a[x].ndim - 1)), a[x], b[x]) for x in a}
 
 
 def _logmatvec(log_table: np.ndarray, log_vec: np.ndarray) -> np.ndarray:
