@@ -81,6 +81,7 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
         learned_note="Best tree so far (3 hidden nodes)",
     )
     drawn = panel.learned_drawing._nodes.data
+    low = panel.learned_drawing.figure.height
     assert panel.learned_box.visible and "Best tree so far" in panel.learned_note.object
     assert len(panel.learned_box.select(pn.pane.Bokeh)) == 1
     assert drawn["kind"].count("hidden") == 3 and sorted(drawn["node"])[:3] == ["A", "B", "C"]
@@ -92,6 +93,10 @@ def test_the_structure_search_s_tree_is_drawn_in_the_data_tab_while_there_is_one
     )
     assert panel.learned_drawing is figure and len(panel.learned_box.select(pn.pane.Bokeh)) == 1
     assert figure._nodes.data["kind"].count("hidden") == 4 and "4 hidden nodes" in panel.learned_note.object
+    # a deep, wide tree (a search over 40 columns) is drawn taller: each layer its room, the turned labels below
+    deep = "H1:2(" + ",".join(f"H{g}:2(" + ",".join(f"V{g}_{i}:2" for i in range(8)) + ")" for g in range(2, 7))
+    scores.param.update(learned_tree=parse_model(deep + ",H7:2(H8:2(A:2,B:2,C:2),D:2,E:2))"), learned_note="Deep")
+    assert low == 280 < figure.figure.height and figure._nodes.data["angle"][0] > 0
     scores.param.update(learned_tree=None, learned_note="")
     assert not panel.learned_box.visible
 

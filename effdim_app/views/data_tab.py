@@ -15,7 +15,7 @@ from effdim.treedraw import model_data
 from ..figures import ClimbCurve, ScoreCurves, scale_fonts
 from ..state import CLIMB_SCORES, CS_PRIORS, SHOWN_SCORES, ScoresState
 from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
-from .tree_view import TreeFigure
+from .tree_view import TreeFigure, layered_height
 from .widgets import TableOnDemand, heading, html, in_one_message, message, plain, typed
 
 __all__ = ["ScoresPanel"]
@@ -46,8 +46,9 @@ PATH_COLUMNS = {
     "de": "int64",
 }
 LEAF_COLUMNS = {"leaf": "object", "column": "object", "leaf states": "Int64", "column states": "int64"}
-#: The heights of the score curves and of the climb's chart at the normal type (projector mode makes them taller).
-CURVES_HEIGHT, CLIMB_HEIGHT = 330, 300
+#: The heights of the score curves and of the climb's chart at the normal type (projector mode makes them taller),
+#: and the least height of the structure search's tree (a deeper one is drawn taller, ``layered_height``).
+CURVES_HEIGHT, CLIMB_HEIGHT, LEARNED_HEIGHT = 330, 300, 280
 #: Tabulator formatter of scores and log-likelihoods: thousands separated, two decimals.
 TWO_DECIMALS = {"type": "money", "decimal": ".", "thousand": ",", "precision": 2}
 
@@ -284,8 +285,9 @@ class ScoresPanel(Viewer):
         if tree is not None:
             first = self.learned_drawing is None
             if first:
-                self.learned_drawing = TreeFigure("effdim-learned-tree", 280, "effdim-learned-tree")
-            self.learned_drawing.draw(model_data(tree, scale=self.font_scale), self.font_scale)
+                self.learned_drawing = TreeFigure("effdim-learned-tree", LEARNED_HEIGHT, "effdim-learned-tree")
+            data = model_data(tree, scale=self.font_scale)
+            self.learned_drawing.draw(data, self.font_scale, layered_height(data, LEARNED_HEIGHT))
             if first:  # shown with its first tree
                 self.learned_box.append(self.learned_drawing.pane)
             self.learned_note.object = f"<b>{plain(self.state.learned_note)}</b>"

@@ -33,7 +33,22 @@ from ..state import ModelState
 from ..style import HTML_CSS, TOGGLE_CSS
 from .widgets import in_one_message
 
-__all__ = ["TreeView", "TreeFigure", "PALETTE", "model_data", "tree_svg"]
+__all__ = ["TreeView", "TreeFigure", "PALETTE", "model_data", "tree_svg", "layered_height"]
+
+#: Pixels per layer of a drawing sized by :func:`layered_height`, and the room below its last layer for labels
+#: turned 45 degrees (a crowded tree's, :data:`effdim.treedraw.CROWDED_WIDTH`) or level, at font scale 1.
+LAYER_PIXELS, TURNED_LABELS_PIXELS, LEVEL_LABELS_PIXELS = 80, 110, 40
+
+
+def layered_height(data: dict, least: int) -> int:
+    """The height (at font scale 1) that gives each layer of the drawing ``data`` (:func:`model_data`)
+    :data:`LAYER_PIXELS` and its lowest labels room, and at least ``least``: a deep or wide tree (a structure
+    search's over dozens of columns) is drawn taller instead of its labels running into the layer below and
+    off the bottom."""
+    layers = len(set(data["nodes"]["y"]))
+    turned = any(data["nodes"]["angle"])
+    return max(least, LAYER_PIXELS * layers + (TURNED_LABELS_PIXELS if turned else LEVEL_LABELS_PIXELS))
+
 
 LEGEND_HTML = f"""
 <div class="effdim-legend">
@@ -124,14 +139,17 @@ class TreeFigure:
         self._height = height
         self.pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=420, margin=(0, 5))
 
-    def draw(self, data: dict, scale: float = 1.0) -> None:
-        """Show ``data`` (:func:`model_data` drawn at font ``scale``)."""
+    def draw(self, data: dict, scale: float = 1.0, height: int | None = None) -> None:
+        """Show ``data`` (:func:`model_data` drawn at font ``scale``), ``height`` pixels high at font scale 1
+        (default: the figure's own)."""
         # Panel runs widget callbacks without Bokeh's document lock; changing
         # Bokeh models directly needs `unlocked` (Panel's own update path).
         with pn.io.unlocked():
             if self._labels.y_offset != LABEL_OFFSET * scale:  # larger labels need taller layers
                 self._labels.update(text_font_size=f"{LABEL_PT * scale:g}pt", y_offset=LABEL_OFFSET * scale)
-                self.figure.height = round(self._height * scale**0.5)
+            tall = round((height or self._height) * scale**0.5)
+            if self.figure.height != tall:
+                self.figure.height = tall
             self._edges.data = data["edges"]
             self._halo.data = data["halo"]
             self._nodes.data = data["nodes"]
