@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ..limits import DEFAULT_MAX_BYTES, SizeLimitError, format_bytes, short_text
 from ..model import HLCModel
 from .blocks import column_blocks
+from .kernel import CHUNKS_PER_THREAD, SPARE_ACCUMULATORS, threads
 
 __all__ = ["EMMemory", "check_em_memory", "em_memory"]
 
@@ -62,10 +63,14 @@ class EMMemory:
     per_start: int
     messages: int
     largest: tuple[str, str]
+    #: Bytes of the accumulators of the E-step's chunks beyond one per thread, per start (at most
+    #: :data:`effdim.em.kernel.SPARE_ACCUMULATORS` entries in all).
+    spare_chunks: int = 0
 
     def total(self, starts: int, messages: bool = False) -> int:
         """Bytes of a batch of ``starts`` starts, design included (and the messages of one, with ``messages``)."""
-        return self.design + int(starts) * self.per_start + (self.messages if messages else 0)
+        spare = min(FLOAT * SPARE_ACCUMULATORS, int(starts) * self.spare_chunks)
+        return self.design + int(starts) * self.per_start + spare + (self.messages if messages else 0)
 
 
 def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
@@ -108,7 +113,15 @@ def em_memory(model: HLCModel, n_patterns: int, radix: list[int]) -> EMMemory:
     per_start = sum(amount(f, pair) for f, pair in start_terms)
     per_start += PARAMETER_COPIES * FLOAT * (pairs + model.card(model.root))
     _, largest = max([*design_terms, *start_terms, message_term], key=lambda term: amount(*term))
-    return EMMemory(design=int(design), per_start=int(per_start), messages=int(amount(*message_term)), largest=largest)
+    accumulators = 1 + model.card(model.root) + pairs + amount(1, ("hidden", "leaf")) + amount(1, ("hidden", "blocks"))
+    spare_chunks = FLOAT * (CHUNKS_PER_THREAD - 1) * threads() * accumulators if threads() > 1 else 0
+    return EMMemory(
+        design=int(design),
+        per_start=int(per_start),
+        messages=int(amount(*message_term)),
+        largest=largest,
+        spare_chunks=int(spare_chunks),
+    )
 
 
 def check_em_memory(
@@ -134,7 +147,13 @@ def check_em_memory(
     what = f"fitting {short_text(str(model))} by EM would need about {format_bytes(needed)}"
     over = f"more than the limit of {format_bytes(limit)}"
     if cost.total(1, messages) <= limit:
-        fit = max(1, (limit - cost.design) // max(cost.per_start, 1))
+        room = limit - cost.design - (cost.messages if messages else 0)
+        # the starts that fit whether the chunks' spare accumulators reach their cap or grow with the starts
+        fit = max(
+            1,
+            room // max(cost.per_start + cost.spare_chunks, 1),
+            (room - FLOAT * SPARE_ACCUMULATORS) // max(cost.per_start, 1),
+        )
         fits = "only 1 start fits" if fit == 1 else f"at most {fit:,} starts fit"
         raise SizeLimitError(f"{what} for {starts:,} starts, {over}: {fits}", needed=needed, limit=limit)
     raise SizeLimitError(f"{what}, {over}: {_culprit(model, n_patterns, cost.largest)}", needed=needed, limit=limit)
