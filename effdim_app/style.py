@@ -102,3 +102,20 @@ TABLE_CSS = """
 :host .tabulator .tabulator-header { font-size: calc(7px + 7px * var(--effdim-font-scale, 1)); }
 :host .tabulator .tabulator-header .tabulator-col .tabulator-col-content .tabulator-col-title { white-space: normal; }
 """
+
+#: A table wider than its card scrolls sideways inside it, its right edge faded while more columns lie beyond
+#: (a scroll-driven animation: inactive, so no fade, when the table fits; the fade goes at the scroll's end).
+#: ``{scroller}`` is the element that scrolls: Tabulator's rows area, or the report table's ``.scroll`` box.
+MORE_RIGHT_CSS = """
+@keyframes effdim-more-right {
+  0%, 96% { -webkit-mask-image: linear-gradient(to right, #000 calc(100% - 56px), transparent);
+            mask-image: linear-gradient(to right, #000 calc(100% - 56px), transparent); }
+  100% { -webkit-mask-image: none; mask-image: none; }
+}
+{scroller} { animation: effdim-more-right linear both; animation-timeline: scroll(self inline); }
+"""
+
+
+def more_right_css(scroller: str) -> str:
+    """:data:`MORE_RIGHT_CSS` for the element ``scroller`` (a CSS selector inside the component's shadow root)."""
+    return MORE_RIGHT_CSS.replace("{scroller}", scroller)

@@ -14,7 +14,7 @@ from effdim.treedraw import model_data
 
 from ..figures import ClimbCurve, ScoreCurves, scale_fonts
 from ..state import CLIMB_SCORES, CS_PRIORS, SHOWN_SCORES, ScoresState
-from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS
+from ..style import ALERT_CSS, BUTTON_CSS, TOGGLE_CSS, more_right_css
 from .tree_view import TreeFigure, layered_height
 from .widgets import TableOnDemand, heading, html, in_one_message, message, plain, typed
 
@@ -185,6 +185,7 @@ class ScoresPanel(Viewer):
             sizing_mode="stretch_width",
             layout="fit_data_table",
             css_classes=["effdim-results"],
+            stylesheets=[more_right_css(".tabulator-tableholder")],  # eleven columns outgrow a card at 1024 px
             header_align={c: "right" for c in RESULT_COLUMNS},
             text_align={c: "right" for c in RESULT_COLUMNS},
             # formatted from the first row on: fits arrive one by one while a sweep runs

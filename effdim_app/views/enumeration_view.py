@@ -18,14 +18,16 @@ from panel.viewable import Viewer
 from effdim.report import enumeration_html
 
 from ..state import EnumerationState
-from ..style import BUTTON_CSS, HTML_CSS
+from ..style import BUTTON_CSS, HTML_CSS, more_right_css
 from .widgets import in_one_message, message
 
 __all__ = ["EnumerationView"]
 
 #: The report's classes that :func:`effdim.report.enumeration_html` writes, in the dashboard's type (the pane's
 #: own stylesheet: it reaches only the pane's markup): numbers right-aligned in tabular figures.
-TABLE_CSS = """
+TABLE_CSS = (
+    more_right_css(".scroll")
+    + """
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.9em; }
 th, td { padding: 2px 8px; border-bottom: 1px solid #d5dde8; white-space: nowrap; }
@@ -36,6 +38,7 @@ p { margin: 4px 0; }
 .note { color: #4a5a6a; font-size: 0.9em; }
 .warn { color: #8a5200; font-size: 0.9em; }
 """
+)
 EXPLAIN = (
     "The sweep as an LCA paper tables it: criteria on the −2 log L + penalty scale (lower is better), the "
     "singular BIC (sBIC, and sBIC+ with the effective dimension), the classification entropy, the smallest class, "

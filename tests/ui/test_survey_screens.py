@@ -10,9 +10,12 @@ import pytest
 from pages import DEEP, TIMEOUT, open_app
 from playwright.sync_api import Page, expect
 from questionnaire import ITEMS, survey_csv
-from test_survey_upload import upload_survey
+from test_survey_upload import sweep_to, upload_survey
 
 pytestmark = pytest.mark.browser
+
+#: A sweep of the survey's LC models with 1 to 3 classes, on a loaded machine.
+SWEEP_SECONDS = 120
 
 #: The top of the input box in the component whose host matches the selector.
 TOP = f"(within) => {{ {DEEP} return deep('input', within)[0].getBoundingClientRect().top; }}"
@@ -86,3 +89,39 @@ def test_the_number_cards_keep_their_i_with_the_label_at_150_percent_zoom_in_pro
     labels = page.evaluate(ICON_WITH_TEXT)
     assert len(labels) == 4 and all(together for _, together in labels), labels
     page.screenshot(path=str(shots / "screens-cards-150-percent.png"))
+
+
+# The scroller of a wide table (inside the component matching `within`): [scrollWidth, clientWidth, its right edge,
+# the card's right edge, its mask now, its mask scrolled to the end].
+WIDE_TABLE = f"""([scroller, within]) => {{ {DEEP}
+  const box = deep(scroller, within)[0];
+  const card = deep(within)[0].getBoundingClientRect().right;
+  const before = [box.scrollWidth, box.clientWidth, box.getBoundingClientRect().right, card,
+                  getComputedStyle(box).maskImage];
+  box.scrollLeft = box.scrollWidth;
+  return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {{
+    const after = getComputedStyle(box).maskImage;
+    box.scrollLeft = 0;
+    done([...before, after]);
+  }})));
+}}"""
+
+
+def test_a_table_wider_than_its_card_scrolls_inside_it_with_its_edge_faded(page: Page, app_url, shots):
+    """The survey swept at 1024 px: the score table (11 columns of numbers like -4,913.17) and the class-enumeration
+    table (19 columns) are wider than their cards; each scrolls inside its card, its right edge faded while columns
+    lie beyond it (they were cut at the card's edge with no sign of more), not once scrolled to the end."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_app(page, app_url)
+    upload_survey(page, "survey.csv", survey_csv())
+    sweep_to(page, 3)
+    expect(page.locator(".effdim-enumeration table")).to_be_visible(timeout=SWEEP_SECONDS * 1000)
+    page.wait_for_timeout(500)  # the tables laid out
+    for scroller, within in ((".tabulator-tableholder", ".effdim-results"), (".scroll", ".effdim-enumeration")):
+        wide, shown, right, card, mask, at_end = page.evaluate(WIDE_TABLE, [scroller, within])
+        assert wide > shown + 20, f"{within} fits its card at 1024 px ({wide} in {shown} px): nothing to check"
+        assert right <= card + 1, f"{within}'s box ends at {right:.0f} px, past its card's {card:.0f}"
+        assert "linear-gradient" in mask, f"no fade at the right edge of {within}, with columns beyond it: {mask}"
+        assert at_end == "none", f"the fade stays at the end of {within}'s scroll: {at_end}"
+        page.locator(within).scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"screens-wide-table-{within.strip('.')}-1024.png"))
