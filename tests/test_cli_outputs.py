@@ -25,6 +25,12 @@ def data(tmp_path, monkeypatch):
     return path
 
 
+def replace_reader(monkeypatch, reader) -> None:
+    """The command line reads data with ``effdim.read_data`` (the public face, bound once first used)."""
+    monkeypatch.setattr(effdim.reading, "read_data", reader)
+    monkeypatch.setattr(effdim, "read_data", reader, raising=False)
+
+
 @pytest.fixture
 def nothing_read(monkeypatch):
     """Fail the test if the command reads its data: a refusal must come before any work."""
@@ -32,7 +38,7 @@ def nothing_read(monkeypatch):
     def tripwire(*args, **kwargs):
         raise AssertionError("the data were read before the outputs were checked")
 
-    monkeypatch.setattr(effdim.reading, "read_data", tripwire)
+    replace_reader(monkeypatch, tripwire)
 
 
 def refused(capsys, argv: list[str]) -> str:
@@ -148,7 +154,7 @@ def test_a_system_error_is_said_in_words_with_its_file(capsys, data, monkeypatch
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied", "secret.csv")
 
-    monkeypatch.setattr(effdim.reading, "read_data", denied)
+    replace_reader(monkeypatch, denied)
     assert refused(capsys, ["fit", "data.csv", *FIT]) == "effdim: secret.csv: permission denied"
 
 
@@ -156,7 +162,7 @@ def test_running_out_of_memory_is_one_line(capsys, data, monkeypatch):
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(effdim.reading, "read_data", exhausted)
+    replace_reader(monkeypatch, exhausted)
     assert refused(capsys, ["fit", "data.csv", *FIT]) == OUT_OF_MEMORY
 
 

@@ -11,6 +11,7 @@ FIG2 = "5(3(2,2),2,3(2,2))"
 def test_the_explanation_says_the_whole_tree_rank_once_it_is_computed_and_forgets_it_after_an_edit():
     state = ModelState(FIG2)
     panel = DimensionsPanel(state)
+    panel.build_details()  # as when the browser first shows the section
     panel.explain_card.collapsed = False
     assert "direct rank of the whole tree not asked for" in panel.totals_note.object
     run(state.verify_direct())

@@ -47,7 +47,7 @@ def test_a_search_cut_by_its_time_limit_reports_the_time_used_and_ends_at_its_be
     result, shown = _reports(data, score="bic", start="lc", max_time=4.0, cpu_time=True, restarts=2)
     assert result.stopped == "max_time"
     fractions = _check(result, shown, data)
-    # the bar moves while the search runs: the share of its 4 CPU s used, at many points on the way
+    # the bar moves while the search runs: the share of its time limit used, at many points on the way
     assert len({round(f, 2) for f in fractions[:-1]}) >= 10 and max(fractions[:-1]) > 0.5
     assert all(p.max_time == 4.0 and p.fraction == pytest.approx(min(1.0, p.elapsed / 4.0)) for p in shown[:-1])
     assert len({p.model for p in shown}) >= 3  # new best trees on the way

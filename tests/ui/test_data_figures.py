@@ -60,7 +60,7 @@ def test_the_score_and_climb_curves_are_laid_out(page: Page, app_url):
     sweep_stouffer_toby(page, up_to=3)
     frames = _shown(page, "Scores against")
     assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames
-    page.get_by_text("Edited model (leaves = columns)").click()
+    page.get_by_role("button", name="Edited model (leaves = columns)").click()
     page.get_by_role("button", name="Hill climb").click()
     frames = _shown(page, "Hill climb on")
     assert [f for f in frames if f[1] < 100 or f[2] < 100] == [], frames

@@ -73,7 +73,7 @@ def test_projector_mode_scales_the_class_shares_and_the_hill_climb_chart(page: P
         _toggle(page, "off")
     finally:
         page.set_viewport_size(VIEWPORT)
-    page.get_by_text("Edited model (leaves = columns)").click()
+    page.get_by_role("button", name="Edited model (leaves = columns)").click()
     page.get_by_role("button", name="Hill climb").click()
     page.wait_for_function(f"() => !!({SIZES})().climb", timeout=TIMEOUT, polling=POLL)
     normal = page.evaluate(SIZES)

@@ -71,7 +71,7 @@ def test_a_residual_click_proposes_applies_on_confirmation_and_undo_restores_the
         "The scores were cleared: the model, the data or the mapping changed; the last fit stays below"
     )
     expect(cleared).to_have_count(0)
-    mapping = page.get_by_text("Edited model (leaves = columns)")
+    mapping = page.get_by_role("button", name="Edited model (leaves = columns)")
     expect(mapping).to_be_visible(timeout=TIMEOUT)
     mapping.click()
     expect(cleared).to_be_visible(timeout=TIMEOUT)

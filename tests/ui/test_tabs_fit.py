@@ -106,7 +106,7 @@ def _check_fitted_view(page: Page, shots, width: int) -> None:
 def test_edited_model_controls_stay_inside_the_page(page: Page, app_url):
     open_app(page, app_url)
     data_tab(page)
-    page.get_by_text("Edited model (leaves = columns)").click()
+    page.get_by_role("button", name="Edited model (leaves = columns)").click()
     page.wait_for_function(f"() => ({RIGHT})('.effdim-seed') !== null", timeout=TIMEOUT, polling=POLL)
     page.wait_for_timeout(500)  # its layout
     right, width = page.evaluate(RIGHT, ".effdim-seed")
